@@ -1,0 +1,1 @@
+"""Machinery. Nothing here is public API."""

@@ -1,0 +1,39 @@
+"""Adapters: turn any agent into something the engine can call.
+
+``from_callable`` is always available; ``from_strands`` (extra ``strands``) and ``from_http``
+(extra ``http``) import their dependencies only when called.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import Adapter
+from ._callable import CallableAdapter, from_callable
+
+__all__ = ["Adapter", "CallableAdapter", "as_adapter", "from_callable", "from_http",
+           "from_strands"]
+
+
+def from_strands(factory: Any, **kwargs: Any) -> Any:
+    """Adapter over a zero-argument factory building a fresh ``strands.Agent`` per call."""
+    from ._strands import from_strands as _impl
+    return _impl(factory, **kwargs)
+
+
+def from_http(url: str, **kwargs: Any) -> Any:
+    """Adapter over an HTTP endpoint (httpx, async)."""
+    from ._http import from_http as _impl
+    return _impl(url, **kwargs)
+
+
+def as_adapter(agent: Any) -> Adapter:
+    """Accept an adapter as is; wrap a plain callable with :func:`from_callable`."""
+    if isinstance(agent, Adapter):
+        return agent
+    if callable(agent):
+        return from_callable(agent)
+    from ..errors import InvalidArgument
+    raise InvalidArgument(
+        f"expected an agent adapter or a callable taking the prompt, got {type(agent).__name__}; "
+        "wrap it with from_callable(), from_strands() or from_http()")

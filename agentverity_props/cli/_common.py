@@ -1,0 +1,60 @@
+"""What every command shares: one-line errors, exit codes, output files."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+EXIT_OK = 0
+EXIT_FINDING = 1
+EXIT_INCOMPLETE = 2
+
+DEBUG_ENV = "AGENTVERITY_PROPS_DEBUG"
+
+
+def run_cli(group: click.Group, argv: list[str]) -> Any:
+    """Run the click group; any error becomes one line on stderr and exit code 2.
+
+    ``--debug`` (anywhere on the line) or ``AGENTVERITY_PROPS_DEBUG=1`` shows tracebacks.
+    """
+    debug = "--debug" in argv or os.environ.get(DEBUG_ENV) == "1"
+    argv = [a for a in argv if a != "--debug"]
+    try:
+        code = group.main(args=argv, prog_name="agentverity-props", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("error: interrupted", err=True)
+        sys.exit(EXIT_INCOMPLETE)
+    except click.ClickException as exc:
+        # usage errors: click's own one-line message; exit 2 like every bad input
+        click.echo(f"error: {exc.format_message()}", err=True)
+        sys.exit(EXIT_INCOMPLETE)
+    except KeyboardInterrupt:
+        click.echo("error: interrupted; finished calls are kept in the store", err=True)
+        sys.exit(EXIT_INCOMPLETE)
+    except Exception as exc:
+        if debug:
+            raise
+        from ..errors import AgentVerityError
+        if isinstance(exc, AgentVerityError):
+            msg = str(exc)
+        elif isinstance(exc, OSError):
+            msg = f"{exc.strerror or exc} ({exc.filename})" if exc.filename else str(exc)
+        else:
+            msg = (f"internal error {type(exc).__name__}: {exc} — please report it; "
+                   "rerun with --debug for the traceback")
+        click.echo("error: " + " ".join(msg.split())[:2000], err=True)
+        sys.exit(EXIT_INCOMPLETE)
+    sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def write_output(text: str, output: str | None) -> None:
+    """Write ``text`` to ``output`` atomically (temp file, fsync, rename), or to stdout."""
+    if output in (None, "-"):
+        click.echo(text, nl=not text.endswith("\n"))
+        return
+    from .._internal.atomic import atomic_write_text
+    atomic_write_text(Path(output), text)

@@ -1,0 +1,36 @@
+"""Command group with lazily imported subcommands (``--help`` stays fast)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+# name -> "module:attribute" of a click.Command; each command lives in its own module.
+COMMANDS: dict[str, tuple[str, str]] = {}
+
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attr = target
+        cmd: click.Command = getattr(importlib.import_module(module, __package__), attr)
+        return cmd
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="agentverity-props")
+def cli() -> None:
+    """Test non-deterministic LLM agents: meter, blindness, relations, counterexamples."""
+
+
+def main(argv: list[str] | None = None) -> Any:
+    from ._common import run_cli
+    return run_cli(cli, argv if argv is not None else sys.argv[1:])
