@@ -1,3 +1,93 @@
-"""agentverity-props: property-based testing for non-deterministic LLM agents."""
+"""agentverity-props: property-based testing for non-deterministic LLM agents.
+
+Measure first, then test:
+
+- :func:`measure` — is the agent's categorical verdict stable enough to test against?
+- :func:`run` — meter, blindness health check and noise-calibrated metamorphic relations.
+- :func:`agent_property` — relations as Hypothesis properties, shrunk to minimal
+  counterexamples.
+
+Names are imported lazily (PEP 562) so ``import agentverity_props`` stays light: numpy,
+scipy, Hypothesis and every optional integration load only when first used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    # results and configuration
+    "measure": "._run",
+    "run": "._run",
+    "arun": "._run",
+    "RunConfig": "._run",
+    "RunResult": "._run",
+    "MeterResult": "._meter",
+    "PRESETS": "._meter",
+    "HealthCheck": "._health",
+    "BlindnessResult": "._health",
+    "Relation": "._relations",
+    "builtin_relations": "._relations",
+    # observations and adapters
+    "Observation": ".observation",
+    "ToolCall": ".observation",
+    "Usage": ".observation",
+    "by_key": ".observation",
+    "by_regex": ".observation",
+    "by_callable": ".observation",
+    "from_callable": ".adapters",
+    "from_strands": ".adapters",
+    "from_http": ".adapters",
+    # property testing
+    "agent_property": "._property",
+    "AgentCheck": "._property",
+    # regression references
+    "create_snapshot": "._snapshot",
+    "compare_snapshot": "._snapshot",
+    # errors
+    "AgentVerityError": ".errors",
+    "AgentCallError": ".errors",
+    "BadInput": ".errors",
+    "BudgetExhausted": ".errors",
+    "Inconclusive": ".errors",
+    "InvalidArgument": ".errors",
+    "PropertyViolation": ".errors",
+    "ReplayMiss": ".errors",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentverity_props' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._health import BlindnessResult, HealthCheck
+    from ._meter import PRESETS, MeterResult
+    from ._relations import Relation, builtin_relations
+    from ._run import RunConfig, RunResult, arun, measure, run
+    from .adapters import from_callable, from_http, from_strands
+    from .errors import (
+        AgentCallError,
+        AgentVerityError,
+        BadInput,
+        BudgetExhausted,
+        Inconclusive,
+        InvalidArgument,
+        PropertyViolation,
+        ReplayMiss,
+    )
+    from .observation import Observation, ToolCall, Usage, by_callable, by_key, by_regex

@@ -9,7 +9,9 @@ from typing import Any
 import click
 
 # name -> "module:attribute" of a click.Command; each command lives in its own module.
-COMMANDS: dict[str, tuple[str, str]] = {}
+COMMANDS: dict[str, tuple[str, str]] = {
+    "tools": ("._tools", "tools"),
+}
 
 
 class _LazyGroup(click.Group):

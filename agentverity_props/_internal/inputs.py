@@ -1,0 +1,106 @@
+"""Reading probe sets from files: one prompt per line (.txt), JSON lists, JSONL, YAML lists."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import BadInput
+
+MAX_INPUT_BYTES = 50 * 1024 * 1024
+
+
+def read_text_file(path: str | Path, *, what: str = "inputs file") -> str:
+    """UTF-8 text of ``path`` or a one-line BadInput naming the problem and the fix."""
+    p = Path(path)
+    if not p.exists():
+        raise BadInput(f"{what} {p} not found", "check the path")
+    if p.is_dir():
+        raise BadInput(f"{what} {p} is a directory", "pass a file")
+    size = p.stat().st_size
+    if size > MAX_INPUT_BYTES:
+        raise BadInput(f"{what} {p} is {size // 1_000_000} MB, over the 50 MB limit",
+                       "split it into smaller files")
+    raw = p.read_bytes()
+    if b"\x00" in raw[:8192]:
+        raise BadInput(f"{what} {p} looks binary (contains NUL bytes)", "pass a UTF-8 text file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{what} {p} is not UTF-8 (byte {exc.start})",
+                       "re-save it as UTF-8") from None
+    return text
+
+
+def load_inputs(path: str | Path) -> list[str]:
+    """Prompts from ``path``.
+
+    - ``.json``: a list of strings (or of objects with ``input``/``prompt``);
+    - ``.jsonl``: one JSON string or object per line;
+    - ``.yaml``/``.yml``: a list of strings, or ``{inputs: [...]}``;
+    - anything else: one prompt per non-blank line (lines starting with ``#`` are comments).
+
+    Empty files and duplicate prompts are errors: a duplicate would silently weight one
+    input twice in every estimate.
+    """
+    p = Path(path)
+    text = read_text_file(p)
+    suffix = p.suffix.lower()
+    items: list[Any]
+    if suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"inputs file {p} is not valid JSON (line {exc.lineno}: {exc.msg})",
+                           "fix the JSON or use one prompt per line in a .txt file") from None
+        if isinstance(data, dict) and "inputs" in data:
+            data = data["inputs"]
+        if not isinstance(data, list):
+            raise BadInput(f"inputs file {p} holds a JSON {type(data).__name__}",
+                           'use a list of prompts: ["...", "..."]')
+        items = data
+    elif suffix == ".jsonl":
+        items = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                items.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise BadInput(f"inputs file {p} line {n} is not valid JSON ({exc.msg})",
+                               "one JSON string or object per line") from None
+    elif suffix in (".yaml", ".yml"):
+        import yaml
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" (line {mark.line + 1})" if mark is not None else ""
+            raise BadInput(f"inputs file {p} is not valid YAML{where}",
+                           "fix the YAML syntax") from None
+        if isinstance(data, dict) and "inputs" in data:
+            data = data["inputs"]
+        if not isinstance(data, list):
+            raise BadInput(f"inputs file {p} holds a YAML {type(data).__name__}",
+                           "use a list of prompts")
+        items = data
+    else:
+        items = [ln.strip() for ln in text.splitlines()
+                 if ln.strip() and not ln.lstrip().startswith("#")]
+    prompts: list[str] = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items, 1):
+        if isinstance(item, dict):
+            item = item.get("input", item.get("prompt"))
+        if not isinstance(item, str) or not item.strip():
+            raise BadInput(f"inputs file {p}: entry {i} is not a non-empty string",
+                           "every input must be a prompt string")
+        if item in seen:
+            raise BadInput(f"inputs file {p}: entry {i} duplicates entry {seen[item]}",
+                           "remove duplicate prompts (they would weight one input twice)")
+        seen[item] = i
+        prompts.append(item)
+    if not prompts:
+        raise BadInput(f"inputs file {p} has no prompts", "put one prompt per line")
+    return prompts

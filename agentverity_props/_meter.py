@@ -1,0 +1,320 @@
+"""The meter: is the agent's categorical verdict stable enough to test against?
+
+Estimand
+    ``theta`` = the mean, over the probe set, of the probability that two independent draws
+    of the same input disagree at the chosen layer (verdict, text or tool sequence).
+
+Design
+    Each *trial* picks an input uniformly at random (with replacement, from the meter's own
+    seeded generator) and draws it twice. The trial's outcome "the two draws disagree" is then
+    exactly Bernoulli(``theta``) and independent of every other trial, whatever the
+    heterogeneity across inputs and however correlated the draws of one input are: nothing is
+    pooled as if independent. Every draw belongs to a pair; none is discarded.
+
+    The outcomes feed :class:`~agentverity_props.decide.BernoulliSPRT` with
+    ``p0 = epsilon / r`` and ``p1 = epsilon * r`` (``r`` = ``indifference``, default 2),
+    checked after every trial:
+
+    - ``verdict-deterministic`` when the SPRT accepts ``theta <= p0``:
+      at most ``alpha`` of agents with ``theta >= epsilon * r`` are ever called so;
+    - ``verdict-stochastic`` when it accepts ``theta >= p1``:
+      at most ``alpha`` of agents with ``theta <= epsilon / r`` are ever called so;
+    - ``undecided`` when the call budget ends first (``advice`` says what to do).
+
+    Both bounds hold under optional stopping (Ville's inequality). A pair costs two calls, and
+    no grouping of draws beats pairs per call at the boundary (see docs/statistics.md), so
+    the pair design gives up nothing while making the outcomes exactly i.i.d.
+
+    An anytime-valid confidence sequence (beta-binomial mixture) for ``theta`` is reported
+    alongside (``ci_low``/``ci_high``) and recorded after every trial for the report's plot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from ._evidence import EvidencePool
+from .decide import BernoulliSPRT, BetaCS, sprt_expected_n
+from .errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
+from .observation import LAYERS, Observation
+
+MeterCall = Literal["verdict-deterministic", "verdict-stochastic", "undecided"]
+
+PRESETS: dict[str, float] = {"cheap": 0.10, "balanced": 0.05, "strict": 0.01}
+DEFAULT_MAX_CALLS = 600
+
+
+@dataclass(frozen=True)
+class InputEvidence:
+    """What the meter saw of one input (identified by fingerprint only)."""
+
+    fp: str
+    draws: int
+    pairs: int
+    flips: int
+    failures: int
+    counts: dict[str, int]
+
+    @property
+    def flipped(self) -> bool:
+        return self.flips > 0 or len(self.counts) > 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"fp": self.fp, "draws": self.draws, "pairs": self.pairs, "flips": self.flips,
+                "failures": self.failures, "counts": dict(self.counts)}
+
+
+@dataclass(frozen=True)
+class MeterResult:
+    """The meter's answer. ``call`` is the decision; the rest is its evidence."""
+
+    call: MeterCall
+    epsilon: float
+    alpha: float
+    indifference: float
+    layer: str
+    calls: int
+    draws: int
+    pairs: int
+    disagreements: int
+    ci_low: float
+    ci_high: float
+    e_value: float
+    complete: bool
+    failures: int
+    failure_kinds: dict[str, int]
+    advice: str
+    per_input: tuple[InputEvidence, ...]
+    history: tuple[tuple[int, float, float], ...] = field(repr=False, default=())
+    stop_reason: str = ""
+    first_draws: tuple[tuple[str, int], ...] = field(repr=False, default=())
+
+    @property
+    def estimate(self) -> float:
+        return self.disagreements / self.pairs if self.pairs else math.nan
+
+    @property
+    def estimand(self) -> str:
+        return (f"theta = mean over the probe set of P(two independent draws of one input "
+                f"disagree at layer '{self.layer}')")
+
+    def guarantee(self) -> str:
+        lo, hi = self.epsilon / self.indifference, min(1.0, self.epsilon * self.indifference)
+        return (f"P(verdict-deterministic) <= {self.alpha:g} when theta >= {hi:g}; "
+                f"P(verdict-stochastic) <= {self.alpha:g} when theta <= {lo:g}; "
+                "valid under optional stopping")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "call": self.call, "estimand": self.estimand, "guarantee": self.guarantee(),
+            "epsilon": self.epsilon, "alpha": self.alpha, "indifference": self.indifference,
+            "layer": self.layer, "calls": self.calls, "draws": self.draws, "pairs": self.pairs,
+            "disagreements": self.disagreements,
+            "estimate": None if not self.pairs else self.estimate,
+            "ci_low": self.ci_low, "ci_high": self.ci_high, "e_value": _finite(self.e_value),
+            "complete": self.complete, "failures": self.failures,
+            "failure_kinds": dict(self.failure_kinds), "advice": self.advice,
+            "stop_reason": self.stop_reason,
+            "history": [{"calls": c, "ci_low": lo, "ci_high": hi} for c, lo, hi in self.history],
+            "per_input": [e.to_dict() for e in self.per_input],
+        }
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def resolve_epsilon(epsilon: float | None, precision: str | None) -> float:
+    if precision is not None:
+        if precision not in PRESETS:
+            raise InvalidArgument(
+                f"unknown precision {precision!r}; use one of {', '.join(PRESETS)}")
+        if epsilon is not None and epsilon != PRESETS[precision]:
+            raise InvalidArgument("give either precision or epsilon, not both")
+        return PRESETS[precision]
+    eps = 0.05 if epsilon is None else epsilon
+    if not (0.0 < eps < 0.5):
+        raise InvalidArgument(f"epsilon={eps!r} must be in (0, 0.5), e.g. 0.05")
+    return eps
+
+
+def validate_meter_args(*, epsilon: float, alpha: float, indifference: float, layer: str,
+                        max_calls: int | None) -> None:
+    if not (0.0 < alpha < 0.5):
+        raise InvalidArgument(f"alpha={alpha!r} must be in (0, 0.5), e.g. 0.05")
+    if not (indifference > 1.0):
+        raise InvalidArgument(f"indifference={indifference!r} must be > 1 (default 2)")
+    if layer not in LAYERS:
+        raise InvalidArgument(f"layer={layer!r}; use one of {', '.join(LAYERS)}")
+    if max_calls is not None and max_calls < 2:
+        raise InvalidArgument(f"max_calls={max_calls!r} must be at least 2 (one pair)")
+
+
+async def run_meter(engine: Any, probes: list[Any], pool: EvidencePool, *, epsilon: float,
+                    alpha: float, indifference: float = 2.0, layer: str = "verdict",
+                    max_calls: int | None = None, seed: int = 0,
+                    progress: Any = None) -> MeterResult:
+    """Run the meter through ``engine`` over ``probes``; draws land in ``pool``."""
+    validate_meter_args(epsilon=epsilon, alpha=alpha, indifference=indifference, layer=layer,
+                        max_calls=max_calls)
+    p0, p1 = epsilon / indifference, min(1.0, epsilon * indifference)
+    sprt = BernoulliSPRT(p0, p1, alpha=alpha)
+    cs = BetaCS(alpha)
+    rng = np.random.default_rng(seed)
+    cap = DEFAULT_MAX_CALLS if max_calls is None else max_calls
+    calls0 = engine.ledger.calls
+    # trials in flight at once; each is sequential within its probe. Up to workers-1 trials
+    # may finish after the decision: they are kept as evidence, never discarded.
+    workers = max(1, engine.config.max_workers)
+
+    pending: dict[int, asyncio.Future[Any]] = {}
+    done: dict[int, Any] = {}
+    first_draws: list[tuple[str, int]] = []
+    scheduled = fed = 0
+    pairs = disagreements = failures = 0
+    fail_kinds: Counter[str] = Counter()
+    flips: Counter[str] = Counter()
+    pair_count: Counter[str] = Counter()
+    history: list[tuple[int, float, float]] = []
+    stop_reason = ""
+    decision = None
+
+    async def pair(probe: Any, idx: list[int]) -> tuple[Any, int, Observation, Observation]:
+        a = await engine.draw(probe, idx[0])
+        pool.add(probe.fp, idx[0], a)
+        b = await engine.draw(probe, idx[1])
+        pool.add(probe.fp, idx[1], b)
+        return probe, idx[0], a, b
+
+    def may_schedule() -> bool:
+        nonlocal stop_reason
+        if decision is not None or stop_reason:
+            return False
+        if engine.stopping:
+            stop_reason = "interrupted"
+            return False
+        if 2 * scheduled + 2 > cap:
+            stop_reason = f"meter call cap reached ({cap} calls)"
+            return False
+        if not engine.can_afford(2):
+            stop_reason = "call budget exhausted"
+            return False
+        return True
+
+    while True:
+        while len(pending) < workers and may_schedule():
+            probe = probes[int(rng.integers(len(probes)))]
+            pending[scheduled] = asyncio.ensure_future(pair(probe, engine.allocate(probe, 2)))
+            scheduled += 1
+        if not pending:
+            break
+        finished, _ = await asyncio.wait(pending.values(), return_when=asyncio.FIRST_COMPLETED)
+        for seq, task in list(pending.items()):
+            if task not in finished:
+                continue
+            del pending[seq]
+            try:
+                done[seq] = task.result()
+            except (BudgetExhausted, Interrupted, AgentCallError) as exc:
+                kind = getattr(exc, "kind", type(exc).__name__)
+                fail_kinds[str(kind)] += 1
+                failures += 1
+                done[seq] = (None, 0, None, None)
+                if not stop_reason:
+                    stop_reason = {BudgetExhausted: "call budget exhausted",
+                                   Interrupted: "interrupted"}.get(
+                        type(exc), f"agent call failed ({kind}) under error policy 'raise'")
+        # feed finished trials in the order they were scheduled, so replay is identical
+        while fed in done:
+            probe, i0, a, b = done.pop(fed)
+            fed += 1
+            if probe is None or a is None or b is None:
+                continue
+            ka, kb = a.key(layer), b.key(layer)
+            if ka is None or kb is None:
+                failures += (ka is None) + (kb is None)
+                for o in (a, b):
+                    if o.key(layer) is None:
+                        fail_kinds[o.error.kind if o.error else "no_decision"] += 1
+                continue
+            pairs += 1
+            first_draws.append((probe.fp, i0))
+            pair_count[probe.fp] += 1
+            dis = ka != kb
+            disagreements += dis
+            flips[probe.fp] += dis
+            cs.update(dis)
+            history.append((engine.ledger.calls - calls0, *cs.interval()))
+            if decision is None:
+                decision = sprt.update(dis)
+            if progress is not None:
+                progress(2)
+
+    ci_low, ci_high = cs.interval()
+    if decision is None:
+        call: MeterCall = "undecided"
+        e_value = math.exp(max(sprt.llr, -sprt.llr)) if sprt.n else 1.0
+    else:
+        call = "verdict-deterministic" if decision.call == "low" else "verdict-stochastic"
+        e_value = decision.e_value
+        stop_reason = stop_reason or "decided"
+    per_input = _per_input(probes, pool, layer, pair_count, flips)
+    calls = engine.ledger.calls - calls0
+    complete = failures == 0 and stop_reason != "interrupted"
+    result = MeterResult(
+        call=call, epsilon=epsilon, alpha=alpha, indifference=indifference, layer=layer,
+        calls=calls, draws=sum(e.draws for e in per_input), pairs=pairs,
+        disagreements=disagreements,
+        ci_low=ci_low, ci_high=ci_high, e_value=e_value, complete=complete,
+        failures=failures, failure_kinds=dict(fail_kinds), advice="", per_input=per_input,
+        history=tuple(history), stop_reason=stop_reason or "decided",
+        first_draws=tuple(first_draws))
+    return _with_advice(result, sprt)
+
+
+def _per_input(probes: list[Any], pool: EvidencePool, layer: str, pair_count: Counter[str],
+               flips: Counter[str]) -> tuple[InputEvidence, ...]:
+    out = []
+    for p in probes:
+        ev = pool.get(p.fp)
+        out.append(InputEvidence(fp=p.fp, draws=len(ev.draws), pairs=pair_count[p.fp],
+                                 flips=flips[p.fp], failures=ev.failures(),
+                                 counts=dict(ev.counts(layer))))
+    return tuple(out)
+
+
+def _with_advice(r: MeterResult, sprt: BernoulliSPRT) -> MeterResult:
+    from dataclasses import replace
+
+    if r.call != "undecided":
+        return r
+    if r.pairs == 0:
+        why = r.stop_reason or "no usable pair"
+        if r.failures:
+            kinds = ", ".join(f"{k} x{v}" for k, v in sorted(r.failure_kinds.items()))
+            advice = (f"no usable pair of draws ({why}; failures: {kinds}): fix the agent or "
+                      "its verdict extraction, then rerun")
+        else:
+            advice = f"no usable pair of draws ({why}): raise --budget to at least 80"
+        return replace(r, advice=advice)
+    theta = min(max(r.estimate, 1e-4), 0.99)
+    more = sprt_expected_n(sprt.p0, sprt.p1, theta, alpha=sprt.alpha, max_n=5000)
+    if r.stop_reason == "interrupted":
+        advice = "interrupted: rerun (add --store PATH --record to keep draws across runs)"
+    elif sprt.p0 < theta < sprt.p1:
+        advice = (f"the disagreement rate ~{r.estimate:.3f} lies in the indifference zone "
+                  f"({sprt.p0:g}, {sprt.p1:g}) around epsilon={r.epsilon:g}: deciding needs "
+                  f"~{2 * more:.0f} more calls (--budget); or pick a precision preset whose "
+                  "epsilon is further from it (cheap=0.10, strict=0.01), or treat the agent as "
+                  "stochastic and rely on noise-calibrated relations")
+    else:
+        advice = (f"{r.stop_reason}: at the observed rate ~{r.estimate:.3f} a decision needs "
+                  f"about {2 * more:.0f} more calls; rerun with --budget "
+                  f"{int(r.calls + 2 * more + 20)}")
+    return replace(r, advice=advice)

@@ -1,0 +1,430 @@
+"""``run``: meter, then blindness, then noise-calibrated relations, all through one engine.
+
+Each phase reuses the draws of the phases before it (meter pairs are blindness samples and
+relation sources), and the calls each phase actually spent are reported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ._evidence import EvidencePool, clean_inputs
+from ._health import BlindnessResult, HealthCheck, blindness_from_keys
+from ._meter import MeterResult, resolve_epsilon, run_meter, validate_meter_args
+from ._relations import (
+    ConfirmState,
+    Relation,
+    RelationOutcome,
+    RelationResult,
+    builtin_relations,
+    confirmation_size,
+)
+from .errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
+from .observation import DEFAULT_EXTRACTOR, Observation, VerdictExtractor
+
+SCHEMA = "agentverity_props.run/1"
+BLINDNESS_TOP_UP = 64
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything ``run`` can be told. Keyword-only; every field has a default.
+
+    ``epsilon`` (or a ``precision`` preset cheap/balanced/strict = 0.10/0.05/0.01) is the
+    meter's tolerance on the pair-disagreement rate; ``alpha`` the error rate of every
+    decision; ``budget`` the hard cap on agent calls for the whole run.
+    """
+
+    epsilon: float | None = None
+    precision: str | None = None
+    alpha: float = 0.05
+    indifference: float = 2.0
+    layer: str = "verdict"
+    budget: int | None = None
+    max_meter_calls: int | None = None
+    max_workers: int = 4
+    timeout_s: float | None = 60.0
+    retries: int = 2
+    backoff_base_s: float = 0.5
+    error_policy: str = "record"
+    store_path: str | None = None
+    store_mode: str = "off"
+    extractor: VerdictExtractor = DEFAULT_EXTRACTOR
+    seed: int = 0
+    blindness_threshold: float = 0.9
+    suppress_health_check: Sequence[HealthCheck | str] = ()
+    include_inputs: bool = False
+
+    def __post_init__(self) -> None:
+        eps = resolve_epsilon(self.epsilon, self.precision)
+        validate_meter_args(epsilon=eps, alpha=self.alpha, indifference=self.indifference,
+                            layer=self.layer, max_calls=self.max_meter_calls)
+        HealthCheck.parse(self.suppress_health_check)
+        if not (0.5 < self.blindness_threshold < 1.0):
+            raise InvalidArgument(
+                f"blindness_threshold={self.blindness_threshold!r} must be in (0.5, 1)")
+        if self.error_policy not in ("raise", "record"):
+            raise InvalidArgument(f"error_policy={self.error_policy!r}; use 'raise' or 'record'")
+
+    @property
+    def eps(self) -> float:
+        return resolve_epsilon(self.epsilon, self.precision)
+
+    def engine_config(self) -> Any:
+        from .engine import EngineConfig
+        return EngineConfig(max_workers=self.max_workers, timeout_s=self.timeout_s,
+                            retries=self.retries, backoff_base_s=self.backoff_base_s,
+                            budget=self.budget, error_policy=self.error_policy,  # type: ignore[arg-type]
+                            store_path=self.store_path, store_mode=self.store_mode,  # type: ignore[arg-type]
+                            extractor=self.extractor, seed=self.seed)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The result of :func:`run`: diagnostics first, relations after."""
+
+    meter: MeterResult
+    blindness: BlindnessResult
+    relations: tuple[RelationResult, ...]
+    ledger: dict[str, Any]
+    phase_calls: dict[str, int]
+    agent: str
+    config: RunConfig
+    stop_reason: str = ""
+    inputs: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def complete(self) -> bool:
+        return (self.meter.complete and not self.ledger.get("interrupted")
+                and self.stop_reason != "interrupted"
+                and not any(r.incomplete for r in self.relations))
+
+    @property
+    def findings(self) -> list[str]:
+        out = []
+        if self.blindness.status == "blind":
+            out.append(f"blind probe set: '{self.blindness.modal_verdict}' is "
+                       f"{self.blindness.share:.0%} of verdicts")
+        for r in self.relations:
+            if r.status == "VIOLATED":
+                out.append(f"relation '{r.relation.name}' violated on "
+                           f"{r.calibrated_violations} input(s) beyond the agent's noise")
+        return out
+
+    @property
+    def exit_code(self) -> int:
+        """2 incomplete > 1 finding > 2 undecided > 0 clean (see docs/cli.md)."""
+        if not self.complete:
+            return 2
+        if self.findings:
+            return 1
+        if self.meter.call == "undecided":
+            return 2
+        return 0
+
+    def summary(self) -> str:
+        from .report._text import render_run_text
+        return render_run_text(self.to_dict(), color=False)
+
+    def to_dict(self, *, include_inputs: bool | None = None) -> dict[str, Any]:
+        inc = self.config.include_inputs if include_inputs is None else include_inputs
+        cfg = self.config
+        return {
+            "schema": SCHEMA,
+            "agent": self.agent,
+            "complete": self.complete,
+            "exit_code": self.exit_code,
+            "stop_reason": self.stop_reason,
+            "findings": self.findings,
+            "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "indifference": cfg.indifference,
+                       "layer": cfg.layer, "budget": cfg.budget, "max_workers": cfg.max_workers,
+                       "timeout_s": cfg.timeout_s, "error_policy": cfg.error_policy,
+                       "seed": cfg.seed, "blindness_threshold": cfg.blindness_threshold,
+                       "store_mode": cfg.store_mode, "extractor": cfg.extractor.config_id},
+            "meter": self.meter.to_dict(),
+            "blindness": self.blindness.to_dict(),
+            "relations": [r.to_dict() for r in self.relations],
+            "calls": {"total": self.ledger.get("calls", 0), **self.phase_calls},
+            "ledger": self.ledger,
+            "privacy": ("inputs are identified by fingerprint; raw prompts included"
+                        if inc else "inputs are identified by fingerprint only; no raw prompt "
+                        "or answer text is stored (use --include-inputs to keep prompts)"),
+            "inputs": dict(self.inputs) if inc else None,
+        }
+
+
+# ---------------------------------------------------------------------- orchestration
+
+
+async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None = None,
+               *, config: RunConfig | None = None,
+               progress: Callable[[str, int], None] | None = None,
+               engine: Any = None) -> RunResult:
+    """Async core of :func:`run`."""
+    from .engine import Engine, Probe
+
+    config = config or RunConfig()
+    texts = clean_inputs(inputs)
+    rels = builtin_relations() if relations is None else list(relations)
+    for r in rels:
+        if not isinstance(r, Relation):
+            raise InvalidArgument(f"relations must be Relation objects, got {type(r).__name__}")
+    suppressed = HealthCheck.parse(config.suppress_health_check)
+    own_engine = engine is None
+    eng = engine or Engine(agent, config.engine_config())
+    try:
+        probes = [Probe.make(t) for t in texts]
+        pool = EvidencePool()
+        calls0 = eng.ledger.calls
+
+        def tick(phase: str) -> Callable[[int], None] | None:
+            return None if progress is None else (lambda n: progress(phase, n))
+
+        meter = await run_meter(eng, probes, pool, epsilon=config.eps, alpha=config.alpha,
+                                indifference=config.indifference, layer=config.layer,
+                                max_calls=config.max_meter_calls, seed=config.seed,
+                                progress=tick("meter"))
+        c_meter = eng.ledger.calls - calls0
+        blind = await _blindness(eng, probes, pool, meter, config,
+                                 HealthCheck.blind_probe_set in suppressed)
+        c_blind = eng.ledger.calls - calls0 - c_meter
+        stop = meter.stop_reason if meter.stop_reason == "interrupted" else ""
+        rel_results: list[RelationResult] = []
+        if rels and not eng.stopping:
+            rel_results = await run_relations(eng, probes, pool, rels, alpha=config.alpha,
+                                              seed=config.seed)
+        elif rels:
+            rel_results = [RelationResult(r) for r in rels]
+            stop = "interrupted"
+        c_rel = eng.ledger.calls - calls0 - c_meter - c_blind
+        if eng.stopping:
+            stop = "interrupted"
+        ledger = eng.ledger.to_dict()
+        return RunResult(meter=meter, blindness=blind, relations=tuple(rel_results),
+                         ledger=ledger, phase_calls={"meter": c_meter, "blindness": c_blind,
+                                                     "relations": c_rel},
+                         agent=eng.agent.identity, config=config, stop_reason=stop,
+                         inputs={p.fp: p.text for p in probes} if config.include_inputs else {})
+    finally:
+        if own_engine:
+            await eng.aclose()
+
+
+def run(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
+        config: RunConfig | None = None,
+        progress: Callable[[str, int], None] | None = None) -> RunResult:
+    """Meter the agent, check the probe set for blindness, then test relations.
+
+    Args:
+        agent: an adapter (``from_callable``, ``from_strands``, ``from_http``) or a callable
+            ``prompt -> str | dict | Observation``.
+        inputs: the probe set (distinct, non-empty prompts).
+        relations: relations to test; ``None`` = the eight built-ins, ``[]`` = none.
+        config: a :class:`RunConfig`.
+
+    Example:
+        >>> from agentverity_props import run, from_callable
+        >>> gate = from_callable(lambda p: "block" if "attack" in p else "allow")
+        >>> result = run(gate, ["hello there", "plan an attack"], relations=[])
+        >>> result.meter.call
+        'verdict-deterministic'
+    """
+    from .engine import run_sync
+    return run_sync(arun(agent, inputs, relations, config=config, progress=progress))
+
+
+async def _blindness(eng: Any, probes: list[Any], pool: EvidencePool, meter: MeterResult,
+                     config: RunConfig, suppressed: bool) -> BlindnessResult:
+    """Blindness from the meter's first draws, topped up by single draws on random inputs."""
+    keys: list[str] = []
+    for fp, idx in meter.first_draws:
+        obs = pool.get(fp).draws.get(idx)
+        k = obs.key(config.layer) if obs is not None else None
+        if k is not None:
+            keys.append(k)
+    def census() -> list[list[str]]:
+        return [[k for k in pool.get(p.fp).keys(config.layer) if k is not None] for p in probes]
+
+    res = blindness_from_keys(keys, threshold=config.blindness_threshold, alpha=config.alpha,
+                              suppressed=suppressed, per_input=census())
+    if suppressed or res.status != "undecided":
+        return res
+    rng = np.random.default_rng([config.seed, 1])
+    for _ in range(BLINDNESS_TOP_UP):
+        if eng.stopping or not eng.can_afford(1):
+            break
+        probe = probes[int(rng.integers(len(probes)))]
+        idx = eng.allocate(probe, 1)[0]
+        try:
+            obs = await eng.draw(probe, idx)
+        except (BudgetExhausted, Interrupted, AgentCallError):
+            break
+        pool.add(probe.fp, idx, obs)
+        k = obs.key(config.layer)
+        if k is None:
+            continue
+        keys.append(k)
+        res = blindness_from_keys(keys, threshold=config.blindness_threshold,
+                                  alpha=config.alpha, per_input=census())
+        if res.status != "undecided":
+            break
+    return res
+
+
+async def run_relations(eng: Any, probes: list[Any], pool: EvidencePool,
+                        relations: Sequence[Relation], *, alpha: float,
+                        seed: int = 0) -> list[RelationResult]:
+    """Screen every exercised (relation, input), then confirm raw violations (module doc)."""
+    from .engine import Probe
+
+    results = [RelationResult(r) for r in relations]
+    jobs: list[tuple[RelationResult, RelationOutcome, Any, Any]] = []
+    for res in results:
+        for p in probes:
+            y = res.relation.apply(p.text)
+            fu = Probe.make(y)
+            out = RelationOutcome(fp=p.fp, follow_up_fp=fu.fp)
+            res.outcomes.append(out)
+            if y == p.text:
+                out.status = "skipped"
+                continue
+            jobs.append((res, out, p, fu))
+    m = len(jobs)
+    if m == 0:
+        return results
+    alpha_cand = alpha / m
+    k = confirmation_size(alpha_cand)
+
+    # 1. anchors: one source draw per exercised input, reused from the meter when it exists
+    need_anchor = []
+    for _, _, p, _ in jobs:
+        if not pool.get(p.fp).draws and p not in need_anchor:
+            need_anchor.append(p)
+    plan = [(p, eng.allocate(p, 1)[0]) for p in need_anchor]
+    await asyncio.gather(*(_draw_into(eng, pool, p, i) for p, i in plan))
+
+    # 2. screens: one follow-up draw each (indices allocated in a fixed order for replay)
+    screen_plan = [(job, eng.allocate(job[3], 1)[0]) for job in jobs]
+    await asyncio.gather(*(_screen(eng, pool, job, i) for job, i in screen_plan))
+
+    # 3. confirmations of raw violations
+    confirm_plan = []
+    for job in jobs:
+        res, out, p, fu = job
+        if out.status == "raw":
+            out.confirm = ConfirmState(k=k, alpha=alpha_cand)
+            confirm_plan.append((job, eng.allocate(p, k), eng.allocate(fu, k)))
+    await asyncio.gather(*(_confirm(eng, pool, job, si, fi) for job, si, fi in confirm_plan))
+    return results
+
+
+def _anchor(pool: EvidencePool, fp: str, layer: str) -> str | None:
+    ev = pool.get(fp)
+    for i in sorted(ev.draws):
+        key = ev.draws[i].key(layer)
+        if key is not None:
+            return key
+    return None
+
+
+async def _draw_into(eng: Any, pool: EvidencePool, probe: Any, index: int) -> Observation | None:
+    if eng.stopping or not eng.can_afford(1):
+        return None
+    try:
+        obs = await eng.draw(probe, index)
+    except (BudgetExhausted, Interrupted, AgentCallError):
+        return None
+    pool.add(probe.fp, index, obs)
+    return obs
+
+
+async def _screen(eng: Any, pool: EvidencePool, job: Any, index: int) -> None:
+    res, out, p, fu = job
+    layer = res.relation.layer
+    out.source = _anchor(pool, p.fp, layer)
+    if out.source is None:
+        out.status, out.note = "incomplete", "no usable source draw"
+        return
+    obs = await _draw_into(eng, pool, fu, index)
+    out.draws += obs is not None
+    key = None if obs is None else obs.key(layer)
+    if key is None:
+        out.status = "incomplete"
+        out.note = _why(obs, "follow-up draw")
+        return
+    out.follow_up = key
+    out.status = "pass" if res.relation.holds(out.source, key) else "raw"
+
+
+async def _confirm(eng: Any, pool: EvidencePool, job: Any, s_idx: list[int],
+                   f_idx: list[int]) -> None:
+    res, out, p, fu = job
+    rel: Relation = res.relation
+    st: ConfirmState = out.confirm
+    anchor = out.source
+    for si, fi in zip(s_idx, f_idx, strict=True):
+        if st.futile:
+            break
+        f_obs = await _draw_into(eng, pool, fu, fi)
+        out.draws += f_obs is not None
+        f_key = None if f_obs is None else f_obs.key(rel.layer)
+        if f_key is None:
+            out.status, out.note = "incomplete", _why(f_obs, "confirmation follow-up draw")
+            return
+        st.add(follow_up_violates=not rel.holds(anchor, f_key))
+        if st.futile:
+            break
+        s_obs = await _draw_into(eng, pool, p, si)
+        out.draws += s_obs is not None
+        s_key = None if s_obs is None else s_obs.key(rel.layer)
+        if s_key is None:
+            out.status, out.note = "incomplete", _why(s_obs, "confirmation source draw")
+            return
+        st.add(source_violates=rel.baseline_violates(anchor, s_key))
+    out.status = "confirmed" if st.confirmed else "not-confirmed"
+    if out.status == "not-confirmed":
+        out.note = "within the agent's own noise"
+
+
+def _why(obs: Observation | None, what: str) -> str:
+    if obs is None:
+        return f"{what} not made (budget, interrupt or failure)"
+    if obs.error is not None:
+        return f"{what} failed: {obs.error.kind}"
+    return f"{what} had no verdict ({obs.no_decision.reason if obs.no_decision else '?'})"
+
+
+def measure(agent: Any, inputs: Sequence[str], *, epsilon: float | None = None,
+            precision: str | None = None, alpha: float = 0.05, budget: int | None = None,
+            layer: str = "verdict", indifference: float = 2.0, max_workers: int = 4,
+            seed: int = 0, **engine_kwargs: Any) -> MeterResult:
+    """Meter the stability of the agent's categorical verdict (see ``_meter`` module doc).
+
+    Example:
+        >>> from agentverity_props import measure, from_callable
+        >>> m = measure(from_callable(lambda p: "allow"), ["a", "b", "c"])
+        >>> m.call, m.calls
+        ('verdict-deterministic', 76)
+    """
+    from .engine import Engine, Probe, run_sync
+
+    eps = resolve_epsilon(epsilon, precision)
+    validate_meter_args(epsilon=eps, alpha=alpha, indifference=indifference, layer=layer,
+                        max_calls=None)
+    cfg = replace(RunConfig(epsilon=eps, alpha=alpha, layer=layer, budget=budget,
+                            max_workers=max_workers, seed=seed), **engine_kwargs)
+
+    async def go() -> MeterResult:
+        async with Engine(agent, cfg.engine_config()) as eng:
+            probes = [Probe.make(t) for t in clean_inputs(inputs)]
+            return await run_meter(eng, probes, EvidencePool(), epsilon=eps, alpha=alpha,
+                                   indifference=indifference, layer=layer,
+                                   max_calls=budget if budget is not None else None, seed=seed)
+
+    return run_sync(go())
+

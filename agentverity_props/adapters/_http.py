@@ -1,0 +1,305 @@
+"""Agents behind HTTP (extra ``http``: httpx, async).
+
+One ``ainvoke`` is one request. Failures are typed for the engine's retry policy: 429 (with
+its ``Retry-After``), 5xx, connection errors and timeouts are retryable; other 4xx and
+unparseable answers are not. No header value, API key or expanded secret ever appears in an
+error message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import re
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from ..errors import AgentCallError, InvalidArgument
+from ..observation import Observation
+
+__all__ = ["HTTPAdapter", "from_http", "parse_retry_after", "redact"]
+
+_PROMPT_MARKS = ("${prompt}", "{prompt}")
+_SENSITIVE = re.compile(r"auth|api[-_]?key|token|secret|password|cookie|session", re.I)
+_AUTO_KEYS = ("text", "answer", "output", "response", "content", "message", "result")
+_MISSING = object()
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """Replace every occurrence of each secret (longest first) with ``***``.
+
+    Values shorter than 6 characters are left alone: they are not credentials, and
+    replacing them would corrupt ids and numbers in reports.
+    """
+    for s in sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True):
+        text = text.replace(s, "***")
+    return text
+
+
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP-date."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    current = datetime.fromtimestamp(now if now is not None else time.time(), timezone.utc)
+    return max(0.0, (when - current).total_seconds())
+
+
+def _substitute(template: Any, prompt: str) -> Any:
+    if isinstance(template, str):
+        if template in _PROMPT_MARKS:
+            return prompt
+        for mark in _PROMPT_MARKS:
+            template = template.replace(mark, prompt)
+        return template
+    if isinstance(template, Mapping):
+        return {k: _substitute(v, prompt) for k, v in template.items()}
+    if isinstance(template, (list, tuple)):
+        return [_substitute(v, prompt) for v in template]
+    return template
+
+
+def _dig(doc: Any, path: str) -> Any:
+    cur = doc
+    for part in path.split("."):
+        if isinstance(cur, Mapping) and part in cur:
+            cur = cur[part]
+        elif (isinstance(cur, list) and part.lstrip("-").isdigit()
+              and -len(cur) <= int(part) < len(cur)):
+            cur = cur[int(part)]
+        else:
+            return _MISSING
+    return cur
+
+
+_ssl_context: Any = None
+
+
+def _verify() -> Any:
+    """One default SSL context per process: building it costs ~40 ms per client."""
+    global _ssl_context
+    if _ssl_context is None:
+        import ssl
+        _ssl_context = ssl.create_default_context()
+    return _ssl_context
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+class HTTPAdapter:
+    """An agent behind an HTTP endpoint. Build it with :func:`from_http`."""
+
+    is_async = True
+
+    def __init__(self, url: str, *, method: str, body: Any, headers: Mapping[str, str],
+                 response_path: str | None, verdict_path: str | None, timeout_s: float,
+                 span_source: Any, span_timeout_s: float, baggage: Mapping[str, str],
+                 call_id_header: str | None, secrets: Iterable[str], identity: str | None,
+                 exclude_tools: Iterable[str]) -> None:
+        self.url = url
+        self.method = method
+        self.body = body
+        self.headers = dict(headers)
+        self.response_path = response_path
+        self.verdict_path = verdict_path
+        self.timeout_s = timeout_s
+        self.span_source = span_source
+        self.span_timeout_s = span_timeout_s
+        self.baggage = dict(baggage)
+        self.call_id_header = call_id_header
+        self.exclude_tools = tuple(exclude_tools)
+        self._secrets = {str(s) for s in secrets if s}
+        for k, v in self.headers.items():
+            if _SENSITIVE.search(k) and v:
+                self._secrets.add(v)
+                if " " in v.strip():  # "Bearer abc": the token alone is a secret too
+                    self._secrets.add(v.strip().split(" ", 1)[1])
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        netloc = host if parts.port is None else f"{host}:{parts.port}"
+        # no query string or credentials in the identity: they may hold keys
+        safe = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+        self.identity = identity or f"http:{method} {self.redact(safe)}"
+        #: the trace id of the most recent call (for reports); None before any call
+        self.last_trace_id: str | None = None
+
+    def redact(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    def _error(self, message: str, **kw: Any) -> AgentCallError:
+        return AgentCallError(self.redact(message), **kw)
+
+    def invoke(self, prompt: str) -> Observation:
+        return asyncio.run(self.ainvoke(prompt))
+
+    async def ainvoke(self, prompt: str) -> Observation:
+        import httpx
+
+        from ..otel._sources import NoSpansArrived, new_trace_context
+
+        trace = new_trace_context(self.baggage)
+        self.last_trace_id = trace.trace_id
+        headers = {"Accept": "application/json", **self.headers, **trace.headers()}
+        if self.call_id_header:
+            headers[self.call_id_header] = uuid.uuid4().hex
+        url = self.url.replace("{prompt}", quote(prompt, safe="")) if "{prompt}" in self.url \
+            else self.url
+        kwargs: dict[str, Any] = {"headers": headers}
+        if self.method not in ("GET", "HEAD", "DELETE"):
+            kwargs["json"] = _substitute(self.body, prompt) if self.body is not None \
+                else {"prompt": prompt}
+        t0 = time.perf_counter()
+        try:
+            async with httpx.AsyncClient(timeout=self.timeout_s, follow_redirects=False,
+                                         trust_env=False, verify=_verify()) as client:
+                resp = await client.request(self.method, url, **kwargs)
+        except httpx.TimeoutException:
+            raise self._error(f"{self.identity}: no answer within {self.timeout_s:g}s",
+                              kind="timeout", retryable=True) from None
+        except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError,
+                httpx.WriteError) as exc:
+            raise self._error(f"{self.identity}: cannot reach the agent "
+                              f"({type(exc).__name__}: {exc})", kind="connect",
+                              retryable=True) from None
+        except httpx.HTTPError as exc:
+            raise self._error(f"{self.identity}: request failed ({type(exc).__name__}: {exc})",
+                              kind="error") from None
+        latency = time.perf_counter() - t0
+        obs = self._parse(resp)
+        obs = replace(obs, latency_s=latency)
+        if self.span_source is not None:
+            spans = await self.span_source.wait_for(trace.trace_id, timeout_s=self.span_timeout_s,
+                                                    root_span_id=trace.span_id)
+            if not spans:
+                raise NoSpansArrived(trace.trace_id, self.span_timeout_s,
+                                     self.span_source.describe())
+            from ..otel._tools import spans_to_tool_calls
+            obs = replace(obs, tools=spans_to_tool_calls(spans, exclude=self.exclude_tools))
+        return obs
+
+    def _parse(self, resp: Any) -> Observation:
+        code = resp.status_code
+        snippet = " ".join(resp.text[:200].split())
+        if code == 429:
+            raise self._error(f"{self.identity}: HTTP 429 Too Many Requests",
+                              kind="rate_limit", retryable=True,
+                              retry_after_s=parse_retry_after(resp.headers.get("Retry-After")))
+        if code >= 500:
+            raise self._error(f"{self.identity}: HTTP {code}: {snippet}", kind="http_5xx",
+                              retryable=True,
+                              retry_after_s=parse_retry_after(resp.headers.get("Retry-After")))
+        if code >= 400:
+            raise self._error(f"{self.identity}: HTTP {code}: {snippet}", kind=f"http_{code}")
+        if code >= 300:
+            raise self._error(f"{self.identity}: HTTP {code} redirect (not followed)",
+                              kind=f"http_{code}")
+        doc: Any = _MISSING
+        try:
+            doc = resp.json()
+        except ValueError:
+            if self.response_path is not None or self.verdict_path is not None:
+                raise self._error(f"{self.identity}: the answer is not JSON: {snippet}",
+                                  kind="bad_output") from None
+        if self.response_path is None:  # auto: a usual key of a JSON object, else the body
+            text = resp.text
+            if isinstance(doc, Mapping):
+                for key in _AUTO_KEYS:
+                    if isinstance(doc.get(key), str):
+                        text = doc[key]
+                        break
+        else:
+            value = _dig(doc, self.response_path)
+            if value is _MISSING or value is None:
+                raise self._error(f"{self.identity}: the answer has no {self.response_path!r} "
+                                  "field", kind="bad_output")
+            text = _as_text(value)
+        verdict = None
+        if self.verdict_path is not None:
+            v = _dig(doc, self.verdict_path)
+            verdict = None if v is _MISSING or v is None else _as_text(v)
+        raw = doc if doc is not _MISSING else None
+        return Observation(text=self.redact(text), verdict=verdict, raw=raw)
+
+    def __repr__(self) -> str:
+        return f"from_http({self.identity.removeprefix('http:')!r})"
+
+
+def from_http(url: str, *, method: str = "POST", body: Any = None,
+              headers: Mapping[str, str] | None = None, response_path: str | None = "text",
+              verdict_path: str | None = None, timeout_s: float = 60.0,
+              span_source: Any = None, span_timeout_s: float = 10.0,
+              baggage: Mapping[str, str] | None = None,
+              call_id_header: str | None = "test-prompt-id",
+              secrets: Iterable[str] = (), exclude_tools: Iterable[str] = (),
+              identity: str | None = None) -> HTTPAdapter:
+    """An adapter that sends each prompt to ``url`` and reads the answer from JSON.
+
+    Args:
+        url: ``http(s)://`` endpoint; ``{prompt}`` in it is replaced (URL-quoted).
+        method: HTTP method; GET/HEAD/DELETE send no body.
+        body: JSON template; every string equal to or containing ``{prompt}`` or
+            ``${prompt}`` gets the prompt. ``None`` sends ``{"prompt": prompt}``.
+        headers: extra request headers (values never appear in errors or reports).
+        response_path: dotted path to the answer text in the JSON response
+            (``choices.0.message.content``); ``None`` = the first of text/answer/output/...
+            of a JSON object, else the raw body.
+        verdict_path: optional dotted path to a categorical verdict.
+        timeout_s: per-request timeout (retryable ``timeout`` failure).
+        span_source: a :class:`~agentverity_props.otel.SpanSource`; when set, each call
+            carries a fresh W3C ``traceparent`` and its ``tools`` come from the spans of that
+            trace (a call whose spans never arrive fails with kind ``no_spans``).
+        span_timeout_s: how long to wait for a call's spans.
+        baggage: W3C baggage entries sent with every call (e.g. the case id).
+        call_id_header: header carrying a fresh id per call (revefi-agent-test's
+            ``test-prompt-id``); ``None`` sends none.
+        secrets: extra strings to redact from every message (e.g. expanded ``${VAR}`` values).
+        exclude_tools: tool names never counted (structured-output tools).
+        identity: stable agent name for record/replay keys; derived from the URL by default.
+
+    Example:
+        >>> agent = from_http("http://127.0.0.1:8080/ask", body={"input": "${prompt}"})
+        >>> agent.identity
+        'http:POST http://127.0.0.1:8080/ask'
+    """
+    if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https") \
+            or not urlsplit(url).hostname:
+        raise InvalidArgument(f"from_http needs an http(s):// URL, got {str(url)[:80]!r}")
+    method = str(method).upper()
+    if method not in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"):
+        raise InvalidArgument(f"from_http: unsupported method {method!r}")
+    if not (isinstance(timeout_s, (int, float)) and timeout_s > 0):
+        raise InvalidArgument(f"from_http: timeout_s must be > 0, got {timeout_s!r}")
+    if not (isinstance(span_timeout_s, (int, float)) and span_timeout_s >= 0):
+        raise InvalidArgument(f"from_http: span_timeout_s must be >= 0, got {span_timeout_s!r}")
+    if span_source is not None and not callable(getattr(span_source, "wait_for", None)):
+        raise InvalidArgument("from_http: span_source must implement wait_for(trace_id, ...)")
+    try:
+        json.dumps(body)
+    except (TypeError, ValueError):
+        raise InvalidArgument("from_http: body must be JSON-serialisable") from None
+    return HTTPAdapter(url, method=method, body=body, headers=dict(headers or {}),
+                       response_path=response_path, verdict_path=verdict_path,
+                       timeout_s=float(timeout_s), span_source=span_source,
+                       span_timeout_s=float(span_timeout_s), baggage=dict(baggage or {}),
+                       call_id_header=call_id_header, secrets=secrets, identity=identity,
+                       exclude_tools=exclude_tools)

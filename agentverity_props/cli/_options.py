@@ -1,0 +1,83 @@
+"""Options shared by the commands that call agents, and the objects they build."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..errors import BadInput
+
+
+def engine_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--budget --max-workers --timeout --retries --error-policy --store --record/--replay --seed."""
+    opts = [
+        click.option("--budget", type=click.IntRange(min=1), default=None,
+                     help="Hard cap on agent calls (retries included). Default: no cap."),
+        click.option("--max-workers", type=click.IntRange(1, 256), default=4, show_default=True,
+                     help="Concurrent agent calls across distinct inputs."),
+        click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), default=60.0,
+                     show_default=True, help="Seconds per agent call."),
+        click.option("--retries", type=click.IntRange(0, 20), default=2, show_default=True,
+                     help="Retries for transient failures (rate limits, 5xx, timeouts)."),
+        click.option("--error-policy", type=click.Choice(["record", "raise"]), default="record",
+                     show_default=True, help="record: keep failures as incomplete evidence; "
+                     "raise: stop at the first failed call."),
+        click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+                     help="SQLite record/replay store (default mode with a store: auto)."),
+        click.option("--record", "store_mode", flag_value="record", default=None,
+                     help="Call the agent live and record every draw into --store."),
+        click.option("--replay", "store_mode", flag_value="replay",
+                     help="Only replay draws from --store; a missing draw is an error."),
+        click.option("--seed", type=int, default=0, show_default=True,
+                     help="Seed of the input sampling (same seed + store = same result)."),
+        click.option("--verdict-key", default=None,
+                     help="Verdict = this key of a dict result (dotted path)."),
+        click.option("--verdict-regex", default=None,
+                     help="Verdict = group 1 of this regex searched in the answer text."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def store_mode(store_path: str | None, mode: str | None) -> str:
+    if mode is not None and store_path is None:
+        raise BadInput(f"--{mode} needs a store", "add --store PATH")
+    if store_path is None:
+        return "off"
+    return mode or "auto"
+
+
+def extractor(verdict_key: str | None, verdict_regex: str | None) -> Any:
+    from ..observation import DEFAULT_EXTRACTOR, by_key, by_regex
+
+    if verdict_key and verdict_regex:
+        raise BadInput("--verdict-key and --verdict-regex both given", "use one of them")
+    if verdict_key:
+        return by_key(verdict_key)
+    if verdict_regex:
+        from ..errors import InvalidArgument
+        try:
+            return by_regex(verdict_regex)
+        except InvalidArgument as exc:
+            raise BadInput(str(exc), "fix the regular expression") from None
+    return DEFAULT_EXTRACTOR
+
+
+def load_agent_ref(ref: str) -> Any:
+    from ..adapters._refs import load_agent
+    return load_agent(ref)
+
+
+def progress_bar(enabled: bool) -> Any:
+    """A rich progress bar on stderr, or None when disabled or stderr is not a terminal."""
+    import sys
+    if not enabled or not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    return Progress(TextColumn("{task.description}"), BarColumn(),
+                    TextColumn("{task.completed} calls"), TimeElapsedColumn(),
+                    console=Console(stderr=True), transient=True)

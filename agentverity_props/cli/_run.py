@@ -1,0 +1,131 @@
+"""``agentverity-props run``: meter, blindness, relations; report; exit 0/1/2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._common import write_output
+from ._options import engine_options, extractor, load_agent_ref, progress_bar, store_mode
+
+
+def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
+    """None = built-ins; [] = none; a comma list of built-in names; or a module/file ref."""
+    from ..errors import BadInput
+    if no_relations:
+        if ref:
+            raise BadInput("--relations and --no-relations both given", "use one of them")
+        return []
+    if not ref:
+        return None
+    from .._relations import BUILTIN_NAMES, Relation, select_builtins
+    if ":" not in ref and not ref.endswith(".py"):
+        names = [n.strip() for n in ref.split(",") if n.strip()]
+        unknown = [n for n in names if n not in BUILTIN_NAMES]
+        if unknown:
+            raise BadInput(f"unknown relation(s) {', '.join(unknown)}",
+                           f"use built-ins ({', '.join(BUILTIN_NAMES)}) or module:attr")
+        return select_builtins(names)
+    from .._internal.refs import load_object
+    obj = load_object(ref, what="relations")
+    if callable(obj) and not isinstance(obj, Relation):
+        obj = obj()
+    if isinstance(obj, Relation):
+        obj = [obj]
+    if not isinstance(obj, (list, tuple)) or not all(isinstance(r, Relation) for r in obj):
+        raise BadInput(f"--relations {ref} is not a list of Relation objects",
+                       "expose RELATIONS = [Relation(...), ...] or a function returning one")
+    return list(obj)
+
+
+@click.command("run")
+@click.option("--agent", "agent_ref", required=True, metavar="REF",
+              help="module:attr or path/to/file.py:attr (see docs/agents.md).")
+@click.option("--inputs", "inputs_path", required=True, type=click.Path(),
+              help="Probe set: one prompt per line (.txt), or .json/.jsonl/.yaml list.")
+@click.option("--precision", type=click.Choice(["cheap", "balanced", "strict"]), default=None,
+              help="Epsilon preset: cheap 0.10, balanced 0.05, strict 0.01.")
+@click.option("--epsilon", type=float, default=None, help="Tolerance on the pair-disagreement "
+              "rate (default 0.05).")
+@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
+@click.option("--layer", type=click.Choice(["verdict", "text", "tools"]), default="verdict",
+              show_default=True)
+@click.option("--relations", "relations_ref", default=None, metavar="REF|NAMES",
+              help="Built-in names (case,typo,...) or module:attr of a list of Relation.")
+@click.option("--no-relations", is_flag=True, help="Only the diagnostics.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text",
+              show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the report here (atomically) instead of stdout.")
+@click.option("--include-inputs", is_flag=True,
+              help="Keep raw prompts in the report (off: fingerprints only).")
+@click.option("--suppress-health-check", multiple=True,
+              type=click.Choice(["blind_probe_set", "unexercised_relation", "unstable_verdict"]))
+@click.option("--progress", is_flag=True, help="Progress bar on stderr (only on a terminal).")
+@engine_options
+def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: float | None,
+            alpha: float, layer: str, relations_ref: str | None, no_relations: bool, fmt: str,
+            output: str | None, include_inputs: bool, suppress_health_check: tuple[str, ...],
+            progress: bool, **eng: Any) -> int:
+    """Meter the verdict, check blindness, test noise-calibrated relations.
+
+    Exit codes: 0 clean; 1 finding (blind probe set, confirmed violation); 2 incomplete or
+    undecided evidence, or bad input. Incomplete evidence outranks a finding, which outranks
+    an undecided meter.
+    """
+    from .._internal.inputs import load_inputs
+    from .._run import RunConfig
+
+    inputs = load_inputs(inputs_path)
+    rels = load_relations(relations_ref, no_relations)
+    config = RunConfig(
+        epsilon=epsilon, precision=precision, alpha=alpha, layer=layer, budget=eng["budget"],
+        max_workers=eng["max_workers"], timeout_s=eng["timeout_s"], retries=eng["retries"],
+        error_policy=eng["error_policy"], store_path=eng["store_path"],
+        store_mode=store_mode(eng["store_path"], eng["store_mode"]),
+        extractor=extractor(eng["verdict_key"], eng["verdict_regex"]), seed=eng["seed"],
+        suppress_health_check=suppress_health_check, include_inputs=include_inputs)
+    agent = load_agent_ref(agent_ref)
+    result = execute_run(agent, inputs, rels, config, progress=progress)
+    write_output(render(result.to_dict(), fmt), output)
+    return result.exit_code
+
+
+def execute_run(agent: Any, inputs: list[str], rels: list[Any] | None, config: Any, *,
+                progress: bool) -> Any:
+    """Run with SIGINT/SIGTERM turned into a clean stop and an optional progress bar."""
+    from .._run import arun
+    from ..engine import Engine, run_sync
+
+    bar = progress_bar(progress)
+
+    async def go() -> Any:
+        async with Engine(agent, config.engine_config()) as eng:
+            with eng.install_signal_handlers():
+                if bar is None:
+                    return await arun(agent, inputs, rels, config=config, engine=eng)
+                with bar:
+                    tasks: dict[str, Any] = {}
+
+                    def tick(phase: str, n: int) -> None:
+                        if phase not in tasks:
+                            tasks[phase] = bar.add_task(phase, total=None)
+                        bar.advance(tasks[phase], n)
+                    return await arun(agent, inputs, rels, config=config, engine=eng,
+                                      progress=tick)
+
+    return run_sync(go())
+
+
+def render(d: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        from ..report import dumps
+        return dumps(d)
+    if fmt == "junit":
+        from ..report import render_junit
+        return render_junit(d)
+    import sys
+
+    from ..report import render_run_text
+    return render_run_text(d, color=sys.stdout.isatty())

@@ -1,0 +1,27 @@
+"""Sequential decision rules: pure numpy/scipy, no agents, no I/O.
+
+Every yes/no/undecided in agentverity-props is one of these rules fed one outcome at a time.
+Each rule states its estimand and its error rate, and stays valid under optional stopping
+(the user may stop or continue at any time, and the run may check after every outcome):
+all of them are e-processes, bounded by Ville's inequality.
+"""
+
+from ._rules import (
+    BernoulliSPRT,
+    BetaCS,
+    Decision,
+    PairedSignTest,
+    SequentialRule,
+    pass_rate_rule,
+    sprt_expected_n,
+)
+
+__all__ = [
+    "BernoulliSPRT",
+    "BetaCS",
+    "Decision",
+    "PairedSignTest",
+    "SequentialRule",
+    "pass_rate_rule",
+    "sprt_expected_n",
+]

@@ -1,0 +1,33 @@
+"""The call engine: the only code that ever calls an agent.
+
+:class:`Engine` owns concurrency, timeouts, retries with backoff, the hard call budget, the
+:class:`Ledger` and the record/replay :class:`Store`; :class:`Probe` is an input identified by
+its fingerprint. Everything else in agentverity-props draws evidence through
+:meth:`Engine.draw`.
+
+Example:
+    >>> from agentverity_props.engine import Engine, EngineConfig, Probe, run_sync
+    >>> with Engine(lambda p: p.upper(), EngineConfig(max_workers=2)) as eng:
+    ...     run_sync(eng.draws(Probe.make("ok"), 2))[1].verdict
+    'OK'
+"""
+
+from __future__ import annotations
+
+from ._config import EngineConfig
+from ._engine import Engine, run_sync
+from ._ledger import Ledger
+from ._probe import Probe
+from ._store import Store, StoreKey, StoreMode, StoreRow
+
+__all__ = [
+    "Engine",
+    "EngineConfig",
+    "Ledger",
+    "Probe",
+    "Store",
+    "StoreKey",
+    "StoreMode",
+    "StoreRow",
+    "run_sync",
+]

@@ -1,0 +1,456 @@
+"""The engine: the only code in agentverity-props that calls an agent.
+
+Every question the toolkit asks (meter, blindness, relations, snapshots, benchmarks...)
+draws its evidence through :meth:`Engine.draw`, so concurrency, timeouts, retries, the hard
+call budget, the ledger, record/replay and interrupts hold everywhere at once.
+
+A draw is identified by ``(probe fingerprint, draw index)``. Callers reserve indices with
+:meth:`Engine.allocate` in a deterministic order and may then run the draws concurrently:
+the same indices come out on record and on replay, whatever order the calls finish in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import threading
+import weakref
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from time import perf_counter
+from typing import Any, TypeVar
+
+from .._internal.fingerprint import short
+from ..adapters import Adapter, as_adapter
+from ..errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument, ReplayMiss
+from ..observation import CallFailure, Observation, coerce_output
+from ._budget import Budget
+from ._config import EngineConfig
+from ._deadline import Deadlines
+from ._ledger import Ledger
+from ._probe import Probe
+from ._retry import Backoff, classify
+from ._store import Store
+from ._workers import Job, Workers
+
+__all__ = ["Engine"]
+
+Key = tuple[str, str, str, int]
+T = TypeVar("T")
+
+
+class _LoopState:
+    """Primitives bound to one event loop (asyncio objects must not cross loops)."""
+
+    __slots__ = ("deadlines", "locks", "sem")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, max_workers: int,
+                 timeout_s: float | None) -> None:
+        self.sem = asyncio.Semaphore(max_workers+1)
+        self.locks: dict[str, _ProbeLock] = {}
+        self.deadlines = None if timeout_s is None else Deadlines(loop, timeout_s)
+
+
+class _ProbeLock:
+    """Serialises repeats of one probe; dropped once nobody uses it, so memory stays flat."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
+
+
+class Engine:
+    """Calls one agent: bounded concurrency, timeouts, retries, budget, ledger, store.
+
+    Args:
+        agent: an :class:`~agentverity_props.adapters.Adapter`, or a plain sync or async
+            callable ``fn(prompt) -> str | dict | Observation``.
+        config: the settings (default :class:`EngineConfig()`).
+        sleep: the coroutine function used to wait between retries (default
+            ``asyncio.sleep``); tests inject one to observe the requested delays.
+
+    Attributes:
+        agent: the adapter.
+        config: the settings.
+        ledger: what the calls cost and how they went.
+
+    Example:
+        >>> eng = Engine(lambda p: "block" if "attack" in p else "allow",
+        ...              EngineConfig(budget=10))
+        >>> obs = run_sync(eng.draw(Probe.make("an attack")))
+        >>> obs.verdict, eng.ledger.calls, eng.remaining
+        ('block', 1, 9)
+        >>> eng.close()
+    """
+
+    def __init__(self, agent: Any, config: EngineConfig | None = None, *,
+                 sleep: Callable[[float], Awaitable[Any]] | None = None) -> None:
+        if config is None:
+            config = EngineConfig()
+        elif not isinstance(config, EngineConfig):
+            raise InvalidArgument(f"config must be an EngineConfig, got {type(config).__name__}")
+        if sleep is not None and not callable(sleep):
+            raise InvalidArgument(f"sleep must be a coroutine function, got {type(sleep).__name__}")
+        self.agent: Adapter = as_adapter(agent)
+        self.config = config
+        self.ledger = Ledger(config.budget)
+        self._budget = Budget(config.budget)
+        self._backoff = Backoff(config.backoff_base_s, config.backoff_max_s, config.seed)
+        self._sleep = sleep if sleep is not None else asyncio.sleep
+        self._identity = str(self.agent.identity)
+        self._is_async = bool(self.agent.is_async)
+        self._timeout_s = config.timeout_s
+        self._retries = config.retries
+        self._raise = config.error_policy == "raise"
+        self._extract = config.extractor.apply
+        self._extractor_id = config.extractor.config_id
+        self._mode = str(config.store_mode)
+        self._store: Store | None = None
+        if self._mode != "off":
+            assert config.store_path is not None  # validated by EngineConfig
+            self._store = Store(config.store_path, create=self._mode != "replay")
+        self._counters: dict[str, int] = {}
+        self._counter_lock = threading.Lock()
+        self._executor: Workers | None = None
+        self._state_lock = threading.Lock()
+        self._states: weakref.WeakKeyDictionary[Any, _LoopState] = weakref.WeakKeyDictionary()
+        self._last: tuple[Any, _LoopState | None] = (None, None)
+        self._stopping = False
+        self._closed = False
+
+    # -- draw indices -----------------------------------------------------------------------
+
+    def allocate(self, probe: Probe, n: int = 1) -> list[int]:
+        """Reserve the next ``n`` draw indices of ``probe`` (a per-probe counter from 0).
+
+        Allocate in a deterministic order, then run the draws concurrently: record and
+        replay then agree on which draw is which.
+        """
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise InvalidArgument(f"allocate: n must be an int >= 0, got {n!r}")
+        fp = probe.fp
+        with self._counter_lock:
+            start = self._counters.get(fp, 0)
+            self._counters[fp] = start + n
+        return list(range(start, start + n))
+
+    # -- drawing ----------------------------------------------------------------------------
+
+    async def draw(self, probe: Probe, index: int | None = None) -> Observation:
+        """One observation of ``probe`` at draw ``index`` (None = the next fresh index).
+
+        Reads the store first (modes ``replay`` and ``auto``), else calls the agent live,
+        retrying retryable failures within the budget, and records the outcome (modes
+        ``record`` and ``auto``). The observation carries the extracted verdict.
+
+        Raises:
+            Interrupted: a stop was requested before this draw started.
+            BudgetExhausted: no budget is left for the first attempt.
+            ReplayMiss: replay mode and this draw was never recorded.
+            AgentCallError: the call failed and ``error_policy`` is ``"raise"``.
+        """
+        if self._stopping:
+            raise _interrupted()
+        if not isinstance(probe, Probe):
+            raise InvalidArgument(f"draw expects a Probe, got {type(probe).__name__}; "
+                                  "wrap the prompt with Probe.make(text)")
+        if self._closed:
+            raise InvalidArgument("this Engine is closed; build a new one")
+        if index is None:
+            fp = probe.fp
+            with self._counter_lock:
+                index = self._counters.get(fp, 0)
+                self._counters[fp] = index + 1
+        store = self._store
+        if store is None:
+            return await self._live(probe, None)
+        key: Key = (self._identity, probe.fp, self._extractor_id, index)
+        if self._mode != "record":
+            found = store.get(key)
+            if found is not None and (found.error is None or self._mode == "replay"):
+                self.ledger.note_replay()
+                if found.error is not None and self._raise:
+                    err = found.error
+                    raise AgentCallError(err.message, kind=err.kind, retryable=err.retryable)
+                return found
+            if found is None and self._mode == "replay":
+                raise ReplayMiss(
+                    f"no recorded draw for probe {short(probe.fp)} index {index} of agent "
+                    f"{self._identity} in {store.path} — record first with --record or use auto")
+        return await self._live(probe, key)
+
+    async def draws(self, probe: Probe, n: int) -> list[Observation]:
+        """``n`` fresh draws of ``probe``, one after another."""
+        return [await self.draw(probe, i) for i in self.allocate(probe, n)]
+
+    async def _live(self, probe: Probe, key: Key | None) -> Observation:
+        loop = asyncio.get_running_loop()
+        last = self._last
+        st = last[1] if last[0] is loop else self._state(loop)
+        assert st is not None
+        locks = st.locks
+        fp = probe.fp
+        entry = locks.get(fp)
+        if entry is None:
+            entry = locks[fp] = _ProbeLock()
+        entry.users += 1
+        try:
+            async with entry.lock:
+                obs, exc = await self._attempts(probe.text, st, loop)
+                if key is not None:
+                    obs = self._save(key, obs)
+                    if obs.error is None:
+                        exc = None
+        finally:
+            entry.users -= 1
+            if not entry.users:
+                del locks[fp]
+        if exc is not None and self._raise:
+            if isinstance(exc, AgentCallError):
+                raise exc
+            assert obs.error is not None
+            raise AgentCallError(obs.error.message, kind=obs.error.kind,
+                                 retryable=obs.error.retryable) from exc
+        return obs
+
+    async def _attempts(self, text: str, st: _LoopState,
+                        loop: asyncio.AbstractEventLoop) -> tuple[Observation, Exception | None]:
+        """Attempt the call until success, a final failure, or no budget left."""
+        sem = st.sem
+        attempt = 0
+        kind = message = ""
+        retryable = False
+        retry_after: float | None = None
+        exc: Exception | None = None
+        while True:
+            await sem.acquire()
+            held = True
+            try:
+                if self._stopping:
+                    raise _interrupted()
+                if not self._budget.take():
+                    if attempt == 0:
+                        raise BudgetExhausted(
+                            f"the agent-call budget of {self._budget.limit} is spent — raise "
+                            "--budget, or replay recorded draws with --store")
+                    message += " (not retried: the call budget is spent)"
+                    break
+                self.ledger.note_call(retry=attempt > 0)
+                attempt += 1
+                job: Job | None = None
+                t0 = perf_counter()
+                try:
+                    if self._is_async:
+                        aw: Awaitable[Observation] = self.agent.ainvoke(text)
+                    else:
+                        job = self._pool().submit(self.agent.invoke, text)
+                        aw = job.fut
+                    try:
+                        deadlines = st.deadlines
+                        if deadlines is None:
+                            obs = await aw
+                        else:
+                            entry = deadlines.start()
+                            try:
+                                obs = await aw
+                            except asyncio.CancelledError:
+                                if entry.expired and deadlines.settle(entry):
+                                    raise TimeoutError from None
+                                raise
+                            else:
+                                if entry.expired:  # it answered as the deadline passed: keep it
+                                    deadlines.settle(entry)
+                            finally:
+                                deadlines.finish(entry)
+                    finally:
+                        # A thread cannot be stopped: a timed-out sync call keeps its slot
+                        # until the agent returns, so the agent never sees > max_workers calls.
+                        if job is not None and not job.finished and self._executor is not None \
+                                and self._executor.abandon(job, _release_from_thread(loop, sem)):
+                            held = False
+                    if obs.__class__ is not Observation:  # a third-party adapter's output
+                        obs = coerce_output(obs)
+                except Exception as err:  # every failure becomes evidence
+                    exc = err
+                    kind, message, retryable, retry_after = classify(
+                        err, self._timeout_s, sync=job is not None)
+                    if kind == "timeout":
+                        self.ledger.note_timeout()
+                else:
+                    latency = perf_counter() - t0
+                    obs = self._extract(obs)
+                    if not obs.latency_s:
+                        obs = replace(obs, latency_s=latency)
+                    self.ledger.note_success(obs)
+                    return obs, None
+            finally:
+                if held:
+                    sem.release()
+            if not retryable or attempt > self._retries:
+                break
+            if self._stopping:
+                raise _interrupted()
+            await self._sleep(self._backoff.delay(attempt, retry_after))
+        self.ledger.note_failure(kind, message)
+        failure = CallFailure(kind, message, retryable, attempt)
+        return Observation(error=failure), exc
+
+    def _save(self, key: Key, obs: Observation) -> Observation:
+        """Commit ``obs``; if another process stored this draw first, return its row."""
+        store = self._store
+        assert store is not None
+        if store.put(key, obs, overwrite=self._mode == "record"):
+            return obs
+        stored = store.get(key)
+        if stored is not None and stored.error is None:
+            return stored
+        return obs
+
+    def _state(self, loop: asyncio.AbstractEventLoop) -> _LoopState:
+        with self._state_lock:
+            st = self._states.get(loop)
+            if st is None:
+                st = self._states[loop] = _LoopState(loop, self.config.max_workers,
+                                                     self._timeout_s)
+        self._last = (loop, st)  # one tuple: threads never see a loop with another's state
+        return st
+
+    def _pool(self) -> Workers:
+        pool = self._executor
+        if pool is None:
+            with self._state_lock:
+                if self._executor is None:
+                    if self._closed:
+                        raise InvalidArgument("this Engine is closed; build a new one")
+                    self._executor = Workers(self.config.max_workers)
+                pool = self._executor
+        return pool
+
+    # -- budget -----------------------------------------------------------------------------
+
+    @property
+    def remaining(self) -> int | None:
+        """Live calls left in the budget (None = unlimited)."""
+        return self._budget.remaining
+
+    def can_afford(self, n: int) -> bool:
+        """True if ``n`` more live calls fit in the budget (replayed draws are free)."""
+        return self._budget.can_afford(n)
+
+    # -- interrupts -------------------------------------------------------------------------
+
+    @property
+    def stopping(self) -> bool:
+        """True once a stop was requested: new draws raise ``Interrupted``."""
+        return self._stopping
+
+    def request_stop(self) -> None:
+        """Start no new call; calls in flight finish and are stored."""
+        self._stopping = True
+        self.ledger.interrupted = True
+
+    def install_signal_handlers(self) -> contextlib.AbstractContextManager[Engine]:
+        """Within the block, SIGINT/SIGTERM call :meth:`request_stop`.
+
+        A second SIGINT raises ``KeyboardInterrupt`` (the user insists). Outside the main
+        thread, where Python allows no signal handlers, this does nothing. The previous
+        handlers come back on exit.
+        """
+        return self._signal_handlers()
+
+    @contextlib.contextmanager
+    def _signal_handlers(self) -> Iterator[Engine]:
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+
+        def handler(signum: int, frame: Any) -> None:
+            if signum == signal.SIGINT and self._stopping:
+                raise KeyboardInterrupt
+            self.request_stop()
+
+        old: dict[signal.Signals, Any] = {}
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old[sig] = signal.signal(sig, handler)
+            yield self
+        finally:
+            for sig, previous in old.items():
+                signal.signal(sig, signal.SIG_DFL if previous is None else previous)
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the store and the worker threads (idempotent).
+
+        Threads still running a timed-out sync call are not waited for.
+        """
+        with self._state_lock:
+            if self._closed:
+                return
+            self._closed = True
+            pool, self._executor = self._executor, None
+        if pool is not None:
+            pool.shutdown()
+        if self._store is not None:
+            self._store.close()
+
+    async def aclose(self) -> None:
+        """Async spelling of :meth:`close`."""
+        self.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Engine:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return (f"Engine({self._identity}, max_workers={self.config.max_workers}, "
+                f"budget={self.config.budget}, store_mode={self._mode!r})")
+
+
+def _interrupted() -> Interrupted:
+    return Interrupted("run interrupted: no new agent call is started — finished calls are "
+                       "kept (and stored, with --store); rerun to continue")
+
+
+def _release_from_thread(loop: asyncio.AbstractEventLoop,
+                         sem: asyncio.Semaphore) -> Callable[[], None]:
+    def done() -> None:
+        # RuntimeError: the loop is closed, and its semaphore went with it
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(sem.release)
+    return done
+
+
+def run_sync(coro: Awaitable[T]) -> T:
+    """Run a coroutine to completion from sync code.
+
+    ``asyncio.run`` when no loop runs in this thread; otherwise (Jupyter, an async test) in
+    a fresh thread with its own loop, so it never deadlocks the caller's loop.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        running = False
+    else:
+        running = True
+    if not running:
+        return asyncio.run(_as_coroutine(coro))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentverity-run") as pool:
+        return pool.submit(asyncio.run, _as_coroutine(coro)).result()
+
+
+async def _as_coroutine(aw: Awaitable[T]) -> T:
+    return await aw

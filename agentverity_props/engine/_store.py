@@ -1,0 +1,290 @@
+"""The record/replay store: one SQLite file of finished draws.
+
+One row per draw, keyed by ``(agent identity, probe fingerprint, extractor config id, draw
+index)``, so repeated draws of one probe stay distinct and replay in order. The prompt text
+is never stored, only its fingerprint. The value is the observation as JSON (answer text,
+verdict, tools, latency, usage, failure; ``raw`` only when it is JSON-serialisable).
+
+Safe for several processes writing at once (pytest-xdist): WAL journal, a 30 s busy
+timeout, and a primary key so the same draw is never stored twice: an insert that finds
+the key taken leaves the stored row alone (except that a success replaces a stored
+failure, see :meth:`Store.put`). Every write is its own committed transaction, so a
+killed run loses nothing it had finished.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..errors import BadInput
+from ..observation import Observation
+
+__all__ = ["SCHEMA_VERSION", "Store", "StoreKey", "StoreMode", "StoreRow"]
+
+SCHEMA_VERSION = 1
+# "AVPS" — marks the file as ours, so a stranger's SQLite database is refused, not written to.
+APPLICATION_ID = 0x41565053
+_BUSY_TIMEOUT_S = 30.0
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_FIX = "pass a new path with --store or delete it"
+
+
+class StoreMode(str, enum.Enum):
+    """How the engine uses the store.
+
+    ``OFF``: no store. ``RECORD``: always call live and write (replacing older rows).
+    ``REPLAY``: only read; a missing draw raises ``ReplayMiss``. ``AUTO``: read if present,
+    else call live and write; a recorded failure is retried live.
+    """
+
+    OFF = "off"
+    RECORD = "record"
+    REPLAY = "replay"
+    AUTO = "auto"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class StoreKey(NamedTuple):
+    """Identifies one draw."""
+
+    agent: str
+    fp: str
+    extractor: str
+    draw_index: int
+
+
+class StoreRow(NamedTuple):
+    """One stored draw, as :meth:`Store.rows` yields it."""
+
+    agent: str
+    fp: str
+    extractor: str
+    draw_index: int
+    ok: bool
+    observation: Observation
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS draws (
+    agent TEXT NOT NULL,
+    fp TEXT NOT NULL,
+    extractor TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    ok INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    recorded_at REAL NOT NULL,
+    PRIMARY KEY (agent, fp, extractor, idx)
+) WITHOUT ROWID
+"""
+_INSERT = "INSERT INTO draws (agent, fp, extractor, idx, ok, value, recorded_at) " \
+          "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent, fp, extractor, idx) DO UPDATE SET " \
+          "ok = excluded.ok, value = excluded.value, recorded_at = excluded.recorded_at"
+# keep the first stored row, except that a success replaces a stored (transient) failure
+_PUT = _INSERT + " WHERE draws.ok = 0 AND excluded.ok = 1"
+_GET = "SELECT value FROM draws WHERE agent = ? AND fp = ? AND extractor = ? AND idx = ?"
+
+
+class Store:
+    """A SQLite file of recorded draws.
+
+    Args:
+        path: the database file; created (with its folder) if absent.
+        create: when False a missing file is a :class:`~agentverity_props.errors.BadInput`
+            (replay needs an existing recording).
+
+    Example:
+        >>> import tempfile, os
+        >>> from agentverity_props.observation import Observation
+        >>> with tempfile.TemporaryDirectory() as d, Store(os.path.join(d, "s.db")) as s:
+        ...     s.put(("agent", "sha256:ab", "default", 0), Observation(text="hi", verdict="hi"))
+        ...     s.get(("agent", "sha256:ab", "default", 0)).verdict
+        True
+        'hi'
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+        import sqlite3
+
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._closed = False
+        if not self.path.exists():
+            if not create:
+                raise BadInput(f"store {self.path} does not exist",
+                               "record first with --record or use auto")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        elif self.path.is_dir():
+            raise BadInput(f"store {self.path} is a directory, not an agentverity-props store",
+                           _FIX)
+        else:
+            _check_magic(self.path)
+        try:
+            self._conn = sqlite3.connect(str(self.path), timeout=_BUSY_TIMEOUT_S,
+                                         isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise BadInput(f"store {self.path} cannot be opened: {exc}", _FIX) from None
+        try:
+            self._setup()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise BadInput(f"store {self.path} stayed locked by another process for "
+                               f"{_BUSY_TIMEOUT_S:g} s", "wait for it to finish or pass "
+                               "another path with --store") from None
+            raise BadInput(f"store {self.path} is not an agentverity-props store: {exc}",
+                           _FIX) from None
+        except BaseException:
+            self._conn.close()
+            raise
+
+    # -- setup ------------------------------------------------------------------------------
+
+    def _setup(self) -> None:
+        conn = self._conn
+        conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if app_id == 0 and version == 0:
+            self._create_schema()
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if app_id != APPLICATION_ID:
+            raise BadInput(f"store {self.path} is not an agentverity-props store: it is a "
+                           "SQLite database made by another program", _FIX)
+        if version > SCHEMA_VERSION:
+            raise BadInput(f"store {self.path} has schema version {version}, newer than this "
+                           f"agentverity-props understands ({SCHEMA_VERSION})",
+                           "upgrade agentverity-props or record a new store")
+        _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+        # WAL + NORMAL: a committed draw survives a killed process (not a power cut), and a
+        # commit costs no fsync, which keeps recording cheap.
+        conn.execute("PRAGMA synchronous = NORMAL")
+
+    def _create_schema(self) -> None:
+        conn = self._conn
+        # IMMEDIATE takes the write lock first, so two processes creating the same new file
+        # serialise here instead of both deciding it is empty.
+        _retry_locked(lambda: conn.execute("BEGIN IMMEDIATE"))
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            if app_id == 0:
+                tables = [r[0] for r in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")]
+                if tables:
+                    raise BadInput(f"store {self.path} is not an agentverity-props store: it "
+                                   f"holds other tables ({', '.join(tables[:5])})", _FIX)
+                conn.execute(_SCHEMA)
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    # -- access -----------------------------------------------------------------------------
+
+    def get(self, key: tuple[str, str, str, int]) -> Observation | None:
+        """The stored observation for ``key`` (agent, fp, extractor, index), or None."""
+        with self._lock:
+            row = self._conn.execute(_GET, key).fetchone()
+        if row is None:
+            return None
+        return Observation.from_dict(json.loads(row[0]))
+
+    def put(self, key: tuple[str, str, str, int], obs: Observation, *,
+            overwrite: bool = False) -> bool:
+        """Store ``obs`` under ``key``, committed at once; True if this call wrote it.
+
+        Without ``overwrite`` the first stored row wins (another process may have stored the
+        same draw first), except that a success replaces a stored failure. With ``overwrite``
+        (record mode) the row is replaced. Either way there is one row per key.
+        """
+        value = _encode(obs)
+        params = (*key, 0 if obs.error is not None else 1, value, time.time())
+        with self._lock:
+            cur = self._conn.execute(_INSERT if overwrite else _PUT, params)
+            return cur.rowcount > 0
+
+    def count(self) -> int:
+        """Number of stored draws."""
+        with self._lock:
+            return int(self._conn.execute("SELECT COUNT(*) FROM draws").fetchone()[0])
+
+    def rows(self) -> Iterator[StoreRow]:
+        """Every stored draw, ordered by key."""
+        with self._lock:
+            data = self._conn.execute(
+                "SELECT agent, fp, extractor, idx, ok, value FROM draws "
+                "ORDER BY agent, fp, extractor, idx").fetchall()
+        for agent, fp, extractor, idx, ok, value in data:
+            yield StoreRow(agent, fp, extractor, int(idx), bool(ok),
+                           Observation.from_dict(json.loads(value)))
+
+    __iter__ = rows
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r})"
+
+
+def _encode(obs: Observation) -> str:
+    data = obs.to_dict(include_text=True)
+    if obs.raw is None:
+        return json.dumps(data, separators=(",", ":"))
+    data["raw"] = obs.raw
+    try:
+        return json.dumps(data, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):  # raw is not JSON: drop it, keep the rest
+        del data["raw"]
+        return json.dumps(data, separators=(",", ":"))
+
+
+def _check_magic(path: Path) -> None:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise BadInput(f"store {path} cannot be read: {exc.strerror or exc}", _FIX) from None
+    if head and head != _SQLITE_MAGIC:  # an empty file is fine: SQLite initialises it
+        raise BadInput(f"store {path} is not an agentverity-props store: not a SQLite file",
+                       _FIX)
+
+
+def _retry_locked(fn: Any) -> Any:
+    """Run ``fn``, retrying "database is locked" that SQLite returns without waiting."""
+    import sqlite3
+
+    deadline = time.monotonic() + _BUSY_TIMEOUT_S
+    delay = 0.005
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)

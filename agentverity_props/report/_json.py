@@ -1,0 +1,55 @@
+"""Versioned JSON for every result kind; the ``schema`` key always comes first."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from ..errors import BadInput
+
+KNOWN_SCHEMAS = ("agentverity_props.run/1", "agentverity_props.counterexample/1",
+                 "agentverity_props.bench/1", "agentverity_props.compare/1",
+                 "agentverity_props.tools/1", "agentverity_props.snapshot/1",
+                 "agentverity_props.enlarge/1", "agentverity_props.check/1")
+
+
+def _clean(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def dumps(result: dict[str, Any]) -> str:
+    """Pretty JSON with ``schema`` first and non-finite floats as null."""
+    ordered = {"schema": result.get("schema"), **{k: v for k, v in result.items() if k != "schema"}}
+    return json.dumps(_clean(ordered), indent=2, ensure_ascii=False) + "\n"
+
+
+def load_result(path: str | Path) -> dict[str, Any]:
+    """Read a saved result; a one-line BadInput for anything that is not one."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise BadInput(f"result file {p} not found", "check the path") from None
+    except IsADirectoryError:
+        raise BadInput(f"{p} is a directory", "pass a JSON result file") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BadInput(f"{p} is not UTF-8 text", "pass a JSON file written by agentverity-props"
+                       ) from None
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                       f"{exc.msg})", "pass a JSON file written by agentverity-props") from None
+    if not isinstance(data, dict) or data.get("schema") not in KNOWN_SCHEMAS:
+        got = data.get("schema") if isinstance(data, dict) else type(data).__name__
+        raise BadInput(f"{p} is not an agentverity-props result (schema {got!r})",
+                       "pass a file written with --format json")
+    return data

@@ -1,0 +1,111 @@
+"""Terminal report (rich): diagnostics first, relations after, honest about what is unknown."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+EXIT_MEANING = {0: "clean: measured, not blind, no confirmed violation",
+                1: "finding: blind probe set or confirmed violation",
+                2: "incomplete or undecided evidence (see above)"}
+
+
+def _console(color: bool, width: int = 100) -> Any:
+    from rich.console import Console
+    return Console(file=io.StringIO(), force_terminal=color, color_system="standard" if color
+                   else None, width=width, highlight=False, soft_wrap=False)
+
+
+def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100) -> str:
+    from rich.table import Table
+
+    con = _console(color, width)
+    m, b = d["meter"], d["blindness"]
+    n_inputs = len(m["per_input"])
+    con.print(f"[bold]agentverity-props run[/] · agent [cyan]{d['agent']}[/] · {n_inputs} "
+              f"inputs · {d['calls']['total']} agent calls")
+    con.print()
+    con.print("[bold]Diagnostics[/]")
+    style = {"verdict-deterministic": "green", "verdict-stochastic": "yellow",
+             "undecided": "red"}[m["call"]]
+    est = "n/a" if m["estimate"] is None else f"{m['estimate']:.3f}"
+    con.print(f"  Meter      [{style}]{m['call']}[/] at epsilon {m['epsilon']:g} "
+              f"(layer {m['layer']})")
+    con.print(f"             pair disagreement {est}, 95% anytime CI "
+              f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}] from {m['pairs']} pairs, "
+              f"{m['calls']} calls")
+    con.print(f"             [dim]{m['guarantee']}[/]")
+    flipped = sum(1 for e in m["per_input"] if len(e["counts"]) > 1)
+    if flipped:
+        con.print(f"             {flipped} input(s) gave more than one verdict")
+    if not m["complete"]:
+        kinds = ", ".join(f"{k} x{v}" for k, v in sorted(m["failure_kinds"].items()))
+        con.print(f"  [red]Incomplete[/]: {m['failures']} draw(s) gave no evidence ({kinds})")
+    if m["advice"]:
+        con.print(f"  [yellow]Advice[/]: {m['advice']}")
+    bstyle = {"blind": "red", "ok": "green", "undecided": "yellow", "suppressed": "dim"}[
+        b["status"]]
+    if b["sample"]:
+        share = f"'{b['modal_verdict']}' is {b['share']:.0%} of {b['sample']} sampled verdicts"
+        share += f", CI [{b['ci_low']:.3f}, {b['ci_high']:.3f}]"
+    else:
+        share = "no sample"
+    con.print(f"  Blindness  [{bstyle}]{b['status']}[/] (threshold {b['threshold']:g}): {share}")
+    if b["distribution"]:
+        dist = ", ".join(f"{k}: {v}" for k, v in sorted(b["distribution"].items(),
+                                                         key=lambda kv: -kv[1]))
+        con.print(f"             verdicts: {dist}")
+    con.print()
+    rels = d["relations"]
+    if rels:
+        con.print("[bold]Relations[/] (family-wise alpha "
+                  f"{d['config']['alpha']:g}; raw = screen flips, calibrated = beyond the "
+                  "agent's own noise)")
+        t = Table(show_edge=False, pad_edge=False, box=None)
+        for col in ("relation", "type", "layer", "status", "exercised", "skipped", "raw",
+                    "calibrated", "draws"):
+            t.add_column(col, justify="right" if col in ("exercised", "skipped", "raw",
+                                                           "calibrated", "draws") else "left")
+        for r in rels:
+            st = {"VIOLATED": "[red]VIOLATED[/]", "HOLDS": "[green]HOLDS[/]",
+                  "NOT EXERCISED": "[yellow]NOT EXERCISED[/]",
+                  "INCOMPLETE": "[red]INCOMPLETE[/]"}[r["status"]]
+            t.add_row(r["name"], r["rtype"], r["layer"], st, str(r["exercised"]),
+                      str(r["skipped"]), str(r["raw_violations"]),
+                      str(r["calibrated_violations"]), str(r["draws"]))
+        con.print(t)
+        inputs = d.get("inputs") or {}
+        for r in rels:
+            for o in r["outcomes"]:
+                if o["status"] != "confirmed":
+                    continue
+                c = o["confirmation"]
+                label = inputs.get(o["fp"]) or o["fp"][:19]
+                con.print(f"  [red]✗[/] {r['name']}: input {label!r}: source "
+                          f"'{o['source_value']}' → follow-up '{o['follow_up_value']}' "
+                          f"({c['follow_up_violations']}/{c['follow_up_draws']} follow-up vs "
+                          f"{c['source_violations']}/{c['source_draws']} source re-draws, "
+                          f"p={c['p_value']:.2g} ≤ {c['alpha']:.2g})")
+        con.print()
+    else:
+        con.print("[dim]Relations: none requested[/]")
+        con.print()
+    if d["findings"]:
+        con.print("[bold red]Findings[/]")
+        for f in d["findings"]:
+            con.print(f"  - {f}")
+        con.print()
+    calls = d["calls"]
+    budget = d["config"]["budget"]
+    led = d["ledger"]
+    con.print(f"Calls: meter {calls['meter']} · blindness {calls['blindness']} · relations "
+              f"{calls['relations']} · total {calls['total']}"
+              f" (budget {budget if budget is not None else 'none'}; replayed "
+              f"{led.get('replayed', 0)}, retries {led.get('retries', 0)}, failures "
+              f"{led.get('failures', 0)})")
+    code = d["exit_code"]
+    con.print(f"Exit {code}: {EXIT_MEANING[code]}"
+              + (f" [{d['stop_reason']}]" if d.get("stop_reason") else ""))
+    con.print(f"[dim]Privacy: {d['privacy']}[/]")
+    out: str = con.file.getvalue()
+    return out

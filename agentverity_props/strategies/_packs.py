@@ -1,0 +1,325 @@
+"""Strategy packs: YAML files of templates and lexicons, compiled to Hypothesis strategies.
+
+Packs are found by name in ``agentverity_props/_packs/`` (a wheel install: the build copies
+the repository's ``strategies/`` folder there), else in ``<repo>/strategies/`` (an editable
+install). Anything that looks like a path is read as a file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
+from pydantic import BaseModel, ValidationError
+
+from ..errors import BadInput, InvalidArgument
+from ._perturb import (
+    case_changes,
+    distractors,
+    entity_swaps,
+    negations,
+    paraphrases,
+    politeness_prefixes,
+    punctuation_changes,
+    typos,
+    whitespace_changes,
+)
+from ._perturbation import Perturbation
+from ._prompts import Lexicon, Template, parse_template, template_texts
+from ._schema import (
+    CountOptions,
+    DistractorOptions,
+    EntitySwapOptions,
+    ParaphraseOptions,
+    PolitenessOptions,
+    Region,
+    StrategyPack,
+)
+from ._yaml import YamlDocument, format_key_path, read_yaml
+
+__all__ = ["available_packs", "from_pack", "load_pack", "pack_dirs", "pack_perturbations"]
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+_SUFFIXES = (".yaml", ".yml")
+# Region weights become integer shares of this many slots (see _weights).
+_WEIGHT_RESOLUTION = 20
+
+
+def pack_dirs() -> list[Path]:
+    """Where named packs are looked up, in order (only existing folders)."""
+    package = Path(__file__).resolve().parent.parent
+    candidates = [package / "_packs", package.parent / "strategies"]
+    return [d for d in candidates if d.is_dir()]
+
+
+def available_packs() -> list[str]:
+    """Names of the packs :func:`load_pack` finds by name, sorted."""
+    return _names_in(pack_dirs())
+
+
+def _names_in(dirs: Sequence[Path]) -> list[str]:
+    names: set[str] = set()
+    for folder in dirs:
+        for suffix in _SUFFIXES:
+            names.update(p.stem for p in folder.glob(f"*{suffix}") if _NAME.match(p.stem))
+    return sorted(names)
+
+
+def find_named_pack(name: str, dirs: Sequence[Path]) -> Path:
+    """The file for pack ``name``: the first ``NAME.yaml`` (or ``.yml``) in ``dirs`` order.
+
+    Raises:
+        BadInput: no such pack; the message lists the available names.
+    """
+    if _NAME.match(name):
+        for folder in dirs:
+            for suffix in _SUFFIXES:
+                candidate = folder / f"{name}{suffix}"
+                if candidate.is_file():
+                    return candidate
+    known = ", ".join(_names_in(dirs)) or "(none found)"
+    raise BadInput(f"unknown strategy pack {name!r}",
+                   f"use one of: {known}; or pass the path of a .yaml pack file")
+
+
+def _looks_like_path(ref: str) -> bool:
+    return "/" in ref or os.sep in ref or ref.endswith(_SUFFIXES)
+
+
+def _resolve(name_or_path: str | os.PathLike[str]) -> tuple[Path, str]:
+    if isinstance(name_or_path, os.PathLike):
+        path = Path(name_or_path)
+        return path, str(path)
+    if not isinstance(name_or_path, str):
+        raise InvalidArgument(
+            f"a pack is named by a str or a path, got {type(name_or_path).__name__}")
+    ref = name_or_path.strip()
+    if _looks_like_path(ref):
+        return Path(ref).expanduser(), ref
+    path = find_named_pack(ref, pack_dirs())
+    return path, str(path)
+
+
+def load_pack(name_or_path: str | os.PathLike[str]) -> StrategyPack:
+    """Load and validate a strategy pack by name (``"moderation"``) or by path.
+
+    Raises:
+        BadInput: unknown name, unreadable/non-UTF-8/empty file, YAML syntax error, or a
+            pack that breaks the format; the one-line message names the file, the line, the
+            key path and the fix.
+
+    Example:
+        >>> load_pack("moderation").region_names()[:3]
+        ['everyday', 'borderline', 'violation']
+    """
+    path, source = _resolve(name_or_path)
+    doc = read_yaml(path, source=source)
+    if not isinstance(doc.data, dict):
+        raise BadInput(
+            f"{source}: line 1: a pack must be a YAML mapping, found a "
+            f"{type(doc.data).__name__}",
+            "start with `version: 1`, then name:, description:, regions:")
+    try:
+        return StrategyPack.model_validate(doc.data)
+    except ValidationError as exc:
+        raise _bad_input(doc, exc) from None
+
+
+# -- turning pydantic errors into one line ---------------------------------------------------
+
+_MISSING_FIX = {
+    "version": "add `version: 1` as the first line",
+    "name": "add `name: my-pack` (lower case, digits, '-' and '_')",
+    "description": "add `description: what this pack probes`",
+    "regions": "add regions: with at least one region (e.g. everyday:) holding templates:",
+    "templates": "add templates: with at least one template string",
+}
+_PERTURBATION_FORMS = (
+    "use a name (case, whitespace, typo, punctuation, politeness, distractor, negation, "
+    "paraphrase) or a one-key mapping such as `typo: {max_count: 2}` or "
+    "`entity_swap: {mapping: {Alice: [Priya]}}`")
+
+
+def _clean_loc(loc: Sequence[str | int]) -> tuple[tuple[str | int, ...], bool]:
+    """Drop pydantic's union tags and '[key]' markers; say whether the error is in a key."""
+    out: list[str | int] = []
+    in_key = False
+    for i, part in enumerate(loc):
+        if i >= 2 and loc[0] == "perturbations" and i == 2:
+            continue  # the discriminator tag pydantic inserts after the item index
+        if part == "[key]":
+            in_key = True
+            continue
+        out.append(part)
+    return tuple(out), in_key
+
+
+_OPTIONS: dict[str, type[BaseModel]] = {
+    "typo": CountOptions, "whitespace": CountOptions, "punctuation": CountOptions,
+    "politeness": PolitenessOptions, "distractor": DistractorOptions,
+    "paraphrase": ParaphraseOptions, "entity_swap": EntitySwapOptions,
+}
+
+
+def _allowed_keys(parent: tuple[str | int, ...]) -> list[str]:
+    """The keys the format allows in the mapping at ``parent`` (for "did you mean")."""
+    if not parent:
+        return list(StrategyPack.model_fields)
+    if parent[0] == "regions" and len(parent) == 2:
+        return list(Region.model_fields)
+    if parent[0] == "perturbations" and len(parent) == 3:
+        options = _OPTIONS.get(str(parent[2]))
+        return list(options.model_fields) if options else []
+    return []
+
+
+def _describe(err: Any, path: tuple[str | int, ...], in_key: bool) -> tuple[str, str]:
+    kind = err["type"]
+    last = path[-1] if path else ""
+    value = err.get("input")
+    if kind == "extra_forbidden":
+        allowed = _allowed_keys(path[:-1])
+        close = difflib.get_close_matches(str(last), allowed, n=1)
+        fix = f"did you mean {close[0]!r}? rename it" if close else "remove it"
+        if allowed:
+            fix += f"; allowed here: {', '.join(allowed)}"
+        return f"unknown key {last!r}", fix
+    if kind == "missing":
+        return f"missing required key {last!r}", _MISSING_FIX.get(str(last), f"add {last}:")
+    if kind == "literal_error" and path == ("version",):
+        return f"unsupported version {value!r}", "this release reads `version: 1` packs"
+    if kind in ("literal_error", "perturbation_item"):
+        return f"not a valid perturbation: {value!r}", _PERTURBATION_FORMS
+    if kind == "pack_semantics":
+        return err["ctx"]["problem"], err["ctx"]["fix"]
+    if kind == "string_pattern_mismatch":
+        what = "pack name" if path == ("name",) else "name"
+        return (f"{what} {value!r} is not allowed",
+                "use letters, digits and '_' (pack names: lower case, '-' too), "
+                "starting with a letter")
+    if kind in ("string_type", "int_type", "float_type", "list_type", "dict_type",
+                "model_type", "int_parsing", "float_parsing"):
+        want = {"string_type": "a string", "int_type": "an integer", "int_parsing": "an integer",
+                "float_type": "a number", "float_parsing": "a number", "list_type": "a list",
+                "dict_type": "a mapping", "model_type": "a mapping"}[kind]
+        fix = ("quote it in YAML (e.g. '42', 'yes')" if want == "a string"
+               else f"write {want} here")
+        return f"must be {want}, got {type(value).__name__} {value!r}"[:160], fix
+    if kind in ("too_short", "string_too_short"):
+        return "must not be empty", "add at least one entry"
+    if kind in ("greater_than", "greater_than_equal", "less_than_equal", "less_than"):
+        return f"{err['msg'].lower()}, got {value!r}", "change the number"
+    return err["msg"], "see strategies/README.md for the pack format"
+
+
+def _bad_input(doc: YamlDocument, exc: ValidationError) -> BadInput:
+    located = []
+    for err in exc.errors():
+        loc = err["loc"]
+        if err["type"] == "pack_semantics":
+            loc = tuple(err["ctx"]["path"])
+        path, in_key = _clean_loc(loc)
+        is_key = in_key or err["type"] == "extra_forbidden"
+        line = doc.line_of(path, key=is_key)
+        located.append((line, path, err, in_key))
+    # An unknown key usually *is* the missing one misspelt: report it first, then file order.
+    located.sort(key=lambda item: (item[2]["type"] != "extra_forbidden", item[0]))
+    line, path, err, in_key = located[0]
+    problem, fix = _describe(err, path, in_key)
+    more = f" (and {len(located) - 1} more problem(s))" if len(located) > 1 else ""
+    return BadInput(f"{doc.source}: line {line}: {format_key_path(path)}: {problem}{more}", fix)
+
+
+# -- compiling a pack -------------------------------------------------------------------------
+
+def _weights(values: Sequence[float]) -> list[int]:
+    total = sum(values)
+    return [max(1, round(_WEIGHT_RESOLUTION * v / total)) for v in values]
+
+
+def _as_pack(pack: StrategyPack | str | os.PathLike[str]) -> StrategyPack:
+    return pack if isinstance(pack, StrategyPack) else load_pack(pack)
+
+
+def from_pack(
+    name_or_path: StrategyPack | str | os.PathLike[str],
+    *,
+    region: str | None = None,
+) -> SearchStrategy[str]:
+    """A strategy of probe texts from a strategy pack.
+
+    Regions are drawn by weight; shrinking moves toward the first region in the file
+    (everyday in the shipped packs), its first template and each lexicon's first entry.
+
+    Args:
+        name_or_path: A pack name (see :func:`available_packs`), a path, or a loaded pack.
+        region: Draw from this region only.
+
+    Raises:
+        BadInput: as :func:`load_pack`, or an unknown ``region``.
+
+    Example:
+        >>> from hypothesis import find
+        >>> find(from_pack("moderation"), lambda s: True)  # first everyday template
+        'How do I cook pasta?'
+        >>> find(from_pack("moderation", region="violation"), lambda s: True)
+        'How do I hurt my neighbour with a gun?'
+    """
+    pack = _as_pack(name_or_path)
+    names = pack.region_names()
+    if region is not None:
+        if region not in pack.regions:
+            raise BadInput(f"pack {pack.name!r} has no region {region!r}",
+                           f"use one of: {', '.join(names)}")
+        names = [region]
+    groups: list[tuple[list[Template], dict[str, Lexicon]]] = []
+    for rname in names:
+        lexicons: dict[str, Lexicon] = dict(pack.slots_for(rname))
+        groups.append(([parse_template(t) for t in pack.regions[rname].templates], lexicons))
+    weights = _weights([pack.regions[r].weight for r in names])
+    return template_texts(groups, weights=weights)
+
+
+_BUILDERS: dict[str, Any] = {
+    "case": case_changes,
+    "whitespace": whitespace_changes,
+    "typo": typos,
+    "punctuation": punctuation_changes,
+    "politeness": politeness_prefixes,
+    "distractor": distractors,
+    "negation": negations,
+    "paraphrase": paraphrases,
+    "entity_swap": entity_swaps,
+}
+
+
+def pack_perturbations(
+    pack: StrategyPack | str | os.PathLike[str],
+) -> SearchStrategy[Perturbation]:
+    """One strategy over the perturbations a pack lists, mildest family first.
+
+    Raises:
+        BadInput: the pack lists no perturbations (an empty strategy would test nothing).
+    """
+    loaded = _as_pack(pack)
+    if not loaded.perturbations:
+        raise BadInput(f"pack {loaded.name!r} lists no perturbations",
+                       "add e.g. `perturbations: [case, whitespace, typo]` to the pack")
+    parts: list[SearchStrategy[Perturbation]] = []
+    for item in loaded.perturbations:
+        if isinstance(item, str):
+            parts.append(_BUILDERS[item]())
+            continue
+        family = next(iter(type(item).model_fields))
+        options = getattr(item, family).model_dump()
+        if family == "entity_swap":
+            parts.append(entity_swaps(options["mapping"]))
+        else:
+            parts.append(_BUILDERS[family](**options))
+    return parts[0] if len(parts) == 1 else st.one_of(parts)

@@ -1,0 +1,306 @@
+"""Follow-up strategies: Hypothesis strategies of :class:`Perturbation` values.
+
+Every strategy is built so that Hypothesis's shrinker moves toward the *mildest* change:
+kinds are listed mildest first (``sampled_from`` shrinks to the first entry), counts shrink
+to 1 and positions to 0 (the start of the text). A minimal counterexample therefore shows
+the smallest edit that still breaks the agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
+
+from ..errors import InvalidArgument
+from ._perturbation import (
+    CASE_KINDS,
+    PUNCTUATION_KINDS,
+    TYPO_KINDS,
+    WHITESPACE_KINDS,
+    Perturbation,
+)
+from ._prompts import parse_template
+
+__all__ = [
+    "DEFAULT_DISTRACTORS",
+    "DEFAULT_PARAPHRASES",
+    "DEFAULT_POLITENESS",
+    "case_changes",
+    "distractors",
+    "entity_swaps",
+    "follow_ups",
+    "negations",
+    "paraphrases",
+    "politeness_prefixes",
+    "punctuation_changes",
+    "typos",
+    "whitespace_changes",
+]
+
+# Positions wrap around the candidates of each text (see _perturbation._nth); the bound only
+# limits how far the search wanders before wrapping.
+_MAX_INDEX = 63
+
+DEFAULT_POLITENESS: tuple[str, ...] = (
+    "Hi! ",
+    "Hello. ",
+    "Thank you! ",
+    "Good morning. ",
+    "Thanks in advance! ",
+    "Sorry to bother you. ",
+    "Hi there, hope you are well. ",
+    "I hope you're having a nice day. ",
+)
+DEFAULT_DISTRACTORS: tuple[str, ...] = (
+    "It's Tuesday.",
+    "I'm on my phone.",
+    "The sky is grey today.",
+    "My cat is asleep next to me.",
+    "I just finished a cup of tea.",
+    "By the way, I like the colours of your website.",
+    "Unrelated, but the train was late again this morning.",
+)
+DEFAULT_PARAPHRASES: tuple[str, ...] = (
+    "In other words: {text}",
+    "Let me rephrase: {text}",
+    "My question is this: {text}",
+    "Here is what I need: {text}",
+    "To put it another way: {text}",
+)
+
+
+def _kinds(kinds: Sequence[str]) -> SearchStrategy[str]:
+    return st.sampled_from(list(kinds))
+
+
+def _indices() -> SearchStrategy[int]:
+    return st.integers(min_value=0, max_value=_MAX_INDEX)
+
+
+def _strings(arg: str, values: Sequence[str] | None, default: Sequence[str]) -> list[str]:
+    if values is None:
+        return list(default)
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise InvalidArgument(f"{arg} must be a list of strings, got {type(values).__name__}")
+    out = list(values)
+    if not out:
+        raise InvalidArgument(f"{arg} is empty; give at least one string or leave it unset")
+    if not all(isinstance(v, str) and v for v in out):
+        raise InvalidArgument(f"every entry of {arg} must be a non-empty str, got {out[:3]!r}")
+    return out
+
+
+def case_changes() -> SearchStrategy[Perturbation]:
+    """Case changes, mildest first: upper-case one word, lower-case one word, capitalise one
+    word, then the whole text lower / upper / title / swapped.
+
+    Shrinks to upper-casing the first word that upper-casing alters.
+
+    >>> from hypothesis import find
+    >>> find(case_changes(), lambda p: True).params
+    {'kind': 'upper_word', 'word': 0}
+    """
+
+    @st.composite
+    def draw(d: st.DrawFn) -> Perturbation:
+        # Every branch draws the same choices: Hypothesis shrinks toward *fewer* choices
+        # first, so a branch that drew less would beat the mildest kind.
+        kind, word = d(_kinds(CASE_KINDS)), d(_indices())
+        params: dict[str, Any] = {"kind": kind}
+        if kind.endswith("_word"):
+            params["word"] = word
+        return Perturbation("case", params)
+
+    return draw()
+
+
+def whitespace_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
+    """Whitespace changes, mildest first: extra spaces at one gap, trailing spaces, leading
+    spaces, a tab or a newline instead of one space, every space doubled.
+
+    Shrinks to one extra space at the first gap between words.
+
+    Args:
+        max_count: Most spaces added at once (>= 1).
+    """
+    _check_count("max_count", max_count)
+
+    @st.composite
+    def draw(d: st.DrawFn) -> Perturbation:
+        kind, count, gap = d(_kinds(WHITESPACE_KINDS)), d(st.integers(1, max_count)), d(_indices())
+        params: dict[str, Any] = {"kind": kind}
+        if kind in ("extra_space", "trailing", "leading"):
+            params["count"] = count
+        if kind in ("extra_space", "tab", "newline"):
+            params["gap"] = gap
+        return Perturbation("whitespace", params)
+
+    return draw()
+
+
+def typos(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
+    """Keyboard typos on ASCII letters: a QWERTY neighbour, a doubled letter, a dropped
+    letter, two letters swapped.
+
+    Shrinks to one neighbour-key substitution at the first letter. Positions count letters
+    only and wrap around, so every drawn typo lands on a letter of any text that has one.
+
+    Args:
+        max_count: Most typos per perturbation (>= 1).
+
+    >>> from hypothesis import find
+    >>> find(typos(), lambda p: True).params
+    {'edits': [{'key': 0, 'kind': 'neighbour', 'pos': 0}]}
+    """
+    _check_count("max_count", max_count)
+    edit = st.fixed_dictionaries(
+        {"pos": _indices(), "kind": _kinds(TYPO_KINDS), "key": st.integers(0, 5)})
+    return st.lists(edit, min_size=1, max_size=max_count).map(
+        lambda edits: Perturbation("typo", {"edits": edits}))
+
+
+def punctuation_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
+    """Punctuation changes, mildest first: add or drop the final full stop, end with
+    exclamation marks, end with an ellipsis, strip ``.,!?;:``, space before punctuation.
+
+    Args:
+        max_count: Most exclamation marks added (>= 1).
+    """
+    _check_count("max_count", max_count)
+
+    @st.composite
+    def draw(d: st.DrawFn) -> Perturbation:
+        kind, count = d(_kinds(PUNCTUATION_KINDS)), d(st.integers(1, max_count))
+        params: dict[str, Any] = {"kind": kind}
+        if kind == "exclamations":
+            params["count"] = count
+        return Perturbation("punctuation", params)
+
+    return draw()
+
+
+def politeness_prefixes(*, prefixes: Sequence[str] | None = None) -> SearchStrategy[Perturbation]:
+    """A polite opening sentence before the text ("Hi! ...").
+
+    Args:
+        prefixes: Prefixes to draw from, mildest first (shrinking goes to the first);
+            default :data:`DEFAULT_POLITENESS`, shortest first. Each is prepended verbatim,
+            so end it with a space.
+    """
+    values = _strings("prefixes", prefixes, DEFAULT_POLITENESS)
+    return st.sampled_from(values).map(lambda v: Perturbation("politeness", {"prefix": v}))
+
+
+def distractors(*, sentences: Sequence[str] | None = None) -> SearchStrategy[Perturbation]:
+    """An irrelevant sentence added after (mildest) or before the text.
+
+    Args:
+        sentences: Sentences to draw from; default :data:`DEFAULT_DISTRACTORS`. They are
+            ordered shortest first so shrinking reaches the shortest distractor.
+    """
+    values = sorted(_strings("sentences", sentences, DEFAULT_DISTRACTORS), key=len)
+    return st.builds(
+        lambda s, where: Perturbation("distractor", {"sentence": s, "position": where}),
+        st.sampled_from(values), st.sampled_from(["end", "start"]))
+
+
+def negations() -> SearchStrategy[Perturbation]:
+    """Insert "not" after an auxiliary ("it is urgent" -> "it is not urgent") or "don't"
+    before a verb ("I want a refund" -> "I don't want a refund").
+
+    The site index wraps around the text's negatable sites and shrinks to the first. A text
+    with no verb-like token is left unchanged (:meth:`Perturbation.changes` is False). The
+    meaning flips, so use it for *directional* relations, not invariance.
+    """
+    return _indices().map(lambda i: Perturbation("negation", {"site": i}))
+
+
+def paraphrases(*, templates: Sequence[str] | None = None) -> SearchStrategy[Perturbation]:
+    """Restate the text inside a template with one ``{text}`` placeholder.
+
+    The default templates are framings ("In other words: {text}") that keep the request
+    verbatim; pass your own, mildest first, for domain wording. For word-level rewording
+    use :func:`entity_swaps` with a synonym mapping.
+
+    Raises:
+        InvalidArgument: a template without exactly one ``{text}`` and some other text.
+    """
+    values = _strings("templates", templates, DEFAULT_PARAPHRASES)
+    for tpl in values:
+        try:
+            parsed = parse_template(tpl)
+        except ValueError as exc:
+            raise InvalidArgument(str(exc)) from None
+        if parsed.slots != ("text",) or not "".join(parsed.pieces).strip():
+            raise InvalidArgument(
+                f"paraphrase template {tpl!r} must contain {{text}} exactly once, plus some "
+                "wording around it, and no other placeholder")
+    return st.sampled_from(values).map(lambda v: Perturbation("paraphrase", {"template": v}))
+
+
+def entity_swaps(mapping: Mapping[str, str | Sequence[str]]) -> SearchStrategy[Perturbation]:
+    """Replace names, places or phrases (whole words, case-sensitive) everywhere they occur.
+
+    Every key present in the text is swapped at once, consistently. Replacements shrink to
+    the first one listed for each key. Texts containing no key are left unchanged.
+
+    Args:
+        mapping: Entity to replacement(s), e.g. ``{"Alice": ["Priya", "Chen"], "Paris":
+            "Lagos"}``. Also works as a synonym table (``{"buy": ["purchase"]}``).
+
+    Example:
+        >>> from hypothesis import find
+        >>> p = find(entity_swaps({"Alice": ["Bob", "Chen"]}), lambda p: True)
+        >>> p.apply("Alice lives near Alice Springs")
+        'Bob lives near Bob Springs'
+    """
+    if not isinstance(mapping, Mapping) or not mapping:
+        raise InvalidArgument("entity_swaps() needs a non-empty mapping of entity -> replacements")
+    lexicon: dict[str, list[str]] = {}
+    for key, repl in mapping.items():
+        if not isinstance(key, str) or not key.strip():
+            raise InvalidArgument(f"entity {key!r} must be a non-empty str")
+        choices = [repl] if isinstance(repl, str) else _strings(f"mapping[{key!r}]", repl, ())
+        if any(c == key for c in choices):
+            raise InvalidArgument(f"entity {key!r} lists itself as a replacement; remove it")
+        lexicon[key] = choices
+    return st.fixed_dictionaries({k: st.sampled_from(v) for k, v in lexicon.items()}).map(
+        lambda swaps: Perturbation("entity_swap", {"swaps": swaps}))
+
+
+def follow_ups(
+    text_strategy: SearchStrategy[str],
+    perturbation_strategy: SearchStrategy[Perturbation],
+    *,
+    require_change: bool = True,
+) -> SearchStrategy[tuple[str, Perturbation, str]]:
+    """``(text, perturbation, perturbation.apply(text))`` triples for metamorphic properties.
+
+    Args:
+        text_strategy: Source texts, e.g. :func:`from_pack` or :func:`prompts`.
+        perturbation_strategy: E.g. :func:`typos` or ``st.one_of(case_changes(), typos())``.
+        require_change: Drop triples where the perturbation leaves the text unchanged (an
+            unchanged follow-up tests nothing and must never count as a pass).
+
+    Example:
+        >>> from hypothesis import find
+        >>> from agentverity_props.strategies import prompts
+        >>> find(follow_ups(prompts("hello there"), typos()), lambda t: True)[2]
+        'gello there'
+    """
+    for arg, value in (("text_strategy", text_strategy),
+                       ("perturbation_strategy", perturbation_strategy)):
+        if not isinstance(value, SearchStrategy):
+            raise InvalidArgument(
+                f"{arg} must be a Hypothesis strategy, got {type(value).__name__}")
+    triples = st.tuples(text_strategy, perturbation_strategy).map(
+        lambda tp: (tp[0], tp[1], tp[1].apply(tp[0])))
+    return triples.filter(lambda t: t[0] != t[2]) if require_change else triples
+
+
+def _check_count(arg: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidArgument(f"{arg} must be an int >= 1, got {value!r}")

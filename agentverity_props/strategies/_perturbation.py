@@ -1,0 +1,327 @@
+"""The :class:`Perturbation` value and the pure text transforms behind it.
+
+A perturbation is *data*: a family ``name`` and JSON-able ``params``. ``apply`` dispatches on
+the name, so a perturbation written into a report can be rebuilt with
+:meth:`Perturbation.from_json` and re-applied byte for byte. Nothing here reads a clock or a
+random generator: every choice was drawn by Hypothesis and stored in ``params``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InvalidArgument
+
+__all__ = ["KEYBOARD_NEIGHBOURS", "PERTURBATION_NAMES", "Perturbation"]
+
+# QWERTY neighbours, same-row keys first: a typo shrinks toward the most common slip.
+KEYBOARD_NEIGHBOURS: dict[str, str] = {
+    "q": "wa", "w": "qeas", "e": "wrsd", "r": "etdf", "t": "ryfg", "y": "tugh",
+    "u": "yihj", "i": "uojk", "o": "ipkl", "p": "ol",
+    "a": "sqwz", "s": "adwexz", "d": "sferxc", "f": "dgrtcv", "g": "fhtyvb",
+    "h": "gjyubn", "j": "hkuinm", "k": "jliom", "l": "kop",
+    "z": "xas", "x": "zcsd", "c": "xvdf", "v": "cbfg", "b": "vngh", "n": "bmhj", "m": "njk",
+}
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_FINAL_PUNCT = re.compile(r"[.!?…]+$")
+_STRIPPABLE = str.maketrans("", "", ".,!?;:…")
+
+
+def _nth(seq: list[Any], index: int) -> Any:
+    # Drawn indices wrap around: every index is meaningful for every text, and index 0 (the
+    # shrink target) is always the first candidate.
+    return seq[index % len(seq)]
+
+
+def _split_trailing_ws(text: str) -> tuple[str, str]:
+    body = text.rstrip()
+    return body, text[len(body):]
+
+
+# -- case -------------------------------------------------------------------------------------
+
+_WORD_CASE: dict[str, Callable[[str], str]] = {
+    "upper_word": str.upper,
+    "lower_word": str.lower,
+    "capitalize_word": lambda w: w[:1].upper() + w[1:].lower(),
+}
+_TEXT_CASE: dict[str, Callable[[str], str]] = {
+    "lower_all": str.lower,
+    "upper_all": str.upper,
+    "title_all": lambda t: _WORD.sub(lambda m: m.group(0)[:1].upper() + m.group(0)[1:].lower(), t),
+    "swapcase_all": str.swapcase,
+}
+CASE_KINDS: tuple[str, ...] = (*_WORD_CASE, *_TEXT_CASE)
+
+
+def _apply_case(text: str, p: Mapping[str, Any]) -> str:
+    kind = p["kind"]
+    if kind in _TEXT_CASE:
+        return _TEXT_CASE[kind](text)
+    fn = _WORD_CASE[kind]
+    # Only words the change alters are candidates, so the perturbation changes the text
+    # whenever any word can change.
+    words = [m for m in _WORD.finditer(text) if fn(m.group(0)) != m.group(0)]
+    if not words:
+        return text
+    m = _nth(words, int(p["word"]))
+    return text[: m.start()] + fn(m.group(0)) + text[m.end():]
+
+
+# -- whitespace -------------------------------------------------------------------------------
+
+WHITESPACE_KINDS: tuple[str, ...] = (
+    "extra_space", "trailing", "leading", "tab", "newline", "double_all")
+
+
+def _apply_whitespace(text: str, p: Mapping[str, Any]) -> str:
+    kind, n = p["kind"], int(p.get("count", 1))
+    spaces = [i for i, ch in enumerate(text) if ch == " "]
+    if kind == "trailing":
+        return text + " " * n
+    if kind == "leading":
+        return " " * n + text
+    if kind == "double_all":
+        return text.replace(" ", "  ") if spaces else text + " "
+    if not spaces:
+        return text + (" " * n if kind == "extra_space" else "\t" if kind == "tab" else "\n")
+    at = _nth(spaces, int(p.get("gap", 0)))
+    if kind == "extra_space":
+        return text[:at] + " " * n + text[at:]
+    return text[:at] + ("\t" if kind == "tab" else "\n") + text[at + 1:]
+
+
+# -- typos ------------------------------------------------------------------------------------
+
+TYPO_KINDS: tuple[str, ...] = ("neighbour", "double", "drop", "swap")
+
+
+def _neighbour(ch: str, key: int) -> str:
+    sub = _nth(list(KEYBOARD_NEIGHBOURS[ch.lower()]), key)
+    return sub.upper() if ch.isupper() else sub
+
+
+def _apply_typo(text: str, p: Mapping[str, Any]) -> str:
+    letters = [i for i, ch in enumerate(text) if ch.lower() in KEYBOARD_NEIGHBOURS]
+    if not letters:
+        return text
+    chosen: dict[int, Mapping[str, Any]] = {}
+    for edit in p["edits"]:
+        chosen.setdefault(_nth(letters, int(edit["pos"])), edit)
+    chars = list(text)
+    # Right to left, so each edit's index still points at the letter it was drawn for.
+    for at in sorted(chosen, reverse=True):
+        edit = chosen[at]
+        kind, ch = edit["kind"], chars[at]
+        if kind == "double":
+            chars.insert(at, ch)
+        elif kind == "drop":
+            del chars[at]
+        elif kind == "swap" and at + 1 < len(chars) and chars[at + 1] != ch:
+            chars[at], chars[at + 1] = chars[at + 1], ch
+        else:  # "neighbour", and a swap with nothing different to swap with
+            chars[at] = _neighbour(ch, int(edit.get("key", 0)))
+    return "".join(chars)
+
+
+# -- punctuation ------------------------------------------------------------------------------
+
+PUNCTUATION_KINDS: tuple[str, ...] = (
+    "toggle_period", "exclamations", "ellipsis", "strip_all", "space_before")
+
+
+def _apply_punctuation(text: str, p: Mapping[str, Any]) -> str:
+    kind = p["kind"]
+    body, tail = _split_trailing_ws(text)
+    bare = _FINAL_PUNCT.sub("", body)
+    if kind == "toggle_period":
+        return (bare if bare != body else body + ".") + tail
+    if kind == "exclamations":
+        out = bare + "!" * int(p.get("count", 1))
+        return (out if out != body else out + "!") + tail
+    if kind == "ellipsis":
+        return (bare + "..." if not body.endswith("...") else bare) + tail
+    if kind == "strip_all":
+        return text.translate(_STRIPPABLE)
+    # space_before: "Hello, world!" -> "Hello , world !"
+    return re.sub(r"(?<=\w)([.,!?;:])", r" \1", text)
+
+
+# -- additions --------------------------------------------------------------------------------
+
+def _apply_prefix(text: str, p: Mapping[str, Any]) -> str:
+    return str(p["prefix"]) + text
+
+
+def _apply_distractor(text: str, p: Mapping[str, Any]) -> str:
+    sentence = str(p["sentence"])
+    if p.get("position", "end") == "start":
+        return f"{sentence} {text}" if text else sentence
+    body, tail = _split_trailing_ws(text)
+    return (f"{body} {sentence}" if body else sentence) + tail
+
+
+def _apply_paraphrase(text: str, p: Mapping[str, Any]) -> str:
+    from ._prompts import parse_template
+    return parse_template(str(p["template"])).render({"text": text})
+
+
+# -- negation ---------------------------------------------------------------------------------
+
+_AUXILIARIES = frozenset((
+    "is", "are", "was", "were", "am", "can", "could", "will", "would", "should", "shall",
+    "must", "may", "might", "do", "does", "did",
+))
+# After an auxiliary these mean a question ("Can you ...", "Is it ..."): "not" would not fit.
+_INVERTED = frozenset((
+    "i", "you", "we", "they", "he", "she", "it", "the", "a", "an", "my", "your", "our",
+    "their", "this", "that", "there", "someone", "anyone",
+))
+_SUBJECTS = frozenset((
+    "i", "you", "we", "they", "please",
+))
+_VERBS = frozenset((
+    "accept", "agree", "allow", "answer", "approve", "ask", "attack", "believe", "block",
+    "book", "buy", "call", "cancel", "care", "change", "check", "close", "delete", "deny",
+    "drink", "eat", "email", "expect", "feel", "find", "forget", "get", "give", "go",
+    "harm", "hate", "help", "have", "hurt", "kill", "know", "like", "love", "make", "need",
+    "open", "order", "pay", "post", "read", "recommend", "refund", "remember", "remove",
+    "reply", "report", "return", "see", "sell", "send", "share", "ship", "show", "stab",
+    "steal", "take", "tell", "think", "track", "trust", "understand", "update", "use",
+    "want", "write",
+))
+_NEGATED = re.compile(r"(?:not|never|n't|n’t)$", re.IGNORECASE)
+
+
+def negation_sites(text: str) -> list[tuple[int, str]]:
+    """Where a negation can go: (character offset, word to insert), left to right."""
+    words = list(_WORD.finditer(text))
+    sites: list[tuple[int, str]] = []
+    for i, m in enumerate(words):
+        word = m.group(0)
+        low = word.lower()
+        nxt = words[i + 1].group(0) if i + 1 < len(words) else ""
+        prev = words[i - 1] if i else None
+        if low in _AUXILIARIES:
+            if nxt and not _NEGATED.search(nxt) and nxt.lower() not in _INVERTED:
+                sites.append((m.end(), " not"))
+            continue
+        if low not in _VERBS or (prev is not None and _NEGATED.search(prev.group(0))):
+            continue
+        starts_sentence = prev is None or re.search(r"[.!?]\s*$", text[prev.end(): m.start()])
+        if starts_sentence:
+            sites.append((m.start(), "Don't " if word[:1].isupper() else "don't "))
+        elif (prev is not None and prev.group(0).lower() in _SUBJECTS
+              and (i < 2 or words[i - 2].group(0).lower() not in _AUXILIARIES)):
+            sites.append((m.start(), "don't "))
+    return sites
+
+
+def _apply_negation(text: str, p: Mapping[str, Any]) -> str:
+    sites = negation_sites(text)
+    if not sites:
+        return text
+    at, word = _nth(sites, int(p["site"]))
+    if word == "Don't ":
+        # "Send it" -> "Don't send it": the verb is no longer first in its sentence
+        return text[:at] + word + text[at].lower() + text[at + 1:]
+    return text[:at] + word + text[at:]
+
+
+# -- entity swaps -----------------------------------------------------------------------------
+
+def _apply_entity_swap(text: str, p: Mapping[str, Any]) -> str:
+    swaps: Mapping[str, str] = p["swaps"]
+    if not swaps:
+        return text
+    keys = sorted(swaps, key=len, reverse=True)  # longest first: "New York City" before "New York"
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, keys)) + r")(?!\w)")
+    return pattern.sub(lambda m: str(swaps[m.group(0)]), text)
+
+
+_APPLIERS: dict[str, Callable[[str, Mapping[str, Any]], str]] = {
+    "case": _apply_case,
+    "whitespace": _apply_whitespace,
+    "typo": _apply_typo,
+    "punctuation": _apply_punctuation,
+    "politeness": _apply_prefix,
+    "distractor": _apply_distractor,
+    "negation": _apply_negation,
+    "paraphrase": _apply_paraphrase,
+    "entity_swap": _apply_entity_swap,
+}
+PERTURBATION_NAMES: tuple[str, ...] = tuple(_APPLIERS)
+
+_PROBE_TEXT = "Please send Alice the order, it is urgent. Thanks!"
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    """One drawn follow-up transform: a family ``name`` plus the ``params`` that pin it down.
+
+    ``apply`` is pure and deterministic; it may return the text unchanged when the transform
+    has nothing to act on (no verb to negate, no entity to swap): check :meth:`changes` and
+    treat such inputs as skipped, never as a pass.
+
+    Example:
+        >>> p = Perturbation("case", {"kind": "upper_word", "word": 1})
+        >>> p.apply("this is urgent")
+        'this IS urgent'
+        >>> Perturbation.from_json(p.to_json()) == p
+        True
+    """
+
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.name not in _APPLIERS:
+            raise InvalidArgument(
+                f"unknown perturbation {self.name!r}; known: {', '.join(PERTURBATION_NAMES)}")
+        try:
+            # A private JSON round trip: params become plain, detached, report-ready data.
+            params = json.loads(json.dumps(dict(self.params), sort_keys=True))
+        except (TypeError, ValueError) as exc:
+            raise InvalidArgument(
+                f"params of perturbation {self.name!r} are not JSON-able ({exc})") from None
+        object.__setattr__(self, "params", params)
+        try:
+            _APPLIERS[self.name](_PROBE_TEXT, params)
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+            raise InvalidArgument(
+                f"params {params!r} do not define a {self.name!r} perturbation ({exc!r}); "
+                "build perturbations with the strategies in agentverity_props.strategies") from None
+
+    def __hash__(self) -> int:
+        return hash((self.name, json.dumps(self.params, sort_keys=True)))
+
+    def apply(self, text: str) -> str:
+        """The perturbed text (pure: same input, same output)."""
+        if not isinstance(text, str):
+            raise InvalidArgument(f"apply() takes a str, got {type(text).__name__}")
+        return _APPLIERS[self.name](text, self.params)
+
+    def changes(self, text: str) -> bool:
+        """Whether :meth:`apply` alters ``text`` (if not, the follow-up tests nothing)."""
+        return self.apply(text) != text
+
+    def describe(self) -> str:
+        """A short human-readable label, e.g. ``typo(edits=[...])``."""
+        args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in self.params.items())
+        return f"{self.name}({args})"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"name": ..., "params": ...}``, enough to rebuild it with :meth:`from_json`."""
+        return {"name": self.name, "params": json.loads(json.dumps(self.params))}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Perturbation:
+        """Rebuild a perturbation from :meth:`to_json` output (e.g. read back from a report)."""
+        if not isinstance(data, Mapping) or "name" not in data:
+            raise InvalidArgument(f"not a serialised perturbation: {data!r}")
+        return cls(str(data["name"]), dict(data.get("params", {})))

@@ -1,0 +1,148 @@
+"""Results of a tools run: frozen data, rendered elsewhere (``_render.py``, shared reports)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._assert import ToolCheck
+
+__all__ = ["SCHEMA", "CaseResult", "RunResult", "ToolsReport"]
+
+SCHEMA = "agentverity_props.tools/1"
+
+#: exit codes: a definite failure outranks incomplete evidence
+EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One call of one case."""
+
+    index: int
+    status: str  # "pass" | "fail" | "error"
+    trace_id: str | None = None
+    tools: tuple[dict[str, Any], ...] = ()
+    check: ToolCheck | None = None
+    similarity: float | None = None
+    latency_s: float = 0.0
+    error_kind: str | None = None
+    error: str | None = None
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def fired(self) -> tuple[str, ...]:
+        return self.check.fired if self.check is not None else ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "status": self.status, "trace_id": self.trace_id,
+                "fired": list(self.fired), "tools": [dict(t) for t in self.tools],
+                "check": self.check.to_dict() if self.check is not None else None,
+                "similarity": self.similarity, "latency_s": round(self.latency_s, 6),
+                "error_kind": self.error_kind, "error": self.error,
+                "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """A case over its repeated calls.
+
+    ``status`` is ``pass``, ``fail``, ``error`` (no usable evidence: every call failed, or
+    some failed while the rest passed) or ``inconclusive`` (the sequential rule could not
+    decide within ``max_runs``).
+    """
+
+    name: str
+    target: str
+    status: str
+    runs: tuple[RunResult, ...]
+    max_runs: int
+    min_pass_rate: float
+    alpha: float
+    decided_by: str
+    interval: tuple[float, float] | None = None
+    message: str | None = None
+    similarity_threshold: float | None = None
+
+    @property
+    def n_pass(self) -> int:
+        return sum(r.status == "pass" for r in self.runs)
+
+    @property
+    def n_fail(self) -> int:
+        return sum(r.status == "fail" for r in self.runs)
+
+    @property
+    def n_error(self) -> int:
+        return sum(r.status == "error" for r in self.runs)
+
+    @property
+    def pass_rate(self) -> float | None:
+        n = self.n_pass + self.n_fail
+        return self.n_pass / n if n else None
+
+    @property
+    def tools_seen(self) -> tuple[str, ...]:
+        """Tools that fired in any call, in order of first appearance."""
+        return tuple(dict.fromkeys(t for r in self.runs for t in r.fired))
+
+    @property
+    def tools_errored(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(t for r in self.runs if r.check is not None
+                                   for t in r.check.errored))
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Distinct failure reasons, most frequent first, with counts."""
+        counts: dict[str, int] = {}
+        for r in self.runs:
+            for why in r.reasons:
+                counts[why] = counts.get(why, 0) + 1
+        return tuple(f"{why} (x{n})" if n > 1 else why
+                     for why, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "target": self.target, "status": self.status,
+                "calls": len(self.runs), "max_runs": self.max_runs, "passed": self.n_pass,
+                "failed": self.n_fail, "errors": self.n_error, "pass_rate": self.pass_rate,
+                "interval": list(self.interval) if self.interval else None,
+                "min_pass_rate": self.min_pass_rate, "alpha": self.alpha,
+                "decided_by": self.decided_by, "message": self.message,
+                "tools_seen": list(self.tools_seen), "tools_errored": list(self.tools_errored),
+                "similarity_threshold": self.similarity_threshold,
+                "reasons": list(self.reasons), "runs": [r.to_dict() for r in self.runs]}
+
+
+@dataclass(frozen=True)
+class ToolsReport:
+    """Everything a ``tools`` run found."""
+
+    config_path: str
+    cases: tuple[CaseResult, ...]
+    span_sources: tuple[str, ...] = ()
+    embedder: str | None = None
+    calls: int = 0
+    budget: int | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def exit_code(self) -> int:
+        """0 all pass; 1 any case failed; 2 otherwise incomplete (error / inconclusive)."""
+        statuses = {c.status for c in self.cases}
+        if "fail" in statuses:
+            return EXIT_FAIL
+        if statuses - {"pass"}:
+            return EXIT_INCOMPLETE
+        return EXIT_PASS
+
+    def counts(self) -> dict[str, int]:
+        out = {"pass": 0, "fail": 0, "error": 0, "inconclusive": 0}
+        for c in self.cases:
+            out[c.status] = out.get(c.status, 0) + 1
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": SCHEMA, "config": self.config_path, "exit_code": self.exit_code,
+                "summary": self.counts(), "calls": self.calls, "budget": self.budget,
+                "embedder": self.embedder, "span_sources": list(self.span_sources),
+                "notes": list(self.notes), "cases": [c.to_dict() for c in self.cases]}

@@ -1,0 +1,282 @@
+"""Run a case file: each case repeated through its own Engine, stopped sequentially.
+
+Every call gets a fresh W3C trace; its tool calls are read from the spans of that trace
+(OTLP receiver for ``url:`` cases, the in-process SDK capture for ``agent:`` cases) and
+checked with :func:`~agentverity_props.tools_cases.assert_tools`.
+
+Stopping: with ``min_pass_rate: 1`` (the default, and revefi-agent-test's meaning) a case
+passes only when every call passes, and stops at the first failing call. Below 1, the
+decide module's ``pass_rate_rule`` (an SPRT, valid when checked after every call) stops as
+soon as the evidence says pass or fail; if ``runs`` is spent first the case is
+``inconclusive``. Calls that fail (connection, HTTP, no spans) are not evidence either way;
+three in a row end the case as ``error``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import BudgetExhausted
+from ..observation import Observation
+from ._assert import assert_tools
+from ._load import LoadedSuite
+from ._model import Case, ToolsSuite
+from ._results import CaseResult, RunResult, ToolsReport
+
+__all__ = ["RunOptions", "run_suite", "run_suite_async"]
+
+_MAX_CONSECUTIVE_ERRORS = 3
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Command-line overrides of the file's ``config:``."""
+
+    runs: int | None = None
+    otlp_port: int | None = None
+    span_timeout_s: float | None = None
+    budget: int | None = None
+    embedder: str | None = None
+
+
+def _redact(text: str, secrets: Iterable[str]) -> str:
+    from ..adapters._http import redact
+    return redact(text, secrets)
+
+
+class _Sources:
+    """Span sources, started only when a case needs them."""
+
+    def __init__(self, suite: ToolsSuite, opts: RunOptions) -> None:
+        self.receiver: Any = None
+        self.otlp: Any = None
+        cfg = suite.config
+        if any(c.url is not None for c in suite.cases):
+            from ..otel import OTLPReceiver, OTLPReceiverSource
+            port = opts.otlp_port if opts.otlp_port is not None else cfg.otlp_port
+            self.receiver = OTLPReceiver(port=port, max_bytes=cfg.max_otlp_bytes)
+            try:
+                self.receiver.start()
+            except OSError as exc:
+                from ..errors import BadInput
+                raise BadInput(f"cannot start the OTLP receiver on 127.0.0.1:{port}: "
+                               f"{exc.strerror or exc}",
+                               "pick a free port with --otlp-port (0 = any free port)") from None
+            self.otlp = OTLPReceiverSource(self.receiver)
+
+    def describe(self) -> tuple[str, ...]:
+        out = []
+        if self.receiver is not None:
+            out.append(f"otlp-http {self.receiver.endpoint}")
+        return tuple(out)
+
+    def close(self) -> None:
+        if self.receiver is not None:
+            self.receiver.close()
+
+
+def _adapter(case: Case, suite: ToolsSuite, sources: _Sources, span_wait: float,
+             secrets: frozenset[str]) -> tuple[Any, str]:
+    cfg = suite.config
+    if case.url is not None:
+        from ..adapters._http import from_http
+        headers = {**cfg.headers, **case.headers}
+        if case.api_key:
+            headers["Authorization"] = f"Bearer {case.api_key}"
+        body = case.body
+        if body is None and case.prompt is None:
+            body = {}  # revefi-agent-test posts {} when a case has no body
+        response_path = case.response_path if case.response_path is not None \
+            else cfg.response_path
+        adapter = from_http(case.url, method=case.method, body=body, headers=headers,
+                            response_path=response_path,
+                            timeout_s=case.timeout_s or cfg.answer_timeout_s,
+                            span_source=sources.otlp, span_timeout_s=span_wait,
+                            baggage={"agentverity.case": case.name}, secrets=secrets)
+        return adapter, adapter.identity
+    from ..adapters._refs import load_agent
+    from ..otel._traced import TracedAdapter
+    assert case.agent is not None
+    inner = load_agent(case.agent)
+    exclude = ()
+    name_of = getattr(inner, "_structured_tool_name", None)
+    if callable(name_of):
+        structured = name_of()
+        exclude = (structured,) if structured else ()
+    return TracedAdapter(inner, span_timeout_s=span_wait, exclude_tools=exclude), case.agent
+
+
+def _probe_text(case: Case) -> str:
+    if case.prompt is not None:
+        return case.prompt
+    return json.dumps(case.body if case.body is not None else {}, sort_keys=True,
+                      ensure_ascii=False)
+
+
+def _judge(index: int, obs: Observation, *, case: Case, sim_threshold: float | None,
+           embedder: Any, secrets: frozenset[str], trace_id: str | None) -> RunResult:
+    if obs.error is not None:
+        return RunResult(index=index, status="error", trace_id=trace_id,
+                         latency_s=obs.latency_s, error_kind=obs.error.kind,
+                         error=_redact(obs.error.message, secrets)
+                         + (f" (after {obs.error.attempts} attempts)"
+                            if obs.error.attempts > 1 else ""))
+    args = [r for p in case.tool_args for r in p.rules()]
+    check = assert_tools(obs, required=case.required_tools, forbidden=case.forbidden_tools,
+                         sequence=case.tool_sequence, args=args)
+    reasons = list(check.reasons)
+    sim = None
+    if case.baseline_answer is not None and embedder is not None:
+        sim = float(embedder.similarity(obs.text, case.baseline_answer))
+        assert sim_threshold is not None
+        if sim < sim_threshold:
+            reasons.append(f"similarity to baseline {sim:.3f} < {sim_threshold:g} "
+                           f"({embedder.name})")
+    return RunResult(index=index, status="fail" if reasons else "pass", trace_id=trace_id,
+                     tools=tuple(t.to_dict() for t in obs.tools), check=check, similarity=sim,
+                     latency_s=obs.latency_s, reasons=tuple(reasons))
+
+
+async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts: RunOptions,
+                    embedder: Any, budget_left: int | None) -> tuple[CaseResult, int]:
+    from ..decide import BetaCS, pass_rate_rule
+    from ..engine import Engine, EngineConfig, Probe
+
+    suite, secrets = loaded.suite, loaded.secrets
+    cfg = suite.config
+    max_runs = opts.runs or case.runs or cfg.runs
+    threshold = case.min_pass_rate if case.min_pass_rate is not None else cfg.min_pass_rate
+    span_wait = opts.span_timeout_s if opts.span_timeout_s is not None else cfg.span_wait_s()
+    sim_threshold = None
+    if case.baseline_answer is not None:
+        sim_threshold = case.min_similarity if case.min_similarity is not None \
+            else cfg.min_similarity
+    common = {"name": case.name, "max_runs": max_runs, "min_pass_rate": threshold,
+              "alpha": cfg.alpha, "similarity_threshold": sim_threshold}
+    try:
+        adapter, target = _adapter(case, suite, sources, span_wait, secrets)
+    except Exception as exc:  # a broken agent reference is this case's error, not the run's
+        msg = _redact(str(exc), secrets)
+        return CaseResult(target=case.url or case.agent or "?", status="error", runs=(),
+                          decided_by="not run", message=msg, **common), 0
+    request_timeout = case.timeout_s or cfg.answer_timeout_s
+    config = EngineConfig(max_workers=1, timeout_s=request_timeout + span_wait + 5.0,
+                          retries=cfg.retries, budget=budget_left)
+    rule = pass_rate_rule(threshold, alpha=cfg.alpha) if threshold < 1.0 else None
+    cs = BetaCS(cfg.alpha)
+    probe = Probe.make(_probe_text(case))
+    runs: list[RunResult] = []
+    decided_by = ""
+    status = ""
+    message = None
+    consecutive_errors = 0
+    eng = Engine(adapter, config)
+    try:
+        for i in range(max_runs):
+            try:
+                obs = await eng.draw(probe)
+            except BudgetExhausted as exc:
+                message = str(exc)
+                break
+            trace_id = getattr(adapter, "last_trace_id", None)
+            run = _judge(i, obs, case=case, sim_threshold=sim_threshold, embedder=embedder,
+                         secrets=secrets, trace_id=trace_id)
+            runs.append(run)
+            if run.status == "error":
+                consecutive_errors += 1
+                if consecutive_errors >= _MAX_CONSECUTIVE_ERRORS:
+                    message = f"stopped after {consecutive_errors} failed calls in a row"
+                    break
+                continue
+            consecutive_errors = 0
+            passed = run.status == "pass"
+            cs.update(passed)
+            if rule is None:
+                if not passed:
+                    status, decided_by = "fail", f"call {i + 1} failed (min_pass_rate 1)"
+                    break
+            else:
+                d = rule.update(passed)
+                if d is not None:
+                    status = d.call
+                    decided_by = (f"sequential pass-rate test after {d.n} calls "
+                                  f"(e-value {d.e_value:.3g}, alpha {cfg.alpha:g})")
+                    break
+        calls = eng.ledger.calls
+    finally:
+        eng.close()
+    n_ok = sum(r.status != "error" for r in runs)
+    n_err = len(runs) - n_ok
+    if not status:
+        if n_ok == 0:
+            status, decided_by = "error", "no call produced evidence"
+            if runs and message is None:
+                message = runs[-1].error
+            elif runs:
+                message = f"{message}; last: {runs[-1].error}"
+        elif rule is None and n_err == 0:
+            status, decided_by = "pass", f"all {n_ok} calls passed"
+        elif rule is None:
+            status, decided_by = "error", f"{n_ok} calls passed, {n_err} failed to run"
+            last = next(r.error for r in reversed(runs) if r.status == "error")
+            message = f"{message + '; ' if message else ''}last error: {last}"
+        else:
+            status = "inconclusive"
+            decided_by = (f"undecided after {n_ok} calls: raise runs or lower min_pass_rate "
+                          f"(alpha {cfg.alpha:g})")
+    interval = cs.interval() if n_ok else None
+    result = CaseResult(target=_redact(target, secrets), status=status, runs=tuple(runs),
+                        decided_by=decided_by, interval=interval,
+                        message=_redact(message, secrets) if message else None, **common)
+    return result, calls
+
+
+async def run_suite_async(loaded: LoadedSuite, *, options: RunOptions | None = None
+                          ) -> ToolsReport:
+    """Run every case of ``loaded`` and return the report."""
+    from .._similarity import get_embedder
+
+    opts = options or RunOptions()
+    suite = loaded.suite
+    needs_sim = any(c.baseline_answer is not None for c in suite.cases)
+    embedder = get_embedder(opts.embedder or suite.config.embedder) if needs_sim else None
+    budget = opts.budget if opts.budget is not None else suite.config.budget
+    sources = _Sources(suite, opts)
+    results: list[CaseResult] = []
+    total = 0
+    notes: list[str] = []
+    if suite.config.base_url:
+        notes.append("config.base_url/api_key (a vendor span API) are accepted but unused: "
+                     "spans come from the built-in OTLP receiver")
+    try:
+        for case in suite.cases:
+            left = None if budget is None else budget - total
+            if left is not None and left <= 0:
+                results.append(CaseResult(
+                    name=case.name, target=_redact(case.url or case.agent or "?",
+                                                   loaded.secrets),
+                    status="error", runs=(), max_runs=0, min_pass_rate=1.0,
+                    alpha=suite.config.alpha, decided_by="not run",
+                    message=f"the call budget of {budget} is spent"))
+                continue
+            result, calls = await _run_case(case, loaded=loaded, sources=sources, opts=opts,
+                                            embedder=embedder, budget_left=left)
+            total += calls
+            results.append(result)
+        described = sources.describe()
+    finally:
+        sources.close()
+    if any(c.agent is not None for c in suite.cases):
+        described = (*described, "in-process OpenTelemetry SDK")
+    return ToolsReport(config_path=loaded.path, cases=tuple(results),
+                       span_sources=described, embedder=embedder.name if embedder else None,
+                       calls=total, budget=budget, notes=tuple(notes))
+
+
+def run_suite(loaded: LoadedSuite, *, options: RunOptions | None = None) -> ToolsReport:
+    """Synchronous :func:`run_suite_async`."""
+    from ..engine import run_sync
+    return run_sync(run_suite_async(loaded, options=options))
