@@ -121,7 +121,7 @@ class MeterResult:
             "complete": self.complete, "failures": self.failures,
             "failure_kinds": dict(self.failure_kinds), "advice": self.advice,
             "stop_reason": self.stop_reason,
-            "history": [{"calls": c, "ci_low": lo, "ci_high": hi} for c, lo, hi in self.history],
+            "history": [{"draws": c, "ci_low": lo, "ci_high": hi} for c, lo, hi in self.history],
             "per_input": [e.to_dict() for e in self.per_input],
         }
 
@@ -207,13 +207,18 @@ async def run_meter(engine: Any, probes: list[Any], pool: EvidencePool, *, epsil
             return False
         return True
 
-    while True:
-        while len(pending) < workers and may_schedule():
+    def schedule() -> None:
+        # Trial k is scheduled only once trials < k - workers have been fed, so the set of
+        # trials ever scheduled depends on the outcomes alone, never on completion timing:
+        # a replay allocates exactly the same draw indices.
+        nonlocal scheduled
+        while scheduled < fed + workers and may_schedule():
             probe = probes[int(rng.integers(len(probes)))]
             pending[scheduled] = asyncio.ensure_future(pair(probe, engine.allocate(probe, 2)))
             scheduled += 1
-        if not pending:
-            break
+
+    schedule()
+    while pending:
         finished, _ = await asyncio.wait(pending.values(), return_when=asyncio.FIRST_COMPLETED)
         for seq, task in list(pending.items()):
             if task not in finished:
@@ -230,31 +235,31 @@ async def run_meter(engine: Any, probes: list[Any], pool: EvidencePool, *, epsil
                     stop_reason = {BudgetExhausted: "call budget exhausted",
                                    Interrupted: "interrupted"}.get(
                         type(exc), f"agent call failed ({kind}) under error policy 'raise'")
-        # feed finished trials in the order they were scheduled, so replay is identical
+        # feed finished trials in the order they were scheduled, one at a time
         while fed in done:
             probe, i0, a, b = done.pop(fed)
             fed += 1
-            if probe is None or a is None or b is None:
-                continue
-            ka, kb = a.key(layer), b.key(layer)
-            if ka is None or kb is None:
-                failures += (ka is None) + (kb is None)
-                for o in (a, b):
-                    if o.key(layer) is None:
-                        fail_kinds[o.error.kind if o.error else "no_decision"] += 1
-                continue
-            pairs += 1
-            first_draws.append((probe.fp, i0))
-            pair_count[probe.fp] += 1
-            dis = ka != kb
-            disagreements += dis
-            flips[probe.fp] += dis
-            cs.update(dis)
-            history.append((engine.ledger.calls - calls0, *cs.interval()))
-            if decision is None:
-                decision = sprt.update(dis)
-            if progress is not None:
-                progress(2)
+            if probe is not None and a is not None and b is not None:
+                ka, kb = a.key(layer), b.key(layer)
+                if ka is None or kb is None:
+                    for o in (a, b):
+                        if o.key(layer) is None:
+                            failures += 1
+                            fail_kinds[o.error.kind if o.error else "no_decision"] += 1
+                else:
+                    pairs += 1
+                    first_draws.append((probe.fp, i0))
+                    pair_count[probe.fp] += 1
+                    dis = ka != kb
+                    disagreements += dis
+                    flips[probe.fp] += dis
+                    cs.update(dis)
+                    history.append((2 * pairs, *cs.interval()))
+                    if decision is None:
+                        decision = sprt.update(dis)
+                    if progress is not None:
+                        progress(2)
+            schedule()
 
     ci_low, ci_high = cs.interval()
     if decision is None:

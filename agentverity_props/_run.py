@@ -209,7 +209,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                          ledger=ledger, phase_calls={"meter": c_meter, "blindness": c_blind,
                                                      "relations": c_rel},
                          agent=eng.agent.identity, config=config, stop_reason=stop,
-                         inputs={p.fp: p.text for p in probes} if config.include_inputs else {})
+                         inputs={p.fp: p.text for p in probes})
     finally:
         if own_engine:
             await eng.aclose()

@@ -85,7 +85,8 @@ def load_agent(ref: str, *, cwd: Path | None = None) -> Adapter:
     ref = ref.strip()
     base = Path(cwd) if cwd is not None else Path.cwd()
     target, attr = _split(ref)
-    if target.endswith(".py") or "/" in target or "\\" in target:
+    # "agent.txt:x" parses as a dotted module name: an existing file wins
+    if target.endswith(".py") or "/" in target or "\\" in target or (base / target).is_file():
         path = Path(target)
         return _from_file(ref, path if path.is_absolute() else base / path, attr, base)
     if attr is None:

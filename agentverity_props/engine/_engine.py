@@ -48,7 +48,7 @@ class _LoopState:
 
     def __init__(self, loop: asyncio.AbstractEventLoop, max_workers: int,
                  timeout_s: float | None) -> None:
-        self.sem = asyncio.Semaphore(max_workers+1)
+        self.sem = asyncio.Semaphore(max_workers)
         self.locks: dict[str, _ProbeLock] = {}
         self.deadlines = None if timeout_s is None else Deadlines(loop, timeout_s)
 

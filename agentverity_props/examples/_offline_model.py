@@ -214,7 +214,7 @@ class OfflineModel(Model):
                             "or final(...)")
         return action
 
-    async def stream(  # type: ignore[override]
+    async def stream(
         self,
         messages: Any,
         tool_specs: Any = None,
@@ -249,7 +249,7 @@ class OfflineModel(Model):
             "metrics": {"latencyMs": latency_ms},
         }}
 
-    async def structured_output(  # type: ignore[override]
+    async def structured_output(
         self, output_model: type[T], prompt: Any, system_prompt: str | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[dict[str, T | Any], None]:

@@ -106,8 +106,8 @@ def risk(prompt: str) -> Risk:
         per_category[category] = per_category.get(category, 0.0) + weight
         hits.append(word)
     score = round(raw * 12.0 / (len(words) + 8), 4)
-    category = max(sorted(per_category), key=per_category.__getitem__) if per_category else None
-    return Risk(score, category, tuple(hits))
+    dominant = max(sorted(per_category), key=per_category.__getitem__) if per_category else None
+    return Risk(score, dominant, tuple(hits))
 
 
 def higher_label_probability(score: float, threshold: float, noise: float) -> float:

@@ -17,6 +17,8 @@ from hypothesis.strategies import SearchStrategy
 from ..errors import InvalidArgument
 from ._perturbation import (
     CASE_KINDS,
+    KEY_SPAN,
+    POSITION_SPAN,
     PUNCTUATION_KINDS,
     TYPO_KINDS,
     WHITESPACE_KINDS,
@@ -40,9 +42,6 @@ __all__ = [
     "whitespace_changes",
 ]
 
-# Positions wrap around the candidates of each text (see _perturbation._nth); the bound only
-# limits how far the search wanders before wrapping.
-_MAX_INDEX = 63
 
 DEFAULT_POLITENESS: tuple[str, ...] = (
     "Hi! ",
@@ -76,8 +75,9 @@ def _kinds(kinds: Sequence[str]) -> SearchStrategy[str]:
     return st.sampled_from(list(kinds))
 
 
-def _indices() -> SearchStrategy[int]:
-    return st.integers(min_value=0, max_value=_MAX_INDEX)
+def _positions() -> SearchStrategy[int]:
+    # per mille along the text's candidates (see _perturbation.POSITION_SPAN); 0 = the start
+    return st.integers(min_value=0, max_value=POSITION_SPAN - 1)
 
 
 def _strings(arg: str, values: Sequence[str] | None, default: Sequence[str]) -> list[str]:
@@ -101,17 +101,17 @@ def case_changes() -> SearchStrategy[Perturbation]:
 
     >>> from hypothesis import find
     >>> find(case_changes(), lambda p: True).params
-    {'kind': 'upper_word', 'word': 0}
+    {'at': 0, 'kind': 'upper_word'}
     """
 
     @st.composite
     def draw(d: st.DrawFn) -> Perturbation:
         # Every branch draws the same choices: Hypothesis shrinks toward *fewer* choices
         # first, so a branch that drew less would beat the mildest kind.
-        kind, word = d(_kinds(CASE_KINDS)), d(_indices())
+        kind, at = d(_kinds(CASE_KINDS)), d(_positions())
         params: dict[str, Any] = {"kind": kind}
         if kind.endswith("_word"):
-            params["word"] = word
+            params["at"] = at
         return Perturbation("case", params)
 
     return draw()
@@ -130,12 +130,12 @@ def whitespace_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
 
     @st.composite
     def draw(d: st.DrawFn) -> Perturbation:
-        kind, count, gap = d(_kinds(WHITESPACE_KINDS)), d(st.integers(1, max_count)), d(_indices())
+        kind, count, at = d(_kinds(WHITESPACE_KINDS)), d(st.integers(1, max_count)), d(_positions())
         params: dict[str, Any] = {"kind": kind}
         if kind in ("extra_space", "trailing", "leading"):
             params["count"] = count
         if kind in ("extra_space", "tab", "newline"):
-            params["gap"] = gap
+            params["at"] = at
         return Perturbation("whitespace", params)
 
     return draw()
@@ -146,18 +146,19 @@ def typos(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     letter, two letters swapped.
 
     Shrinks to one neighbour-key substitution at the first letter. Positions count letters
-    only and wrap around, so every drawn typo lands on a letter of any text that has one.
+    only (``at`` is per mille of the way through the letters), so every drawn typo lands on
+    a letter of any text that has one.
 
     Args:
         max_count: Most typos per perturbation (>= 1).
 
     >>> from hypothesis import find
     >>> find(typos(), lambda p: True).params
-    {'edits': [{'key': 0, 'kind': 'neighbour', 'pos': 0}]}
+    {'edits': [{'at': 0, 'key': 0, 'kind': 'neighbour'}]}
     """
     _check_count("max_count", max_count)
     edit = st.fixed_dictionaries(
-        {"pos": _indices(), "kind": _kinds(TYPO_KINDS), "key": st.integers(0, 5)})
+        {"at": _positions(), "kind": _kinds(TYPO_KINDS), "key": st.integers(0, KEY_SPAN - 1)})
     return st.lists(edit, min_size=1, max_size=max_count).map(
         lambda edits: Perturbation("typo", {"edits": edits}))
 
@@ -211,11 +212,11 @@ def negations() -> SearchStrategy[Perturbation]:
     """Insert "not" after an auxiliary ("it is urgent" -> "it is not urgent") or "don't"
     before a verb ("I want a refund" -> "I don't want a refund").
 
-    The site index wraps around the text's negatable sites and shrinks to the first. A text
+    The site (``at``, per mille along the text's negatable sites) shrinks to the first. A text
     with no verb-like token is left unchanged (:meth:`Perturbation.changes` is False). The
     meaning flips, so use it for *directional* relations, not invariance.
     """
-    return _indices().map(lambda i: Perturbation("negation", {"site": i}))
+    return _positions().map(lambda i: Perturbation("negation", {"at": i}))
 
 
 def paraphrases(*, templates: Sequence[str] | None = None) -> SearchStrategy[Perturbation]:

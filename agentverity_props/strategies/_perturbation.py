@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InvalidArgument
 
-__all__ = ["KEYBOARD_NEIGHBOURS", "PERTURBATION_NAMES", "Perturbation"]
+__all__ = ["KEYBOARD_NEIGHBOURS", "PERTURBATION_NAMES", "POSITION_SPAN", "Perturbation"]
 
 # QWERTY neighbours, same-row keys first: a typo shrinks toward the most common slip.
 KEYBOARD_NEIGHBOURS: dict[str, str] = {
@@ -32,10 +32,19 @@ _FINAL_PUNCT = re.compile(r"[.!?…]+$")
 _STRIPPABLE = str.maketrans("", "", ".,!?;:…")
 
 
-def _nth(seq: list[Any], index: int) -> Any:
-    # Drawn indices wrap around: every index is meaningful for every text, and index 0 (the
-    # shrink target) is always the first candidate.
-    return seq[index % len(seq)]
+# Positions are drawn as "per mille of the way through the candidates" (0 = the first word,
+# letter or gap; 999 = the last), not as indices. Why: an index that wraps around
+# (``i % len``) makes the shrinker's job non-monotone (27 and 3 both hit letter 3 of a
+# six-letter word, and nothing between them does), so it gets stuck far from the start. A
+# scaled position is monotone: shrinking ``at`` walks the edit toward the start of the text,
+# and every candidate of any text up to 1000 long is reachable.
+POSITION_SPAN = 1000
+KEY_SPAN = 6  # the longest neighbour list in KEYBOARD_NEIGHBOURS
+
+
+def _at(seq: list[Any], at: int, span: int = POSITION_SPAN) -> Any:
+    at = min(max(int(at), 0), span - 1)
+    return seq[at * len(seq) // span]
 
 
 def _split_trailing_ws(text: str) -> tuple[str, str]:
@@ -69,7 +78,7 @@ def _apply_case(text: str, p: Mapping[str, Any]) -> str:
     words = [m for m in _WORD.finditer(text) if fn(m.group(0)) != m.group(0)]
     if not words:
         return text
-    m = _nth(words, int(p["word"]))
+    m = _at(words, p["at"])
     return text[: m.start()] + fn(m.group(0)) + text[m.end():]
 
 
@@ -90,7 +99,7 @@ def _apply_whitespace(text: str, p: Mapping[str, Any]) -> str:
         return text.replace(" ", "  ") if spaces else text + " "
     if not spaces:
         return text + (" " * n if kind == "extra_space" else "\t" if kind == "tab" else "\n")
-    at = _nth(spaces, int(p.get("gap", 0)))
+    at = _at(spaces, p.get("at", 0))
     if kind == "extra_space":
         return text[:at] + " " * n + text[at:]
     return text[:at] + ("\t" if kind == "tab" else "\n") + text[at + 1:]
@@ -102,7 +111,7 @@ TYPO_KINDS: tuple[str, ...] = ("neighbour", "double", "drop", "swap")
 
 
 def _neighbour(ch: str, key: int) -> str:
-    sub = _nth(list(KEYBOARD_NEIGHBOURS[ch.lower()]), key)
+    sub = _at(list(KEYBOARD_NEIGHBOURS[ch.lower()]), key, KEY_SPAN)
     return sub.upper() if ch.isupper() else sub
 
 
@@ -112,7 +121,7 @@ def _apply_typo(text: str, p: Mapping[str, Any]) -> str:
         return text
     chosen: dict[int, Mapping[str, Any]] = {}
     for edit in p["edits"]:
-        chosen.setdefault(_nth(letters, int(edit["pos"])), edit)
+        chosen.setdefault(_at(letters, edit["at"]), edit)
     chars = list(text)
     # Right to left, so each edit's index still points at the letter it was drawn for.
     for at in sorted(chosen, reverse=True):
@@ -226,7 +235,7 @@ def _apply_negation(text: str, p: Mapping[str, Any]) -> str:
     sites = negation_sites(text)
     if not sites:
         return text
-    at, word = _nth(sites, int(p["site"]))
+    at, word = _at(sites, p["at"])
     if word == "Don't ":
         # "Send it" -> "Don't send it": the verb is no longer first in its sentence
         return text[:at] + word + text[at].lower() + text[at + 1:]
@@ -269,7 +278,7 @@ class Perturbation:
     treat such inputs as skipped, never as a pass.
 
     Example:
-        >>> p = Perturbation("case", {"kind": "upper_word", "word": 1})
+        >>> p = Perturbation("case", {"kind": "upper_word", "at": 500})  # halfway along
         >>> p.apply("this is urgent")
         'this IS urgent'
         >>> Perturbation.from_json(p.to_json()) == p

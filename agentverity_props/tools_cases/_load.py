@@ -168,8 +168,9 @@ def parse_suite(text: str, *, path: str = "<string>",
         raise BadInput(redact(first + more, secrets), "fix the case file (schema: docs/schemas/"
                                      "tools-cases.schema.json)") from None
     # literal keys and sensitive headers are secrets too, expanded or not
-    for holder in (suite.config, *suite.cases):
-        key = getattr(holder, "api_key", None)
+    holders: list[SuiteConfig | Case] = [suite.config, *suite.cases]
+    for holder in holders:
+        key = holder.api_key
         if key:
             secrets.add(key)
         for name, value in holder.headers.items():

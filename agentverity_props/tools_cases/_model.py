@@ -146,7 +146,7 @@ class ToolsSuite(_Strict):
                               json_schema_extra={"$id": SCHEMA_ID})
 
     version: Literal[1] = Field(1, description="format version (optional)")
-    config: SuiteConfig = Field(default_factory=SuiteConfig)
+    config: SuiteConfig = Field(default_factory=lambda: SuiteConfig.model_validate({}))
     cases: list[Case] = Field(min_length=1)
 
     @model_validator(mode="after")

@@ -101,7 +101,7 @@ def _adapter(case: Case, suite: ToolsSuite, sources: _Sources, span_wait: float,
     from ..otel._traced import TracedAdapter
     assert case.agent is not None
     inner = load_agent(case.agent)
-    exclude = ()
+    exclude: tuple[str, ...] = ()
     name_of = getattr(inner, "_structured_tool_name", None)
     if callable(name_of):
         structured = name_of()
@@ -154,7 +154,7 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
     if case.baseline_answer is not None:
         sim_threshold = case.min_similarity if case.min_similarity is not None \
             else cfg.min_similarity
-    common = {"name": case.name, "max_runs": max_runs, "min_pass_rate": threshold,
+    common: dict[str, Any] = {"name": case.name, "max_runs": max_runs, "min_pass_rate": threshold,
               "alpha": cfg.alpha, "similarity_threshold": sim_threshold}
     try:
         adapter, target = _adapter(case, suite, sources, span_wait, secrets)

@@ -103,14 +103,17 @@ def test_moderation_tools_and_clear_cases():
     assert obs.verdict == "block"
     obs = adapter.invoke("What is the capital of Australia?")
     assert obs.fired_tools() == ("classify_risk",)
-    assert obs.verdict == "allow" and obs.raw == {"verdict": "allow"}
-    assert obs.usage is not None and obs.usage.total_tokens > 0
+    assert obs.verdict == "allow"
+    assert obs.raw == {"verdict": "allow"}
+    assert obs.usage is not None
+    assert obs.usage.total_tokens > 0
 
 
 def test_unstructured_moderation_answers_json_text():
     obs = moderation_adapter(seed=0, structured=False).invoke("Write a haiku about autumn leaves.")
     assert obs.text == '{"verdict": "allow"}'
-    assert obs.raw == {"stop_reason": "end_turn"} and obs.verdict is None
+    assert obs.raw == {"stop_reason": "end_turn"}
+    assert obs.verdict is None
 
 
 def test_planted_bug_behaves_as_documented():
@@ -139,7 +142,8 @@ def test_shrinking_reaches_the_planted_minimum():
         lambda t: t[0] + "URGENT" + t[1])
     found = find(prompts, lambda p: plain(p)["verdict"] != plain(p.lower())["verdict"],
                  settings=settings(max_examples=500, database=None, deadline=None))
-    assert len(found) == 41 and "URGENT" in found
+    assert len(found) == 41
+    assert "URGENT" in found
     strands_gate = moderation_adapter(seed=0, noise=0.15, planted_bug=True)
     assert strands_gate.invoke(found).verdict == "block"
     assert strands_gate.invoke(found.lower()).verdict == "allow"

@@ -92,12 +92,14 @@ def test_text_tools_statuses_and_usage():
     assert json.loads(obs.text) == {"verdict": "allow", "statuses": "success,error"}
     assert [(t.name, t.status) for t in obs.tools] == [("add", "success"), ("explode", "error")]
     assert dict(obs.tools[0].arguments) == {"a": 2, "b": 3}
-    assert obs.tools[0].call_id and obs.tools[0].call_id != obs.tools[1].call_id
+    assert obs.tools[0].call_id
+    assert obs.tools[0].call_id != obs.tools[1].call_id
     assert obs.fired_tools() == ("add",)
     assert obs.raw == {"stop_reason": "end_turn"}
     assert obs.verdict is None  # left to the engine's extractor
     assert obs.usage is not None
-    assert obs.usage.input_tokens > 0 and obs.usage.output_tokens > 0
+    assert obs.usage.input_tokens > 0
+    assert obs.usage.output_tokens > 0
     assert obs.usage.total_tokens == obs.usage.input_tokens + obs.usage.output_tokens
     assert obs.latency_s > 0
     assert adapter.is_async is True
@@ -125,7 +127,8 @@ def test_fresh_agent_per_call_no_history_growth():
     second = adapter.invoke("second prompt")
     assert first.text == "echo: first prompt"
     assert second.text == "echo: second prompt"
-    assert len(factory.built) == 2 and factory.built[0] is not factory.built[1]
+    assert len(factory.built) == 2
+    assert factory.built[0] is not factory.built[1]
     texts = [b.get("text") for m in factory.built[1].messages for b in m["content"]]
     assert "first prompt" not in texts
     assert len(factory.built[1].messages) == len(factory.built[0].messages) == 2
@@ -216,7 +219,7 @@ def test_factory_returning_the_same_agent_twice_is_an_error():
 
 def test_factory_returning_something_else_is_an_error():
     adapter = from_strands(lambda: "not an agent")
-    with pytest.raises(AgentCallError, match="not a strands.Agent"):
+    with pytest.raises(AgentCallError, match=r"not a strands\.Agent"):
         adapter.invoke("x")
 
 

@@ -13,7 +13,6 @@ from dataclasses import FrozenInstanceError
 import pytest
 
 from agentverity_props._internal.fingerprint import fingerprint
-from agentverity_props.adapters import from_callable
 from agentverity_props.engine import (
     Engine,
     EngineConfig,
@@ -125,7 +124,9 @@ def test_draw_applies_the_extractor_and_sets_latency():
     assert obs.latency_s > 0
     with Engine(lambda p: {"decision": "maybe"}, cfg) as eng:
         obs = run_sync(eng.draw(Probe.make("x")))
-    assert obs.ok and not obs.decided and obs.no_decision is not None
+    assert obs.ok
+    assert not obs.decided
+    assert obs.no_decision is not None
 
 
 # ---------------------------------------------------------------- concurrency
@@ -175,7 +176,8 @@ def test_async_agent_reaches_but_never_exceeds_max_workers():
             return await asyncio.gather(*(eng.draw(p) for p in probes(5 * mw)))
 
     results = asyncio.run(main())
-    assert len(results) == 5 * mw and all(o.ok for o in results)
+    assert len(results) == 5 * mw
+    assert all(o.ok for o in results)
     assert state["peak"] == mw
 
 
@@ -216,7 +218,7 @@ def test_repeats_of_one_probe_are_never_concurrent(is_async):
     async def main(eng: Engine) -> None:
         jobs = [(p, i) for p in ps for i in eng.allocate(p, 6)]
         outs = await asyncio.gather(*(eng.draw(p, i) for p, i in jobs))
-        for (p, i), o in zip(jobs, outs):
+        for (p, i), o in zip(jobs, outs, strict=True):
             assert o.ok
             order.setdefault(p.fp, []).append(i)
 
@@ -259,10 +261,14 @@ def test_retryable_failure_then_success_is_one_retry():
     sleeps = Sleeps()
     with Engine(agent, EngineConfig(retries=3, backoff_base_s=0.2), sleep=sleeps) as eng:
         obs = run_sync(eng.draw(Probe.make("x")))
-    assert obs.ok and obs.verdict.startswith("ok")
+    assert obs.ok
+    assert obs.verdict.startswith("ok")
     assert len(calls) == 2
-    assert eng.ledger.calls == 2 and eng.ledger.retries == 1 and eng.ledger.failures == 0
-    assert len(sleeps.delays) == 1 and 0 <= sleeps.delays[0] <= 0.2
+    assert eng.ledger.calls == 2
+    assert eng.ledger.retries == 1
+    assert eng.ledger.failures == 0
+    assert len(sleeps.delays) == 1
+    assert 0 <= sleeps.delays[0] <= 0.2
 
 
 def test_non_retryable_failure_is_not_retried():
@@ -275,9 +281,12 @@ def test_non_retryable_failure_is_not_retried():
     sleeps = Sleeps()
     with Engine(agent, EngineConfig(retries=5), sleep=sleeps) as eng:
         obs = run_sync(eng.draw(Probe.make("x")))
-    assert len(calls) == 1 and sleeps.delays == []
+    assert len(calls) == 1
+    assert sleeps.delays == []
     assert obs.error is not None
-    assert obs.error.kind == "error" and not obs.error.retryable and obs.error.attempts == 1
+    assert obs.error.kind == "error"
+    assert not obs.error.retryable
+    assert obs.error.attempts == 1
     assert obs.error.message == "ValueError: bad prompt"
     assert eng.ledger.failure_kinds == {"error": 1}
     assert eng.ledger.failure_samples["error"] == ["ValueError: bad prompt"]
@@ -309,19 +318,22 @@ def test_backoff_jitter_stays_within_bounds_and_is_seeded():
         cfg = EngineConfig(retries=6, backoff_base_s=0.1, backoff_max_s=0.5, seed=seed)
         with Engine(agent, cfg, sleep=sleeps) as eng:
             obs = run_sync(eng.draw(Probe.make("x")))
-        assert obs.error is not None and obs.error.attempts == 7
-        assert obs.error.kind == "http_5xx" and obs.error.retryable
+        assert obs.error is not None
+        assert obs.error.attempts == 7
+        assert obs.error.kind == "http_5xx"
+        assert obs.error.retryable
         return sleeps.delays
 
     delays = run(1)
     caps = [min(0.5, 0.1 * 2**i) for i in range(6)]
     assert len(delays) == 6
-    assert all(0 <= d <= cap for d, cap in zip(delays, caps))
+    assert all(0 <= d <= cap for d, cap in zip(delays, caps, strict=True))
     assert run(1) == delays
     assert run(2) != delays
     backoff = Backoff(0.1, 0.5, seed=3)
     samples = [backoff.delay(4) for _ in range(2000)]
-    assert 0 <= min(samples) < 0.05 and 0.45 < max(samples) <= 0.5  # full jitter spans [0, cap]
+    assert 0 <= min(samples) < 0.05
+    assert 0.45 < max(samples) <= 0.5
 
 
 # ---------------------------------------------------------------- error policies and timeouts
@@ -333,23 +345,27 @@ def test_error_policy_record_returns_the_failure_raise_raises_it():
 
     with Engine(agent, EngineConfig(error_policy="record")) as eng:
         obs = run_sync(eng.draw(Probe.make("x")))
-    assert obs.error is not None and obs.error.kind == "refusal"
-    assert obs.key() is None and not obs.decided
+    assert obs.error is not None
+    assert obs.error.kind == "refusal"
+    assert obs.key() is None
+    assert not obs.decided
     with Engine(agent, EngineConfig(error_policy="raise")) as eng:
         with pytest.raises(AgentCallError, match="model refused") as info:
             run_sync(eng.draw(Probe.make("x")))
         assert info.value.kind == "refusal"
-        assert eng.ledger.failures == 1 and eng.ledger.failure_kinds == {"refusal": 1}
+        assert eng.ledger.failures == 1
+        assert eng.ledger.failure_kinds == {"refusal": 1}
 
 
 def test_error_policy_raise_wraps_other_exceptions_and_cuts_long_messages():
     def agent(prompt: str) -> str:
         raise KeyError("k" * 2000)
 
-    with Engine(agent, EngineConfig(error_policy="raise")) as eng:
-        with pytest.raises(AgentCallError) as info:
-            run_sync(eng.draw(Probe.make("x")))
-    assert info.value.kind == "error" and not info.value.retryable
+    with Engine(agent, EngineConfig(error_policy="raise")) as eng, \
+            pytest.raises(AgentCallError) as info:
+        run_sync(eng.draw(Probe.make("x")))
+    assert info.value.kind == "error"
+    assert not info.value.retryable
     assert str(info.value).startswith("KeyError: ")
     assert len(str(info.value)) == 500
     assert isinstance(info.value.__cause__, KeyError)
@@ -358,7 +374,8 @@ def test_error_policy_raise_wraps_other_exceptions_and_cuts_long_messages():
 def test_bad_output_is_a_failure_not_a_verdict():
     with Engine(lambda p: 42) as eng:
         obs = run_sync(eng.draw(Probe.make("x")))
-    assert obs.error is not None and obs.error.kind == "bad_output"
+    assert obs.error is not None
+    assert obs.error.kind == "bad_output"
 
 
 def test_async_timeout_is_a_retryable_timeout_failure():
@@ -371,9 +388,13 @@ def test_async_timeout_is_a_retryable_timeout_failure():
     with Engine(agent, cfg, sleep=sleeps) as eng:
         obs = run_sync(eng.draw(Probe.make("x")))
     assert obs.error is not None
-    assert obs.error.kind == "timeout" and obs.error.retryable and obs.error.attempts == 2
+    assert obs.error.kind == "timeout"
+    assert obs.error.retryable
+    assert obs.error.attempts == 2
     assert "0.02 s" in obs.error.message
-    assert eng.ledger.timeouts == 2 and eng.ledger.calls == 2 and eng.ledger.retries == 1
+    assert eng.ledger.timeouts == 2
+    assert eng.ledger.calls == 2
+    assert eng.ledger.retries == 1
 
 
 def test_outer_cancellation_is_not_mistaken_for_a_timeout():
@@ -425,9 +446,11 @@ def test_sync_timeout_keeps_the_worker_slot_until_the_agent_returns():
 
     with Engine(agent, EngineConfig(max_workers=1, timeout_s=0.05, retries=0)) as eng:
         slow, fast = run_sync(main(eng))
-    assert slow.error is not None and slow.error.kind == "timeout"
+    assert slow.error is not None
+    assert slow.error.kind == "timeout"
     assert "worker thread" in slow.error.message
-    assert fast.ok and state["peak"] == 1
+    assert fast.ok
+    assert state["peak"] == 1
 
 
 # ---------------------------------------------------------------- budget
@@ -435,15 +458,20 @@ def test_sync_timeout_keeps_the_worker_slot_until_the_agent_returns():
 
 def test_budget_is_a_hard_cap_and_exhaustion_raises():
     with Engine(lambda p: "ok", EngineConfig(budget=3)) as eng:
-        assert eng.remaining == 3 and eng.can_afford(3) and not eng.can_afford(4)
+        assert eng.remaining == 3
+        assert eng.can_afford(3)
+        assert not eng.can_afford(4)
         run_sync(eng.draws(Probe.make("x"), 3))
-        assert eng.remaining == 0 and not eng.can_afford(1) and eng.can_afford(0)
+        assert eng.remaining == 0
+        assert not eng.can_afford(1)
+        assert eng.can_afford(0)
         with pytest.raises(BudgetExhausted, match="budget of 3"):
             run_sync(eng.draw(Probe.make("x")))
     assert eng.ledger.calls == 3
     assert eng.ledger.to_dict()["budget_remaining"] == 0
     with Engine(lambda p: "ok") as eng:
-        assert eng.remaining is None and eng.can_afford(10**9)
+        assert eng.remaining is None
+        assert eng.can_afford(10**9)
 
 
 def test_retries_stop_when_the_budget_is_spent():
@@ -452,7 +480,8 @@ def test_retries_stop_when_the_budget_is_spent():
 
     with Engine(agent, EngineConfig(budget=2, retries=5), sleep=Sleeps()) as eng:
         obs = run_sync(eng.draw(Probe.make("x")))
-    assert obs.error is not None and obs.error.attempts == 2
+    assert obs.error is not None
+    assert obs.error.attempts == 2
     assert "budget" in obs.error.message
     assert eng.ledger.calls == 2
 
@@ -485,9 +514,12 @@ def test_request_stop_refuses_new_draws_and_keeps_finished_ones(tmp_path):
 
     results, eng = asyncio.run(main())
     finished = [r for r in results if isinstance(r, Observation)]
-    assert len(finished) == 2 and all(o.verdict == "done" for o in finished)
+    assert len(finished) == 2
+    assert all(o.verdict == "done" for o in finished)
     assert sum(isinstance(r, Interrupted) for r in results) == 2
-    assert eng.stopping and eng.ledger.interrupted and eng.ledger.to_dict()["interrupted"]
+    assert eng.stopping
+    assert eng.ledger.interrupted
+    assert eng.ledger.to_dict()["interrupted"]
     with Store(tmp_path / "s.db") as store:
         assert store.count() == 2
 
@@ -533,16 +565,19 @@ def test_ledger_sums_usage_and_reports_percentiles():
         run_sync(eng.draws(Probe.make("x"), 20))
     led = eng.ledger
     data = led.to_dict()
-    assert data["calls"] == 20 and data["budget_remaining"] == 30
+    assert data["calls"] == 20
+    assert data["budget_remaining"] == 30
     assert (data["input_tokens"], data["output_tokens"], data["total_tokens"]) == (200, 100, 300)
     assert data["cost_usd"] == pytest.approx(0.02)
     assert 0.1 <= data["latency_p50_s"] <= data["latency_p95_s"] <= 0.3
-    assert led.percentile(0) == min(led.latencies) and led.percentile(100) == max(led.latencies)
+    assert led.percentile(0) == min(led.latencies)
+    assert led.percentile(100) == max(led.latencies)
     assert set(data) >= {"calls", "replayed", "retries", "failures", "failure_kinds",
                          "latency_p50_s", "latency_p95_s", "cost_usd", "budget",
                          "budget_remaining", "interrupted", "timeouts"}
     empty = Ledger()
-    assert empty.percentile(50) is None and empty.to_dict()["total_tokens"] is None
+    assert empty.percentile(50) is None
+    assert empty.to_dict()["total_tokens"] is None
     with pytest.raises(InvalidArgument):
         empty.percentile(101)
 
@@ -551,4 +586,5 @@ def test_failure_samples_are_capped_per_kind():
     led = Ledger()
     for i in range(30):
         led.note_failure("timeout", f"t{i}")
-    assert led.failures == 30 and len(led.failure_samples["timeout"]) == 20
+    assert led.failures == 30
+    assert len(led.failure_samples["timeout"]) == 20

@@ -78,4 +78,5 @@ def test_budget_is_never_exceeded(max_workers, budget, retries, seed, failure_ra
     assert eng.ledger.failures == len(failed)
     assert all(o.error.attempts <= retries + 1 for o in failed)
     if failure_rate == 0.0:
-        assert failed == [] and eng.ledger.retries == 0
+        assert failed == []
+        assert eng.ledger.retries == 0

@@ -40,7 +40,7 @@ async def draw_all(eng: Engine, probes: list[Probe], n: int) -> dict[tuple[str, 
     # allocate in a fixed order, then run everything at once: finishing order must not matter
     jobs = [(p, i) for p in probes for i in eng.allocate(p, n)]
     outs = await asyncio.gather(*(eng.draw(p, i) for p, i in jobs))
-    return {(p.fp, i): o for (p, i), o in zip(jobs, outs)}
+    return {(p.fp, i): o for (p, i), o in zip(jobs, outs, strict=True)}
 
 
 def test_record_then_replay_is_identical_and_free(tmp_path):
@@ -49,11 +49,13 @@ def test_record_then_replay_is_identical_and_free(tmp_path):
     agent, calls = stochastic(1)
     with Engine(agent, cfg(path, "record", max_workers=4)) as eng:
         recorded = run_sync(draw_all(eng, probes, 5))
-    assert len(calls) == 20 and eng.ledger.calls == 20
+    assert len(calls) == 20
+    assert eng.ledger.calls == 20
 
     with Engine(refusing(), cfg(path, "replay", max_workers=4, budget=0)) as eng:
         replayed = run_sync(draw_all(eng, probes, 5))
-        assert eng.ledger.calls == 0 and eng.ledger.replayed == 20
+        assert eng.ledger.calls == 0
+        assert eng.ledger.replayed == 20
         assert eng.remaining == 0  # replayed draws cost nothing
     assert replayed == recorded
     for p in probes:  # five distinct draws per probe, replayed in order
@@ -85,7 +87,8 @@ def test_replay_miss_names_the_draw_and_the_fix(tmp_path):
         with pytest.raises(ReplayMiss) as info:
             run_sync(eng.draw(p))
     msg = str(info.value)
-    assert p.short in msg and "index 2" in msg
+    assert p.short in msg
+    assert "index 2" in msg
     assert "record first with --record or use auto" in msg
 
 
@@ -117,7 +120,8 @@ def test_auto_records_only_the_missing_draws(tmp_path):
     with Engine(agent2, cfg(path, "auto")) as eng:
         again = run_sync(eng.draws(p, 5))
         fresh = run_sync(eng.draws(q, 2))
-        assert eng.ledger.replayed == 3 and eng.ledger.calls == 4
+        assert eng.ledger.replayed == 3
+        assert eng.ledger.calls == 4
     assert again[:3] == first
     assert calls2 == ["p", "p", "q", "q"]
     with Store(path) as store:
@@ -139,7 +143,8 @@ def test_failures_replay_identically_and_auto_retries_them(tmp_path):
     agent = from_callable(broken, identity="svc")
     with Engine(agent, cfg(path, "record", retries=0)) as eng:
         failed = run_sync(eng.draw(p))
-    assert failed.error is not None and failed.error.kind == "http_5xx"
+    assert failed.error is not None
+    assert failed.error.kind == "http_5xx"
 
     with Engine(from_callable(lambda s: 1 / 0, identity="svc"), cfg(path, "replay")) as eng:
         assert run_sync(eng.draw(p)) == failed
@@ -153,10 +158,13 @@ def test_failures_replay_identically_and_auto_retries_them(tmp_path):
     healed = from_callable(lambda s: "fine now", identity="svc")
     with Engine(healed, cfg(path, "auto")) as eng:
         obs = run_sync(eng.draw(p))
-        assert obs.verdict == "fine now" and eng.ledger.calls == 1
+        assert obs.verdict == "fine now"
+        assert eng.ledger.calls == 1
     with Store(path) as store:
         rows = list(store.rows())
-    assert len(rows) == 1 and rows[0].ok and rows[0].observation.verdict == "fine now"
+    assert len(rows) == 1
+    assert rows[0].ok
+    assert rows[0].observation.verdict == "fine now"
 
 
 def test_record_mode_rerecords(tmp_path):

@@ -36,7 +36,9 @@ def test_raw_that_is_not_json_is_dropped(tmp_path):
     with Store(tmp_path / "s.db") as store:
         store.put(KEY, obs)
         back = store.get(KEY)
-    assert back is not None and back.raw is None and back.text == "x"
+    assert back is not None
+    assert back.raw is None
+    assert back.text == "x"
 
 
 def test_first_row_wins_but_a_success_replaces_a_failure(tmp_path):
@@ -172,7 +174,8 @@ def test_two_processes_writing_at_once_lose_nothing_and_duplicate_nothing(tmp_pa
     keys = [(r.agent, r.fp, r.extractor, r.draw_index) for r in rows]
     assert len(keys) == len(set(keys)) == 150 + 150 + 150
     shared = [r for r in rows if "shared" in r.fp]
-    assert len(shared) == 150 and {r.observation.text for r in shared} <= {"A", "B"}
+    assert len(shared) == 150
+    assert {r.observation.text for r in shared} <= {"A", "B"}
     for who in ("A", "B"):
         own = sorted(r.draw_index for r in rows if r.fp == f"sha256:{who}")
         assert own == list(range(150))

@@ -124,14 +124,14 @@ def test_prompts_reject_bad_arguments_eagerly(template: object, slots: object, m
 @pytest.mark.parametrize(
     ("strategy", "name", "params"),
     [
-        (case_changes(), "case", {"kind": "upper_word", "word": 0}),
-        (typos(), "typo", {"edits": [{"pos": 0, "kind": "neighbour", "key": 0}]}),
-        (whitespace_changes(), "whitespace", {"kind": "extra_space", "count": 1, "gap": 0}),
+        (case_changes(), "case", {"kind": "upper_word", "at": 0}),
+        (typos(), "typo", {"edits": [{"at": 0, "kind": "neighbour", "key": 0}]}),
+        (whitespace_changes(), "whitespace", {"kind": "extra_space", "count": 1, "at": 0}),
         (punctuation_changes(), "punctuation", {"kind": "toggle_period"}),
         (politeness_prefixes(), "politeness", {"prefix": DEFAULT_POLITENESS[0]}),
         (distractors(), "distractor",
          {"sentence": min(DEFAULT_DISTRACTORS, key=len), "position": "end"}),
-        (negations(), "negation", {"site": 0}),
+        (negations(), "negation", {"at": 0}),
         (paraphrases(), "paraphrase", {"template": DEFAULT_PARAPHRASES[0]}),
         (entity_swaps({"Ann": ["Bo", "Cyd"], "Oslo": "Lima"}), "entity_swap",
          {"swaps": {"Ann": "Bo", "Oslo": "Lima"}}),
@@ -153,19 +153,23 @@ def test_minimal_perturbations_applied() -> None:
 def test_typos_shrink_count_and_position() -> None:
     # Two typos are needed: the shrinker still keeps positions and kinds at their mildest.
     p = find(typos(max_count=3), lambda p: len(p.params["edits"]) >= 2)
-    assert p.params["edits"] == [{"pos": 0, "kind": "neighbour", "key": 0}] * 2
+    assert p.params["edits"] == [{"at": 0, "kind": "neighbour", "key": 0}] * 2
     # Needing a later letter: the position shrinks to exactly that letter.
     def hits_fourth_letter_only(p: Perturbation) -> bool:
         out = p.apply("abcdef")
         return len(out) == 6 and out[:3] == "abc" and out[3] != "d"
 
     p = find(typos(), hits_fourth_letter_only)
-    assert p.params["edits"] == [{"pos": 3, "kind": "neighbour", "key": 0}]
+    (edit,) = p.params["edits"]
+    assert (edit["kind"], edit["key"]) == ("neighbour", 0)
+    assert p.apply("abcdef") == "abcsef"
+    # ``at`` is per mille along the letters: the smallest value that reaches letter 3 of 6
+    assert edit["at"] == 500
 
 
 def test_case_shrinks_to_one_word_before_whole_text() -> None:
     p = find(case_changes(), lambda p: p.apply("call me now") == "call ME now")
-    assert p.params == {"kind": "upper_word", "word": 1}
+    assert p.params == {"kind": "upper_word", "at": 334}  # ceil(1000 / 3): the second word
     p = find(case_changes(), lambda p: p.apply("ab cd") == "AB CD")
     assert p.params == {"kind": "upper_all"}
 
@@ -218,13 +222,13 @@ def test_one_neighbour_typo_is_one_adjacent_key(text: str, p: Perturbation) -> N
 
 
 def test_typo_kinds_and_letters_only() -> None:
-    def typo(kind: str, pos: int = 0) -> Perturbation:
-        return Perturbation("typo", {"edits": [{"pos": pos, "kind": kind, "key": 0}]})
+    def typo(kind: str, at: int = 0) -> Perturbation:
+        return Perturbation("typo", {"edits": [{"at": at, "kind": kind, "key": 0}]})
 
     assert typo("double").apply("12 ab") == "12 aab"
     assert typo("drop").apply("12 ab") == "12 b"
     assert typo("swap").apply("12 ab") == "12 ba"
-    assert typo("swap", 1).apply("ab") == "av"  # nothing after the last letter: neighbour key
+    assert typo("swap", 999).apply("ab") == "av"  # nothing after the last letter: neighbour key
     assert typo("neighbour").apply("Quit") == "Wuit"
     assert not typo("neighbour").changes("123 ?!")
 
@@ -233,9 +237,9 @@ def test_whitespace_and_punctuation_kinds() -> None:
     def ws(kind: str, **kw: int) -> str:
         return Perturbation("whitespace", {"kind": kind, **kw}).apply("a b c")
 
-    assert ws("extra_space", count=2, gap=1) == "a b   c"
-    assert ws("tab", gap=0) == "a\tb c"
-    assert ws("newline", gap=3) == "a b\nc"  # gaps wrap around
+    assert ws("extra_space", count=2, at=999) == "a b   c"
+    assert ws("tab", at=0) == "a\tb c"
+    assert ws("newline", at=500) == "a b\nc"
     assert ws("leading", count=1) == " a b c"
     assert ws("double_all") == "a  b  c"
 
@@ -265,13 +269,11 @@ def test_whitespace_and_punctuation_kinds() -> None:
     ],
 )
 def test_negations(text: str, negated: list[str]) -> None:
-    outs = [Perturbation("negation", {"site": i}).apply(text) for i in range(len(negated) or 1)]
-    if negated:
-        assert outs == negated
-        # the site index wraps around
-        assert Perturbation("negation", {"site": len(negated)}).apply(text) == negated[0]
-    else:
-        assert outs == [text]
+    n = max(len(negated), 1)
+    # one ``at`` per site: site i is reached from ceil(1000 * i / n)
+    outs = [Perturbation("negation", {"at": -(-1000 * i // n)}).apply(text) for i in range(n)]
+    assert outs == (negated or [text])
+    assert Perturbation("negation", {"at": 999}).apply(text) == (negated or [text])[-1]
 
 
 def test_entity_swaps_are_whole_word_simultaneous_and_longest_first() -> None:
@@ -320,10 +322,10 @@ def test_perturbation_rejects_bad_values() -> None:
 
 
 def test_params_are_detached_from_the_callers_dict() -> None:
-    params = {"kind": "upper_word", "word": 0}
+    params = {"kind": "upper_word", "at": 0}
     p = Perturbation("case", params)
-    params["word"] = 5
-    assert p.params["word"] == 0
+    params["at"] = 5
+    assert p.params["at"] == 0
 
 
 # -- follow_ups ------------------------------------------------------------------------------------

@@ -1,0 +1,58 @@
+"""``agentverity-props demo``: a whole analysis of a shipped offline example agent."""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import click
+
+from ._common import write_output
+
+DEMOS = {
+    "moderation": ("agentverity_props.examples.moderation:buggy_agent", "moderation.txt",
+                   "a Strands content-moderation gate (offline model, real tools) with a "
+                   "planted case bug"),
+    "support": ("agentverity_props.examples.support:agent", "support.txt",
+                "a Strands support agent routing requests to tools"),
+    "plain": ("agentverity_props.examples.plain:gate", "moderation.txt",
+              "a plain-callable moderation gate"),
+}
+
+
+@click.command("demo")
+@click.option("--agent", "which", type=click.Choice(sorted(DEMOS)), default="moderation",
+              show_default=True, help="Which shipped example agent to analyse.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text",
+              show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None)
+@click.option("--progress/--no-progress", default=True, help="Progress bar on a terminal.")
+def demo_cmd(which: str, fmt: str, output: str | None, progress: bool) -> int:
+    """Run meter, blindness and relations on an offline example agent (no network, seconds).
+
+    The exit code is the run's (the planted bug makes the moderation demo exit 1).
+    """
+    from importlib import resources
+
+    from .._run import RunConfig
+    from ._options import load_agent_ref
+    from ._run import execute_run, render
+
+    if which != "plain" and importlib.util.find_spec("strands") is None:
+        click.echo("strands-agents is not installed (pip install 'agentverity-props[strands]'); "
+                   "using the plain-callable gate instead", err=True)
+        which = "plain"
+    ref, inputs_file, what = DEMOS[which]
+    text = resources.files("agentverity_props.examples").joinpath(inputs_file).read_text(
+        encoding="utf-8")
+    inputs = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    if fmt == "text":
+        click.echo(f"Demo: {what}\n      agent {ref}, {len(inputs)} shipped probe inputs, "
+                   "offline\n", err=True)
+    config = RunConfig(include_inputs=True, max_workers=4)
+    result: Any = execute_run(load_agent_ref(ref), inputs, None, config, progress=progress)
+    write_output(render(result.to_dict(), fmt), output)
+    if fmt == "text":
+        click.echo("\nNext: agentverity-props run --agent YOUR_MODULE:agent --inputs "
+                   "prompts.txt   (see README)", err=True)
+    return result.exit_code
