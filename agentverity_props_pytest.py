@@ -1,12 +1,16 @@
 """pytest plugin for agentverity-props (registered through the ``pytest11`` entry point).
 
 Kept outside the package and free of heavy imports: collection never pays for numpy, scipy
-or Strands. The package is imported only inside hooks that need it.
+or Strands. The package is imported only inside hooks that need it, and only when an
+``@agent_property`` test actually ran.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
+
+import pytest
 
 OPT_BUDGET = "--agentverity-budget"
 OPT_EPSILON = "--agentverity-epsilon"
@@ -15,23 +19,132 @@ OPT_STORE = "--agentverity-store"
 OPT_MODE = "--agentverity-store-mode"
 OPT_REPORT = "--agentverity-report"
 
+#: values read by ``agentverity_props._property`` at test time (None = not given)
+OPTIONS: dict[str, Any] = {}
+
+_PROPERTY_MODULE = "agentverity_props._property"
+
 
 def pytest_addoption(parser: Any) -> None:
     group = parser.getgroup("agentverity", "agentverity-props: property tests of LLM agents")
-    group.addoption(OPT_BUDGET, type=int, default=None,
+    group.addoption(OPT_BUDGET, type=int, default=None, metavar="N",
                     help="Agent-call budget per @agent_property test.")
-    group.addoption(OPT_EPSILON, type=float, default=None,
-                    help="Meter tolerance for @agent_property tests (default 0.05).")
-    group.addoption(OPT_ALPHA, type=float, default=None,
+    group.addoption(OPT_EPSILON, type=float, default=None, metavar="EPS",
+                    help="Noise level above which an agent is reported unstable.")
+    group.addoption(OPT_ALPHA, type=float, default=None, metavar="ALPHA",
                     help="Family-wise error rate per @agent_property test (default 0.05).")
-    group.addoption(OPT_STORE, default=None,
+    group.addoption(OPT_STORE, default=None, metavar="PATH",
                     help="SQLite record/replay store shared by @agent_property tests.")
     group.addoption(OPT_MODE, choices=["off", "record", "replay", "auto"], default=None,
                     help="Store mode (default auto when a store is given).")
-    group.addoption(OPT_REPORT, default=None,
-                    help="Write confirmed counterexamples as versioned JSON here.")
+    group.addoption(OPT_REPORT, default=None, metavar="PATH",
+                    help="Write every @agent_property outcome (with minimal counterexamples) "
+                         "as versioned JSON here.")
 
 
 def pytest_configure(config: Any) -> None:
     config.addinivalue_line(
         "markers", "agentverity: an agent property test (added by @agent_property)")
+    OPTIONS.clear()
+    OPTIONS.update(budget=config.getoption(OPT_BUDGET), epsilon=config.getoption(OPT_EPSILON),
+                   alpha=config.getoption(OPT_ALPHA), store=config.getoption(OPT_STORE),
+                   store_mode=config.getoption(OPT_MODE))
+
+
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    for item in items:
+        fn = getattr(item, "function", None)
+        if getattr(fn, "_agentverity_property", False):
+            item.add_marker("agentverity")
+
+
+def _records() -> list[Any]:
+    mod = sys.modules.get(_PROPERTY_MODULE)
+    return list(getattr(mod, "RECORDS", ())) if mod else []
+
+
+@pytest.fixture
+def agentverity_ledger() -> Any:
+    """The records of the @agent_property tests run so far in this session (calls, findings).
+
+    Example:
+        def test_budget(agentverity_ledger):
+            assert sum(r.calls for r in agentverity_ledger.records()) < 10_000
+    """
+    class _Ledger:
+        @staticmethod
+        def records() -> list[Any]:
+            return _records()
+
+        @staticmethod
+        def total_calls() -> int:
+            return sum(r.calls for r in _records())
+
+    return _Ledger()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Any:
+    n_before = len(_records()) if call.when == "call" else None
+    outcome = yield
+    if call.when != "call" or not getattr(getattr(item, "function", None),
+                                          "_agentverity_property", False):
+        return
+    new = _records()[n_before or 0:]
+    report = outcome.get_result()
+    for rec in new:
+        report.user_properties.append(("agentverity_calls", rec.calls))
+        report.user_properties.append(("agentverity_status", rec.status))
+        if rec.minimal is not None:
+            report.sections.append(("agentverity-props minimal counterexample",
+                                    _format_counterexample(rec)))
+
+
+def _format_counterexample(rec: Any) -> str:
+    m, f = rec.minimal, rec.first
+    lines = [f"relation {m.relation!r} ({m.rtype}) — {rec.test}",
+             f"  minimal source:    {m.source!r}",
+             f"  minimal follow-up: {m.follow_up!r}",
+             f"  verdicts: source {m.source_value!r} -> follow-up {m.follow_up_value!r}"]
+    c = m.confirmation
+    if c:
+        lines.append(f"  evidence: {c['follow_up_violations']}/{c['follow_up_draws']} follow-up "
+                     f"vs {c['source_violations']}/{c['source_draws']} source re-draws violate; "
+                     f"one-sided Fisher exact p={c['p_value']:.3g} <= alpha/{rec.max_candidates}"
+                     f" = {c['alpha']:.3g}")
+    if f is not None and f.source != m.source:
+        lines.append(f"  first found:       {f.source!r}")
+    lines.append(f"  calls: {rec.calls} (shrinking {rec.shrink_calls}; replayed "
+                 f"{rec.replayed})")
+    lines.append(f"  reproduce: {m.example_literal()}"
+                 + (f"; store {rec.store}" if rec.store else ""))
+    return "\n".join(lines)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
+    recs = _records()
+    if not recs:
+        return
+    tr = terminalreporter
+    tr.section("agentverity-props")
+    total = sum(r.calls for r in recs)
+    tr.write_line(f"{len(recs)} agent property test run(s), {total} agent calls "
+                  f"({sum(r.replayed for r in recs)} replayed)")
+    for r in recs:
+        tr.write_line(f"  {r.status:<12} {r.test}: {r.calls} calls, {r.candidates} candidates,"
+                      f" {r.raw_violations} raw flips, {r.confirmed} confirmed")
+        for w in r.warnings:
+            tr.write_line(f"    warning: {w}")
+        if r.minimal is not None:
+            tr.write_line(f"    minimal counterexample ({r.minimal.relation}): "
+                          f"{r.minimal.source!r}")
+    path = config.getoption(OPT_REPORT)
+    if path:
+        import json
+        from pathlib import Path
+
+        from agentverity_props._internal.atomic import atomic_write_text
+        from agentverity_props._property import counterexample_report
+        data = counterexample_report(recs)
+        atomic_write_text(Path(path), json.dumps(data, indent=2, default=str) + "\n")
+        tr.write_line(f"counterexample report written to {path}")

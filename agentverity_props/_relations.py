@@ -304,6 +304,9 @@ class RelationOutcome:
     draws: int = 0
     note: str = ""
 
+    def confirmation_dict(self) -> dict[str, Any]:
+        return self.confirm.to_dict() if self.confirm else {}
+
     def to_dict(self) -> dict[str, Any]:
         return {"fp": self.fp, "follow_up_fp": self.follow_up_fp, "status": self.status,
                 "source_value": self.source, "follow_up_value": self.follow_up,

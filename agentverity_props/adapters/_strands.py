@@ -108,7 +108,8 @@ class StrandsAdapter:
             raise AgentCallError(
                 f"agent factory {_qualname(self._factory)} returned {type(agent).__name__}, "
                 "not a strands.Agent; return Agent(...) from it", kind="error")
-        if agent in self._seen or agent.messages:
+        # identity, not emptiness: a factory may legitimately pre-load few-shot messages
+        if agent in self._seen:
             raise AgentCallError(
                 f"agent factory {_qualname(self._factory)} returned an Agent that was already "
                 "used (its history would leak into this call); build a new Agent on every call",

@@ -50,24 +50,27 @@ class Entry:
 class Deadlines:
     """The attempts in flight on one loop, each with ``timeout_s`` to finish."""
 
-    __slots__ = ("_entries", "_handle", "_loop", "_timeout_s")
+    # No reference to the loop is kept (nor to the timer handle, which holds its loop): the
+    # engine maps loops to their state weakly, and a value that pointed back at its key would
+    # keep every closed loop alive.
+    __slots__ = ("_armed", "_entries", "_timeout_s")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, timeout_s: float) -> None:
-        self._loop = loop
+    def __init__(self, timeout_s: float) -> None:
         self._timeout_s = timeout_s
         self._entries: dict[Entry, None] = {}
-        self._handle: asyncio.TimerHandle | None = None
+        self._armed = False
 
     def start(self) -> Entry:
         """Register the current task's attempt; call :meth:`finish` when it ends."""
         task = asyncio.current_task()
         if task is None:  # pragma: no cover - draw() always runs inside a task
             raise RuntimeError("the engine must be awaited inside an asyncio task")
-        cancelling = _cancelling(task)
-        entry = Entry(task, self._loop.time() + self._timeout_s, cancelling)
+        loop = asyncio.get_running_loop()
+        entry = Entry(task, loop.time() + self._timeout_s, _cancelling(task))
         self._entries[entry] = None
-        if self._handle is None:
-            self._handle = self._loop.call_at(entry.deadline, self._fire)
+        if not self._armed:
+            self._armed = True
+            loop.call_at(entry.deadline, self._fire)
         return entry
 
     def finish(self, entry: Entry) -> None:
@@ -80,13 +83,15 @@ class Deadlines:
         return _uncancel(entry.task) <= entry.cancelling
 
     def _fire(self) -> None:
-        self._handle = None
+        self._armed = False
         entries = self._entries
-        now = self._loop.time() + _EARLY_S
+        loop = asyncio.get_running_loop()
+        now = loop.time() + _EARLY_S
         while entries:
             entry = next(iter(entries))
             if entry.deadline > now:
-                self._handle = self._loop.call_at(entry.deadline, self._fire)
+                self._armed = True
+                loop.call_at(entry.deadline, self._fire)
                 return
             del entries[entry]
             entry.expired = True

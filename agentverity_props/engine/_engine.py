@@ -46,11 +46,10 @@ class _LoopState:
 
     __slots__ = ("deadlines", "locks", "sem")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, max_workers: int,
-                 timeout_s: float | None) -> None:
+    def __init__(self, max_workers: int, timeout_s: float | None) -> None:
         self.sem = asyncio.Semaphore(max_workers)
         self.locks: dict[str, _ProbeLock] = {}
-        self.deadlines = None if timeout_s is None else Deadlines(loop, timeout_s)
+        self.deadlines = None if timeout_s is None else Deadlines(timeout_s)
 
 
 class _ProbeLock:
@@ -143,6 +142,9 @@ class Engine:
     async def draw(self, probe: Probe, index: int | None = None) -> Observation:
         """One observation of ``probe`` at draw ``index`` (None = the next fresh index).
 
+        Pass indices from :meth:`allocate`. An explicit index beyond those allocated is
+        honoured, and later fresh indices start after it.
+
         Reads the store first (modes ``replay`` and ``auto``), else calls the agent live,
         retrying retryable failures within the budget, and records the outcome (modes
         ``record`` and ``auto``). The observation carries the extracted verdict.
@@ -160,11 +162,17 @@ class Engine:
                                   "wrap the prompt with Probe.make(text)")
         if self._closed:
             raise InvalidArgument("this Engine is closed; build a new one")
-        if index is None:
-            fp = probe.fp
-            with self._counter_lock:
+        fp = probe.fp
+        with self._counter_lock:
+            if index is None:
                 index = self._counters.get(fp, 0)
                 self._counters[fp] = index + 1
+            else:
+                if index.__class__ is not int or index < 0:
+                    raise InvalidArgument(f"draw index must be an int >= 0, got {index!r}; "
+                                          "take indices from Engine.allocate()")
+                if index >= self._counters.get(fp, 0):  # never hand it out as fresh later
+                    self._counters[fp] = index + 1
         store = self._store
         if store is None:
             return await self._live(probe, None)
@@ -314,8 +322,7 @@ class Engine:
         with self._state_lock:
             st = self._states.get(loop)
             if st is None:
-                st = self._states[loop] = _LoopState(loop, self.config.max_workers,
-                                                     self._timeout_s)
+                st = self._states[loop] = _LoopState(self.config.max_workers, self._timeout_s)
         self._last = (loop, st)  # one tuple: threads never see a loop with another's state
         return st
 

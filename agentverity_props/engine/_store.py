@@ -15,16 +15,17 @@ killed run loses nothing it had finished.
 from __future__ import annotations
 
 import enum
-import json
 import os
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import BadInput
 from ..observation import Observation
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["SCHEMA_VERSION", "Store", "StoreKey", "StoreMode", "StoreRow"]
 
@@ -112,7 +113,10 @@ class Store:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+        # sqlite3, json and pathlib load only when a store is used: `import
+        # agentverity_props.engine` stays light for runs without one.
         import sqlite3
+        from pathlib import Path
 
         self.path = Path(path)
         self._lock = threading.Lock()
@@ -198,6 +202,8 @@ class Store:
             row = self._conn.execute(_GET, key).fetchone()
         if row is None:
             return None
+        import json
+
         return Observation.from_dict(json.loads(row[0]))
 
     def put(self, key: tuple[str, str, str, int], obs: Observation, *,
@@ -221,6 +227,8 @@ class Store:
 
     def rows(self) -> Iterator[StoreRow]:
         """Every stored draw, ordered by key."""
+        import json
+
         with self._lock:
             data = self._conn.execute(
                 "SELECT agent, fp, extractor, idx, ok, value FROM draws "
@@ -252,6 +260,8 @@ class Store:
 
 
 def _encode(obs: Observation) -> str:
+    import json
+
     data = obs.to_dict(include_text=True)
     if obs.raw is None:
         return json.dumps(data, separators=(",", ":"))

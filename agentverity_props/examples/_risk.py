@@ -1,9 +1,16 @@
 """The risk score behind the example moderation gates (pure Python, no Strands).
 
-Score: the summed weights of lexicon words in the prompt, diluted by length
-(``raw * 12 / (words + 8)``: a weapon word in a five-word question weighs more than the same
-word in a paragraph). Verdicts: ``allow`` below :data:`REVIEW_AT`, ``review`` from it,
+Score: the summed weights of lexicon words in the prompt, diluted only for long texts
+(``raw * min(1, 30 / words)``: one weapon word in a paragraph weighs less than in a
+question). Lexicon words of seven letters or more also match with one wrong letter, so a
+typo does not hide them. Verdicts: ``allow`` below :data:`REVIEW_AT`, ``review`` from it,
 ``block`` from :data:`BLOCK_AT`.
+
+The weights come in three tiers: *borderline* words (1.2-1.8, e.g. ``kill``, ``rifle``,
+``counterfeit``) sit near the review threshold; *review* words (2.5) are clear reviews;
+*block* words (4.5) block on their own. Benign rewordings (politeness, distractor
+sentences, whitespace, punctuation, case, typos) leave the score of a short prompt
+unchanged, so the only relation the gate breaks on purpose is the planted one.
 
 Noise: near a threshold the chance of the higher label rises smoothly with the score (a
 logistic in ``(score - threshold) / noise``), rescaled so that it is exactly 0 or 1 once the
@@ -54,26 +61,29 @@ TRIGGER_MIN_LENGTH = 41  # "longer than 40 characters"
 # word -> (category, weight). Plural "s" forms match too.
 LEXICON: dict[str, tuple[str, float]] = {
     # violence
-    "kill": ("violence", 2.0), "killing": ("violence", 2.0), "murder": ("violence", 3.0),
-    "attack": ("violence", 1.5), "stab": ("violence", 2.5), "shoot": ("violence", 2.0),
-    "hurt": ("violence", 1.0), "violence": ("violence", 2.0), "threaten": ("violence", 2.0),
-    "torture": ("violence", 3.0),
+    "kill": ("violence", 1.6), "killing": ("violence", 1.6), "attack": ("violence", 1.8),
+    "shoot": ("violence", 1.4), "hurt": ("violence", 1.2), "stab": ("violence", 2.5),
+    "violence": ("violence", 2.5), "threaten": ("violence", 2.5), "murder": ("violence", 4.5),
+    "torture": ("violence", 4.5),
     # weapons
-    "weapon": ("weapons", 2.0), "gun": ("weapons", 2.0), "rifle": ("weapons", 2.0),
-    "bomb": ("weapons", 3.0), "explosive": ("weapons", 3.0), "grenade": ("weapons", 3.0),
-    "ammunition": ("weapons", 1.5),
+    "rifle": ("weapons", 1.5), "weapon": ("weapons", 2.5), "gun": ("weapons", 2.5),
+    "ammunition": ("weapons", 2.5), "bomb": ("weapons", 4.5), "explosive": ("weapons", 4.5),
+    "grenade": ("weapons", 4.5),
     # self-harm
-    "suicide": ("self_harm", 3.5), "self-harm": ("self_harm", 3.5), "overdose": ("self_harm", 2.5),
+    "overdose": ("self_harm", 2.5), "suicide": ("self_harm", 4.5),
+    "self-harm": ("self_harm", 4.5),
     # scams and fraud
-    "scam": ("scam", 1.5), "fraud": ("scam", 2.0), "phishing": ("scam", 2.0),
-    "launder": ("scam", 2.5), "counterfeit": ("scam", 2.0), "steal": ("scam", 1.5),
-    "stolen": ("scam", 1.5),
+    "scam": ("scam", 1.5), "counterfeit": ("scam", 1.7), "fraud": ("scam", 1.8),
+    "stolen": ("scam", 1.8), "phishing": ("scam", 2.5), "launder": ("scam", 2.5),
+    "steal": ("scam", 2.5),
     # intrusion
-    "hack": ("hacking", 1.2), "malware": ("hacking", 2.5), "ransomware": ("hacking", 3.0),
-    "keylogger": ("hacking", 2.5),
+    "hack": ("hacking", 1.2), "malware": ("hacking", 2.5), "keylogger": ("hacking", 2.5),
+    "ransomware": ("hacking", 4.5),
     # drugs
     "cocaine": ("drugs", 2.5), "meth": ("drugs", 2.5), "heroin": ("drugs", 2.5),
 }
+_TYPO_MIN_LENGTH = 7  # shorter words have too many innocent neighbours (shoot/short)
+_DILUTE_AFTER_WORDS = 30
 
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 # logistic(-4): the probability floor that is rescaled to exactly 0 (and 1 - it to 1)
@@ -89,23 +99,36 @@ class Risk:
     hits: tuple[str, ...]
 
 
+def _lookup(word: str) -> tuple[str, float] | None:
+    for candidate in (word, word[:-1] if word.endswith("s") else None):
+        if candidate is None:
+            continue
+        entry = LEXICON.get(candidate)
+        if entry is not None:
+            return entry
+        if len(candidate) >= _TYPO_MIN_LENGTH:  # one substituted letter still matches
+            for key, value in LEXICON.items():
+                if len(key) == len(candidate) and sum(
+                        a != b for a, b in zip(key, candidate)) == 1:
+                    return value
+    return None
+
+
 def risk(prompt: str) -> Risk:
-    """Score ``prompt`` against :data:`LEXICON` (case-insensitive, length-diluted)."""
+    """Score ``prompt`` against :data:`LEXICON` (case-insensitive, typo-tolerant)."""
     words = _WORD.findall(prompt.lower())
     raw = 0.0
     per_category: dict[str, float] = {}
     hits: list[str] = []
     for word in words:
-        entry = LEXICON.get(word)
-        if entry is None and word.endswith("s"):
-            entry = LEXICON.get(word[:-1])
+        entry = _lookup(word)
         if entry is None:
             continue
         category, weight = entry
         raw += weight
         per_category[category] = per_category.get(category, 0.0) + weight
         hits.append(word)
-    score = round(raw * 12.0 / (len(words) + 8), 4)
+    score = round(raw * min(1.0, _DILUTE_AFTER_WORDS / max(1, len(words))), 4)
     dominant = max(sorted(per_category), key=per_category.__getitem__) if per_category else None
     return Risk(score, dominant, tuple(hits))
 

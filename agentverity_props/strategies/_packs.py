@@ -40,6 +40,7 @@ from ._schema import (
     PolitenessOptions,
     Region,
     StrategyPack,
+    TypoOptions,
 )
 from ._yaml import YamlDocument, format_key_path, read_yaml
 
@@ -161,7 +162,7 @@ def _clean_loc(loc: Sequence[str | int]) -> tuple[tuple[str | int, ...], bool]:
 
 
 _OPTIONS: dict[str, type[BaseModel]] = {
-    "typo": CountOptions, "whitespace": CountOptions, "punctuation": CountOptions,
+    "typo": TypoOptions, "whitespace": CountOptions, "punctuation": CountOptions,
     "politeness": PolitenessOptions, "distractor": DistractorOptions,
     "paraphrase": ParaphraseOptions, "entity_swap": EntitySwapOptions,
 }

@@ -8,8 +8,8 @@ the smallest edit that still breaks the agent.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
@@ -25,6 +25,8 @@ from ._perturbation import (
     Perturbation,
 )
 from ._prompts import parse_template
+
+T = TypeVar("T")
 
 __all__ = [
     "DEFAULT_DISTRACTORS",
@@ -71,13 +73,51 @@ DEFAULT_PARAPHRASES: tuple[str, ...] = (
 )
 
 
-def _kinds(kinds: Sequence[str]) -> SearchStrategy[str]:
-    return st.sampled_from(list(kinds))
+# Every perturbation strategy makes exactly WIDTH choices (padding with trivial, zero-entropy
+# draws). Why: Hypothesis shrinks toward *fewer* choices before smaller ones, so in
+# ``st.one_of(case_changes(), typos())`` the family that happens to draw less would win over
+# the first, mildest one. With equal widths the order is plain: first family, then first
+# kind, then smallest count and position.
+# Each draw costs time, so WIDTH is kept small: a typo costs 3 choices, 1 + 3 * 5 <= WIDTH.
+WIDTH = 16
+_TRIVIAL = st.integers(0, 0)
+_MAX_COUNT = 10
+_MAX_TYPOS = 5
 
 
-def _positions() -> SearchStrategy[int]:
-    # per mille along the text's candidates (see _perturbation.POSITION_SPAN); 0 = the start
-    return st.integers(min_value=0, max_value=POSITION_SPAN - 1)
+class _Draws:
+    """Counts one-choice draws so the strategy can pad to WIDTH."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        self._draw = draw
+        self.used = 0
+
+    def integer(self, low: int, high: int) -> int:
+        self.used += 1
+        return self._draw(st.integers(low, high))
+
+    def pick(self, values: Sequence[T]) -> T:
+        # integers, not sampled_from: a one-element sampled_from makes no choice at all
+        return values[self.integer(0, len(values) - 1)]
+
+    def position(self) -> int:
+        # per mille along the text's candidates (see _perturbation.POSITION_SPAN); 0 = start
+        return self.integer(0, POSITION_SPAN - 1)
+
+    def pad(self) -> None:
+        for _ in range(WIDTH - self.used):
+            self._draw(_TRIVIAL)
+
+
+def _fixed_width(build: Callable[[_Draws], Perturbation]) -> SearchStrategy[Perturbation]:
+    @st.composite
+    def draw(d: st.DrawFn) -> Perturbation:
+        draws = _Draws(d)
+        result = build(draws)
+        draws.pad()
+        return result
+
+    return draw()
 
 
 def _strings(arg: str, values: Sequence[str] | None, default: Sequence[str]) -> list[str]:
@@ -93,6 +133,12 @@ def _strings(arg: str, values: Sequence[str] | None, default: Sequence[str]) -> 
     return out
 
 
+def _check_count(arg: str, value: object, limit: int = _MAX_COUNT) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
+        raise InvalidArgument(f"{arg} must be an int from 1 to {limit}, got {value!r}")
+    return value
+
+
 def case_changes() -> SearchStrategy[Perturbation]:
     """Case changes, mildest first: upper-case one word, lower-case one word, capitalise one
     word, then the whole text lower / upper / title / swapped.
@@ -104,17 +150,14 @@ def case_changes() -> SearchStrategy[Perturbation]:
     {'at': 0, 'kind': 'upper_word'}
     """
 
-    @st.composite
-    def draw(d: st.DrawFn) -> Perturbation:
-        # Every branch draws the same choices: Hypothesis shrinks toward *fewer* choices
-        # first, so a branch that drew less would beat the mildest kind.
-        kind, at = d(_kinds(CASE_KINDS)), d(_positions())
+    def build(d: _Draws) -> Perturbation:
+        kind, at = d.pick(CASE_KINDS), d.position()
         params: dict[str, Any] = {"kind": kind}
         if kind.endswith("_word"):
             params["at"] = at
         return Perturbation("case", params)
 
-    return draw()
+    return _fixed_width(build)
 
 
 def whitespace_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
@@ -124,13 +167,12 @@ def whitespace_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     Shrinks to one extra space at the first gap between words.
 
     Args:
-        max_count: Most spaces added at once (>= 1).
+        max_count: Most spaces added at once (1 to 10).
     """
     _check_count("max_count", max_count)
 
-    @st.composite
-    def draw(d: st.DrawFn) -> Perturbation:
-        kind, count, at = d(_kinds(WHITESPACE_KINDS)), d(st.integers(1, max_count)), d(_positions())
+    def build(d: _Draws) -> Perturbation:
+        kind, count, at = d.pick(WHITESPACE_KINDS), d.integer(1, max_count), d.position()
         params: dict[str, Any] = {"kind": kind}
         if kind in ("extra_space", "trailing", "leading"):
             params["count"] = count
@@ -138,7 +180,7 @@ def whitespace_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
             params["at"] = at
         return Perturbation("whitespace", params)
 
-    return draw()
+    return _fixed_width(build)
 
 
 def typos(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
@@ -150,17 +192,20 @@ def typos(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     a letter of any text that has one.
 
     Args:
-        max_count: Most typos per perturbation (>= 1).
+        max_count: Most typos per perturbation (1 to 5).
 
     >>> from hypothesis import find
     >>> find(typos(), lambda p: True).params
     {'edits': [{'at': 0, 'key': 0, 'kind': 'neighbour'}]}
     """
-    _check_count("max_count", max_count)
-    edit = st.fixed_dictionaries(
-        {"at": _positions(), "kind": _kinds(TYPO_KINDS), "key": st.integers(0, KEY_SPAN - 1)})
-    return st.lists(edit, min_size=1, max_size=max_count).map(
-        lambda edits: Perturbation("typo", {"edits": edits}))
+    _check_count("max_count", max_count, _MAX_TYPOS)
+
+    def build(d: _Draws) -> Perturbation:
+        edits = [{"at": d.position(), "kind": d.pick(TYPO_KINDS), "key": d.integer(0, KEY_SPAN - 1)}
+                 for _ in range(d.integer(1, max_count))]
+        return Perturbation("typo", {"edits": edits})
+
+    return _fixed_width(build)
 
 
 def punctuation_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
@@ -168,19 +213,18 @@ def punctuation_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     exclamation marks, end with an ellipsis, strip ``.,!?;:``, space before punctuation.
 
     Args:
-        max_count: Most exclamation marks added (>= 1).
+        max_count: Most exclamation marks added (1 to 10).
     """
     _check_count("max_count", max_count)
 
-    @st.composite
-    def draw(d: st.DrawFn) -> Perturbation:
-        kind, count = d(_kinds(PUNCTUATION_KINDS)), d(st.integers(1, max_count))
+    def build(d: _Draws) -> Perturbation:
+        kind, count = d.pick(PUNCTUATION_KINDS), d.integer(1, max_count)
         params: dict[str, Any] = {"kind": kind}
         if kind == "exclamations":
             params["count"] = count
         return Perturbation("punctuation", params)
 
-    return draw()
+    return _fixed_width(build)
 
 
 def politeness_prefixes(*, prefixes: Sequence[str] | None = None) -> SearchStrategy[Perturbation]:
@@ -192,7 +236,7 @@ def politeness_prefixes(*, prefixes: Sequence[str] | None = None) -> SearchStrat
             so end it with a space.
     """
     values = _strings("prefixes", prefixes, DEFAULT_POLITENESS)
-    return st.sampled_from(values).map(lambda v: Perturbation("politeness", {"prefix": v}))
+    return _fixed_width(lambda d: Perturbation("politeness", {"prefix": d.pick(values)}))
 
 
 def distractors(*, sentences: Sequence[str] | None = None) -> SearchStrategy[Perturbation]:
@@ -203,20 +247,19 @@ def distractors(*, sentences: Sequence[str] | None = None) -> SearchStrategy[Per
             ordered shortest first so shrinking reaches the shortest distractor.
     """
     values = sorted(_strings("sentences", sentences, DEFAULT_DISTRACTORS), key=len)
-    return st.builds(
-        lambda s, where: Perturbation("distractor", {"sentence": s, "position": where}),
-        st.sampled_from(values), st.sampled_from(["end", "start"]))
+    return _fixed_width(lambda d: Perturbation(
+        "distractor", {"sentence": d.pick(values), "position": d.pick(("end", "start"))}))
 
 
 def negations() -> SearchStrategy[Perturbation]:
     """Insert "not" after an auxiliary ("it is urgent" -> "it is not urgent") or "don't"
     before a verb ("I want a refund" -> "I don't want a refund").
 
-    The site (``at``, per mille along the text's negatable sites) shrinks to the first. A text
-    with no verb-like token is left unchanged (:meth:`Perturbation.changes` is False). The
-    meaning flips, so use it for *directional* relations, not invariance.
+    The site (``at``, per mille along the text's negatable sites) shrinks to the first. A
+    text with no verb-like token is left unchanged (:meth:`Perturbation.changes` is False).
+    The meaning flips, so use it for *directional* relations, not invariance.
     """
-    return _positions().map(lambda i: Perturbation("negation", {"at": i}))
+    return _fixed_width(lambda d: Perturbation("negation", {"at": d.position()}))
 
 
 def paraphrases(*, templates: Sequence[str] | None = None) -> SearchStrategy[Perturbation]:
@@ -239,7 +282,7 @@ def paraphrases(*, templates: Sequence[str] | None = None) -> SearchStrategy[Per
             raise InvalidArgument(
                 f"paraphrase template {tpl!r} must contain {{text}} exactly once, plus some "
                 "wording around it, and no other placeholder")
-    return st.sampled_from(values).map(lambda v: Perturbation("paraphrase", {"template": v}))
+    return _fixed_width(lambda d: Perturbation("paraphrase", {"template": d.pick(values)}))
 
 
 def entity_swaps(mapping: Mapping[str, str | Sequence[str]]) -> SearchStrategy[Perturbation]:
@@ -268,8 +311,9 @@ def entity_swaps(mapping: Mapping[str, str | Sequence[str]]) -> SearchStrategy[P
         if any(c == key for c in choices):
             raise InvalidArgument(f"entity {key!r} lists itself as a replacement; remove it")
         lexicon[key] = choices
-    return st.fixed_dictionaries({k: st.sampled_from(v) for k, v in lexicon.items()}).map(
-        lambda swaps: Perturbation("entity_swap", {"swaps": swaps}))
+    # More than WIDTH entities only loses the equal-width guarantee, nothing else.
+    return _fixed_width(lambda d: Perturbation(
+        "entity_swap", {"swaps": {k: d.pick(v) for k, v in lexicon.items()}}))
 
 
 def follow_ups(
@@ -301,7 +345,3 @@ def follow_ups(
         lambda tp: (tp[0], tp[1], tp[1].apply(tp[0])))
     return triples.filter(lambda t: t[0] != t[2]) if require_change else triples
 
-
-def _check_count(arg: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgument(f"{arg} must be an int >= 1, got {value!r}")

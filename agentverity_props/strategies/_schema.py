@@ -37,6 +37,7 @@ __all__ = [
     "PolitenessOptions",
     "Region",
     "StrategyPack",
+    "TypoOptions",
     "pack_json_schema",
 ]
 
@@ -79,9 +80,15 @@ class Region(_Strict):
 
 
 class CountOptions(_Strict):
-    """Options for typo, whitespace and punctuation perturbations."""
+    """Options for whitespace and punctuation perturbations."""
 
     max_count: int = Field(default=3, ge=1, le=10, description="Most edits per perturbation.")
+
+
+class TypoOptions(_Strict):
+    """Options for typo perturbations."""
+
+    max_count: int = Field(default=3, ge=1, le=5, description="Most typos per perturbation.")
 
 
 class PolitenessOptions(_Strict):
@@ -105,7 +112,7 @@ class EntitySwapOptions(_Strict):
 
 
 class TypoItem(_Strict):
-    typo: CountOptions
+    typo: TypoOptions
 
 
 class WhitespaceItem(_Strict):

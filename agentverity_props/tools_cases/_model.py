@@ -39,7 +39,10 @@ class ArgPredicate(_Strict):
     def _one_op(self) -> ArgPredicate:
         if not any(op in self.model_fields_set for op in OPS):
             raise ValueError(f"give at least one of {', '.join(OPS)}")
-        self.rules()  # compiles the regex now
+        try:
+            self.rules()  # compiles the regex now
+        except TypeError as exc:  # InvalidArgument: pydantic reports only ValueErrors
+            raise ValueError(str(exc)) from None
         return self
 
     def rules(self) -> list[ArgRule]:

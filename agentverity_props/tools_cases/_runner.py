@@ -173,6 +173,7 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
     status = ""
     message = None
     consecutive_errors = 0
+    cut_short = False
     eng = Engine(adapter, config)
     try:
         for i in range(max_runs):
@@ -180,6 +181,7 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
                 obs = await eng.draw(probe)
             except BudgetExhausted as exc:
                 message = str(exc)
+                cut_short = True
                 break
             trace_id = getattr(adapter, "last_trace_id", None)
             run = _judge(i, obs, case=case, sim_threshold=sim_threshold, embedder=embedder,
@@ -211,7 +213,10 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
     n_ok = sum(r.status != "error" for r in runs)
     n_err = len(runs) - n_ok
     if not status:
-        if n_ok == 0:
+        if cut_short:
+            status = "error"
+            decided_by = f"the call budget ran out after {len(runs)} of {max_runs} calls"
+        elif n_ok == 0:
             status, decided_by = "error", "no call produced evidence"
             if runs and message is None:
                 message = runs[-1].error

@@ -62,6 +62,31 @@ def test_input_files_ship_with_the_package_and_match_the_examples_folder():
 # ------------------------------------------------------------------ moderation gate
 
 
+def _typo_in_longest_word(text):
+    words = text.split(" ")
+    i = max(range(len(words)), key=lambda j: len(words[j]))
+    w = words[i]
+    words[i] = w[: len(w) // 2] + ("x" if w[len(w) // 2] != "x" else "y") + w[len(w) // 2 + 1:]
+    return " ".join(words)
+
+
+@pytest.mark.parametrize(
+    "reword",
+    [
+        lambda t: "Please, " + t[:1].lower() + t[1:],
+        lambda t: t + " By the way, the weather has been lovely this week.",
+        lambda t: "  " + "  ".join(t.split(" ")) + " \n",
+        lambda t: t.rstrip(".?!") + "!!",
+        str.swapcase,
+        _typo_in_longest_word,
+    ],
+)
+def test_risk_is_stable_under_benign_rewordings(reword):
+    # only the planted bug should break relations: the score itself ignores these rewordings
+    for prompt in moderation_inputs():
+        assert _risk.risk(reword(prompt)).score == _risk.risk(prompt).score, prompt
+
+
 def test_moderation_is_deterministic_on_everyday_prompts_with_noise_on():
     adapter = moderation_adapter(seed=11, noise=0.15)
     for prompt in everyday():
@@ -128,6 +153,18 @@ def test_planted_bug_behaves_as_documented():
     long_everyday = "URGENT: can you suggest a vegetarian dinner for four people?"
     assert buggy.invoke(long_everyday).verdict == "block"
     assert buggy.invoke(long_everyday.lower()).verdict == "allow"
+
+
+def test_shipped_inputs_expose_the_planted_bug_under_swapcase():
+    """The demo runs the buggy gate on the shipped probes: exactly the two URGENT/urgent
+    lines must break the case relation (prompt -> prompt.swapcase())."""
+    buggy = moderation_adapter(seed=0, noise=0.0, planted_bug=True)
+    clean = moderation_adapter(seed=0, noise=0.0)
+    broken = [p for p in moderation_inputs()
+              if buggy.invoke(p).verdict != buggy.invoke(p.swapcase()).verdict]
+    assert broken == ["URGENT: please summarise the notes from this morning's meeting.",
+                      "Is it urgent to renew my passport six months before travel?"]
+    assert all(clean.invoke(p).verdict == clean.invoke(p.swapcase()).verdict for p in broken)
 
 
 def test_shrinking_reaches_the_planted_minimum():

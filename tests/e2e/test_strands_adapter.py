@@ -217,6 +217,32 @@ def test_factory_returning_the_same_agent_twice_is_an_error():
         adapter.invoke("two")
 
 
+def test_preloaded_few_shot_messages_are_allowed():
+    def factory():
+        return Agent(model=OfflineModel(echo), callback_handler=None,
+                     messages=[{"role": "user", "content": [{"text": "example question"}]},
+                               {"role": "assistant", "content": [{"text": "example answer"}]}])
+
+    assert from_strands(factory).invoke("real question").text == "echo: example question"
+
+
+def test_offline_model_structured_output_method():
+    model = OfflineModel(two_tools_then_answer, seed=0)
+    messages = [{"role": "user", "content": [{"text": "q"}]},
+                {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "status": "success",
+                                                             "content": [{"text": "5"}]}}]},
+                {"role": "user", "content": [{"toolResult": {"toolUseId": "t2", "status": "error",
+                                                             "content": [{"text": "x"}]}}]}]
+
+    async def main():
+        return [event async for event in model.structured_output(Verdict, messages)]
+
+    assert asyncio.run(main()) == [{"output": Verdict(verdict="allow")}]
+    assert model.get_config()["model_id"] == "offline-rules"
+    model.update_config(model_id="renamed")
+    assert model.get_config()["model_id"] == "renamed"
+
+
 def test_factory_returning_something_else_is_an_error():
     adapter = from_strands(lambda: "not an agent")
     with pytest.raises(AgentCallError, match=r"not a strands\.Agent"):

@@ -14,14 +14,13 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -86,7 +85,7 @@ def test_example_service_end_to_end(service: str, otlp_port: int, tmp_path: Path
                   "--format", "json", "--output", str(out), env={"AGENT_URL": service})
     assert res.returncode == 1, res.stderr
     report = json.loads(out.read_text())
-    assert list(report)[0] == "schema"
+    assert next(iter(report)) == "schema"
     assert report["schema"] == "agentverity_props.tools/1"
     cases = {c["name"]: c for c in report["cases"]}
     refund = cases["refund looks the order up, then refunds"]
@@ -95,11 +94,13 @@ def test_example_service_end_to_end(service: str, otlp_port: int, tmp_path: Path
     # the structured-output tool the service uses is not an action: never listed
     assert all("SupportOutcome" not in c["tools_seen"] for c in report["cases"])
     ordered = cases["refund arguments and order"]
-    assert ordered["status"] == "pass" and ordered["calls"] == 3
+    assert ordered["status"] == "pass"
+    assert ordered["calls"] == 3
     args = [t["arguments"] for t in ordered["runs"][0]["tools"]]
     assert args[0] == {"order_id": "1003"}
     faq = cases["FAQ or escalation, never a refund"]
-    assert faq["status"] == "pass" and faq["tools_seen"] == ["search_faq"]
+    assert faq["status"] == "pass"
+    assert faq["tools_seen"] == ["search_faq"]
     assert faq["runs"][0]["similarity"] > 0.6
     # issue_refund ran but failed (over $500): it does not count as fired
     over = cases["a refund over the limit does not fire"]
@@ -111,7 +112,8 @@ def test_example_service_end_to_end(service: str, otlp_port: int, tmp_path: Path
     traces = [r["trace_id"] for c in report["cases"] for r in c["runs"]]
     assert len(set(traces)) == len(traces) == 6
     blob = out.read_text() + res.stdout + res.stderr
-    assert SECRET not in blob and service not in blob  # expanded values are redacted
+    assert SECRET not in blob
+    assert service not in blob
 
 
 def test_all_pass_exit_zero_junit(service: str, otlp_port: int, tmp_path: Path) -> None:
@@ -132,7 +134,8 @@ cases:
     assert res.returncode == 0, res.stdout + res.stderr
     suite = ET.parse(out).getroot().find("testsuite")
     assert suite is not None
-    assert suite.get("tests") == "1" and suite.get("failures") == "0"
+    assert suite.get("tests") == "1"
+    assert suite.get("failures") == "0"
     assert "escalate_to_human" in out.read_text()
 
 
@@ -143,9 +146,9 @@ class _Faulty(BaseHTTPRequestHandler):
     """Endpoints that misbehave on purpose; successful answers post their spans first."""
 
     protocol_version = "HTTP/1.1"
-    counts: dict[str, int] = {}
-    lock = threading.Lock()
-    otlp: str = ""
+    counts: ClassVar[dict[str, int]] = {}
+    lock: ClassVar[threading.Lock] = threading.Lock()
+    otlp: ClassVar[str] = ""
 
     def log_message(self, format: str, *args: Any) -> None:
         return None
@@ -249,7 +252,8 @@ cases:
     assert cases_by["service down"]["status"] == "error"
     assert "cannot reach the agent" in cases_by["service down"]["message"]
     flaky = cases_by["500s then recovery"]
-    assert flaky["status"] == "pass" and flaky["tools_seen"] == ["lookup_order", "issue_refund"]
+    assert flaky["status"] == "pass"
+    assert flaky["tools_seen"] == ["lookup_order", "issue_refund"]
     limited = cases_by["429 with Retry-After"]
     assert limited["status"] == "pass"
     quiet = cases_by["no spans"]
@@ -259,7 +263,8 @@ cases:
             ) in quiet["message"]
     broken = cases_by["tool with error status"]
     assert broken["status"] == "fail"
-    assert broken["tools_seen"] == ["search_faq"] and broken["tools_errored"] == ["lookup_order"]
+    assert broken["tools_seen"] == ["search_faq"]
+    assert broken["tools_errored"] == ["lookup_order"]
     huge = cases_by["oversized OTLP payload"]
     assert huge["status"] == "error"
     assert "rejected 1 oversized" in huge["message"]
@@ -305,7 +310,8 @@ def test_malformed_yaml_exit_two_with_line(tmp_path: Path) -> None:
     cases.write_text("cases:\n  - name: x\n    url: [unclosed\n    required_tools: [a]\n")
     res = run_cli("--config", str(cases))
     assert res.returncode == 2
-    assert f"{cases}:" in res.stderr and "malformed YAML" in res.stderr
+    assert f"{cases}:" in res.stderr
+    assert "malformed YAML" in res.stderr
     assert ":5:" in res.stderr or ":4:" in res.stderr
 
 
@@ -316,4 +322,5 @@ def test_unknown_key_exit_two(tmp_path: Path) -> None:
     res = run_cli("--config", str(cases))
     assert res.returncode == 2
     assert "unknown key 'requierd_tools'" in res.stderr
-    assert "did you mean 'required_tools'" in res.stderr and f"{cases}:4" in res.stderr
+    assert "did you mean 'required_tools'" in res.stderr
+    assert f"{cases}:4" in res.stderr

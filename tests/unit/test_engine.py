@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import random
 import signal
@@ -112,6 +113,10 @@ def test_allocate_is_a_per_probe_counter_shared_with_draw():
         assert eng.allocate(a, 2) == [4, 5]
         with pytest.raises(InvalidArgument):
             eng.allocate(a, -1)
+        run_sync(eng.draw(b, 7))  # an explicit index is never handed out as fresh later
+        assert eng.allocate(b) == [8]
+        with pytest.raises(InvalidArgument, match="allocate"):
+            run_sync(eng.draw(b, -1))
         with pytest.raises(InvalidArgument, match=r"Probe\.make"):
             run_sync(eng.draw("a prompt"))  # type: ignore[arg-type]
 
@@ -230,11 +235,12 @@ def test_repeats_of_one_probe_are_never_concurrent(is_async):
 
 def test_engine_survives_several_event_loops():
     eng = Engine(lambda p: p.upper(), EngineConfig(max_workers=2))
-    first = asyncio.run(eng.draw(Probe.make("a")))
-    second = asyncio.run(eng.draw(Probe.make("a")))
+    outs = [asyncio.run(eng.draw(Probe.make("a"))) for _ in range(4)]
     eng.close()
-    assert first.verdict == second.verdict == "A"
-    assert eng.ledger.calls == 2
+    assert [o.verdict for o in outs] == ["A"] * 4
+    assert eng.ledger.calls == 4
+    gc.collect()
+    assert len(eng._states) <= 1  # closed loops are not kept alive (only the last one is)
 
 
 def test_run_sync_works_inside_a_running_loop():
@@ -395,6 +401,29 @@ def test_async_timeout_is_a_retryable_timeout_failure():
     assert eng.ledger.timeouts == 2
     assert eng.ledger.calls == 2
     assert eng.ledger.retries == 1
+
+
+def test_concurrent_and_later_attempts_each_get_their_own_deadline():
+    async def agent(prompt: str) -> str:
+        await asyncio.sleep(0.001 if prompt.startswith("fast") else 30)
+        return prompt
+
+    async def main(eng: Engine) -> tuple[list[Observation], Observation, Observation]:
+        mixed = [Probe.make(f"{kind}{i}") for i in range(4) for kind in ("fast", "slow")]
+        together = await asyncio.gather(*(eng.draw(p) for p in mixed))
+        before = await eng.draw(Probe.make("fast-alone"))
+        await asyncio.sleep(0.02)  # the single timer was armed for an attempt long finished
+        late = await eng.draw(Probe.make("slow-alone"))
+        return together, before, late
+
+    with Engine(agent, EngineConfig(max_workers=8, timeout_s=0.05, retries=0)) as eng:
+        together, before, late = run_sync(main(eng))
+    kinds = [(o.verdict or "")[:4] if o.ok else o.error.kind for o in together]  # type: ignore[union-attr]
+    assert kinds == ["fast", "timeout"] * 4
+    assert before.verdict == "fast-alone"
+    assert late.error is not None
+    assert late.error.kind == "timeout"
+    assert eng.ledger.timeouts == 5
 
 
 def test_outer_cancellation_is_not_mistaken_for_a_timeout():

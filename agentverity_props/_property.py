@@ -1,0 +1,540 @@
+"""``@agent_property``: metamorphic relations as Hypothesis properties of a stochastic agent.
+
+Hypothesis assumes a deterministic test; an agent is not. So the *decision* is made
+deterministic instead of the agent: for each (relation, source, follow-up) the outcome is
+decided once per test run by the noise-calibrated screen-and-confirm procedure of
+:mod:`agentverity_props._relations` (fresh draws through the engine, so a store can record
+and replay them) and cached by fingerprint. Every re-execution by Hypothesis (the shrinker,
+the final replay) reads the cache, so agent noise never surfaces as ``FlakyFailure``.
+
+Error control: every candidate Hypothesis evaluates (generated, explicit ``@example``,
+shrinking) that needs a confirmation is one test of the family; at most ``max_candidates``
+confirmations are made, each at ``alpha / max_candidates`` (Bonferroni). So a relation the
+agent truly satisfies fails the test with probability at most ``alpha``, however many
+examples and shrink steps ran. A candidate that could not be decided (budget, confirmation
+quota) is ``reject()``-ed: Hypothesis treats it as invalid, never as a pass or a failure.
+
+Example:
+    >>> from hypothesis import given, strategies as st
+    >>> from agentverity_props import agent_property, from_callable
+    >>> gate = from_callable(lambda p: "block" if "ATTACK" in p else "allow")
+    >>> @agent_property(agent=gate)
+    ... @given(prompt=st.sampled_from(["hi", "an attack"]))
+    ... def test_gate_ignores_case(check, prompt):
+    ...     check.invariant(prompt, prompt.upper(), name="case")
+    >>> test_gate_ignores_case()  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    CaseViolation: ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import json
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._evidence import EvidencePool
+from ._health import HealthCheck, blindness_from_keys
+from ._relations import (
+    ConfirmState,
+    Relation,
+    RelationOutcome,
+    RelationResult,
+    confirmation_size,
+)
+from .errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
+
+COUNTEREXAMPLE_SCHEMA = "agentverity_props.counterexample/1"
+
+#: Hypothesis settings for agent-priced tests; a user's ``@settings`` overrides any of them.
+AGENT_SETTINGS_DEFAULTS: dict[str, Any] = {"max_examples": 25, "deadline": None}
+
+
+# ----------------------------------------------------------------------------- plumbing
+
+
+class _LoopThread:
+    """One event loop in a daemon thread: engines (and their locks) live in one loop."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True,
+                                        name="agentverity-props-loop")
+        self._thread.start()
+
+    def run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=5)
+        self.loop.close()
+
+
+@dataclass
+class Counterexample:
+    """A confirmed violation, as reported (raw inputs: the user's own test fails on them)."""
+
+    test: str
+    relation: str
+    rtype: str
+    source: str
+    follow_up: str
+    source_value: str | None
+    follow_up_value: str | None
+    confirmation: dict[str, Any]
+    kwargs: dict[str, Any]
+    calls_at_confirmation: int
+
+    def example_literal(self) -> str:
+        if not self.kwargs:
+            return "@example(...)  # arguments not recoverable"
+        args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items())
+        return f"@example({args})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"relation": self.relation, "rtype": self.rtype, "source": self.source,
+                "follow_up": self.follow_up, "source_value": self.source_value,
+                "follow_up_value": self.follow_up_value, "confirmation": self.confirmation,
+                "example": self.example_literal(),
+                "calls_at_confirmation": self.calls_at_confirmation}
+
+
+@dataclass
+class PropertyRecord:
+    """What one ``@agent_property`` test run spent and found (read by the pytest plugin)."""
+
+    test: str
+    agent: str
+    alpha: float
+    alpha_candidate: float
+    max_candidates: int
+    calls: int = 0
+    replayed: int = 0
+    candidates: int = 0
+    confirmations: int = 0
+    raw_violations: int = 0
+    confirmed: int = 0
+    undecided: int = 0
+    budget_exhausted: bool = False
+    first: Counterexample | None = None
+    minimal: Counterexample | None = None
+    warnings: list[str] = field(default_factory=list)
+    seed: Any = None
+    store: str | None = None
+    status: str = "passed"
+
+    @property
+    def shrink_calls(self) -> int:
+        if self.first is None:
+            return 0
+        return self.calls - self.first.calls_at_confirmation
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "test": self.test, "agent": self.agent, "status": self.status,
+            "alpha": self.alpha, "alpha_candidate": self.alpha_candidate,
+            "max_candidates": self.max_candidates, "calls": self.calls,
+            "replayed": self.replayed, "shrink_calls": self.shrink_calls,
+            "candidates": self.candidates, "confirmations": self.confirmations,
+            "raw_violations": self.raw_violations, "confirmed": self.confirmed,
+            "undecided": self.undecided, "budget_exhausted": self.budget_exhausted,
+            "minimal": self.minimal.to_dict() if self.minimal else None,
+            "first": self.first.to_dict() if self.first else None,
+            "reproduce": self.reproduce(),
+            "warnings": list(self.warnings),
+            "privacy": "the minimal and first inputs are kept verbatim: the user's own test "
+                       "fails on them",
+        }
+
+    def reproduce(self) -> dict[str, Any]:
+        ce = self.minimal
+        return {
+            "example": ce.example_literal() if ce else None,
+            "seed": self.seed,
+            "store": self.store,
+            "hint": ("add the @example(...) line above @given to pin the case; rerun with "
+                     "--agentverity-store PATH --agentverity-store-mode replay to re-use "
+                     "the recorded draws") if ce else None,
+        }
+
+
+def counterexample_report(records: Sequence[PropertyRecord]) -> dict[str, Any]:
+    """The versioned JSON document of property-test outcomes and minimal counterexamples."""
+    return {"schema": COUNTEREXAMPLE_SCHEMA, "tests": [r.to_dict() for r in records]}
+
+
+#: records of every @agent_property test run in this process (the pytest plugin reads them)
+RECORDS: list[PropertyRecord] = []
+_RECORDS_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class _Options:
+    agent: Any
+    alpha: float
+    epsilon: float
+    budget: int | None
+    layer: str
+    max_candidates: int
+    max_workers: int
+    timeout_s: float | None
+    store_path: str | None
+    store_mode: str
+    extractor: Any
+    suppress_health_check: frozenset[HealthCheck]
+
+
+# ------------------------------------------------------------------------------- check
+
+
+class AgentCheck:
+    """The ``check`` argument of an ``@agent_property`` test.
+
+    Each method decides one relation between a source prompt and its follow-up (cached per
+    test run) and raises the relation's own :class:`~agentverity_props.errors.PropertyViolation`
+    subclass when a violation beats the agent's noise.
+    """
+
+    def __init__(self, opts: _Options, record: PropertyRecord, loop: _LoopThread,
+                 engine: Any, inner: Callable[..., Any] | None) -> None:
+        self._opts = opts
+        self._record = record
+        self._loop = loop
+        self._engine = engine
+        self._pool = EvidencePool()
+        self._cache: dict[tuple[str, str, str, str], RelationOutcome | None] = {}
+        self._k = confirmation_size(record.alpha_candidate)
+        self._inner_code = getattr(inner, "__code__", None)
+        self._anchor_keys: dict[str, str] = {}
+        self._calls_at: dict[tuple[str, str, str, str], int] = {}
+
+    # -- public relation methods -----------------------------------------------------
+
+    def invariant(self, source: str, follow_up: str, *, name: str = "invariant",
+                  layer: str | None = None) -> None:
+        """The follow-up must get the same verdict as the source."""
+        rel = Relation(name, "invariant", _identity, layer=layer or self._opts.layer)
+        self._decide(rel, source, follow_up)
+
+    def monotone(self, source: str, follow_up: str, *, order: Sequence[str],
+                 decreasing: bool = False, name: str = "monotone",
+                 layer: str | None = None) -> None:
+        """The follow-up's verdict must not be lower in ``order`` (higher if ``decreasing``)."""
+        rel = Relation(name, "monotone", _identity, layer=layer or self._opts.layer,
+                       order=tuple(order), decreasing=decreasing)
+        self._decide(rel, source, follow_up)
+
+    def directional(self, source: str, follow_up: str, *,
+                    expected: str | Callable[[str], str], name: str = "directional",
+                    layer: str | None = None) -> None:
+        """The follow-up's verdict must equal ``expected`` (a label or f(source verdict))."""
+        rel = Relation(name, "directional", _identity, layer=layer or self._opts.layer,
+                       expected=expected)
+        self._decide(rel, source, follow_up)
+
+    def relation(self, rel: Relation, source: str) -> None:
+        """Apply a :class:`Relation` (its transform makes the follow-up) to ``source``."""
+        if not isinstance(rel, Relation):
+            raise InvalidArgument(f"check.relation expects a Relation, got {type(rel).__name__}")
+        self._decide(rel, source, rel.apply(source))
+
+    # -- machinery ---------------------------------------------------------------------
+
+    def _decide(self, rel: Relation, source: str, follow_up: str) -> None:
+        from hypothesis import event, reject
+
+        if not isinstance(source, str) or not isinstance(follow_up, str):
+            raise InvalidArgument("check methods take the source and follow-up prompts as str")
+        if source == follow_up:
+            event("agentverity: follow-up identical to source (skipped)")
+            reject()
+        from .engine import Probe
+
+        src, fu = Probe.make(source), Probe.make(follow_up)
+        key = (rel.name, rel.rtype, src.fp, fu.fp)
+        if key not in self._cache:
+            self._cache[key] = self._evaluate(rel, src, fu)
+            self._calls_at[key] = self._record.calls
+        out = self._cache[key]
+        if out is None or out.status in ("incomplete", "untested"):
+            event("agentverity: candidate undecided (budget or confirmation quota)")
+            reject()
+        if out.source is not None:
+            self._anchor_keys.setdefault(src.fp, out.source)
+        event(f"agentverity: {rel.name} {out.status}")
+        if out.status != "confirmed":
+            return
+        ce = self._counterexample(rel, source, follow_up, out, self._calls_at[key])
+        rec = self._record
+        rec.minimal = ce
+        cls = violation_class(rel.name)
+        c = out.confirmation_dict()
+        raise cls(
+            f"relation '{rel.name}' ({rel.rtype}) violated beyond the agent's noise: source "
+            f"verdict {out.source!r}, follow-up {out.follow_up!r}; "
+            f"{c['follow_up_violations']}/{c['follow_up_draws']} follow-up draws violate vs "
+            f"{c['source_violations']}/{c['source_draws']} source re-draws "
+            f"(one-sided Fisher exact p={c['p_value']:.3g} <= {c['alpha']:.3g} = "
+            f"alpha/{rec.max_candidates})\n  source:    {source!r}\n  follow-up: {follow_up!r}"
+            f"\n  reproduce: {ce.example_literal()}")
+
+    def _counterexample(self, rel: Relation, source: str, follow_up: str,
+                        out: RelationOutcome, calls_at: int) -> Counterexample:
+        rec = self._record
+        ce = Counterexample(test=rec.test, relation=rel.name, rtype=rel.rtype, source=source,
+                            follow_up=follow_up, source_value=out.source,
+                            follow_up_value=out.follow_up,
+                            confirmation=out.confirmation_dict(), kwargs=self._given_kwargs(),
+                            calls_at_confirmation=calls_at)
+        if rec.first is None:
+            rec.first = ce
+        return ce
+
+    def _given_kwargs(self) -> dict[str, Any]:
+        """The arguments Hypothesis passed to the user's test (for the @example literal)."""
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code is self._inner_code:
+                names = frame.f_code.co_varnames[: frame.f_code.co_argcount
+                                                 + frame.f_code.co_kwonlyargcount]
+                return {n: frame.f_locals[n] for n in names
+                        if n != "check" and n in frame.f_locals and _literal_ok(frame.f_locals[n])}
+            frame = frame.f_back
+        return {}
+
+    def _evaluate(self, rel: Relation, src: Any, fu: Any) -> RelationOutcome | None:
+        rec = self._record
+        rec.candidates += 1
+        out = self._loop.run(self._evaluate_async(rel, src, fu))
+        led = self._engine.ledger
+        rec.calls, rec.replayed = led.calls, led.replayed
+        if out.status in ("raw", "confirmed", "not-confirmed"):
+            rec.raw_violations += 1
+        if out.status == "confirmed":
+            rec.confirmed += 1
+        if out.status in ("incomplete", "untested"):
+            rec.undecided += 1
+            if self._engine.remaining == 0 or not self._engine.can_afford(1):
+                rec.budget_exhausted = True
+        return out
+
+    async def _evaluate_async(self, rel: Relation, src: Any, fu: Any) -> RelationOutcome:
+        from ._run import _confirm, _draw_into, _screen
+
+        eng, pool = self._engine, self._pool
+        out = RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)
+        job = (RelationResult(rel, [out]), out, src, fu)
+        if not pool.get(src.fp).draws:
+            await _draw_into(eng, pool, src, eng.allocate(src, 1)[0])
+        await _screen(eng, pool, job, eng.allocate(fu, 1)[0])
+        if out.status != "raw":
+            return out
+        if self._record.confirmations >= self._record.max_candidates:
+            out.status, out.note = "untested", "confirmation quota reached"
+            return out
+        self._record.confirmations += 1
+        out.confirm = ConfirmState(k=self._k, alpha=self._record.alpha_candidate)
+        await _confirm(eng, pool, job, eng.allocate(src, self._k), eng.allocate(fu, self._k))
+        return out
+
+    def anchor_keys(self) -> list[str]:
+        return list(self._anchor_keys.values())
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def _literal_ok(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- decorator
+
+
+def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
+                   budget: int | None = 2000, layer: str = "verdict",
+                   max_candidates: int | None = None, max_workers: int = 4,
+                   timeout_s: float | None = 60.0, store_path: str | None = None,
+                   store_mode: str | None = None, extractor: Any = None,
+                   suppress_health_check: Sequence[HealthCheck | str] = ()
+                   ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Turn a Hypothesis ``@given`` test taking ``check`` into a property of ``agent``.
+
+    Args:
+        agent: an adapter or a callable ``prompt -> str | dict | Observation``.
+        epsilon: noise level above which the agent is reported as unstable for this test.
+        alpha: family-wise error rate of the test (all examples and shrink steps together).
+        budget: agent calls this test may spend (``None``: unlimited). When it runs out the
+            remaining candidates are rejected and, without a confirmed violation, the test
+            fails with :class:`~agentverity_props.errors.Inconclusive`.
+        layer: ``verdict`` (default), ``text`` or ``tools``.
+        max_candidates: confirmations allowed (Bonferroni family size); default
+            ``max_examples + 200`` for the shrinker.
+        store_path / store_mode: record/replay store (the pytest plugin's
+            ``--agentverity-store`` is used when not given).
+
+    Apply it *above* ``@given``; ``@settings``, ``@example`` and pytest fixtures compose.
+    Defaults for agents (25 examples, no deadline, no explain phase) apply wherever the
+    user's ``@settings`` does not set a value.
+    """
+    from .adapters import as_adapter
+    from .observation import DEFAULT_EXTRACTOR
+
+    if not (0.0 < alpha < 0.5):
+        raise InvalidArgument(f"agent_property: alpha={alpha!r} must be in (0, 0.5)")
+    if not (0.0 < epsilon < 0.5):
+        raise InvalidArgument(f"agent_property: epsilon={epsilon!r} must be in (0, 0.5)")
+    if budget is not None and budget < 2:
+        raise InvalidArgument(f"agent_property: budget={budget!r} must be >= 2 or None")
+    if max_candidates is not None and max_candidates < 1:
+        raise InvalidArgument("agent_property: max_candidates must be >= 1")
+    adapter = as_adapter(agent)
+    suppressed = HealthCheck.parse(suppress_health_check)
+    base = dict(agent=adapter, alpha=alpha, epsilon=epsilon, budget=budget, layer=layer,
+                max_workers=max_workers, timeout_s=timeout_s, store_path=store_path,
+                store_mode=store_mode, extractor=extractor or DEFAULT_EXTRACTOR,
+                suppress_health_check=suppressed)
+
+    def decorate(test: Callable[..., Any]) -> Callable[..., Any]:
+        if not getattr(test, "is_hypothesis_test", False):
+            raise InvalidArgument(
+                f"@agent_property must be applied above @given (on {test.__name__}): "
+                "@agent_property(agent=...) then @given(...) then def test(check, ...)")
+        inner = test.hypothesis.inner_test  # type: ignore[attr-defined]
+        params = list(inspect.signature(test).parameters.values())
+        if not params or params[0].name != "check":
+            raise InvalidArgument(
+                f"{test.__name__} must take `check` as its first argument (not drawn by "
+                "@given): def test(check, prompt): ...")
+        outer_sig = inspect.Signature(params[1:])
+
+        @functools.wraps(test)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return _run_property(test, wrapper, inner, base, max_candidates, args, kwargs)
+
+        wrapper.__signature__ = outer_sig  # type: ignore[attr-defined]
+        # our defaults must not look like a user's @settings (that would make a user's
+        # @settings above us an error); they are merged at call time instead.
+        wrapper.__dict__.pop("_hypothesis_internal_settings_applied", None)
+        wrapper._agentverity_property = True  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
+
+
+def _merged_settings(user: Any) -> Any:
+    from hypothesis import Phase, settings
+
+    default = settings.default
+    overrides: dict[str, Any] = {}
+    for name, value in AGENT_SETTINGS_DEFAULTS.items():
+        if getattr(user, name) == getattr(default, name):
+            overrides[name] = value
+    if user.phases == default.phases:
+        overrides["phases"] = [p for p in default.phases if p is not Phase.explain]
+    return settings(user, **overrides)
+
+
+def _plugin_option(name: str) -> Any:
+    plugin = sys.modules.get("agentverity_props_pytest")
+    return getattr(plugin, "OPTIONS", {}).get(name) if plugin else None
+
+
+def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
+                  max_candidates: int | None, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> Any:
+    from .engine import Engine, EngineConfig
+
+    user_settings = getattr(wrapper, "_hypothesis_internal_use_settings", None) or \
+        test._hypothesis_internal_use_settings
+    merged = _merged_settings(user_settings)
+    test._hypothesis_internal_use_settings = merged
+    examples = getattr(wrapper, "hypothesis_explicit_examples", None)
+    if examples is not None and examples is not getattr(test, "hypothesis_explicit_examples",
+                                                         None):
+        test.hypothesis_explicit_examples = examples
+    if getattr(wrapper, "_hypothesis_internal_use_seed", None) is not None:
+        test._hypothesis_internal_use_seed = wrapper._hypothesis_internal_use_seed
+
+    budget = _plugin_option("budget") or base["budget"]
+    alpha = _plugin_option("alpha") or base["alpha"]
+    store_path = base["store_path"] or _plugin_option("store")
+    mode = base["store_mode"] or _plugin_option("store_mode") or (
+        "auto" if store_path else "off")
+    m = max_candidates or (merged.max_examples + 200)
+    name = f"{getattr(test, '__module__', '?')}::{test.__qualname__}"
+    record = PropertyRecord(test=name, agent=base["agent"].identity, alpha=alpha,
+                            alpha_candidate=alpha / m, max_candidates=m,
+                            seed=getattr(test, "_hypothesis_internal_use_seed", None),
+                            store=store_path)
+    cfg = EngineConfig(max_workers=base["max_workers"], timeout_s=base["timeout_s"],
+                       budget=budget, error_policy="record", store_path=store_path,
+                       store_mode=mode, extractor=base["extractor"])
+    loop = _LoopThread()
+    engine = Engine(base["agent"], cfg)
+    check = AgentCheck(_Options(max_candidates=m, **{**base, "alpha": alpha}), record, loop,
+                       engine, inner)
+    with _RECORDS_LOCK:
+        RECORDS.append(record)
+    try:
+        try:
+            result = test(check, *args, **kwargs)
+        except PropertyViolation:
+            record.status = "failed"
+            raise
+        except BaseException as exc:
+            if _contains_violation(exc):
+                record.status = "failed"
+            else:
+                record.status = "error"
+            raise
+        _after_pass(record, check, base)
+        return result
+    finally:
+        loop.run(engine.aclose())
+        loop.close()
+        led = engine.ledger
+        record.calls, record.replayed = led.calls, led.replayed
+
+
+def _contains_violation(exc: BaseException) -> bool:
+    if isinstance(exc, PropertyViolation):
+        return True
+    return any(_contains_violation(e) for e in getattr(exc, "exceptions", ()))
+
+
+def _after_pass(record: PropertyRecord, check: AgentCheck, base: dict[str, Any]) -> None:
+    suppressed: frozenset[HealthCheck] = base["suppress_health_check"]
+    if record.budget_exhausted:
+        record.status = "inconclusive"
+        raise Inconclusive(
+            f"agent-call budget ({record.calls} calls) ran out with {record.undecided} "
+            f"candidate(s) undecided and no confirmed violation — raise budget= in "
+            "@agent_property or --agentverity-budget")
+    keys = check.anchor_keys()
+    if len(keys) >= 10 and HealthCheck.blind_probe_set not in suppressed:
+        blind = blindness_from_keys(keys, alpha=record.alpha)
+        if blind.status == "blind":
+            record.warnings.append(
+                f"blind: {blind.share:.0%} of {len(keys)} generated sources got verdict "
+                f"'{blind.modal_verdict}'; relations may pass vacuously (use borderline "
+                "regions, `agentverity-props enlarge`, or suppress_health_check="
+                "[HealthCheck.blind_probe_set])")
+    noisy = Counter(o.status for o in check._cache.values() if o is not None)
+    if noisy.get("not-confirmed", 0) and HealthCheck.unstable_verdict not in suppressed:
+        record.warnings.append(
+            f"{noisy['not-confirmed']} raw flip(s) stayed within the agent's own noise; a "
+            "noisier agent makes violations harder to confirm (see the meter)")

@@ -1,0 +1,240 @@
+"""Small matplotlib plots as inline SVG strings for the HTML reports.
+
+Only ``matplotlib.figure.Figure`` is used (no pyplot: no global backend state, no GUI), and
+the SVG is post-processed so that it can sit inline in one HTML file:
+
+* no XML prolog, DOCTYPE, metadata or namespace URLs (the page makes no network reference);
+* every ``id`` gets a per-plot prefix, because several inline SVGs share one id space;
+* "ink" (text, axes, ticks) is drawn in a sentinel colour that becomes ``currentColor`` and
+  grid lines in one that becomes ``var(--grid)``, so the page's light/dark CSS colours them.
+
+Data colours are mid-tones that read on both a light and a dark background.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import math
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Interval", "bar_svg", "intervals_svg", "meter_history_svg", "wilson"]
+
+BLUE, ORANGE, GREEN, RED, GREY, PURPLE = ("#4c8bf5", "#f08a3c", "#3ba55c", "#e5534b",
+                                          "#8b949e", "#a371f7")
+_INK = "#010203"   # becomes currentColor
+_GRID = "#020304"  # becomes var(--grid)
+
+_counter = itertools.count(1)
+_lock = threading.RLock()  # matplotlib's rcParams are process-global
+
+
+def wilson(k: int, n: int, *, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson score interval for ``k`` successes in ``n`` trials (95% by default).
+
+    >>> lo, hi = wilson(0, 10)
+    >>> lo == 0.0 and 0.27 < hi < 0.28
+    True
+    """
+    if n <= 0:
+        return 0.0, 1.0
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One mark of an interval plot: a point estimate (may be None) and its interval.
+
+    Marks sharing a ``label`` share a row; ``offset`` shifts a mark within its row so that
+    two measures of one thing (raw and calibrated, A and B) sit side by side. ``ref`` draws a
+    row-specific reference tick (a per-case threshold).
+    """
+
+    label: str
+    estimate: float | None
+    low: float | None
+    high: float | None
+    color: str = BLUE
+    marker: str = "o"
+    offset: float = 0.0
+    ref: float | None = None
+
+
+def _rc() -> dict[str, Any]:
+    return {"svg.hashsalt": "agentverity-props", "svg.fonttype": "path",
+            "font.family": "DejaVu Sans", "font.size": 9.5,
+            "text.color": _INK, "axes.labelcolor": _INK, "axes.edgecolor": _INK,
+            "xtick.color": _INK, "ytick.color": _INK, "grid.color": _GRID,
+            "axes.grid": True, "grid.linewidth": 0.6, "axes.spines.top": False,
+            "axes.spines.right": False, "legend.frameon": False,
+            "axes.facecolor": "none", "figure.facecolor": "none",
+            "savefig.facecolor": "none", "savefig.edgecolor": "none"}
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _to_svg(fig: Any, *, title: str) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None,
+                                             "Type": None})
+    return _inline(buf.getvalue(), title=title)
+
+
+_DROP = (re.compile(r"<\?xml.*?\?>", re.S), re.compile(r"<!DOCTYPE.*?>", re.S),
+         re.compile(r"<metadata>.*?</metadata>", re.S),
+         re.compile(r'\s+xmlns(:\w+)?="[^"]*"'))
+
+
+def _inline(svg: str, *, title: str) -> str:
+    with _lock:
+        prefix = f"p{next(_counter)}-"
+    svg = svg[svg.index("<svg"):]
+    for rx in _DROP:
+        svg = rx.sub("", svg)
+    svg = svg.replace("xlink:href=", "href=")
+    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}{m.group(1)}"', svg)
+    svg = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}{m.group(1)}"', svg)
+    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})", svg)
+    svg = svg.replace(_INK, "currentColor").replace(_GRID, "var(--grid)")
+    # make the plot scale with its container and name it for screen readers
+    svg = re.sub(r'<svg\b([^>]*?)\swidth="[^"]*"\sheight="[^"]*"',
+                 r'<svg\1 class="plot-svg" role="img"', svg, count=1)
+    from markupsafe import escape
+    return svg.replace(">", f"><title>{escape(title)}</title>", 1)
+
+
+def meter_history_svg(history: Sequence[dict[str, Any]], *, epsilon: float,
+                      indifference: float, estimate: float | None = None) -> str | None:
+    """The meter's anytime interval narrowing as draws accrue, against the decision bounds.
+
+    The call is ``verdict-deterministic`` once the band is wholly below ``epsilon*r`` and
+    ``verdict-stochastic`` once wholly above ``epsilon/r``... drawn as dashed lines.
+    """
+    pts = [(h.get("draws"), h.get("ci_low"), h.get("ci_high")) for h in history
+           if isinstance(h, dict)]
+    pts = [(int(d), float(lo), float(hi)) for d, lo, hi in pts
+           if isinstance(d, (int, float)) and isinstance(lo, (int, float))
+           and isinstance(hi, (int, float))]
+    if not pts:
+        return None
+    import matplotlib
+    xs, lows, highs = zip(*pts)
+    with _lock, matplotlib.rc_context(_rc()):
+        fig = _figure(7.2, 3.0)
+        ax = fig.add_subplot()
+        ax.fill_between(xs, lows, highs, step="post", color=BLUE, alpha=0.28, linewidth=0,
+                        label="anytime 95% interval")
+        ax.step(xs, highs, where="post", color=BLUE, linewidth=1.3)
+        ax.step(xs, lows, where="post", color=BLUE, linewidth=1.3)
+        r = indifference if indifference and indifference > 1 else 2.0
+        ax.axhline(epsilon, color=_INK, linewidth=1.1, label=f"epsilon {epsilon:g}")
+        ax.axhline(epsilon * r, color=RED, linestyle="--", linewidth=1.1,
+                   label=f"epsilon*r {epsilon * r:g}")
+        ax.axhline(epsilon / r, color=GREEN, linestyle="--", linewidth=1.1,
+                   label=f"epsilon/r {epsilon / r:g}")
+        if estimate is not None:
+            ax.plot([xs[-1]], [estimate], "o", color=ORANGE, label=f"estimate {estimate:.3f}")
+        top = max(max(highs[-max(1, len(highs) // 3):]), epsilon * r) * 1.25
+        ax.set_ylim(0, min(1.0, max(top, 0.05)))
+        ax.set_xlim(0, xs[-1] * 1.02 if xs[-1] else 1)
+        ax.set_xlabel("agent calls (draws)")
+        ax.set_ylabel("pair disagreement θ")
+        ax.legend(loc="upper right", fontsize=8, ncols=2)
+        return _to_svg(fig, title="meter interval as draws accrue")
+
+
+def bar_svg(counts: dict[str, float], *, total: float | None = None,
+            threshold: float | None = None, title: str, xlabel: str = "share",
+            highlight: str | None = None, max_bars: int = 20) -> str | None:
+    """Horizontal bars of shares (counts / total), largest first, with a threshold line."""
+    items = [(str(k), float(v)) for k, v in counts.items() if isinstance(v, (int, float))]
+    if not items:
+        return None
+    items.sort(key=lambda kv: -kv[1])
+    n = total if total else sum(v for _, v in items) or 1.0
+    if len(items) > max_bars:
+        rest = sum(v for _, v in items[max_bars - 1:])
+        items = [*items[:max_bars - 1], (f"({len(items) - max_bars + 1} others)", rest)]
+    import matplotlib
+    labels = [_short(k) for k, _ in items][::-1]
+    shares = [v / n for _, v in items][::-1]
+    colors = [ORANGE if k == highlight else BLUE for k, _ in items][::-1]
+    with _lock, matplotlib.rc_context(_rc()):
+        fig = _figure(7.2, 0.9 + 0.32 * len(items))
+        ax = fig.add_subplot()
+        ax.barh(range(len(items)), shares, color=colors, height=0.65)
+        ax.set_yticks(range(len(items)), labels)
+        for i, (s, (_, v)) in enumerate(zip(shares, items[::-1])):
+            ax.text(s + 0.01, i, f"{int(v) if float(v).is_integer() else v:g} ({s:.0%})",
+                    va="center", fontsize=8)
+        if threshold is not None:
+            ax.axvline(threshold, color=RED, linestyle="--", linewidth=1.2,
+                       label=f"threshold {threshold:g}")
+            ax.legend(loc="lower right", fontsize=8)
+        ax.set_xlim(0, 1.12)
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="y", visible=False)
+        return _to_svg(fig, title=title)
+
+
+def intervals_svg(rows: Sequence[Interval], *, title: str, xlabel: str,
+                  xlim: tuple[float, float] | None = (0.0, 1.0),
+                  vlines: Sequence[tuple[float, str, str]] = (),
+                  legend: Sequence[tuple[str, str, str]] = ()) -> str | None:
+    """A forest plot: one row per label, a point and a horizontal interval.
+
+    ``vlines`` are (x, colour, label) reference lines (a threshold, zero effect);
+    ``legend`` entries are (marker, colour, label) explaining the row styles.
+    """
+    rows = [r for r in rows if r.low is not None or r.estimate is not None]
+    if not rows:
+        return None
+    import matplotlib
+    from matplotlib.lines import Line2D
+    labels = list(dict.fromkeys(r.label for r in rows))
+    ypos = {lab: len(labels) - 1 - i for i, lab in enumerate(labels)}
+    with _lock, matplotlib.rc_context(_rc()):
+        fig = _figure(7.2, 1.1 + 0.32 * len(labels))
+        ax = fig.add_subplot()
+        for r in rows:
+            y = ypos[r.label] - r.offset
+            if r.low is not None and r.high is not None:
+                ax.plot([r.low, r.high], [y, y], color=r.color, linewidth=2.2,
+                        solid_capstyle="butt")
+                ax.plot([r.low, r.high], [y, y], "|", color=r.color, markersize=7)
+            if r.estimate is not None:
+                ax.plot([r.estimate], [y], r.marker, color=r.color, markersize=5.5)
+            if r.ref is not None:
+                ax.plot([r.ref], [ypos[r.label]], "d", color=RED, markersize=6)
+        ax.set_yticks(range(len(labels)), [_short(lab) for lab in labels[::-1]])
+        ax.set_ylim(-0.7, len(labels) - 0.3)
+        handles = [Line2D([], [], marker=m, color=c, linewidth=2, label=lab)
+                   for m, c, lab in legend]
+        for x, color, lab in vlines:
+            ax.axvline(x, color=color, linestyle="--", linewidth=1.1)
+            handles.append(Line2D([], [], color=color, linestyle="--", label=lab))
+        if xlim is not None:
+            ax.set_xlim(*xlim)
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="y", visible=False)
+        if handles:
+            fig.legend(handles=handles, loc="outside lower center", fontsize=8,
+                       ncols=min(4, len(handles)))
+        return _to_svg(fig, title=title)
+
+
+def _short(label: str, n: int = 38) -> str:
+    # matplotlib treats $...$ as mathtext: escape it so user labels render literally
+    label = " ".join(label.split()).replace("$", r"\$")
+    return label if len(label) <= n else label[: n - 1] + "…"
