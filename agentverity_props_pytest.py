@@ -130,11 +130,18 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
     total = sum(r.calls for r in recs)
     tr.write_line(f"{len(recs)} agent property test run(s), {total} agent calls "
                   f"({sum(r.replayed for r in recs)} replayed)")
-    for r in recs:
+    verbose = config.getoption("verbose") > 0 or len(recs) <= 10
+    shown = recs if verbose else [r for r in recs if r.status != "passed"]
+    if len(shown) < len(recs):
+        tr.write_line(f"  ({len(recs) - len(shown)} passed runs not listed; -v lists them)")
+    warned = sum(1 for r in recs if r.warnings)
+    for r in shown:
         tr.write_line(f"  {r.status:<12} {r.test}: {r.calls} calls, {r.candidates} candidates,"
                       f" {r.raw_violations} raw flips, {r.confirmed} confirmed")
         for w in r.warnings:
             tr.write_line(f"    warning: {w}")
+    if not verbose and warned:
+        tr.write_line(f"  {warned} run(s) with health warnings (-v shows them)")
         if r.minimal is not None:
             tr.write_line(f"    minimal counterexample ({r.minimal.relation}): "
                           f"{r.minimal.source!r}")

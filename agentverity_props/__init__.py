@@ -44,6 +44,9 @@ _EXPORTS: dict[str, str] = {
     # property testing
     "agent_property": "._property",
     "AgentCheck": "._property",
+    "enlarge": "._enlarge",
+    "EnlargeResult": "._enlarge",
+    "counterexample_report": "._property",
     # regression references
     "create_snapshot": "._snapshot",
     "compare_snapshot": "._snapshot",
@@ -75,7 +78,9 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._enlarge import EnlargeResult, enlarge
     from ._health import BlindnessResult, HealthCheck
+    from ._property import AgentCheck, agent_property, counterexample_report
     from ._meter import PRESETS, MeterResult
     from ._relations import Relation, builtin_relations
     from ._run import RunConfig, RunResult, arun, measure, run

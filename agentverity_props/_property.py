@@ -435,14 +435,22 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
     return decorate
 
 
-def _merged_settings(user: Any) -> Any:
+def _merged_settings(user: Any, *, user_applied: bool) -> Any:
+    """Agent defaults under the user's settings.
+
+    A user who applied ``@settings`` anywhere owns ``max_examples``; when they applied none,
+    25 examples are used unless a loaded profile changed Hypothesis's stock 100. ``deadline``
+    (agents are slow) and the ``explain`` phase (it re-runs examples) are dropped unless the
+    user's settings changed them from the active profile.
+    """
     from hypothesis import Phase, settings
 
     default = settings.default
     overrides: dict[str, Any] = {}
-    for name, value in AGENT_SETTINGS_DEFAULTS.items():
-        if getattr(user, name) == getattr(default, name):
-            overrides[name] = value
+    if not user_applied and default.max_examples == 100:
+        overrides["max_examples"] = AGENT_SETTINGS_DEFAULTS["max_examples"]
+    if user.deadline == default.deadline:
+        overrides["deadline"] = None
     if user.phases == default.phases:
         overrides["phases"] = [p for p in default.phases if p is not Phase.explain]
     return settings(user, **overrides)
@@ -458,9 +466,15 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                   kwargs: dict[str, Any]) -> Any:
     from .engine import Engine, EngineConfig
 
-    user_settings = getattr(wrapper, "_hypothesis_internal_use_settings", None) or \
-        test._hypothesis_internal_use_settings
-    merged = _merged_settings(user_settings)
+    above = getattr(wrapper, "_hypothesis_internal_settings_applied", False)
+    below = getattr(test, "_hypothesis_internal_settings_applied", False)
+    user_settings = (wrapper._hypothesis_internal_use_settings if above
+                     else test._hypothesis_internal_use_settings)
+    if not hasattr(test, "_agentverity_original_settings"):
+        test._agentverity_original_settings = user_settings
+    if not above:
+        user_settings = test._agentverity_original_settings
+    merged = _merged_settings(user_settings, user_applied=above or below)
     test._hypothesis_internal_use_settings = merged
     examples = getattr(wrapper, "hypothesis_explicit_examples", None)
     if examples is not None and examples is not getattr(test, "hypothesis_explicit_examples",

@@ -113,7 +113,15 @@ def overhead(kind: str, workers: int, n: int, repeats: int) -> dict[str, float]:
         out["direct_gathered"].append(_timed(lambda: asyncio.run(direct_gathered())))
         out["one_by_one"].append(engine_run(one_by_one))
         out["gathered"].append(engine_run(gathered))
-    return {k: statistics.median(v) / n * 1e6 for k, v in out.items()}
+    res = {k: statistics.median(v) / n * 1e6 for k, v in out.items()}
+    # overheads from paired runs (each engine run next to its baseline run, then the median
+    # of the differences): less sensitive to load from other processes than a difference
+    # of medians
+    res["overhead_one_by_one"] = statistics.median(
+        e - d for e, d in zip(out["one_by_one"], out["direct"], strict=True)) / n * 1e6
+    res["overhead_gathered"] = statistics.median(
+        e - d for e, d in zip(out["gathered"], out["direct_gathered"], strict=True)) / n * 1e6
+    return res
 
 
 async def _first(eng: Engine) -> None:
@@ -157,10 +165,14 @@ def import_cost(repeats: int) -> dict[str, float]:
             "engine_ms": (eng - bare) * 1e3}
 
 
+def _load() -> str:
+    """The 1-minute load average: other processes skew every timing here."""
+    return f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "n/a"
+
+
 def render(rows: list[tuple[str, int, dict[str, float]]], speed: dict[str, float],
-           imports: dict[str, float], *, n_async: int, n_sync: int, repeats: int) -> str:
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") \
-        else "n/a"
+           imports: dict[str, float], *, n_async: int, n_sync: int, repeats: int,
+           load: str) -> str:
     lines = [
         START,
         SECTION,
@@ -168,9 +180,10 @@ def render(rows: list[tuple[str, int, dict[str, float]]], speed: dict[str, float
         f"Measured by `python benchmarks/overhead.py` on {os.cpu_count()} CPU(s), "
         f"Python {platform.python_version()} ({platform.python_implementation()}, "
         f"{platform.system()} {platform.machine()}); median of {repeats} repeats. "
-        f"Load average at the start: {load}. "
+        f"1-minute load average {load}. "
         "No-op agents, default `EngineConfig` (60 s timeout, 2 retries, no store, no budget). "
-        "Times in µs per call; overhead = (engine time - time without the engine) / N. "
+        "Times in µs per call (medians); overhead = median over repeats of (engine time - "
+        "time without the engine, measured right before it) / N. "
         "*One by one*: each draw awaited before the next, against plain calls in a loop (for "
         "a sync agent the engine's figure includes the hop to a worker thread and back). "
         "*Gathered*: N draws under `asyncio.gather`, against the same concurrency without the "
@@ -185,13 +198,12 @@ def render(rows: list[tuple[str, int, dict[str, float]]], speed: dict[str, float
         n = n_async if kind == "async" else n_sync
         lines.append(
             f"| {kind} | {workers} | {n} | {r['direct']:.1f} | {r['one_by_one']:.1f} | "
-            f"**{r['one_by_one'] - r['direct']:.1f}** | {r['direct_gathered']:.1f} | "
-            f"{r['gathered']:.1f} | **{r['gathered'] - r['direct_gathered']:.1f}** |")
-    async_worst = max(max(r["one_by_one"] - r["direct"], r["gathered"] - r["direct_gathered"])
+            f"**{r['overhead_one_by_one']:.1f}** | {r['direct_gathered']:.1f} | "
+            f"{r['gathered']:.1f} | **{r['overhead_gathered']:.1f}** |")
+    async_worst = max(max(r["overhead_one_by_one"], r["overhead_gathered"])
                       for kind, _, r in rows if kind == "async")
-    sync_worst = max(r["one_by_one"] - r["direct"] for kind, _, r in rows if kind == "sync")
-    sync_gathered = max(r["gathered"] - r["direct_gathered"]
-                        for kind, _, r in rows if kind == "sync")
+    sync_worst = max(r["overhead_one_by_one"] for kind, _, r in rows if kind == "sync")
+    sync_gathered = max(r["overhead_gathered"] for kind, _, r in rows if kind == "sync")
     lines += [
         "",
         f"- Async agents: worst overhead {async_worst:.1f} µs/call "
@@ -238,8 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small N; print, do not write")
     parser.add_argument("--output", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)
-    n_async, n_sync, repeats = (2000, 500, 3) if args.quick else (20000, 4000, 5)
+    n_async, n_sync, repeats = (2000, 500, 3) if args.quick else (20000, 4000, 7)
 
+    load_start = _load()
     rows = []
     for kind in ("async", "sync"):
         for workers in (1, 8):
@@ -251,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"speed-up x{speed['speedup']:.2f} ({speed['one_s']:.2f} s -> {speed['eight_s']:.2f} s)")
     imports = import_cost(7 if not args.quick else 3)
     print(f"import: package {imports['package_ms']:.1f} ms, engine {imports['engine_ms']:.1f} ms")
-    section = render(rows, speed, imports, n_async=n_async, n_sync=n_sync, repeats=repeats)
+    section = render(rows, speed, imports, n_async=n_async, n_sync=n_sync, repeats=repeats,
+                     load=f"{load_start} at the start, {_load()} at the end")
     if args.quick:
         print(section)
     else:

@@ -12,7 +12,13 @@ from ._base import Adapter
 from ._callable import CallableAdapter, from_callable
 
 __all__ = ["Adapter", "CallableAdapter", "as_adapter", "from_callable", "from_http",
-           "from_strands"]
+           "from_strands", "load_agent"]
+
+
+def load_agent(ref: str, **kwargs: Any) -> Adapter:
+    """Resolve ``module:attr`` / ``file.py:attr`` to an adapter (see docs/agents.md)."""
+    from ._refs import load_agent as _impl
+    return _impl(ref, **kwargs)
 
 
 def from_strands(factory: Any, **kwargs: Any) -> Any:

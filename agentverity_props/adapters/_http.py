@@ -150,7 +150,14 @@ class HTTPAdapter:
         return AgentCallError(self.redact(message), **kw)
 
     def invoke(self, prompt: str) -> Observation:
-        return asyncio.run(self.ainvoke(prompt))
+        """Synchronous call (a private event loop; a worker thread inside a running loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.ainvoke(prompt))
+        import concurrent.futures
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, self.ainvoke(prompt)).result()
 
     async def ainvoke(self, prompt: str) -> Observation:
         import httpx

@@ -153,7 +153,8 @@ def _import_failure(what: str, name: str, exc: BaseException) -> BadInput:
                     f"fix the error in {name}; rerun with --debug for the traceback")
 
 
-def _from_file(ref: str, path: Path, attr: str | None, base: Path) -> Adapter:
+def _from_file(ref: str, path: Path, attr: str | None, base: Path,
+               resolve: Any = None) -> Any:
     if not path.exists():
         raise BadInput(f"agent file {path} not found",
                        f"check the path in {ref!r} (relative paths start at {base})")
@@ -180,14 +181,14 @@ def _from_file(ref: str, path: Path, attr: str | None, base: Path) -> Adapter:
                 spec.loader.exec_module(module)
             except (Exception, SystemExit) as exc:
                 raise _import_failure(str(path), path.name, exc) from exc
-            return _resolve(module, attr, ref=ref, where=str(path), id_base=stem)
+            return (resolve or _resolve)(module, attr, ref=ref, where=str(path), id_base=stem)
     except BaseException:
         if sys.modules.get(modname) is module:
             del sys.modules[modname]
         raise
 
 
-def _from_module(ref: str, modname: str, attr: str, base: Path) -> Adapter:
+def _from_module(ref: str, modname: str, attr: str, base: Path, resolve: Any = None) -> Any:
     with _on_sys_path(base):
         try:
             module = importlib.import_module(modname)
@@ -202,7 +203,41 @@ def _from_module(ref: str, modname: str, attr: str, base: Path) -> Adapter:
         except (Exception, SystemExit) as exc:
             sys.modules.pop(modname, None)  # the import system already did; be sure
             raise _import_failure(modname, modname, exc) from exc
-        return _resolve(module, attr, ref=ref, where=modname, id_base=modname)
+        return (resolve or _resolve)(module, attr, ref=ref, where=modname, id_base=modname)
+
+
+def load_object(ref: str, *, what: str = "object", cwd: Path | None = None) -> Any:
+    """Any attribute named by ``module:attr`` or ``file.py:attr`` (relations, evaluators...).
+
+    Same import rules and one-line errors as :func:`load_agent`; the attribute is returned
+    as is.
+    """
+    if not isinstance(ref, str) or ":" not in ref.strip().rstrip(":"):
+        raise BadInput(f"{what} reference {ref!r} is not module:attr or file.py:attr",
+                       "name the attribute after a colon, e.g. my_relations.py:RELATIONS")
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    target, attr = _split(ref.strip())
+    if attr is None:
+        raise BadInput(f"{what} reference {ref!r} names no attribute",
+                       "add :NAME, e.g. my_relations.py:RELATIONS")
+
+    def resolve(module: ModuleType, attr: str | None, *, ref: str, where: str,
+                id_base: str) -> Any:
+        obj: Any = module
+        for part in (attr or "").split("."):
+            if not hasattr(obj, part):
+                raise BadInput(f"{where} has no attribute {attr!r}", _found(module))
+            obj = getattr(obj, part)
+        return obj
+
+    if target.endswith(".py") or "/" in target or "\\" in target:
+        path = Path(target)
+        return _from_file(ref, path if path.is_absolute() else base / path, attr, base,
+                          resolve)
+    if not _IDENT_PATH.fullmatch(target):
+        raise BadInput(f"{what} reference {ref!r}: {target!r} is not a module name",
+                       "use dotted.module:attr or path/to/file.py:attr")
+    return _from_module(ref, target, attr, base, resolve)
 
 
 # ------------------------------------------------------------------ resolving the attribute

@@ -11,6 +11,8 @@ import click
 # name -> "module:attribute" of a click.Command; each command lives in its own module.
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("._demo", "demo_cmd"),
+    "enlarge": ("._enlarge", "enlarge_cmd"),
+    "report": ("._report", "report_cmd"),
     "run": ("._run", "run_cmd"),
     "tools": ("._tools", "tools"),
 }

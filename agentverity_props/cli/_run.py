@@ -27,7 +27,7 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
             raise BadInput(f"unknown relation(s) {', '.join(unknown)}",
                            f"use built-ins ({', '.join(BUILTIN_NAMES)}) or module:attr")
         return select_builtins(names)
-    from .._internal.refs import load_object
+    from ..adapters._refs import load_object
     obj = load_object(ref, what="relations")
     if callable(obj) and not isinstance(obj, Relation):
         obj = obj()

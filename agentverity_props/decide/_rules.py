@@ -7,10 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-import numpy as np
-from scipy import optimize, special
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidArgument
+
+if TYPE_CHECKING:  # numpy/scipy load on first use: `import agentverity_props` stays light
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,8 @@ def sprt_expected_n(p0: float, p1: float, theta: float, *, alpha: float = 0.05,
     Computed by propagating the distribution of the success count over time (no Wald
     approximation). Used by benchmarks as the efficiency reference.
     """
+    import numpy as np
+
     rule = BernoulliSPRT(p0, p1, alpha=alpha, beta=beta)
     a, b = rule._llr1, rule._llr0
     upper, lower = rule._upper, rule._lower
@@ -153,6 +157,8 @@ def sprt_expected_n(p0: float, p1: float, theta: float, *, alpha: float = 0.05,
 
 
 def _llr_vec(k: np.ndarray, n: int, a: float, b: float) -> np.ndarray:
+    import numpy as np
+
     with np.errstate(invalid="ignore"):
         out = np.where(k > 0, k * a, 0.0) + np.where(n - k > 0, (n - k) * b, 0.0)
     return np.nan_to_num(out, nan=0.0, posinf=np.inf, neginf=-np.inf)
@@ -197,6 +203,8 @@ def beta_cs_interval(s: int, n: int, alpha: float, a: float = 0.5,
     """The (non-intersected) beta-binomial mixture confidence set at one time ``n``."""
     if n == 0:
         return 0.0, 1.0
+    from scipy import optimize, special
+
     log_thresh = math.log(1.0 / alpha)
     log_mix = special.betaln(a + s, b + n - s) - special.betaln(a, b)
 
@@ -251,6 +259,8 @@ class PairedSignTest:
         self.decision: Decision | None = None
 
     def log_e(self) -> float:
+        from scipy import special
+
         w, lo = self.wins, self.losses
         base = special.betaln(1 + w, 1 + lo) + (w + lo) * math.log(2.0)
         if not self.one_sided:

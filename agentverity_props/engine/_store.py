@@ -140,10 +140,14 @@ class Store:
             self._setup()
         except sqlite3.DatabaseError as exc:
             self._conn.close()
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                raise BadInput(f"store {self.path} stayed locked by another process for "
-                               f"{_BUSY_TIMEOUT_S:g} s", "wait for it to finish or pass "
-                               "another path with --store") from None
+            if isinstance(exc, sqlite3.OperationalError):  # a sound file we cannot use
+                if "locked" in str(exc):
+                    raise BadInput(f"store {self.path} stayed locked by another process for "
+                                   f"{_BUSY_TIMEOUT_S:g} s", "wait for it to finish or pass "
+                                   "another path with --store") from None
+                raise BadInput(f"store {self.path} cannot be used: {exc}",
+                               "check the file and folder are writable, or pass another "
+                               "path with --store") from None
             raise BadInput(f"store {self.path} is not an agentverity-props store: {exc}",
                            _FIX) from None
         except BaseException:

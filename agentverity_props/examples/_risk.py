@@ -109,7 +109,7 @@ def _lookup(word: str) -> tuple[str, float] | None:
         if len(candidate) >= _TYPO_MIN_LENGTH:  # one substituted letter still matches
             for key, value in LEXICON.items():
                 if len(key) == len(candidate) and sum(
-                        a != b for a, b in zip(key, candidate)) == 1:
+                        a != b for a, b in zip(key, candidate, strict=True)) == 1:
                     return value
     return None
 

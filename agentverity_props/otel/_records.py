@@ -104,7 +104,7 @@ class SpanCollector:
             return self._traces.pop(trace_id, [])
 
     def wait(self, trace_id: str, *, timeout_s: float, root_span_id: str | None = None,
-             settle_s: float = 0.1) -> list[SpanRecord]:
+             settle_s: float = 0.05) -> list[SpanRecord]:
         """Block until the trace looks complete, or ``timeout_s`` passes; return its spans.
 
         Complete means no new span of the trace arrived for ``settle_s`` and, when

@@ -53,8 +53,10 @@ class TracedAdapter:
             span.end()
 
     def _finish(self, obs: Observation, trace_id: str, span_id: str) -> Observation:
+        # in process, spans are filed synchronously as they end: once the agent's outermost
+        # span is here, every span inside it is too, so there is nothing to settle
         spans = self.source.collector.wait(trace_id, timeout_s=self.span_timeout_s,
-                                           root_span_id=span_id)
+                                           root_span_id=span_id, settle_s=0.0)
         self.source.collector.pop(trace_id)
         agent_spans = [s for s in spans if s.span_id != span_id]
         if not agent_spans and self.require_spans:

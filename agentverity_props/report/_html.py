@@ -51,7 +51,8 @@ def _env() -> Any:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_TEMPLATES)), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.ChainableUndefined)
-    env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, fp=short_fp, plain=fmt_plain)
+    env.filters.update(num=fmt_num, pct=fmt_pct, ci=fmt_ci, cipct=fmt_ci_pct, fp=short_fp,
+                       plain=fmt_plain)
     return env
 
 
@@ -66,7 +67,7 @@ def fmt_num(v: Any, digits: int = 3) -> str:
     if isinstance(v, float):
         if v != v:  # NaN
             return "–"
-        return f"{v:.{digits}g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.2e}"
+        return f"{v:.{digits}g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.{max(digits - 1, 0)}e}"
     return str(v)
 
 
@@ -87,6 +88,15 @@ def fmt_ci(pair: Any, digits: int = 3) -> str:
     if not all(isinstance(x, (int, float)) for x in (lo, hi)):
         return "–"
     return f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def fmt_ci_pct(pair: Any) -> str:
+    """``[lo, hi]`` as whole percentages, ``[1–16%]``."""
+    text = fmt_ci(pair, 6)
+    if text == "–":
+        return text
+    lo, hi = (float(x) for x in text.strip("[]").split(", "))
+    return f"[{100 * lo:.0f}–{100 * hi:.0f}%]"
 
 
 def short_fp(fp: Any) -> str:
@@ -155,7 +165,8 @@ def _raw_json(result: dict[str, Any]) -> tuple[str, bool]:
 
 def _builders() -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
     from . import _html_kinds as k
-    return {"run": k.run_context, "tools": k.tools_context}
+    return {"run": k.run_context, "tools": k.tools_context,
+            "counterexample": k.counterexample_context}
 
 
 def render_html(result: dict[str, Any], *, source: str | None = None,
@@ -177,7 +188,8 @@ def render_html(result: dict[str, Any], *, source: str | None = None,
     exit_code = result.get("exit_code")
     ctx: dict[str, Any] = {"r": result, "schema": schema, "kind": kind, "version": version,
                            "title": KIND_TITLES.get(kind, kind), "agent": _agent(result),
-                           "source": source, "exit_code": exit_code, "fallback_reason": None}
+                           "source": source, "exit_code": exit_code, "exit_derived": False,
+                           "fallback_reason": None}
     ctx["date"], ctx["date_note"] = _date(result, now)
     ctx["raw_json"], ctx["raw_truncated"] = _raw_json(result)
     template = "generic.html.j2"
@@ -192,6 +204,7 @@ def render_html(result: dict[str, Any], *, source: str | None = None,
         else:
             template = f"{kind}.html.j2"
             ctx.update(extra)
+    exit_code = ctx["exit_code"]  # a view may derive it when the format has none
     meanings = ctx.get("exit_meanings") or _GENERIC_EXIT
     ctx["exit_meaning"] = meanings.get(exit_code, "–") if isinstance(exit_code, int) else (
         "no exit code recorded")

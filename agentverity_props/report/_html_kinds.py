@@ -162,3 +162,72 @@ def tools_context(d: dict[str, Any]) -> dict[str, Any]:
     return {"exit_meanings": TOOLS_EXIT, "cases": cases, "plots": plots,
             "summary": [(k, str(v), _CASE_CLASS.get(k, "muted") if v else "muted")
                         for k, v in summary.items()]}
+
+
+# ---------------------------------------------------------------------------- counterexample
+
+_TEST_CLASS = {"passed": "good", "failed": "bad", "error": "bad", "inconclusive": "warn"}
+CX_EXIT = {0: "every property test passed", 1: "a property test failed (confirmed violation)",
+           2: "a property test errored or was inconclusive"}
+
+
+def diff_segments(a: str, b: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Character diff of ``a`` and ``b`` as (kind, text) runs: kind is ``same`` or ``diff``.
+
+    >>> diff_segments("abc", "aXc")
+    ([('same', 'a'), ('diff', 'b'), ('same', 'c')], [('same', 'a'), ('diff', 'X'), ('same', 'c')])
+    """
+    import difflib
+    sa: list[tuple[str, str]] = []
+    sb: list[tuple[str, str]] = []
+    if len(a) * len(b) > 4_000_000:  # quadratic worst case: skip the highlight on huge inputs
+        return [("same", a)], [("same", b)]
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        kind = "same" if op == "equal" else "diff"
+        if i2 > i1:
+            sa.append((kind, a[i1:i2]))
+        if j2 > j1:
+            sb.append((kind, b[j1:j2]))
+    return sa, sb
+
+
+def _ce(ce: Any) -> dict[str, Any] | None:
+    if not isinstance(ce, dict):
+        return None
+    src, fu = str(ce.get("source", "")), str(ce.get("follow_up", ""))
+    src_seg, fu_seg = diff_segments(src, fu)
+    return {**ce, "c": ce.get("confirmation") or {}, "src_seg": src_seg, "fu_seg": fu_seg}
+
+
+def counterexample_context(d: dict[str, Any]) -> dict[str, Any]:
+    tests, marks = [], []
+    for t in d["tests"]:
+        minimal, first = _ce(t.get("minimal")), _ce(t.get("first"))
+        same = (minimal is not None and first is not None
+                and minimal.get("source") == first.get("source"))
+        tests.append({**t, "cls": _TEST_CLASS.get(t.get("status"), "muted"),
+                      "min": minimal, "first_ce": None if same else first})
+        c = (minimal or {}).get("c") or {}
+        fd, sd = _int(c.get("follow_up_draws")), _int(c.get("source_draws"))
+        if fd and sd:
+            label = f"{minimal.get('relation')} · {str(t.get('test')).rsplit('.', 1)[-1]}"
+            fv, sv = _int(c.get("follow_up_violations")), _int(c.get("source_violations"))
+            marks.append(P.Interval(label, sv / sd, *P.wilson(sv, sd), color=P.GREY,
+                                    offset=-0.17))
+            marks.append(P.Interval(label, fv / fd, *P.wilson(fv, fd), color=P.RED,
+                                    offset=0.17, marker="s"))
+    statuses = [t.get("status") for t in d["tests"]]
+    code = 1 if "failed" in statuses else 2 if {"error", "inconclusive"} & set(statuses) else 0
+    counts = {s: statuses.count(s) for s in ("passed", "failed", "error", "inconclusive")}
+    agents = list(dict.fromkeys(str(t.get("agent")) for t in d["tests"]))
+    plots = {"evidence": P.intervals_svg(
+        marks, title="confirmation evidence of each minimal counterexample",
+        xlabel="share of re-draws violating the relation",
+        xlim=(-0.02, 1.02),
+        legend=[("o", P.GREY, "source re-draws (the agent's noise)"),
+                ("s", P.RED, "follow-up draws")])}
+    return {"exit_meanings": CX_EXIT, "exit_code": code, "exit_derived": True,
+            "agent": ", ".join(agents) or "–", "tests": tests, "plots": plots,
+            "summary": [(k, str(v), _TEST_CLASS[k] if v else "muted")
+                        for k, v in counts.items()],
+            "total_calls": sum(_int(t.get("calls")) for t in d["tests"])}

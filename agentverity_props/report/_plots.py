@@ -144,14 +144,29 @@ def meter_history_svg(history: Sequence[dict[str, Any]], *, epsilon: float,
         ax.axhline(epsilon / r, color=GREEN, linestyle="--", linewidth=1.1,
                    label=f"epsilon/r {epsilon / r:g}")
         if estimate is not None:
-            ax.plot([xs[-1]], [estimate], "o", color=ORANGE, label=f"estimate {estimate:.3f}")
-        top = max(max(highs[-max(1, len(highs) // 3):]), epsilon * r) * 1.25
-        ax.set_ylim(0, min(1.0, max(top, 0.05)))
+            ax.plot([xs[-1]], [estimate], "o", color=ORANGE, clip_on=False,
+                    label=f"final estimate {estimate:.3f}")
+        # a square-root axis keeps both the wide early band and the small bounds readable
+        top = min(1.0, max(max(highs), epsilon * r * 1.5) * 1.05)
+        ax.set_yscale("function", functions=(_sqrt, _square))
+        ax.set_ylim(0, top)
+        ticks = [t for t in (0, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0) if t <= top]
+        ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
         ax.set_xlim(0, xs[-1] * 1.02 if xs[-1] else 1)
         ax.set_xlabel("agent calls (draws)")
-        ax.set_ylabel("pair disagreement θ")
-        ax.legend(loc="upper right", fontsize=8, ncols=2)
+        ax.set_ylabel("pair disagreement θ (√ scale)")
+        fig.legend(loc="outside right center", fontsize=8)
         return _to_svg(fig, title="meter interval as draws accrue")
+
+
+def _sqrt(x: Any) -> Any:
+    import numpy as np
+    return np.sqrt(np.clip(x, 0, None))
+
+
+def _square(x: Any) -> Any:
+    import numpy as np
+    return np.square(x)
 
 
 def bar_svg(counts: dict[str, float], *, total: float | None = None,
@@ -219,8 +234,9 @@ def intervals_svg(rows: Sequence[Interval], *, title: str, xlabel: str,
                 ax.plot([r.ref], [ypos[r.label]], "d", color=RED, markersize=6)
         ax.set_yticks(range(len(labels)), [_short(lab) for lab in labels[::-1]])
         ax.set_ylim(-0.7, len(labels) - 0.3)
-        handles = [Line2D([], [], marker=m, color=c, linewidth=2, label=lab)
-                   for m, c, lab in legend]
+        # a bare marker (a threshold tick) gets no line in the legend
+        handles = [Line2D([], [], marker=m, color=c, linestyle="-" if m in "os" else "none",
+                          linewidth=2, label=lab) for m, c, lab in legend]
         for x, color, lab in vlines:
             ax.axvline(x, color=color, linestyle="--", linewidth=1.1)
             handles.append(Line2D([], [], color=color, linestyle="--", label=lab))

@@ -83,6 +83,8 @@ WIDTH = 16
 _TRIVIAL = st.integers(0, 0)
 _MAX_COUNT = 10
 _MAX_TYPOS = 5
+_TYPO_EDIT = st.tuples(st.integers(0, POSITION_SPAN - 1), st.integers(0, len(TYPO_KINDS) - 1),
+                       st.integers(0, KEY_SPAN - 1))
 
 
 class _Draws:
@@ -103,6 +105,11 @@ class _Draws:
     def position(self) -> int:
         # per mille along the text's candidates (see _perturbation.POSITION_SPAN); 0 = start
         return self.integer(0, POSITION_SPAN - 1)
+
+    def span(self, strategy: SearchStrategy[tuple[int, ...]], width: int) -> tuple[int, ...]:
+        """Draw ``strategy``, which makes exactly ``width`` one-choice draws, as one span."""
+        self.used += width
+        return self._draw(strategy)
 
     def pad(self) -> None:
         for _ in range(WIDTH - self.used):
@@ -201,8 +208,11 @@ def typos(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     _check_count("max_count", max_count, _MAX_TYPOS)
 
     def build(d: _Draws) -> Perturbation:
-        edits = [{"at": d.position(), "kind": d.pick(TYPO_KINDS), "key": d.integer(0, KEY_SPAN - 1)}
+        # each edit is one span, so the shrinker can delete a whole edit when it lowers the count
+        edits = [dict(zip(("at", "kind", "key"), d.span(_TYPO_EDIT, 3), strict=True))
                  for _ in range(d.integer(1, max_count))]
+        for edit in edits:
+            edit["kind"] = TYPO_KINDS[edit["kind"]]
         return Perturbation("typo", {"edits": edits})
 
     return _fixed_width(build)

@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from agentverity_props.errors import BadInput
@@ -36,6 +36,11 @@ SCHEMA_FILE = REPO / "docs" / "schemas" / "strategy-pack.schema.json"
 SHIPPED = ["moderation", "refund_approval", "support_routing"]
 FAST = settings(max_examples=50, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow])
+
+def minimal(strategy, predicate, *, max_examples: int = 100):
+    """``hypothesis.find`` without the explain phase (it re-runs ~100 variants per call)."""
+    return find(strategy, predicate, settings=settings(
+        max_examples=max_examples, database=None, phases=[Phase.generate, Phase.shrink]))
 
 MINIMAL = """\
 version: 1
@@ -132,7 +137,8 @@ def test_missing_file_is_bad_input(tmp_path: Path) -> None:
 def test_shipped_pack_shape(name: str) -> None:
     pack = load_pack(name)
     assert pack.region_names()[:3] == list(CANONICAL_REGIONS)
-    assert pack.labels and pack.perturbations
+    assert pack.labels
+    assert pack.perturbations
     for region in pack.regions.values():
         assert set(region.expect) <= set(pack.labels)
     # the schema allows any names; shipped packs use the canonical three, mildest first
@@ -159,7 +165,7 @@ def test_minimal_example_is_the_first_everyday_prompt(name: str) -> None:
     first = pack.regions["everyday"].templates[0]
     slots = pack.slots_for("everyday")
     expected = first.format(**{k: v[0] for k, v in slots.items()})
-    assert find(from_pack(name), lambda s: True) == expected
+    assert minimal(from_pack(name), lambda s: True) == expected
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -187,7 +193,7 @@ def test_region_argument_restricts_the_draws(region: str) -> None:
         assert any(rx.fullmatch(text) for rx in rxs), text
 
     check()
-    with pytest.raises(BadInput, match="no region 'nope'.*everyday, borderline, violation"):
+    with pytest.raises(BadInput, match=r"no region 'nope'.*everyday, borderline, violation"):
         from_pack("moderation", region="nope")
 
 
@@ -204,7 +210,7 @@ def test_moderation_pack_crosses_the_example_gates_boundaries() -> None:
         for template in pack.regions[region].templates:
             names = list(dict.fromkeys(f for _, f, _, _ in string.Formatter().parse(template) if f))
             for values in itertools.product(*(slots[n] for n in names)):
-                text = template.format(**dict(zip(names, values)))
+                text = template.format(**dict(zip(names, values, strict=False)))
                 counts[_risk.verdict_for(_risk.risk(text).score, noise=0.0, rng=None)] += 1
         verdicts[region] = counts
     assert set(verdicts["everyday"]) == {"allow"}
@@ -218,13 +224,13 @@ def test_moderation_probes_reach_the_planted_urgent_bug() -> None:
         return "URGENT" in text and len(text) > 40
 
     s = follow_ups(from_pack("moderation"), case_changes())
-    text, p, out = find(s, lambda t: trigger(t[0]) != trigger(t[2]),
-                        settings=settings(max_examples=300, database=None))
-    assert "urgent" in text.lower() and len(text) > 40
+    text, p, _ = minimal(s, lambda t: trigger(t[0]) != trigger(t[2]), max_examples=300)
+    assert "urgent" in text.lower()
+    assert len(text) > 40
     assert _region_of(load_pack("moderation"), text) == "everyday"
     assert p.name == "case"
     # the pack itself also emits the upper-case form, for prompt -> prompt.lower() relations
-    assert trigger(find(from_pack("moderation"), trigger))
+    assert trigger(minimal(from_pack("moderation"), trigger))
 
 
 def test_pack_perturbations_use_the_listed_families_and_options(tmp_path: Path) -> None:
@@ -237,7 +243,7 @@ perturbations:
       templates: ["Q: {text}"]
 """)
     strategy = pack_perturbations(str(path))
-    assert find(strategy, lambda p: True) == Perturbation(
+    assert minimal(strategy, lambda p: True) == Perturbation(
         "typo", {"edits": [{"at": 0, "kind": "neighbour", "key": 0}]})
     seen: set[str] = set()
 
@@ -263,7 +269,7 @@ def test_shipped_pack_perturbations_draw_listed_families(name: str) -> None:
     pack = load_pack(name)
     listed = set(pack.perturbation_names())
     first = pack.perturbation_names()[0]
-    assert find(pack_perturbations(name), lambda p: True).name == first
+    assert minimal(pack_perturbations(name), lambda p: True).name == first
 
     @settings(max_examples=30, deadline=None, database=None)
     @given(pack_perturbations(pack))
@@ -283,14 +289,15 @@ BAD_PACKS: list[tuple[str, str | bytes, int, str]] = [
     ("wrong_type", MINIMAL.replace("who: [Ann, Bo]", "who: [Ann, 42]"), 6, "slots.who[1]"),
     ("weight_type", MINIMAL.replace("  everyday:\n", "  everyday:\n    weight: heavy\n"), 9,
      "regions.everyday.weight"),
-    ("missing_regions", MINIMAL.split("regions:")[0], 1, "regions"),
-    ("empty_regions", MINIMAL.split("regions:")[0] + "regions: {}\n", 7, "regions"),
+    ("missing_regions", MINIMAL.split("regions:", maxsplit=1)[0], 1, "regions"),
+    ("empty_regions", MINIMAL.split("regions:", maxsplit=1)[0] + "regions: {}\n", 7, "regions"),
     ("missing_templates", MINIMAL.replace("    templates: [\"Bye {who}\"]", "    weight: 2"),
      10, "regions.violation.templates"),
     ("undefined_slot", MINIMAL.replace("Bye {who}", "Bye {whom}"), 11,
      "regions.violation.templates[0]"),
     ("bad_version", MINIMAL.replace("version: 1", "version: 2"), 1, "version"),
-    ("bad_label", MINIMAL.replace("    templates: [\"Bye", "    expect: [maybe]\n    templates: [\"Bye"),
+    ("bad_label",
+     MINIMAL.replace('    templates: ["Bye', '    expect: [maybe]\n    templates: ["Bye'),
      11, "regions.violation.expect[0]"),
     ("bad_perturbation", MINIMAL + "perturbations:\n  - case\n  - shout\n", 14, "perturbations[1]"),
     ("duplicate_key", MINIMAL + "slots:\n  x: [y]\n", 12, "slots"),

@@ -13,7 +13,6 @@ from agentverity_props.adapters import Adapter, CallableAdapter
 from agentverity_props.adapters._refs import load_agent
 from agentverity_props.errors import BadInput
 
-
 _MODULES_BEFORE: set[str] = set()
 
 

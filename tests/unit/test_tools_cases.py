@@ -371,3 +371,14 @@ def test_results_renderers_and_exit_codes() -> None:
     only_error = ToolsReport(config_path="c", cases=report.cases[2:])
     assert only_error.exit_code == 2
     assert ToolsReport(config_path="c", cases=report.cases[:1]).exit_code == 0
+
+
+@pytest.mark.parametrize("module", ["agentverity_props.otel", "agentverity_props.tools_cases"])
+def test_exports_match_all(module: str) -> None:
+    import importlib
+
+    mod = importlib.import_module(module)
+    public = {n for n, v in vars(mod).items() if not n.startswith("_")
+              and not isinstance(v, types.ModuleType) and n != "annotations"}
+    assert set(mod.__all__) == public
+    assert len(set(mod.__all__)) == len(mod.__all__)

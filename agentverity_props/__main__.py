@@ -1,0 +1,5 @@
+"""``python -m agentverity_props``."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,309 @@
+"""Probe-set enlargement: when one verdict dominates, search for inputs that change it.
+
+A blind probe set makes every relation pass vacuously. ``enlarge`` spends a call budget to
+find (1) inputs that draw a *minority* verdict and (2) *boundary pairs* ``(x, x')``: a mild
+edit (case, whitespace, punctuation, politeness, a typo, a distractor) that flips the
+verdict. It writes the original inputs plus enough minority inputs that the modal verdict's
+share falls below the blindness threshold (with a margin).
+
+Search, in two phases through one engine:
+
+1. **Hypothesis targeting** over the strategy (a pack or any ``SearchStrategy[str]``), one
+   call per example, ``hypothesis.target`` rewarding minority verdicts. Hypothesis only starts
+   hill-climbing after half its examples, which is too late at agent prices, so it gets a
+   third of the budget.
+2. **Our own adaptive search**: Thompson sampling over arms — each region of a pack, plus
+   "mutate a minority input found so far" (the boundary is near them) — one call per
+   candidate, a second draw to confirm a minority verdict before it is kept.
+
+Every kept input was drawn at least twice with the same verdict; every boundary pair was
+drawn twice on each side. Raw generated texts are the product here, so the result keeps
+them (they come from the strategy or from edits of the user's own inputs).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._evidence import clean_inputs
+from .errors import InvalidArgument
+
+SCHEMA = "agentverity_props.enlarge/1"
+MUTATIONS = ("case", "whitespace", "punctuation", "politeness", "typo", "distractor")
+
+
+@dataclass(frozen=True)
+class BoundaryPair:
+    source: str
+    follow_up: str
+    edit: dict[str, Any]
+    source_verdict: str
+    follow_up_verdict: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "follow_up": self.follow_up, "edit": self.edit,
+                "source_verdict": self.source_verdict,
+                "follow_up_verdict": self.follow_up_verdict}
+
+
+@dataclass
+class EnlargeResult:
+    original: list[str]
+    added: list[str]
+    verdicts: dict[str, str]
+    threshold: float
+    target_share: float
+    boundary_pairs: list[BoundaryPair] = field(default_factory=list)
+    calls: int = 0
+    phase_calls: dict[str, int] = field(default_factory=dict)
+    budget: int = 0
+    modal_verdict: str | None = None
+    stop_reason: str = ""
+
+    @property
+    def inputs(self) -> list[str]:
+        return self.original + self.added
+
+    def share(self, texts: Sequence[str]) -> float:
+        c = Counter(self.verdicts[t] for t in texts if t in self.verdicts)
+        return max(c.values()) / sum(c.values()) if c else float("nan")
+
+    @property
+    def skew_before(self) -> float:
+        return self.share(self.original)
+
+    @property
+    def skew_after(self) -> float:
+        return self.share(self.inputs)
+
+    @property
+    def success(self) -> bool:
+        return self.skew_after < self.threshold
+
+    def to_dict(self) -> dict[str, Any]:
+        dist_before = Counter(self.verdicts[t] for t in self.original if t in self.verdicts)
+        dist_after = Counter(self.verdicts[t] for t in self.inputs if t in self.verdicts)
+        return {
+            "schema": SCHEMA, "success": self.success, "stop_reason": self.stop_reason,
+            "threshold": self.threshold, "target_share": self.target_share,
+            "modal_verdict": self.modal_verdict,
+            "skew_before": self.skew_before, "skew_after": self.skew_after,
+            "distribution_before": dict(dist_before), "distribution_after": dict(dist_after),
+            "original": len(self.original), "added": list(self.added),
+            "boundary_pairs": [p.to_dict() for p in self.boundary_pairs],
+            "calls": self.calls, "phase_calls": dict(self.phase_calls), "budget": self.budget,
+            "privacy": "added inputs and boundary pairs are kept verbatim: they are the "
+                       "product (generated from the strategy or edits of your inputs)",
+        }
+
+
+def _examples(strategy: Any, n: int, seed: int) -> list[str]:
+    """``n`` distinct examples of a strategy, deterministically, without any agent call."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+
+    out: list[str] = []
+    seen: set[str] = set()
+
+    @hseed(seed)
+    @settings(max_examples=max(1, n), database=None, phases=[Phase.generate], deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(text: str) -> None:
+        if isinstance(text, str) and text.strip() and text not in seen:
+            seen.add(text)
+            out.append(text)
+
+    collect()
+    return out
+
+
+def _mutations(seed: int, n: int) -> list[Any]:
+    from hypothesis import strategies as st
+
+    from . import strategies as avs
+    strat = st.one_of(avs.case_changes(), avs.whitespace_changes(), avs.punctuation_changes(),
+                      avs.politeness_prefixes(), avs.typos(), avs.distractors())
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+    out: list[Any] = []
+
+    @hseed(seed)
+    @settings(max_examples=n, database=None, phases=[Phase.generate], deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(strat)
+    def collect(p: Any) -> None:
+        out.append(p)
+
+    collect()
+    return out
+
+
+def _arms(strategy: Any) -> dict[str, Any]:
+    """Search arms: one per pack region, or a single arm for a plain strategy."""
+    from hypothesis.strategies import SearchStrategy
+
+    from . import strategies as avs
+    if strategy is None:
+        strategy = "moderation"
+    if isinstance(strategy, SearchStrategy):
+        return {"strategy": strategy}
+    pack = avs.load_pack(strategy)
+    return {f"region:{r}": avs.from_pack(pack, region=r) for r in pack.regions}
+
+
+def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: int = 400,
+            threshold: float = 0.9, margin: float = 0.1, seed: int = 0,
+            max_workers: int = 4, layer: str = "verdict",
+            engine_config: Any = None) -> EnlargeResult:
+    """Enlarge a blind probe set (see module doc).
+
+    Args:
+        agent: adapter or callable.
+        inputs: the current probe set.
+        strategy: a pack name/path or a ``SearchStrategy[str]`` (default: the moderation pack).
+        budget: agent calls to spend at most.
+        threshold: the blindness threshold; the target share is ``threshold - margin``.
+
+    Example:
+        >>> from agentverity_props import from_callable
+        >>> gate = from_callable(lambda p: "block" if "kill" in p.lower() else "allow")
+        >>> r = enlarge(gate, ["hi", "hello", "good day"], budget=120)
+        >>> r.skew_before, r.skew_after < 0.9
+        (1.0, True)
+    """
+    from ._property import _LoopThread
+    from .engine import Engine, EngineConfig, Probe
+
+    texts = clean_inputs(inputs)
+    if budget < 2 * len(texts) + 4:
+        raise InvalidArgument(f"enlarge: budget={budget} is too small for {len(texts)} inputs;"
+                              f" give at least {2 * len(texts) + 4}")
+    if not (0.5 < threshold < 1.0) or not (0.0 < margin < threshold - 0.5):
+        raise InvalidArgument("enlarge: need 0.5 < threshold < 1 and 0 < margin < threshold-0.5")
+    arms = _arms(strategy)
+    cfg = engine_config or EngineConfig(max_workers=max_workers, budget=budget)
+    loop = _LoopThread()
+    eng = Engine(agent, cfg)
+    rng = random.Random(seed)
+    res = EnlargeResult(original=texts, added=[], verdicts={}, threshold=threshold,
+                        target_share=threshold - margin, budget=budget)
+
+    def verdict(text: str) -> str | None:
+        if not eng.can_afford(1):
+            return None
+        obs = loop.run(eng.draw(Probe.make(text)))
+        return obs.key(layer)
+
+    def confirmed(text: str, first: str) -> bool:
+        again = verdict(text)
+        return again == first
+
+    def done() -> bool:
+        return bool(res.verdicts) and res.skew_after <= res.target_share
+
+    try:
+        # 0. the current verdict of every input (one draw each)
+        for t in texts:
+            v = verdict(t)
+            if v is not None:
+                res.verdicts[t] = v
+        res.phase_calls["baseline"] = eng.ledger.calls
+        if not res.verdicts:
+            res.stop_reason = "no usable verdict for the original inputs"
+            return res
+        modal = Counter(res.verdicts.values()).most_common(1)[0][0]
+        res.modal_verdict = modal
+        minority_found: list[str] = []
+
+        def consider(text: str) -> bool:
+            if text in res.verdicts or done() or not eng.can_afford(2):
+                return False
+            v = verdict(text)
+            if v is None or v == modal:
+                return False
+            if not confirmed(text, v):
+                return False
+            res.verdicts[text] = v
+            res.added.append(text)
+            minority_found.append(text)
+            return True
+
+        # 1. Hypothesis with targeting: a third of what is left
+        calls0 = eng.ledger.calls
+        h_budget = max(0, (eng.remaining or 0) // 3)
+        if not done() and h_budget >= 4:
+            _targeted(arms, consider, h_budget, seed, eng, calls0)
+        res.phase_calls["hypothesis_target"] = eng.ledger.calls - calls0
+
+        # 2. own adaptive search: Thompson sampling over arms (+ mutation of finds)
+        calls1 = eng.ledger.calls
+        pools = {} if done() else {name: _examples(s, 120, seed + i)
+                                   for i, (name, s) in enumerate(arms.items())}
+        muts = _mutations(seed, 200)
+        wins: Counter[str] = Counter()
+        tries: Counter[str] = Counter()
+        while not done() and eng.can_afford(2) and not eng.stopping:
+            names = [n for n in pools if pools[n]] + (["mutate"] if minority_found else [])
+            if not names:
+                break
+            arm = max(names, key=lambda n: rng.betavariate(1 + wins[n], 1 + tries[n] - wins[n]))
+            if arm == "mutate":
+                base = rng.choice(minority_found)
+                cand = rng.choice(muts).apply(base)
+            else:
+                cand = pools[arm].pop(0)
+            tries[arm] += 1
+            if consider(cand):
+                wins[arm] += 1
+        res.phase_calls["adaptive_search"] = eng.ledger.calls - calls1
+
+        # 3. boundary pairs: mild edits of minority inputs that flip back to the modal verdict
+        calls2 = eng.ledger.calls
+        for src in list(minority_found)[:8]:
+            mild = sorted(muts[:80], key=lambda p: (len(str(p.params)),
+                                                    abs(len(p.apply(src)) - len(src))))
+            for p in mild[:6]:
+                if not eng.can_afford(4):
+                    break
+                fu = p.apply(src)
+                if fu == src:
+                    continue
+                v = verdict(fu)
+                if v == modal and confirmed(fu, v):
+                    res.boundary_pairs.append(BoundaryPair(src, fu, {"name": p.name,
+                                                                     **dict(p.params)},
+                                                           res.verdicts[src], v))
+                    break
+        res.phase_calls["boundary_pairs"] = eng.ledger.calls - calls2
+        res.stop_reason = ("target share reached" if done() else
+                           "budget exhausted" if not eng.can_afford(2) else "search exhausted")
+        return res
+    finally:
+        res.calls = eng.ledger.calls
+        loop.run(eng.aclose())
+        loop.close()
+
+
+def _targeted(arms: dict[str, Any], consider: Any, h_budget: int, seed: int, eng: Any,
+              calls0: int) -> None:
+    from hypothesis import HealthCheck, Phase, given, settings, target
+    from hypothesis import seed as hseed
+    from hypothesis import strategies as st
+
+    strat = st.one_of(*arms.values())
+
+    @hseed(seed)
+    @settings(max_examples=max(2, h_budget // 2), database=None, deadline=None,
+              phases=[Phase.generate, Phase.target], suppress_health_check=list(HealthCheck))
+    @given(strat)
+    def search(text: str) -> None:
+        if eng.ledger.calls - calls0 >= h_budget:
+            return
+        target(1.0 if consider(text) else 0.0, label="minority verdict")
+
+    search()

@@ -1,0 +1,349 @@
+"""Regression references: :func:`create_snapshot` and :func:`compare_snapshot`.
+
+A snapshot records, per input fingerprint, the agent's *reference verdict* (the majority of
+its draws) so that a later version of the agent can be checked against it. A reference is
+only worth keeping when it is stable and informative, so a snapshot is **refused** unless
+every admission rule holds (each is named in the refusal):
+
+``complete``
+    every draw needed was made (no failures, budget end or interrupt) and every input has
+    a reference;
+``verdict-deterministic``
+    the meter calls the verdict deterministic at ``epsilon``, and every input's draws have
+    a strict majority;
+``not-blind``
+    the blindness health check says ``ok`` (``undecided`` refuses too: add inputs with
+    other verdicts, e.g. with ``agentverity-props enlarge``; ``suppressed`` refuses);
+``accepted``
+    the user approved the references (``accept_reference=True`` / ``--accept-reference``).
+
+The file holds no prompt: inputs are identified by fingerprint (HMAC-SHA-256 when
+``AGENTVERITY_PROPS_SALT`` is set); at the ``text`` layer the reference answers are
+fingerprinted too. It is written atomically (temp file, fsync, rename): a crash mid-write
+leaves the previous snapshot intact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ._evidence import clean_inputs
+from ._internal.fingerprint import fingerprint, salt_from_env
+from ._run import RunConfig, RunResult, arun
+from .errors import AgentCallError, BadInput, BudgetExhausted, Interrupted, InvalidArgument
+
+__all__ = ["SCHEMA", "Refusal", "SnapshotResult", "acreate_snapshot", "compare_snapshot",
+           "create_snapshot", "load_snapshot", "write_snapshot"]
+
+SCHEMA = "agentverity_props.snapshot/1"
+RULES = ("complete", "verdict-deterministic", "not-blind", "accepted")
+MAX_REFERENCE_TOP_UP = 3
+PRIVACY = ("inputs are identified by fingerprint only; no prompt is stored (reference "
+           "answers at the text layer are fingerprinted too)")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One admission rule that failed, and why."""
+
+    rule: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "message": self.message}
+
+
+def reference_form(key: str, layer: str) -> str:
+    """How a verdict key is stored: literal labels, fingerprinted answers (text layer)."""
+    return fingerprint(key, salt_from_env()) if layer == "text" else key
+
+
+def majority(counts: Mapping[str, int]) -> str | None:
+    """The strict-majority key of ``counts`` (None when empty or tied)."""
+    top = Counter(counts).most_common(2)
+    if not top or (len(top) == 2 and top[0][1] == top[1][1]):
+        return None
+    return top[0][0]
+
+
+@dataclass(frozen=True)
+class SnapshotResult:
+    """The outcome of :func:`create_snapshot`.
+
+    ``document`` is the snapshot/1 dict (also for a refused snapshot, whose ``admission``
+    lists the failed rules); it is written only when admitted.
+    """
+
+    document: dict[str, Any]
+    refusals: tuple[Refusal, ...]
+    run: RunResult = field(repr=False)
+    path: str | None = None
+
+    @property
+    def admitted(self) -> bool:
+        return not self.refusals
+
+    @property
+    def exit_code(self) -> int:
+        """0 admitted (and written when a path was given), 2 refused."""
+        return 0 if self.admitted else 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.document
+
+    def write(self, path: str | Path) -> SnapshotResult:
+        """Write the snapshot atomically; refused snapshots raise :class:`BadInput`."""
+        if not self.admitted:
+            raise BadInput(self.refusal_message(), "nothing was written")
+        write_snapshot(path, self.document)
+        from dataclasses import replace
+        return replace(self, path=str(path))
+
+    def refusal_message(self) -> str:
+        return "snapshot refused: " + "; ".join(f"[{r.rule}] {r.message}"
+                                                for r in self.refusals)
+
+    def summary(self) -> str:
+        from .report._snapshot import render_snapshot_text
+        return render_snapshot_text(self.to_dict(), color=False)
+
+
+def write_snapshot(path: str | Path, document: Mapping[str, Any]) -> None:
+    """Write a snapshot document atomically (temp file, fsync, rename)."""
+    from ._internal.atomic import atomic_write_text
+    from .report._json import dumps
+    if document.get("schema") != SCHEMA:
+        raise InvalidArgument(f"not a snapshot document (schema {document.get('schema')!r})")
+    atomic_write_text(Path(path), dumps(dict(document)))
+
+
+_REQUIRED = ("created_at", "agent", "admission", "config", "fingerprints", "inputs", "calls")
+
+
+def load_snapshot(path: str | Path) -> dict[str, Any]:
+    """Read and validate a snapshot file; one-line :class:`BadInput` for anything else."""
+    import json
+
+    from ._internal.inputs import read_text_file
+
+    p = Path(path)
+    text = read_text_file(p, what="snapshot file")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"snapshot file {p} is not valid JSON (line {exc.lineno}: {exc.msg})",
+                       "pass a file written by agentverity-props snapshot") from None
+    return validate_snapshot(doc, where=str(p))
+
+
+def validate_snapshot(doc: Any, *, where: str = "snapshot") -> dict[str, Any]:
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+        raise BadInput(f"{where} is not a snapshot (schema {got!r}, expected {SCHEMA!r})",
+                       "create one with agentverity-props snapshot")
+    missing = [k for k in _REQUIRED if k not in doc]
+    if missing:
+        raise BadInput(f"{where} lacks {', '.join(missing)}",
+                       "recreate it with agentverity-props snapshot")
+    if not doc["admission"].get("admitted"):
+        raise BadInput(f"{where} was refused when created and holds no reference",
+                       "create an admitted snapshot first")
+    cfg = doc["config"]
+    for k in ("epsilon", "alpha", "layer", "indifference", "extractor"):
+        if k not in cfg:
+            raise BadInput(f"{where}: config lacks {k}", "recreate the snapshot")
+    for i, e in enumerate(doc["inputs"]):
+        if not isinstance(e, dict) or not isinstance(e.get("fp"), str) \
+                or not isinstance(e.get("reference"), str):
+            raise BadInput(f"{where}: inputs[{i}] lacks fp or reference", "recreate the snapshot")
+    return doc
+
+
+# ------------------------------------------------------------------ creating
+
+
+async def _top_up(eng: Any, probe: Any, counts: Counter[str], layer: str) -> tuple[int, int]:
+    """Draw until ``counts`` has a strict majority (at most 3 draws): (draws, failures)."""
+    draws = fails = 0
+    while majority(counts) is None and draws < MAX_REFERENCE_TOP_UP:
+        if eng.stopping or not eng.can_afford(1):
+            break
+        try:
+            obs = await eng.draw(probe, eng.allocate(probe, 1)[0])
+        except (BudgetExhausted, Interrupted, AgentCallError):
+            fails += 1
+            break
+        draws += 1
+        key = obs.key(layer)
+        if key is None:
+            fails += 1
+            continue
+        counts[reference_form(key, layer)] += 1
+    return draws, fails
+
+
+async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
+                           config: RunConfig | None = None, accept_reference: bool = False,
+                           output: str | Path | None = None, engine: Any = None,
+                           progress: Callable[[str, int], None] | None = None
+                           ) -> SnapshotResult:
+    """Async core of :func:`create_snapshot`."""
+    from . import __version__
+    from .engine import Engine, Probe
+
+    config = config or RunConfig()
+    if not isinstance(accept_reference, bool):
+        raise InvalidArgument("accept_reference must be True or False")
+    texts = clean_inputs(inputs)
+    own = engine is None
+    eng = engine or Engine(agent, config.engine_config())
+    try:
+        run = await arun(agent, texts, [], config=config, engine=eng, progress=progress)
+        layer = config.layer
+        calls_before = eng.ledger.calls
+        probes = [Probe.make(t) for t in texts]
+        evidence = {e.fp: e for e in run.meter.per_input}
+        counts = {p.fp: Counter({reference_form(k, layer): v for k, v in
+                                 evidence[p.fp].counts.items()}) for p in probes}
+        tops = await asyncio.gather(*(_top_up(eng, p, counts[p.fp], layer) for p in probes))
+        ref_calls = eng.ledger.calls - calls_before
+        rows = []
+        no_ref, tied = [], []
+        for p, (extra, fails) in zip(probes, tops, strict=True):
+            ev = evidence[p.fp]
+            ref = majority(counts[p.fp])
+            c = counts[p.fp]
+            if ref is None:
+                (tied if sum(c.values()) else no_ref).append(p.short)
+            rows.append({"fp": p.fp, "reference": ref, "draws": ev.draws + extra,
+                         "counts": dict(c), "failures": ev.failures + fails,
+                         "flipped": len(c) > 1})
+        refusals = _rules(run, no_ref, tied, accept_reference, interrupted=eng.stopping)
+        scheme = probes[0].fp.split(":", 1)[0]
+        m, b = run.meter, run.blindness
+        doc = {
+            "schema": SCHEMA,
+            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "tool_version": __version__,
+            "agent": run.agent,
+            "admission": {"admitted": not refusals, "rules": [
+                {"rule": r, "passed": all(x.rule != r for x in refusals),
+                 "message": "; ".join(x.message for x in refusals if x.rule == r) or "ok"}
+                for r in RULES]},
+            "config": {"epsilon": config.eps, "alpha": config.alpha,
+                       "indifference": config.indifference, "layer": layer,
+                       "extractor": config.extractor.config_id, "seed": config.seed,
+                       "blindness_threshold": config.blindness_threshold},
+            "fingerprints": {"scheme": scheme, "salted": scheme.startswith("hmac")},
+            "reference_form": "fingerprint" if layer == "text" else "literal",
+            "inputs": rows,
+            "meter": {"call": m.call, "calls": m.calls, "pairs": m.pairs,
+                      "disagreements": m.disagreements,
+                      "estimate": m.estimate if m.pairs else None, "ci_low": m.ci_low,
+                      "ci_high": m.ci_high, "e_value": m.e_value, "guarantee": m.guarantee(),
+                      "stop_reason": m.stop_reason, "advice": m.advice},
+            "blindness": b.to_dict(),
+            "calls": {"total": eng.ledger.calls, "meter": run.phase_calls.get("meter", 0),
+                      "blindness": run.phase_calls.get("blindness", 0),
+                      "reference": ref_calls},
+            "privacy": PRIVACY,
+        }
+        result = SnapshotResult(document=doc, refusals=tuple(refusals), run=run)
+        if output is not None and result.admitted:
+            result = result.write(output)
+        return result
+    finally:
+        if own:
+            await eng.aclose()
+
+
+def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *,
+           interrupted: bool) -> list[Refusal]:
+    out: list[Refusal] = []
+    m, b = run.meter, run.blindness
+    if not run.complete or no_ref or interrupted:
+        why = []
+        if m.failures:
+            kinds = ", ".join(f"{k} x{v}" for k, v in sorted(m.failure_kinds.items()))
+            why.append(f"{m.failures} draw(s) failed ({kinds})")
+        if run.stop_reason or interrupted:
+            why.append(run.stop_reason or "interrupted")
+        if no_ref:
+            why.append(f"{len(no_ref)} input(s) have no usable draw ({', '.join(no_ref[:3])})")
+        if not why:
+            why.append(m.stop_reason or "evidence incomplete")
+        out.append(Refusal("complete", "the run is incomplete: " + "; ".join(why)
+                           + " — fix the failures or raise --budget, then rerun"))
+    if m.call != "verdict-deterministic":
+        out.append(Refusal("verdict-deterministic", (
+            f"the meter calls the verdict {m.call} at epsilon {m.epsilon:g} (pair "
+            f"disagreement CI [{m.ci_low:.3f}, {m.ci_high:.3f}])"
+            + (f"; {m.advice}" if m.advice else "")
+            + " — a reference needs a deterministic verdict")))
+    elif tied:
+        out.append(Refusal("verdict-deterministic", (
+            f"{len(tied)} input(s) have no majority verdict ({', '.join(tied[:3])}) — "
+            "remove them or raise epsilon")))
+    if b.status != "ok":
+        share = "" if b.share is None else (
+            f": '{b.modal_verdict}' is {b.share:.0%} of {b.sample} sampled verdicts "
+            f"(CI [{b.ci_low:.3f}, {b.ci_high:.3f}], threshold {b.threshold:g})")
+        msg = {"blind": f"the probe set is blind{share} — a reference would test little; "
+                        "add inputs with other verdicts (agentverity-props enlarge)",
+               "undecided": f"blindness is undecided{share} — add inputs with other verdicts "
+                            "(agentverity-props enlarge) or more inputs, then rerun",
+               "suppressed": "the blindness health check is suppressed — a reference needs "
+                             "it; do not suppress blind_probe_set"}[b.status]
+        out.append(Refusal("not-blind", msg))
+    if not accepted:
+        out.append(Refusal("accepted", "the references were not approved — review the "
+                           "verdicts, then rerun with --accept-reference "
+                           "(accept_reference=True)"))
+    return out
+
+
+def create_snapshot(agent: Any, inputs: Sequence[str], *, config: RunConfig | None = None,
+                    accept_reference: bool = False, output: str | Path | None = None,
+                    progress: Callable[[str, int], None] | None = None) -> SnapshotResult:
+    """Measure the agent and, if every admission rule holds, record its reference verdicts.
+
+    Runs the meter and the blindness check (no relations), then tops up inputs the meter
+    did not draw (or drew to a tie) until each has a strict-majority verdict. Without
+    ``accept_reference`` nothing is written: use it to preview.
+
+    Args:
+        agent: an adapter or a callable ``prompt -> str | dict | Observation``.
+        inputs: the probe set.
+        config: a :class:`~agentverity_props.RunConfig` (epsilon, alpha, layer, engine).
+        accept_reference: the user approves the references.
+        output: write the snapshot here (atomically) when admitted.
+
+    Returns:
+        A :class:`SnapshotResult`; ``.admitted``, ``.refusals``, ``.exit_code``.
+
+    Example:
+        >>> from agentverity_props import create_snapshot
+        >>> res = create_snapshot(lambda p: "block" if "attack" in p else "allow",
+        ...                       ["attack 1", "hello", "attack 2", "hi there"])
+        >>> res.admitted, [r.rule for r in res.refusals]
+        (False, ['not-blind', 'accepted'])
+    """
+    from .engine import run_sync
+    return run_sync(acreate_snapshot(agent, inputs, config=config,
+                                     accept_reference=accept_reference, output=output,
+                                     progress=progress))
+
+
+def compare_snapshot(agent: Any, inputs: Sequence[str], snapshot: str | Path | Mapping[str, Any],
+                     *, config: RunConfig | None = None, tolerance: float | None = None,
+                     progress: Callable[[str, int], None] | None = None) -> Any:
+    """Check the agent against a snapshot (see :mod:`agentverity_props._snapshot_check`)."""
+    from ._snapshot_check import compare_snapshot as _impl
+    return _impl(agent, inputs, snapshot, config=config, tolerance=tolerance,
+                 progress=progress)

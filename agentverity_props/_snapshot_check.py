@@ -1,0 +1,413 @@
+"""``check``: re-admit the current agent against a snapshot sequentially, then find drift.
+
+1. **Pre-checks (no call).** The inputs must be exactly the snapshot's (same fingerprint
+   scheme and salt), and the verdict extraction the same. Otherwise: not admissible.
+2. **Screening.** Draws on inputs picked uniformly at random (seeded), so each outcome
+   "the draw differs from its reference" is i.i.d. Bernoulli with mean ``d`` (the average
+   mismatch rate), feed :class:`~agentverity_props.decide.BernoulliSPRT` with
+   ``p0 = epsilon / r`` and ``p1 = epsilon * r`` (``r`` the snapshot's indifference, 2):
+   ``low`` re-admits (at most ``alpha`` of agents with ``d >= p1`` are re-admitted, under
+   optional stopping). Then every input not yet drawn gets one draw, so each input is
+   screened at least once. A clean agent on 20 inputs costs about 40 calls, where re-running
+   the admission costs the meter, blindness and reference calls again (both are reported).
+3. **Stability.** If the SPRT says ``high`` (or cannot decide within the cap), mismatches
+   are either drift or noise: the meter is rerun. Stochastic or undecided: not admissible
+   (rule ``verdict-deterministic``); deterministic: the mismatches are drift.
+4. **Confirmation.** Each input with a mismatch gets ``k`` fresh draws. Drift is confirmed
+   when at least ``c`` of them differ from the reference, where ``P(Binomial(k, tolerance)
+   >= c) <= alpha / inputs`` (one-sided exact binomial against the allowed noise
+   ``tolerance``, default ``epsilon * r``; Bonferroni over inputs). The test is curtailed
+   (it stops once the outcome is certain), which leaves its error rate unchanged. So at
+   most ``alpha`` of checks of an agent whose every input stays within the tolerance report
+   any drift.
+
+Exit codes: 0 clean, 1 drift, 2 not admissible or incomplete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._evidence import EvidencePool, clean_inputs
+from ._internal.fingerprint import short
+from ._run import RunConfig
+from ._snapshot import Refusal, load_snapshot, reference_form, validate_snapshot
+from .errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
+
+__all__ = ["SCHEMA", "CheckResult", "InputCheck", "acompare_snapshot", "compare_snapshot",
+           "confirmation_plan"]
+
+SCHEMA = "agentverity_props.check/1"
+MIN_SCREEN_CAP = 300
+
+
+def confirmation_plan(tolerance: float, alpha_input: float) -> tuple[int, int]:
+    """``(k, c)``: draws and mismatches needed to confirm drift on one input.
+
+    ``k`` is the smallest size at which ``k - 1`` mismatches out of ``k`` are significant
+    (one matching draw is tolerated), ``c`` the smallest count with
+    ``P(Binomial(k, tolerance) >= c) <= alpha_input``.
+
+    >>> confirmation_plan(0.10, 0.05 / 20)
+    (5, 4)
+    """
+    from scipy.stats import binom
+
+    for k in range(1, 200):
+        if binom.sf(k - 2, k, tolerance) <= alpha_input:
+            c = next(c for c in range(1, k + 1) if binom.sf(c - 1, k, tolerance) <= alpha_input)
+            return k, c
+    raise InvalidArgument(f"tolerance={tolerance!r} is too high to confirm drift; use < 0.5")
+
+
+@dataclass
+class InputCheck:
+    """What the check saw of one input."""
+
+    fp: str
+    reference: str
+    screen: list[str | None] = field(default_factory=list)  # None = failed draw
+    confirm: list[str | None] = field(default_factory=list)
+    k: int = 0
+    c: int = 0
+    status: str = "unscreened"
+    p_value: float | None = None
+    note: str = ""
+
+    @property
+    def mismatched(self) -> bool:
+        return any(s is not None and s != self.reference for s in self.screen)
+
+    def current(self) -> str | None:
+        """The most common non-reference answer seen (the drifted-to verdict)."""
+        other = Counter(x for x in (*self.screen, *self.confirm)
+                        if x is not None and x != self.reference)
+        return other.most_common(1)[0][0] if other else None
+
+    def to_dict(self) -> dict[str, Any]:
+        sc = [s for s in self.screen if s is not None]
+        cf = [s for s in self.confirm if s is not None]
+        return {"fp": self.fp, "status": self.status, "reference": self.reference,
+                "current": self.current(),
+                "screen": {"draws": len(self.screen), "matches": sc.count(self.reference),
+                           "failures": self.screen.count(None)},
+                "confirmation": {"draws": len(self.confirm),
+                                 "mismatches": sum(x != self.reference for x in cf),
+                                 "failures": self.confirm.count(None), "k": self.k,
+                                 "c": self.c, "p_value": self.p_value},
+                "note": self.note}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The result of :func:`compare_snapshot`; ``to_dict()`` is check/1 JSON."""
+
+    status: str  # clean | drift | inadmissible | incomplete
+    agent: str
+    snapshot: dict[str, Any]
+    inadmissible: tuple[Refusal, ...]
+    inputs: tuple[InputCheck, ...]
+    admission: dict[str, Any]
+    stability: dict[str, Any] | None
+    calls: dict[str, Any]
+    tolerance: float
+    alpha_input: float
+    ledger: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def drifted(self) -> list[str]:
+        return [i.fp for i in self.inputs if i.status == "drift"]
+
+    @property
+    def exit_code(self) -> int:
+        return {"clean": 0, "drift": 1}.get(self.status, 2)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA, "agent": self.agent, "status": self.status,
+            "exit_code": self.exit_code, "snapshot": self.snapshot,
+            "inadmissible": [r.to_dict() for r in self.inadmissible],
+            "admission": self.admission, "stability": self.stability,
+            "drift": {"inputs": len(self.drifted), "fps": self.drifted,
+                      "tolerance": self.tolerance, "alpha_per_input": self.alpha_input,
+                      "method": "one-sided exact binomial vs the tolerance, curtailed; "
+                                "Bonferroni over inputs"},
+            "inputs": [i.to_dict() for i in self.inputs],
+            "calls": self.calls, "ledger": self.ledger,
+            "privacy": "inputs are identified by fingerprint only",
+        }
+
+    def summary(self) -> str:
+        from .report._snapshot import render_check_text
+        return render_check_text(self.to_dict(), color=False)
+
+
+def _prechecks(doc: Mapping[str, Any], probes: list[Any], extractor_id: str) -> list[Refusal]:
+    out = []
+    scheme = doc["fingerprints"].get("scheme")
+    now = probes[0].fp.split(":", 1)[0]
+    if scheme != now:
+        need = "set" if scheme == "hmac-sha256" else "unset"
+        out.append(Refusal("input-set", f"the snapshot fingerprints inputs with {scheme}, "
+                           f"now {now} — {need} AGENTVERITY_PROPS_SALT as when it was made"))
+    else:
+        ref_fps = {e["fp"] for e in doc["inputs"]}
+        cur = {p.fp for p in probes}
+        extra, missing = sorted(cur - ref_fps), sorted(ref_fps - cur)
+        if extra or missing:
+            parts = []
+            if extra:
+                parts.append(f"{len(extra)} input(s) are not in the snapshot "
+                             f"({', '.join(short(f) for f in extra[:3])})")
+            if missing:
+                parts.append(f"{len(missing)} snapshot input(s) are missing from --inputs "
+                             f"({', '.join(short(f) for f in missing[:3])})")
+            salt = " (or AGENTVERITY_PROPS_SALT differs)" if scheme == "hmac-sha256" else ""
+            out.append(Refusal("input-set", "; ".join(parts) + f"{salt} — pass the inputs "
+                               "the snapshot was made with"))
+    if doc["config"]["extractor"] != extractor_id:
+        out.append(Refusal("extractor", f"the snapshot's verdicts were extracted with "
+                           f"{doc['config']['extractor']}, now {extractor_id} — use the same "
+                           "--verdict-key/--verdict-regex"))
+    return out
+
+
+async def _draw_key(eng: Any, probe: Any, layer: str) -> str | None:
+    """One draw's reference-form key; None for a failed or undecided draw."""
+    obs = await eng.draw(probe, eng.allocate(probe, 1)[0])
+    key = obs.key(layer)
+    return None if key is None else reference_form(key, layer)
+
+
+async def acompare_snapshot(agent: Any, inputs: Sequence[str],
+                            snapshot: str | Path | Mapping[str, Any], *,
+                            config: RunConfig | None = None, tolerance: float | None = None,
+                            engine: Any = None,
+                            progress: Callable[[str, int], None] | None = None) -> CheckResult:
+    """Async core of :func:`compare_snapshot`."""
+    from ._meter import run_meter
+    from .decide import BernoulliSPRT
+    from .engine import Engine, Probe
+
+    config = config or RunConfig()
+    doc = validate_snapshot(dict(snapshot)) if isinstance(snapshot, Mapping) else \
+        load_snapshot(snapshot)
+    cfg = doc["config"]
+    eps, alpha, r, layer = (float(cfg["epsilon"]), float(cfg["alpha"]),
+                            float(cfg["indifference"]), str(cfg["layer"]))
+    tol = min(0.49, eps * r) if tolerance is None else tolerance
+    if not (0.0 < tol < 0.5):
+        raise InvalidArgument(f"tolerance={tol!r} must be in (0, 0.5)")
+    texts = clean_inputs(inputs)
+    probes = [Probe.make(t) for t in texts]
+    n = len(probes)
+    alpha_input = alpha / max(n, len(doc["inputs"]))
+    k, c = confirmation_plan(tol, alpha_input)
+    meta = {"created_at": doc["created_at"], "agent": doc["agent"], "epsilon": eps,
+            "alpha": alpha, "indifference": r, "layer": layer, "inputs": len(doc["inputs"]),
+            "calls": doc["calls"], "same_agent": None}
+    refs = {e["fp"]: e["reference"] for e in doc["inputs"]}
+    empty_adm = {"rule": "sprt", "call": None, "p0": eps / r, "p1": min(1.0, eps * r),
+                 "alpha": alpha, "n": 0, "mismatches": 0, "e_value": None}
+    own = engine is None
+    eng = engine or Engine(agent, config.engine_config())
+    try:
+        meta["same_agent"] = eng.agent.identity == doc["agent"]
+        pre = _prechecks(doc, probes, config.extractor.config_id)
+        if pre:
+            return CheckResult("inadmissible", eng.agent.identity, meta, tuple(pre), (),
+                               empty_adm, None, _calls(eng, doc, {}), tol, alpha_input,
+                               eng.ledger.to_dict())
+        checks = [InputCheck(p.fp, refs[p.fp], k=k, c=c) for p in probes]
+        phase: dict[str, int] = {}
+        sprt = BernoulliSPRT(eps / r, min(1.0, eps * r), alpha=alpha)
+        rng = np.random.default_rng([config.seed, 7])
+        cap = max(MIN_SCREEN_CAP, 3 * n)
+        workers = max(1, eng.config.max_workers)
+        stop = ""
+        drawn = 0
+        c0 = eng.ledger.calls
+
+        async def screen(idx: int) -> str | None:
+            try:
+                return await _draw_key(eng, probes[idx], layer)
+            except (BudgetExhausted, Interrupted, AgentCallError) as exc:
+                nonlocal stop
+                stop = stop or _why(exc)
+                return None
+
+        # 2a. i.i.d. screening until the SPRT decides (batches keep the choice of draws a
+        # function of earlier outcomes only: replay makes the same draws)
+        decision = None
+        while decision is None and drawn < cap and not stop and not eng.stopping:
+            batch = [int(rng.integers(n)) for _ in range(min(workers, cap - drawn))]
+            keys = await asyncio.gather(*(screen(i) for i in batch))
+            drawn += len(batch)
+            for i, key in zip(batch, keys, strict=True):
+                checks[i].screen.append(key)
+                if key is not None and decision is None:
+                    decision = sprt.update(key != checks[i].reference)
+            if progress is not None:
+                progress("screen", len(batch))
+        # 2b. coverage: every input screened at least once (one retry after a failure)
+        for _ in range(2):
+            todo = [i for i, ch in enumerate(checks) if all(s is None for s in ch.screen)]
+            if not todo or stop or eng.stopping:
+                break
+            keys = await asyncio.gather(*(screen(i) for i in todo))
+            for i, key in zip(todo, keys, strict=True):
+                checks[i].screen.append(key)
+        phase["screen"] = eng.ledger.calls - c0
+        admission = {**empty_adm, "call": decision.call if decision else None,
+                     "n": sprt.n, "mismatches": sprt.successes,
+                     "e_value": decision.e_value if decision else math.exp(abs(sprt.llr)),
+                     "estimand": "mean over inputs of P(a draw differs from its reference)",
+                     "guarantee": f"P(re-admit) <= {alpha:g} when that rate is >= "
+                                  f"{min(1.0, eps * r):g}; valid under optional stopping"}
+
+        # 3. stability, only when the screen could not re-admit
+        stability = None
+        inadmissible: list[Refusal] = []
+        if (decision is None or decision.call == "high") and not stop and not eng.stopping:
+            c1 = eng.ledger.calls
+            m = await run_meter(eng, probes, EvidencePool(), epsilon=eps, alpha=alpha,
+                                indifference=r, layer=layer, max_calls=config.max_meter_calls,
+                                seed=config.seed)
+            phase["stability"] = eng.ledger.calls - c1
+            stability = {"call": m.call, "calls": m.calls, "pairs": m.pairs,
+                         "ci_low": m.ci_low, "ci_high": m.ci_high, "advice": m.advice,
+                         "complete": m.complete}
+            if m.call != "verdict-deterministic" and m.complete:
+                inadmissible.append(Refusal("verdict-deterministic", (
+                    f"the agent's verdict is now {m.call} at epsilon {eps:g} (pair "
+                    f"disagreement CI [{m.ci_low:.3f}, {m.ci_high:.3f}]) — it cannot be "
+                    "compared with a deterministic reference"
+                    + (f"; {m.advice}" if m.advice else ""))))
+            elif not m.complete:
+                stop = stop or m.stop_reason or "stability meter incomplete"
+
+        # 4. confirmations of mismatched inputs
+        c2 = eng.ledger.calls
+        if not inadmissible:
+            await asyncio.gather(*(_confirm(eng, ch, probes[i], layer, tol)
+                                   for i, ch in enumerate(checks) if ch.mismatched))
+        phase["confirm"] = eng.ledger.calls - c2
+        for ch in checks:
+            _settle(ch, screened=any(s is not None for s in ch.screen),
+                    skipped=bool(inadmissible))
+        if inadmissible:
+            status = "inadmissible"
+        elif stop or eng.stopping or any(ch.status == "incomplete" for ch in checks):
+            status = "incomplete"
+            if eng.stopping:
+                stop = "interrupted"
+            inadmissible.append(Refusal("complete", _incomplete_msg(checks, stop)))
+        else:
+            status = "drift" if any(ch.status == "drift" for ch in checks) else "clean"
+        return CheckResult(status, eng.agent.identity, meta, tuple(inadmissible),
+                           tuple(checks), admission, stability, _calls(eng, doc, phase),
+                           tol, alpha_input, eng.ledger.to_dict())
+    finally:
+        if own:
+            await eng.aclose()
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, BudgetExhausted):
+        return "call budget exhausted"
+    if isinstance(exc, Interrupted):
+        return "interrupted"
+    return f"agent call failed ({getattr(exc, 'kind', 'error')}) under error policy 'raise'"
+
+
+def _incomplete_msg(checks: list[InputCheck], stop: str) -> str:
+    bad = [short(ch.fp) for ch in checks if ch.status == "incomplete"]
+    parts = [stop] if stop else []
+    if bad:
+        parts.append(f"{len(bad)} input(s) lack evidence ({', '.join(bad[:3])})")
+    return "the check is incomplete: " + "; ".join(parts) + " — fix the failures or raise " \
+        "--budget, then rerun"
+
+
+async def _confirm(eng: Any, ch: InputCheck, probe: Any, layer: str, tol: float) -> None:
+    """Curtailed exact binomial test: stop once ``c`` mismatches or no way to reach them."""
+    from scipy.stats import binom
+
+    mism = 0
+    for done in range(ch.k):
+        if mism >= ch.c or mism + (ch.k - done) < ch.c:
+            break
+        try:
+            key = await _draw_key(eng, probe, layer)
+        except (BudgetExhausted, Interrupted, AgentCallError):
+            ch.confirm.append(None)
+            break
+        ch.confirm.append(key)
+        if key is None:
+            break
+        mism += key != ch.reference
+    ch.p_value = float(binom.sf(mism - 1, len(ch.confirm), tol)) if ch.confirm else None
+
+
+def _settle(ch: InputCheck, *, screened: bool, skipped: bool) -> None:
+    if not screened:
+        ch.status, ch.note = "incomplete", "no usable screening draw"
+        return
+    if not ch.mismatched:
+        ch.status = "clean"
+        return
+    if skipped:
+        ch.status, ch.note = "unconfirmed", "not confirmed: the evidence is not admissible"
+        return
+    mism = sum(x is not None and x != ch.reference for x in ch.confirm)
+    if mism >= ch.c:
+        ch.status = "drift"
+        ch.note = f"{mism} of {len(ch.confirm)} confirmation draws differ from the reference"
+    elif None in ch.confirm:
+        ch.status, ch.note = "incomplete", "a confirmation draw failed"
+    else:
+        ch.status = "noise"
+        ch.note = "a screening draw differed, within the allowed noise on confirmation"
+
+
+def _calls(eng: Any, doc: Mapping[str, Any], phase: dict[str, int]) -> dict[str, Any]:
+    full = int(doc["calls"].get("total", 0))
+    total = int(eng.ledger.calls)
+    return {"total": total, "screen": phase.get("screen", 0),
+            "stability": phase.get("stability", 0), "confirm": phase.get("confirm", 0),
+            "full_rerun_estimate": full, "saved": full - total}
+
+
+def compare_snapshot(agent: Any, inputs: Sequence[str],
+                     snapshot: str | Path | Mapping[str, Any], *,
+                     config: RunConfig | None = None, tolerance: float | None = None,
+                     progress: Callable[[str, int], None] | None = None) -> CheckResult:
+    """Check the agent against a snapshot: sequential re-admission, then per-input drift.
+
+    ``epsilon``, ``alpha``, ``indifference`` and ``layer`` come from the snapshot; ``config``
+    supplies the engine settings, the seed and the verdict extractor (which must match the
+    snapshot's).
+
+    Args:
+        agent: the (new version of the) agent.
+        inputs: the snapshot's inputs.
+        snapshot: a snapshot file path or its loaded dict.
+        config: engine settings, seed, extractor.
+        tolerance: the per-input mismatch rate still called noise (default
+            ``epsilon * indifference``).
+
+    Returns:
+        A :class:`CheckResult`: ``status`` clean / drift / inadmissible / incomplete,
+        ``exit_code`` 0 / 1 / 2 / 2.
+    """
+    from .engine import run_sync
+    return run_sync(acompare_snapshot(agent, inputs, snapshot, config=config,
+                                      tolerance=tolerance, progress=progress))

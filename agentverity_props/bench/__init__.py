@@ -1,0 +1,62 @@
+"""YAML benchmarks and paired agent comparison.
+
+- :func:`load_benchmark` reads a benchmark file (agentverdict's format is a subset);
+- :func:`run_benchmark` runs it against one agent, stopping each task once its verdict is
+  decided, with reliability intervals, pass@k / pass^k, consistency, latency and cost;
+- :func:`compare_agents` runs two or more agents on the same tasks in the same order and
+  decides "A better / B better / inconclusive" per metric with anytime-valid paired tests.
+
+Example:
+    >>> from agentverity_props.bench import parse_benchmark, run_benchmark
+    >>> b = parse_benchmark('''
+    ... version: "1"
+    ... name: demo
+    ... tasks:
+    ...   - {id: add, name: Add, prompt: "2+2?", evaluation: {type: exact_match, expected: "4"}}
+    ... ''')
+    >>> run_benchmark(lambda p: "4", b).exit_code
+    0
+"""
+
+from ._compare import METRICS, CompareConfig, CompareResult, acompare_agents, compare_agents
+from ._evaluators import CompiledEvaluator, EvaluatorError
+from ._load import Benchmark, Task, load_benchmark, parse_benchmark
+from ._metrics import clopper_pearson, pass_at_k, pass_hat_k, wilson
+from ._model import EVALUATOR_TYPES, BenchmarkFile, TaskSpec, json_schema
+from ._paired import PooledSign, difference_interval, runs_needed, sign_log_e
+from ._results import SCHEMA, AttemptRecord, BenchResult, TaskResult, TaskStats
+from ._run import BenchConfig, arun_benchmark, run_benchmark
+
+__all__ = [
+    "EVALUATOR_TYPES",
+    "METRICS",
+    "SCHEMA",
+    "AttemptRecord",
+    "BenchConfig",
+    "BenchResult",
+    "Benchmark",
+    "BenchmarkFile",
+    "CompareConfig",
+    "CompareResult",
+    "CompiledEvaluator",
+    "EvaluatorError",
+    "PooledSign",
+    "Task",
+    "TaskResult",
+    "TaskSpec",
+    "TaskStats",
+    "acompare_agents",
+    "arun_benchmark",
+    "clopper_pearson",
+    "compare_agents",
+    "difference_interval",
+    "json_schema",
+    "load_benchmark",
+    "parse_benchmark",
+    "pass_at_k",
+    "pass_hat_k",
+    "run_benchmark",
+    "runs_needed",
+    "sign_log_e",
+    "wilson",
+]

@@ -1,0 +1,103 @@
+"""Benchmark metrics: intervals for a pass rate, pass@k / pass^k, percentiles, consistency."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+__all__ = ["clopper_pearson", "k_values", "pass_at_k", "pass_hat_k", "percentile",
+           "rate_interval", "share_of_mode", "wilson"]
+
+
+def clopper_pearson(s: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Exact two-sided ``1 - alpha`` interval for a binomial rate (Clopper-Pearson).
+
+    >>> clopper_pearson(10, 10)[0] > 0.69
+    True
+    """
+    from scipy.stats import beta
+
+    if n == 0:
+        return 0.0, 1.0
+    lo = 0.0 if s == 0 else float(beta.ppf(alpha / 2, s, n - s + 1))
+    hi = 1.0 if s == n else float(beta.ppf(1 - alpha / 2, s + 1, n - s))
+    return lo, hi
+
+
+def wilson(s: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Wilson score two-sided ``1 - alpha`` interval."""
+    from scipy.stats import norm
+
+    if n == 0:
+        return 0.0, 1.0
+    z = float(norm.ppf(1 - alpha / 2))
+    p = s / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def rate_interval(s: int, n: int, *, alpha: float, method: str,
+                  stopped_early: bool) -> tuple[float, float, str]:
+    """The reported interval and its method name.
+
+    A fixed-n interval is wrong after a data-dependent stop, so an early-stopped task gets
+    the anytime-valid beta-binomial mixture confidence sequence instead.
+    """
+    if stopped_early:
+        from ..decide._rules import beta_cs_interval
+        lo, hi = beta_cs_interval(s, n, alpha)
+        return lo, hi, "beta-mixture confidence sequence (anytime-valid; stopped early)"
+    if method == "wilson":
+        lo, hi = wilson(s, n, alpha)
+        return lo, hi, "wilson"
+    lo, hi = clopper_pearson(s, n, alpha)
+    return lo, hi, "clopper-pearson (exact)"
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased estimate of P(at least one of k runs passes) from c passes in n runs.
+
+    ``1 - C(n-c, k) / C(n, k)`` (Chen et al. 2021).
+
+    >>> pass_at_k(10, 3, 1)
+    0.3
+    """
+    if not 1 <= k <= n:
+        raise ValueError(f"k={k} must be in 1..n={n}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Unbiased estimate of P(all of k runs pass) from c passes in n runs: ``C(c,k)/C(n,k)``.
+
+    >>> round(pass_hat_k(10, 9, 2), 4)
+    0.8
+    """
+    if not 1 <= k <= n:
+        raise ValueError(f"k={k} must be in 1..n={n}")
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def k_values(n: int) -> list[int]:
+    """The k reported for n runs: 1, 2, 3, 5, 10 and n itself, those <= n."""
+    return sorted({k for k in (1, 2, 3, 5, 10, n) if 1 <= k <= n})
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Linear-interpolated percentile (numpy's default), None for no data."""
+    if not values:
+        return None
+    import numpy as np
+    return float(np.percentile(np.asarray(values, dtype=float), q))
+
+
+def share_of_mode(outputs: Sequence[str]) -> float | None:
+    """Share of the most common literal output (agentverdict's consistency), None if none."""
+    if not outputs:
+        return None
+    return Counter(outputs).most_common(1)[0][1] / len(outputs)

@@ -1,0 +1,264 @@
+"""Benchmark results as frozen data; ``to_dict()`` is the versioned JSON (bench/1)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any
+
+from ._metrics import k_values, pass_at_k, pass_hat_k, percentile, rate_interval, share_of_mode
+
+__all__ = ["SCHEMA", "AttemptRecord", "BenchResult", "TaskResult", "TaskStats"]
+
+SCHEMA = "agentverity_props.bench/1"
+PRIVACY_OFF = ("prompts and answers are identified by SHA-256 fingerprint only "
+               "(use --include-outputs to keep them)")
+PRIVACY_ON = "prompts and answers (truncated to 2000 characters) are included"
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """One run of one task: ``PASS`` / ``FAIL`` / ``ERROR`` and what it cost."""
+
+    index: int
+    status: str
+    latency_s: float
+    output_fp: str | None
+    output: str | None
+    message: str | None
+    ok: bool
+    tokens: int | None = None
+    cost_usd: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "status": self.status, "latency_s": self.latency_s,
+                "output_fp": self.output_fp, "output": self.output, "message": self.message,
+                "tokens": self.tokens, "cost_usd": self.cost_usd}
+
+
+def _sum_known(values: list[Any]) -> Any:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+@dataclass(frozen=True)
+class TaskStats:
+    """Metrics of a list of attempts (one task, or one agent's runs of a task)."""
+
+    attempts: tuple[AttemptRecord, ...]
+
+    @property
+    def runs(self) -> int:
+        return len(self.attempts)
+
+    @property
+    def passes(self) -> int:
+        return sum(a.status == "PASS" for a in self.attempts)
+
+    @property
+    def failures(self) -> int:
+        return sum(a.status == "FAIL" for a in self.attempts)
+
+    @property
+    def errors(self) -> int:
+        return sum(a.status == "ERROR" for a in self.attempts)
+
+    @property
+    def reliability(self) -> float | None:
+        return self.passes / self.runs if self.runs else None
+
+    @property
+    def error_rate(self) -> float | None:
+        return self.errors / self.runs if self.runs else None
+
+    @property
+    def consistency(self) -> float | None:
+        return share_of_mode([a.output_fp for a in self.attempts if a.output_fp is not None])
+
+    def latencies(self) -> list[float]:
+        return [a.latency_s for a in self.attempts if a.ok]
+
+    def pass_at(self) -> dict[str, float]:
+        n, c = self.runs, self.passes
+        return {str(k): pass_at_k(n, c, k) for k in k_values(n)} if n else {}
+
+    def pass_hat(self) -> dict[str, float]:
+        n, c = self.runs, self.passes
+        return {str(k): pass_hat_k(n, c, k) for k in k_values(n)} if n else {}
+
+    def metrics(self, *, alpha: float, interval: str, stopped_early: bool) -> dict[str, Any]:
+        lo, hi, method = rate_interval(self.passes, self.runs, alpha=alpha, method=interval,
+                                       stopped_early=stopped_early)
+        lat = self.latencies()
+        return {
+            "runs": self.runs, "passes": self.passes, "failures": self.failures,
+            "errors": self.errors, "reliability": self.reliability, "ci_low": lo,
+            "ci_high": hi, "ci_method": method, "confidence": 1 - alpha,
+            "pass_at_k": self.pass_at(), "pass_hat_k": self.pass_hat(),
+            "consistency": self.consistency, "error_rate": self.error_rate,
+            "latency_p50_s": percentile(lat, 50), "latency_p95_s": percentile(lat, 95),
+            "tokens": _sum_known([a.tokens for a in self.attempts]),
+            "cost_usd": _sum_known([a.cost_usd for a in self.attempts]),
+        }
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """One task's runs and verdict.
+
+    ``status``: ``PASS``; ``FAIL``; ``ERROR`` (not passed, and every non-passing run was an
+    error: the agent or a custom evaluator failed, nothing was judged wrong); ``INCOMPLETE``
+    (budget or interrupt stopped it before a verdict).
+    """
+
+    id: str
+    name: str
+    category: str | None
+    prompt_fp: str
+    prompt: str | None
+    evaluation: str
+    threshold: float
+    planned_runs: int
+    stats: TaskStats
+    decision: str | None
+    decided_by: str
+    stop_reason: str = ""
+    alpha: float = 0.05
+    interval: str = "exact"
+
+    @classmethod
+    def build(cls, task: Any, attempts: list[AttemptRecord], *,
+              decision: tuple[str, str] | None, stop_reason: str, config: Any,
+              include_prompt: bool) -> TaskResult:
+        from .._internal.fingerprint import fingerprint
+        return cls(id=task.id, name=task.name, category=task.spec.category,
+                   prompt_fp=fingerprint(task.prompt, b""),
+                   prompt=task.prompt if include_prompt else None,
+                   evaluation=task.describe_evaluation(), threshold=task.threshold,
+                   planned_runs=task.runs, stats=TaskStats(tuple(attempts)),
+                   decision=decision[0] if decision else None,
+                   decided_by=decision[1] if decision else "", stop_reason=stop_reason,
+                   alpha=config.alpha, interval=config.interval)
+
+    @property
+    def status(self) -> str:
+        if self.decision is None:
+            return "INCOMPLETE"
+        if self.decision == "pass":
+            return "PASS"
+        if self.stats.failures == 0 and self.stats.errors > 0:
+            return "ERROR"
+        return "FAIL"
+
+    @property
+    def calls_saved(self) -> int:
+        return self.planned_runs - self.stats.runs
+
+    def to_dict(self) -> dict[str, Any]:
+        early = self.stats.runs < self.planned_runs
+        return {
+            "id": self.id, "name": self.name, "category": self.category,
+            "prompt_fp": self.prompt_fp, "prompt": self.prompt, "evaluation": self.evaluation,
+            "status": self.status, "decision": self.decision, "decided_by": self.decided_by,
+            "stop_reason": self.stop_reason, "threshold": self.threshold,
+            "planned_runs": self.planned_runs, "calls_saved": self.calls_saved,
+            **self.stats.metrics(alpha=self.alpha, interval=self.interval, stopped_early=early),
+            "attempts": [a.to_dict() for a in self.stats.attempts],
+        }
+
+
+def summarize(stats: Sequence[TaskStats], *, alpha: float,
+              statuses: Sequence[str] | None = None) -> dict[str, Any]:
+    """Benchmark-wide metrics (pass@k / pass^k / consistency: unweighted means over tasks)."""
+    from ._metrics import clopper_pearson
+
+    every = tuple(a for st in stats for a in st.attempts)
+    pooled = TaskStats(every)
+    lo, hi = clopper_pearson(pooled.passes, pooled.runs, alpha)
+    n_min = min((st.runs for st in stats), default=0)
+    ks = k_values(n_min) if n_min else []
+    cons = [c for c in (st.consistency for st in stats) if c is not None]
+    lat = pooled.latencies()
+    out: dict[str, Any] = {"tasks": len(stats)}
+    if statuses is not None:
+        out.update(passed=statuses.count("PASS"), failed=statuses.count("FAIL"),
+                   errored=statuses.count("ERROR"), incomplete=statuses.count("INCOMPLETE"))
+    out.update({
+        "attempts": pooled.runs, "passes": pooled.passes, "failures": pooled.failures,
+        "errors": pooled.errors, "reliability": pooled.reliability, "ci_low": lo,
+        "ci_high": hi, "ci_method": "clopper-pearson on pooled attempts (descriptive: tasks "
+                                    "differ and runs may stop early)",
+        "pass_at_k": {str(k): fmean(pass_at_k(st.runs, st.passes, k) for st in stats)
+                      for k in ks},
+        "pass_hat_k": {str(k): fmean(pass_hat_k(st.runs, st.passes, k) for st in stats)
+                       for k in ks},
+        "consistency": fmean(cons) if cons else None, "error_rate": pooled.error_rate,
+        "latency_p50_s": percentile(lat, 50), "latency_p95_s": percentile(lat, 95),
+        "tokens": _sum_known([a.tokens for a in every]),
+        "cost_usd": _sum_known([a.cost_usd for a in every]),
+    })
+    return out
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    """The result of :func:`~agentverity_props.bench.run_benchmark`."""
+
+    agent: str
+    benchmark: Any
+    config: Any
+    tasks: tuple[TaskResult, ...]
+    ledger: dict[str, Any] = field(default_factory=dict)
+    stop_reason: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return all(t.decision is not None for t in self.tasks) and \
+            self.stop_reason != "interrupted"
+
+    @property
+    def exit_code(self) -> int:
+        """2 incomplete > 1 any task not passed > 0 all passed."""
+        if not self.complete:
+            return 2
+        return 0 if all(t.status == "PASS" for t in self.tasks) else 1
+
+    def task(self, task_id: str) -> TaskResult:
+        for t in self.tasks:
+            if t.id == task_id:
+                return t
+        raise KeyError(task_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        cfg = self.config
+        eng = cfg.engine_config()
+        planned = sum(t.planned_runs for t in self.tasks)
+        made = sum(t.stats.runs for t in self.tasks)
+        m = self.benchmark.model
+        return {
+            "schema": SCHEMA,
+            "agent": self.agent,
+            "benchmark": {"name": m.name, "version": m.version, "description": m.description,
+                          "path": self.benchmark.path, "tasks": len(self.tasks)},
+            "complete": self.complete,
+            "exit_code": self.exit_code,
+            "stop_reason": self.stop_reason,
+            "config": {"runs": cfg.runs, "early_stop": cfg.early_stop, "alpha": cfg.alpha,
+                       "margin": cfg.margin, "interval": cfg.interval,
+                       "include_outputs": cfg.include_outputs, "budget": eng.budget,
+                       "max_workers": eng.max_workers, "timeout_s": eng.timeout_s,
+                       "retries": eng.retries, "error_policy": eng.error_policy,
+                       "store_mode": eng.store_mode, "seed": eng.seed},
+            "summary": summarize([t.stats for t in self.tasks], alpha=cfg.alpha,
+                                 statuses=[t.status for t in self.tasks]),
+            "calls": {"attempts": made, "planned": planned, "saved": planned - made,
+                      "ledger_calls": self.ledger.get("calls", 0)},
+            "tasks": [t.to_dict() for t in self.tasks],
+            "ledger": self.ledger,
+            "privacy": PRIVACY_ON if cfg.include_outputs else PRIVACY_OFF,
+        }
+
+    def summary(self) -> str:
+        from ..report._bench import render_bench_text
+        return render_bench_text(self.to_dict(), color=False)

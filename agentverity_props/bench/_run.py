@@ -1,0 +1,261 @@
+"""``bench``: run every task of a benchmark, stopping each one once its verdict is decided.
+
+A task's question is "does its pass rate reach ``threshold``?" (default 1.0: every run must
+pass, agentverdict's rule). Three stopping modes:
+
+``off``
+    every task runs ``runs`` times; per-task pass counts equal agentverdict's runner.
+``exact`` (default)
+    *curtailment*: stop as soon as the remaining runs cannot change the verdict of the full
+    ``runs``-run test (pass once ``ceil(threshold * runs)`` runs passed, fail once too many
+    failed). The verdict is identical to ``off``; only the calls differ. At threshold 1.0 a
+    task fails at its first failing run.
+``sequential``
+    :func:`~agentverity_props.decide.pass_rate_rule` (an SPRT on the failure rate) at
+    ``alpha / tasks`` per task: a task whose true pass rate is at least ``threshold + margin``
+    is called "fail" with probability at most ``alpha / tasks`` (and symmetrically), valid
+    under optional stopping. ``runs`` caps it; at the cap the point estimate decides.
+
+Every agent call goes through the :class:`~agentverity_props.engine.Engine`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from .._internal.fingerprint import fingerprint
+from ..errors import BudgetExhausted, Interrupted, InvalidArgument
+from ..observation import Observation
+from ._evaluators import EvaluatorError
+from ._load import Benchmark, Task
+from ._results import AttemptRecord, BenchResult, TaskResult
+
+__all__ = ["BenchConfig", "arun_benchmark", "attempt", "run_benchmark"]
+
+EarlyStop = Literal["exact", "sequential", "off"]
+MAX_OUTPUT_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """How ``bench`` runs. Keyword-only; every field has a default.
+
+    Attributes:
+        runs: runs per task (None = the file's ``runs``, else 1).
+        early_stop: ``"exact"`` (curtailment, same verdicts as ``"off"``), ``"sequential"``
+            (anytime-valid SPRT per task) or ``"off"`` (always ``runs`` runs).
+        alpha: error rate of sequential decisions and ``1 - confidence`` of intervals.
+        margin: half-width of the indifference zone of the sequential rule.
+        interval: ``"exact"`` (Clopper-Pearson) or ``"wilson"`` for tasks run to the end.
+        include_outputs: keep prompts and answer texts (truncated) in the result.
+        engine: the :class:`~agentverity_props.engine.EngineConfig` (None = defaults).
+    """
+
+    runs: int | None = None
+    early_stop: EarlyStop = "exact"
+    alpha: float = 0.05
+    margin: float = 0.05
+    interval: Literal["exact", "wilson"] = "exact"
+    include_outputs: bool = False
+    engine: Any = None
+
+    def __post_init__(self) -> None:
+        if self.runs is not None and (not isinstance(self.runs, int) or self.runs < 1):
+            raise InvalidArgument(f"runs={self.runs!r} must be an int >= 1")
+        if self.early_stop not in ("exact", "sequential", "off"):
+            raise InvalidArgument(f"early_stop={self.early_stop!r}; use exact, sequential "
+                                  "or off")
+        if not (0.0 < self.alpha < 0.5):
+            raise InvalidArgument(f"alpha={self.alpha!r} must be in (0, 0.5)")
+        if not (0.0 < self.margin < 0.5):
+            raise InvalidArgument(f"margin={self.margin!r} must be in (0, 0.5)")
+        if self.interval not in ("exact", "wilson"):
+            raise InvalidArgument(f"interval={self.interval!r}; use exact or wilson")
+        if self.engine is not None:
+            from ..engine import EngineConfig
+            if not isinstance(self.engine, EngineConfig):
+                raise InvalidArgument("engine must be an EngineConfig")
+
+    def engine_config(self) -> Any:
+        from ..engine import EngineConfig
+        return self.engine if self.engine is not None else EngineConfig()
+
+
+# ------------------------------------------------------------------ one attempt
+
+
+async def attempt(eng: Any, task: Task, probe: Any, index: int, *,
+                  include_outputs: bool = False) -> AttemptRecord:
+    """One run of ``task`` through ``eng`` at draw ``index``, evaluated.
+
+    Raises:
+        BudgetExhausted, Interrupted: no call was made.
+    """
+    obs: Observation = await eng.draw(probe, index)
+    usage = obs.usage
+    tokens = None
+    cost = None
+    if usage is not None:
+        tokens = usage.total_tokens
+        if tokens is None and (usage.input_tokens is not None or usage.output_tokens is not None):
+            tokens = (usage.input_tokens or 0) + (usage.output_tokens or 0)
+        cost = usage.cost_usd
+    base: dict[str, Any] = {"index": index, "latency_s": obs.latency_s, "tokens": tokens,
+                            "cost_usd": cost}
+    if obs.error is not None:
+        return AttemptRecord(status="ERROR", output_fp=None, output=None,
+                             message=f"agent call failed ({obs.error.kind}): "
+                                     f"{obs.error.message}"[:500], ok=False, **base)
+    out_fp = fingerprint(obs.text, b"")
+    output = obs.text[:MAX_OUTPUT_CHARS] if include_outputs else None
+    try:
+        results = [ev.check(obs) for ev in task.evaluators]
+    except EvaluatorError as exc:
+        return AttemptRecord(status="ERROR", output_fp=out_fp, output=output,
+                             message=str(exc)[:500], ok=True, **base)
+    failed = [msg for ok, msg in results if not ok]
+    if failed:
+        return AttemptRecord(status="FAIL", output_fp=out_fp, output=output,
+                             message="; ".join(failed)[:500], ok=True, **base)
+    return AttemptRecord(status="PASS", output_fp=out_fp, output=output,
+                         message=None, ok=True, **base)
+
+
+# ------------------------------------------------------------------ stopping rules
+
+
+def required_passes(threshold: float, runs: int) -> int:
+    """Passes needed among ``runs`` for a pass rate of at least ``threshold``."""
+    return max(1, math.ceil(threshold * runs - 1e-9))
+
+
+class _Rule:
+    """Decides one task's pass/fail from its runs, one outcome at a time."""
+
+    def __init__(self, mode: EarlyStop, runs: int, threshold: float, alpha: float,
+                 margin: float) -> None:
+        self.mode, self.runs, self.threshold = mode, runs, threshold
+        self.need = required_passes(threshold, runs)
+        self.n = self.passes = 0
+        self.seq = None
+        if mode == "sequential":
+            from ..decide import pass_rate_rule
+            self.seq = pass_rate_rule(threshold, alpha=alpha, margin=margin)
+
+    def update(self, passed: bool) -> tuple[str, str] | None:
+        self.n += 1
+        self.passes += passed
+        if self.seq is not None:
+            d = self.seq.update(passed)
+            if d is not None:
+                return d.call, "sequential (pass-rate SPRT)"
+            if self.n >= self.runs:
+                ok = self.passes / self.n >= self.threshold
+                return ("pass" if ok else "fail"), "run cap (point estimate)"
+            return None
+        if self.mode == "exact":
+            if self.passes >= self.need:
+                return "pass", "exact (curtailed)" if self.n < self.runs else "all runs"
+            if (self.n - self.passes) > self.runs - self.need:
+                return "fail", "exact (curtailed)" if self.n < self.runs else "all runs"
+            return None
+        if self.n >= self.runs:
+            return ("pass" if self.passes >= self.need else "fail"), "all runs"
+        return None
+
+
+async def _run_task(eng: Any, task: Task, probe: Any, indices: list[int],
+                    config: BenchConfig, alpha_task: float,
+                    progress: Callable[[int], None] | None) -> TaskResult:
+    rule = _Rule(config.early_stop, task.runs, task.threshold, alpha_task, config.margin)
+    attempts: list[AttemptRecord] = []
+    decision: tuple[str, str] | None = None
+    stop = ""
+    for idx in indices:
+        try:
+            rec = await attempt(eng, task, probe, idx, include_outputs=config.include_outputs)
+        except BudgetExhausted:
+            stop = "call budget exhausted"
+            break
+        except Interrupted:
+            stop = "interrupted"
+            break
+        attempts.append(rec)
+        if progress is not None:
+            progress(1)
+        decision = rule.update(rec.status == "PASS")
+        if decision is not None:
+            break
+    return TaskResult.build(task, attempts, decision=decision, stop_reason=stop,
+                            config=config, include_prompt=config.include_outputs)
+
+
+# ------------------------------------------------------------------ the whole benchmark
+
+
+async def arun_benchmark(agent: Any, benchmark: Benchmark, *, config: BenchConfig | None = None,
+                         engine: Any = None,
+                         progress: Callable[[int], None] | None = None) -> BenchResult:
+    """Async core of :func:`run_benchmark`."""
+    from ..engine import Engine, Probe
+
+    config = config or BenchConfig()
+    if not isinstance(benchmark, Benchmark):
+        raise InvalidArgument("benchmark must come from load_benchmark() or parse_benchmark()")
+    bench = benchmark.with_runs(config.runs)
+    own = engine is None
+    eng = engine or Engine(agent, config.engine_config())
+    try:
+        alpha_task = config.alpha / len(bench.tasks)
+        # indices reserved up front in task order: record and replay agree even when two
+        # tasks share a prompt and run concurrently
+        plan = []
+        for t in bench.tasks:
+            probe = Probe.make(t.prompt)
+            plan.append((t, probe, eng.allocate(probe, t.runs)))
+        results = await asyncio.gather(*(
+            _run_task(eng, t, p, idx, config, alpha_task, progress) for t, p, idx in plan))
+        stop = next((r.stop_reason for r in results if r.stop_reason), "")
+        if eng.stopping:
+            stop = "interrupted"
+        return BenchResult(agent=eng.agent.identity, benchmark=bench, config=config,
+                           tasks=tuple(results), ledger=eng.ledger.to_dict(),
+                           stop_reason=stop)
+    finally:
+        if own:
+            await eng.aclose()
+
+
+def run_benchmark(agent: Any, benchmark: Benchmark, *, config: BenchConfig | None = None,
+                  progress: Callable[[int], None] | None = None) -> BenchResult:
+    """Run ``benchmark`` against ``agent``.
+
+    Args:
+        agent: an adapter or a callable ``prompt -> str | dict | Observation``.
+        benchmark: from :func:`~agentverity_props.bench.load_benchmark`.
+        config: a :class:`BenchConfig`.
+
+    Example:
+        >>> from agentverity_props.bench import parse_benchmark, run_benchmark
+        >>> b = parse_benchmark('''
+        ... version: "1"
+        ... name: demo
+        ... tasks:
+        ...   - {id: hi, name: Hi, prompt: "say hi", evaluation: {type: exact_match, expected: hi}}
+        ... ''')
+        >>> run_benchmark(lambda p: "hi", b).tasks[0].status
+        'PASS'
+    """
+    from ..engine import run_sync
+    return run_sync(arun_benchmark(agent, benchmark, config=config, progress=progress))
+
+
+def with_engine(config: BenchConfig, **engine_kwargs: Any) -> BenchConfig:
+    """``config`` with engine settings replaced (CLI helper)."""
+    from ..engine import EngineConfig
+    return replace(config, engine=EngineConfig(**engine_kwargs))
+

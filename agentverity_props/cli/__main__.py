@@ -1,0 +1,5 @@
+"""``python -m agentverity_props.cli``."""
+
+from . import main
+
+main()

@@ -1,0 +1,83 @@
+"""``agentverity-props enlarge``: add inputs that cross decision boundaries to a blind set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ._common import write_output
+from ._options import load_agent_ref
+
+
+def _serialise_inputs(inputs: list[str], path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return json.dumps(inputs, indent=2, ensure_ascii=False) + "\n"
+    if suffix == ".jsonl":
+        return "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in inputs)
+    if suffix in (".yaml", ".yml"):
+        import yaml
+        return str(yaml.safe_dump({"inputs": inputs}, allow_unicode=True, sort_keys=False))
+    multi = [t for t in inputs if "\n" in t]
+    if multi:
+        from ..errors import BadInput
+        raise BadInput(f"{len(multi)} input(s) contain line breaks and cannot be written one "
+                       "per line", "use an --output ending in .json, .jsonl or .yaml")
+    return "".join(t + "\n" for t in inputs)
+
+
+@click.command("enlarge")
+@click.option("--agent", "agent_ref", required=True, metavar="REF")
+@click.option("--inputs", "inputs_path", required=True, type=click.Path())
+@click.option("--strategy", default="moderation", show_default=True, metavar="PACK",
+              help="Strategy pack name (moderation, support_routing, refund_approval) or path.")
+@click.option("--budget", type=click.IntRange(min=10), default=400, show_default=True,
+              help="Agent calls to spend at most.")
+@click.option("--threshold", type=click.FloatRange(0.51, 0.99), default=0.9, show_default=True)
+@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
+              help="Enlarged probe set (.txt one per line, or .json/.jsonl/.yaml).")
+@click.option("--report", type=click.Path(dir_okay=False), default=None,
+              help="Also write the JSON result (boundary pairs, calls) here.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--max-workers", type=click.IntRange(1, 256), default=4, show_default=True)
+def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, budget: int, threshold: float,
+                output: str, report: str | None, fmt: str, seed: int, max_workers: int) -> int:
+    """Search for minority-verdict inputs and boundary pairs; write an enlarged probe set.
+
+    Exit 0 when the enlarged set's modal share is below the threshold, 1 when the budget ran
+    out first (the partial set is still written), 2 on bad input.
+    """
+    from .._enlarge import enlarge
+    from .._internal.inputs import load_inputs
+    from ..report import dumps
+
+    inputs = load_inputs(inputs_path)
+    from ..strategies import load_pack
+    if not isinstance(strategy, str) or not strategy:
+        raise click.BadParameter("empty strategy")
+    load_pack(strategy)  # one-line error for an unknown pack before any agent call
+    agent: Any = load_agent_ref(agent_ref)
+    res = enlarge(agent, inputs, strategy=strategy, budget=budget, threshold=threshold,
+                  seed=seed, max_workers=max_workers)
+    out = Path(output)
+    write_output(_serialise_inputs(res.inputs, out), str(out))
+    d = res.to_dict()
+    if report:
+        write_output(dumps(d), report)
+    if fmt == "json":
+        write_output(dumps(d), None)
+    else:
+        lines = [f"enlarge: modal verdict '{res.modal_verdict}' share {res.skew_before:.0%} -> "
+                 f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "
+                 f"input(s); {res.calls} agent calls ({res.stop_reason})",
+                 f"wrote {len(res.inputs)} inputs to {out}"]
+        for p in res.boundary_pairs[:10]:
+            lines.append(f"  boundary: {p.source_verdict} {p.source!r}\n         -> "
+                         f"{p.follow_up_verdict} {p.follow_up!r} ({p.edit['name']})")
+        write_output("\n".join(lines) + "\n", None)
+    return 0 if res.success else 1

@@ -1,0 +1,75 @@
+"""``agentverity-props report``: re-render a saved JSON result as HTML, text, JSON or JUnit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._common import write_output
+
+
+def _text_renderers() -> dict[str, dict[str, Any]]:
+    """schema -> {format: renderer(dict) -> str} for the non-HTML formats that exist."""
+    from ..report import render_junit, render_run_text
+
+    def run_text(d: dict[str, Any]) -> str:
+        import sys
+        return render_run_text(d, color=sys.stdout.isatty())
+
+    return {"agentverity_props.run/1": {"text": run_text, "junit": render_junit}}
+
+
+def rerender(result: dict[str, Any], fmt: str) -> str:
+    """Render a loaded result dict in ``fmt`` (text, json or junit); BadInput if none exists."""
+    from ..errors import BadInput
+    from ..report import dumps
+
+    if fmt == "json":
+        return dumps(result)
+    schema = str(result.get("schema"))
+    renderer = _text_renderers().get(schema, {}).get(fmt)
+    if renderer is None:
+        raise BadInput(f"no {fmt} renderer for {schema} results",
+                       "use --html OUT.html or --format json")
+    out: str = renderer(result)
+    return out
+
+
+@click.command("report")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
+              metavar="OUT.html", help="Write a standalone HTML report here ('-' = stdout).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default=None,
+              help="Also (or instead) re-render as text, JSON or JUnit (default text when "
+                   "--html is not given).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the --format rendering here (atomically) instead of stdout.")
+def report_cmd(file: str, html_out: str | None, fmt: str | None, output: str | None) -> int:
+    """Render a saved result (``--format json`` output of run, tools, bench, compare, ...).
+
+    The HTML is one file with inline CSS and SVG plots: no script, no network. Exit 0 when
+    the report was written (the result's own exit code is shown in the report); 2 when the
+    file is not a readable agentverity-props result.
+    """
+    from ..errors import BadInput
+    from ..report import load_result
+
+    result = load_result(file)
+    if fmt is None and html_out is None:
+        fmt = "text"
+    if html_out is not None and fmt is not None and (
+            html_out == output or (html_out == "-" and output in (None, "-"))):
+        raise BadInput("--html and the --format output both go to the same place",
+                       "give --html and --output different paths")
+    # render everything before writing anything: a bad --format leaves no half-done output
+    text = rerender(result, fmt) if fmt is not None else None
+    if html_out is not None:
+        from ..report._html import render_html
+        html = render_html(result, source=click.format_filename(file))
+        write_output(html, html_out)
+        if html_out != "-":
+            click.echo(f"wrote {html_out}", err=True)
+    if text is not None:
+        write_output(text, output)
+    return 0

@@ -1,0 +1,156 @@
+"""Terminal and JUnit renderers for snapshot/1 and check/1 result dicts."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from .._internal.fingerprint import short
+from ._bench import _finish
+from ._text import _console
+
+CHECK_EXIT = {0: "clean: re-admitted, no drift", 1: "drift confirmed on at least one input",
+              2: "not admissible or incomplete (see above)"}
+_IN_STYLE = {"clean": "green", "drift": "red", "noise": "yellow", "incomplete": "red",
+             "unconfirmed": "yellow", "unscreened": "red"}
+
+
+def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int = 100,
+                         path: str | None = None) -> str:
+    from rich.table import Table
+
+    con = _console(color, width)
+    adm = d["admission"]
+    cfg, m, b, calls = d["config"], d["meter"], d["blindness"], d["calls"]
+    con.print(f"[bold]agentverity-props snapshot[/] · agent [cyan]{d['agent']}[/] · "
+              f"{len(d['inputs'])} inputs · {calls['total']} agent calls")
+    con.print(f"  epsilon {cfg['epsilon']:g} · alpha {cfg['alpha']:g} · layer {cfg['layer']} · "
+              f"fingerprints {d['fingerprints']['scheme']}")
+    con.print()
+    t = Table(show_edge=False, pad_edge=False, box=None)
+    t.add_column("rule")
+    t.add_column("")
+    t.add_column("detail")
+    for r in adm["rules"]:
+        t.add_row(r["rule"], "[green]ok[/]" if r["passed"] else "[red]refused[/]",
+                  r["message"])
+    con.print(t)
+    con.print()
+    con.print(f"  Meter {m['call']}: pair disagreement CI [{m['ci_low']:.3f}, "
+              f"{m['ci_high']:.3f}] from {m['pairs']} pairs")
+    con.print(f"  Blindness {b['status']}"
+              + (f": '{b['modal_verdict']}' is {b['share']:.0%} of {b['sample']} sampled "
+                 "verdicts" if b.get("share") is not None else ""))
+    refs: dict[str, int] = {}
+    for e in d["inputs"]:
+        if e["reference"] is not None:
+            refs[e["reference"]] = refs.get(e["reference"], 0) + 1
+    shown = ", ".join(f"{(k if d['reference_form'] == 'literal' else short(k))} x{v}"
+                      for k, v in sorted(refs.items(), key=lambda kv: -kv[1])[:8])
+    con.print(f"  References: {shown}")
+    flipped = sum(1 for e in d["inputs"] if e["flipped"])
+    if flipped:
+        con.print(f"  {flipped} input(s) gave more than one verdict while measured")
+    con.print(f"  Calls: meter {calls['meter']} · blindness {calls['blindness']} · reference "
+              f"{calls['reference']} · total {calls['total']}")
+    con.print()
+    if adm["admitted"]:
+        where = f" to {path}" if path else ""
+        con.print(f"[green]Snapshot admitted[/]{where} (exit 0)")
+    else:
+        con.print("[red]Snapshot refused[/]: nothing was written (exit 2)")
+    con.print(f"[dim]Privacy: {d['privacy']}[/]")
+    out: str = con.file.getvalue()
+    return out
+
+
+def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 100) -> str:
+    from rich.table import Table
+
+    con = _console(color, width)
+    s, adm, calls = d["snapshot"], d["admission"], d["calls"]
+    con.print(f"[bold]agentverity-props check[/] · agent [cyan]{d['agent']}[/] · snapshot of "
+              f"{s['created_at']} ({s['inputs']} inputs, epsilon {s['epsilon']:g}, layer "
+              f"{s['layer']})")
+    if s.get("same_agent") is False:
+        con.print(f"  [dim]the snapshot was made with agent {s['agent']}[/]")
+    con.print()
+    call = {"low": "[green]re-admitted[/]", "high": "[yellow]not re-admitted[/] (mismatch "
+            "rate above the snapshot's tolerance)", None: "[yellow]undecided[/]"}[adm["call"]]
+    if adm["n"]:
+        con.print(f"  Re-admission {call}: {adm['mismatches']} of {adm['n']} screening draws "
+                  f"differed from the reference (SPRT p0 {adm['p0']:g} vs p1 {adm['p1']:g})")
+    st = d.get("stability")
+    if st:
+        con.print(f"  Stability rerun: {st['call']} (pair disagreement CI "
+                  f"[{st['ci_low']:.3f}, {st['ci_high']:.3f}], {st['calls']} calls)")
+    for r in d["inadmissible"]:
+        con.print(f"  [red]Not admissible[/] [{r['rule']}]: {r['message']}")
+    rows = [e for e in d["inputs"] if e["status"] != "clean"]
+    if rows:
+        con.print()
+        t = Table(show_edge=False, pad_edge=False, box=None)
+        for col in ("input", "status", "reference", "now", "confirmation", "p"):
+            t.add_column(col)
+        lit = True
+        for e in rows:
+            cf = e["confirmation"]
+            ref, cur = e["reference"], e["current"]
+            if ref.startswith(("sha256:", "hmac-sha256:")):
+                lit = False
+            t.add_row(short(e["fp"]), f"[{_IN_STYLE[e['status']]}]{e['status']}[/]",
+                      ref if lit else short(ref),
+                      "–" if cur is None else (cur if lit else short(cur)),
+                      f"{cf['mismatches']}/{cf['draws']} differ (need {cf['c']} of "
+                      f"{cf['k']})" if cf["draws"] else "–",
+                      "–" if cf["p_value"] is None else f"{cf['p_value']:.2g}")
+        con.print(t)
+    clean = sum(1 for e in d["inputs"] if e["status"] == "clean")
+    con.print()
+    con.print(f"  {clean} clean · {d['drift']['inputs']} drifted of {len(d['inputs'])} inputs "
+              f"(drift = reference drawn less than 1 - {d['drift']['tolerance']:g} of the time, "
+              f"alpha {d['drift']['alpha_per_input']:.2g} per input)")
+    con.print(f"Calls: {calls['total']} (screen {calls['screen']}, confirm {calls['confirm']}"
+              + (f", stability {calls['stability']}" if calls["stability"] else "")
+              + f") vs ~{calls['full_rerun_estimate']} for a full re-run")
+    code = d["exit_code"]
+    con.print(f"Exit {code}: {CHECK_EXIT[code]}")
+    con.print(f"[dim]Privacy: {d['privacy']}[/]")
+    out: str = con.file.getvalue()
+    return out
+
+
+def render_snapshot_junit(d: dict[str, Any]) -> str:
+    """One testcase per admission rule."""
+    suites = ET.Element("testsuites", name="agentverity-props")
+    suite = ET.SubElement(suites, "testsuite", name=f"snapshot {d['agent']}")
+    for r in d["admission"]["rules"]:
+        tc = ET.SubElement(suite, "testcase", name=r["rule"], classname="admission", time="0")
+        if r["passed"]:
+            ET.SubElement(tc, "system-out").text = r["message"]
+        else:
+            ET.SubElement(tc, "error", message=r["message"][:500], type="refused").text = \
+                r["message"]
+    return _finish(suites, suite)
+
+
+def render_check_junit(d: dict[str, Any]) -> str:
+    """An admission testcase, then one per input (failure = drift)."""
+    suites = ET.Element("testsuites", name="agentverity-props")
+    suite = ET.SubElement(suites, "testsuite", name=f"check {d['agent']}")
+    tc = ET.SubElement(suite, "testcase", name="admission", classname="check", time="0")
+    if d["inadmissible"]:
+        msg = "; ".join(f"[{r['rule']}] {r['message']}" for r in d["inadmissible"])
+        ET.SubElement(tc, "error", message=msg[:500], type="inadmissible").text = msg
+    for e in d["inputs"]:
+        tc = ET.SubElement(suite, "testcase", name=short(e["fp"]), classname="inputs", time="0")
+        cf = e["confirmation"]
+        if e["status"] == "drift":
+            msg = (f"reference {e['reference']!r} drifted to {e['current']!r}: "
+                   f"{cf['mismatches']}/{cf['draws']} confirmation draws differ")
+            ET.SubElement(tc, "failure", message=msg[:500], type="drift").text = msg
+        elif e["status"] in ("incomplete", "unscreened"):
+            ET.SubElement(tc, "error", message=e["note"] or e["status"], type="incomplete")
+        elif e["status"] == "unconfirmed":
+            ET.SubElement(tc, "skipped", message=e["note"])
+    return _finish(suites, suite)
