@@ -84,13 +84,21 @@ def agentverity_ledger() -> Any:
 
 
 @pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: Any) -> Any:
+    item.stash[_N_BEFORE] = len(_records())
+    yield
+
+
+_N_BEFORE = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: Any, call: Any) -> Any:
-    n_before = len(_records()) if call.when == "call" else None
     outcome = yield
     if call.when != "call" or not getattr(getattr(item, "function", None),
                                           "_agentverity_property", False):
         return
-    new = _records()[n_before or 0:]
+    new = _records()[item.stash.get(_N_BEFORE, 0):]
     report = outcome.get_result()
     for rec in new:
         report.user_properties.append(("agentverity_calls", rec.calls))

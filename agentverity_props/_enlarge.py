@@ -15,6 +15,8 @@ Search, in two phases through one engine:
 2. **Our own adaptive search**: Thompson sampling over arms — each region of a pack, plus
    "mutate a minority input found so far" (the boundary is near them) — one call per
    candidate, a second draw to confirm a minority verdict before it is kept.
+3. **Boundary pairs**: for each minority input, the mildest edit of each family, then each
+   single-word deletion, until one flips the verdict back (confirmed by a second draw).
 
 Every kept input was drawn at least twice with the same verdict; every boundary pair was
 drawn twice on each side. Raw generated texts are the product here, so the result keeps
@@ -33,7 +35,6 @@ from ._evidence import clean_inputs
 from .errors import InvalidArgument
 
 SCHEMA = "agentverity_props.enlarge/1"
-MUTATIONS = ("case", "whitespace", "punctuation", "politeness", "typo", "distractor")
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,31 @@ def _mutations(seed: int, n: int) -> list[Any]:
         out.append(p)
 
     collect()
+    return out
+
+
+def _word_deletions(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """Each single-word deletion: the smallest edit that can remove a decisive word."""
+    words = text.split(" ")
+    out = []
+    for i, w in enumerate(words):
+        if len(words) > 1 and w:
+            out.append((" ".join(words[:i] + words[i + 1:]),
+                        {"name": "delete_word", "at": i, "word": w}))
+    return out
+
+
+def _mildest_per_family(muts: list[Any], src: str, *, per_family: int) -> list[Any]:
+    """Edits of ``src`` interleaved across families (typo, case, ...), mildest first in each."""
+    by_family: dict[str, list[Any]] = {}
+    for p in muts:
+        by_family.setdefault(p.name, []).append(p)
+    ranked = {name: sorted(ps, key=lambda p: (len(str(p.params)),
+                                              abs(len(p.apply(src)) - len(src))))[:per_family]
+              for name, ps in by_family.items()}
+    out = []
+    for i in range(per_family):
+        out.extend(ps[i] for ps in ranked.values() if len(ps) > i)
     return out
 
 
@@ -265,19 +291,17 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         # 3. boundary pairs: mild edits of minority inputs that flip back to the modal verdict
         calls2 = eng.ledger.calls
         for src in list(minority_found)[:8]:
-            mild = sorted(muts[:80], key=lambda p: (len(str(p.params)),
-                                                    abs(len(p.apply(src)) - len(src))))
-            for p in mild[:6]:
+            edits = [(p.apply(src), {"name": p.name, **dict(p.params)})
+                     for p in _mildest_per_family(muts, src, per_family=1)]
+            edits += _word_deletions(src)
+            for fu, edit in edits:
                 if not eng.can_afford(4):
                     break
-                fu = p.apply(src)
-                if fu == src:
+                if fu == src or fu in res.verdicts or not fu.strip():
                     continue
                 v = verdict(fu)
                 if v == modal and confirmed(fu, v):
-                    res.boundary_pairs.append(BoundaryPair(src, fu, {"name": p.name,
-                                                                     **dict(p.params)},
-                                                           res.verdicts[src], v))
+                    res.boundary_pairs.append(BoundaryPair(src, fu, edit, res.verdicts[src], v))
                     break
         res.phase_calls["boundary_pairs"] = eng.ledger.calls - calls2
         res.stop_reason = ("target share reached" if done() else

@@ -415,11 +415,11 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
                 "@agent_property(agent=...) then @given(...) then def test(check, ...)")
         inner = test.hypothesis.inner_test  # type: ignore[attr-defined]
         params = list(inspect.signature(test).parameters.values())
-        if not params or params[0].name != "check":
+        if "check" not in [p.name for p in params]:
             raise InvalidArgument(
-                f"{test.__name__} must take `check` as its first argument (not drawn by "
-                "@given): def test(check, prompt): ...")
-        outer_sig = inspect.Signature(params[1:])
+                f"{test.__name__} must take a `check` argument that @given does not draw: "
+                "def test(check, prompt): ...")
+        outer_sig = inspect.Signature([p for p in params if p.name != "check"])
 
         @functools.wraps(test)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -443,10 +443,13 @@ def _merged_settings(user: Any, *, user_applied: bool) -> Any:
     (agents are slow) and the ``explain`` phase (it re-runs examples) are dropped unless the
     user's settings changed them from the active profile.
     """
+    from hypothesis import HealthCheck as HypothesisHealthCheck
     from hypothesis import Phase, settings
 
     default = settings.default
-    overrides: dict[str, Any] = {}
+    # undecided candidates (budget, quota) are rejected by design: not a strategy problem
+    overrides: dict[str, Any] = {"suppress_health_check": list(
+        {*user.suppress_health_check, HypothesisHealthCheck.filter_too_much})}
     if not user_applied and default.max_examples == 100:
         overrides["max_examples"] = AGENT_SETTINGS_DEFAULTS["max_examples"]
     if user.deadline == default.deadline:
@@ -489,7 +492,7 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     mode = base["store_mode"] or _plugin_option("store_mode") or (
         "auto" if store_path else "off")
     m = max_candidates or (merged.max_examples + 200)
-    name = f"{getattr(test, '__module__', '?')}::{test.__qualname__}"
+    name = f"{getattr(inner, '__module__', '?')}::{getattr(inner, '__qualname__', '?')}"
     record = PropertyRecord(test=name, agent=base["agent"].identity, alpha=alpha,
                             alpha_candidate=alpha / m, max_candidates=m,
                             seed=getattr(test, "_hypothesis_internal_use_seed", None),
@@ -505,9 +508,19 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
         RECORDS.append(record)
     try:
         try:
-            result = test(check, *args, **kwargs)
+            result = test(*args, check=check, **kwargs)
         except PropertyViolation:
             record.status = "failed"
+            raise
+        except Exception as exc:
+            from hypothesis.errors import Unsatisfiable
+            if isinstance(exc, Unsatisfiable) and record.undecided:
+                record.status = "inconclusive"
+                raise Inconclusive(
+                    f"no candidate could be decided ({record.undecided} undecided, "
+                    f"{record.calls} calls, budget exhausted: {record.budget_exhausted}) — "
+                    "raise budget= in @agent_property or --agentverity-budget") from exc
+            record.status = "failed" if _contains_violation(exc) else "error"
             raise
         except BaseException as exc:
             if _contains_violation(exc):

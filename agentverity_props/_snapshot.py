@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ._evidence import clean_inputs
-from ._internal.fingerprint import fingerprint, salt_from_env
+from ._internal.fingerprint import fingerprint, salt_from_env, short
 from ._run import RunConfig, RunResult, arun
 from .errors import AgentCallError, BadInput, BudgetExhausted, Interrupted, InvalidArgument
 
@@ -214,7 +214,8 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
         tops = await asyncio.gather(*(_top_up(eng, p, counts[p.fp], layer) for p in probes))
         ref_calls = eng.ledger.calls - calls_before
         rows = []
-        no_ref, tied = [], []
+        no_ref: list[str] = []
+        tied: list[str] = []
         for p, (extra, fails) in zip(probes, tops, strict=True):
             ev = evidence[p.fp]
             ref = majority(counts[p.fp])
@@ -224,7 +225,8 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
             rows.append({"fp": p.fp, "reference": ref, "draws": ev.draws + extra,
                          "counts": dict(c), "failures": ev.failures + fails,
                          "flipped": len(c) > 1})
-        refusals = _rules(run, no_ref, tied, accept_reference, interrupted=eng.stopping)
+        refusals = _rules(run, no_ref, tied, accept_reference, interrupted=eng.stopping,
+                          layer=layer)
         scheme = probes[0].fp.split(":", 1)[0]
         m, b = run.meter, run.blindness
         doc = {
@@ -248,7 +250,7 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                       "estimate": m.estimate if m.pairs else None, "ci_low": m.ci_low,
                       "ci_high": m.ci_high, "e_value": m.e_value, "guarantee": m.guarantee(),
                       "stop_reason": m.stop_reason, "advice": m.advice},
-            "blindness": b.to_dict(),
+            "blindness": _private_blindness(b.to_dict(), layer),
             "calls": {"total": eng.ledger.calls, "meter": run.phase_calls.get("meter", 0),
                       "blindness": run.phase_calls.get("blindness", 0),
                       "reference": ref_calls},
@@ -263,8 +265,20 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
             await eng.aclose()
 
 
+def _private_blindness(b: dict[str, Any], layer: str) -> dict[str, Any]:
+    """At the text layer the blindness keys are answers: fingerprint them too."""
+    if layer != "text":
+        return b
+    out = dict(b)
+    if out.get("modal_verdict") is not None:
+        out["modal_verdict"] = reference_form(out["modal_verdict"], layer)
+    out["distribution"] = {reference_form(k, layer): v
+                           for k, v in (out.get("distribution") or {}).items()}
+    return out
+
+
 def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *,
-           interrupted: bool) -> list[Refusal]:
+           interrupted: bool, layer: str) -> list[Refusal]:
     out: list[Refusal] = []
     m, b = run.meter, run.blindness
     if not run.complete or no_ref or interrupted:
@@ -291,8 +305,10 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
             f"{len(tied)} input(s) have no majority verdict ({', '.join(tied[:3])}) — "
             "remove them or raise epsilon")))
     if b.status != "ok":
+        modal = b.modal_verdict if layer != "text" or b.modal_verdict is None else \
+            "answer " + short(reference_form(b.modal_verdict, layer))
         share = "" if b.share is None else (
-            f": '{b.modal_verdict}' is {b.share:.0%} of {b.sample} sampled verdicts "
+            f": '{modal}' is {b.share:.0%} of {b.sample} sampled verdicts "
             f"(CI [{b.ci_low:.3f}, {b.ci_high:.3f}], threshold {b.threshold:g})")
         msg = {"blind": f"the probe set is blind{share} — a reference would test little; "
                         "add inputs with other verdicts (agentverity-props enlarge)",

@@ -59,13 +59,20 @@ def confirmation_plan(tolerance: float, alpha_input: float) -> tuple[int, int]:
     >>> confirmation_plan(0.10, 0.05 / 20)
     (5, 4)
     """
-    from scipy.stats import binom
-
-    for k in range(1, 200):
-        if binom.sf(k - 2, k, tolerance) <= alpha_input:
-            c = next(c for c in range(1, k + 1) if binom.sf(c - 1, k, tolerance) <= alpha_input)
+    if not (0.0 < tolerance < 0.5):
+        raise InvalidArgument(f"tolerance={tolerance!r} must be in (0, 0.5)")
+    for k in range(1, 400):
+        if _tail(k - 1, k, tolerance) <= alpha_input:
+            c = next(c for c in range(1, k + 1) if _tail(c, k, tolerance) <= alpha_input)
             return k, c
     raise InvalidArgument(f"tolerance={tolerance!r} is too high to confirm drift; use < 0.5")
+
+
+def _tail(c: int, k: int, p: float) -> float:
+    """``P(Binomial(k, p) >= c)``."""
+    from scipy.special import bdtrc  # P(X > c - 1), without importing scipy.stats
+
+    return 1.0 if c <= 0 else float(bdtrc(c - 1, k, p))
 
 
 @dataclass
@@ -339,8 +346,6 @@ def _incomplete_msg(checks: list[InputCheck], stop: str) -> str:
 
 async def _confirm(eng: Any, ch: InputCheck, probe: Any, layer: str, tol: float) -> None:
     """Curtailed exact binomial test: stop once ``c`` mismatches or no way to reach them."""
-    from scipy.stats import binom
-
     mism = 0
     for done in range(ch.k):
         if mism >= ch.c or mism + (ch.k - done) < ch.c:
@@ -354,7 +359,7 @@ async def _confirm(eng: Any, ch: InputCheck, probe: Any, layer: str, tol: float)
         if key is None:
             break
         mism += key != ch.reference
-    ch.p_value = float(binom.sf(mism - 1, len(ch.confirm), tol)) if ch.confirm else None
+    ch.p_value = _tail(mism, len(ch.confirm), tol) if ch.confirm else None
 
 
 def _settle(ch: InputCheck, *, screened: bool, skipped: bool) -> None:

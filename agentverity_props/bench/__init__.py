@@ -18,14 +18,27 @@ Example:
     0
 """
 
-from ._compare import METRICS, CompareConfig, CompareResult, acompare_agents, compare_agents
-from ._evaluators import CompiledEvaluator, EvaluatorError
-from ._load import Benchmark, Task, load_benchmark, parse_benchmark
-from ._metrics import clopper_pearson, pass_at_k, pass_hat_k, wilson
-from ._model import EVALUATOR_TYPES, BenchmarkFile, TaskSpec, json_schema
-from ._paired import PooledSign, difference_interval, runs_needed, sign_log_e
-from ._results import SCHEMA, AttemptRecord, BenchResult, TaskResult, TaskStats
-from ._run import BenchConfig, arun_benchmark, run_benchmark
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "METRICS": "._compare", "CompareConfig": "._compare", "CompareResult": "._compare",
+    "acompare_agents": "._compare", "compare_agents": "._compare",
+    "CompiledEvaluator": "._evaluators", "EvaluatorError": "._evaluators",
+    "Benchmark": "._load", "Task": "._load", "load_benchmark": "._load",
+    "parse_benchmark": "._load",
+    "clopper_pearson": "._metrics", "pass_at_k": "._metrics", "pass_hat_k": "._metrics",
+    "wilson": "._metrics",
+    "EVALUATOR_TYPES": "._model", "BenchmarkFile": "._model", "TaskSpec": "._model",
+    "json_schema": "._model",
+    "PooledSign": "._paired", "difference_interval": "._paired", "runs_needed": "._paired",
+    "sign_log_e": "._paired",
+    "SCHEMA": "._results", "AttemptRecord": "._results", "BenchResult": "._results",
+    "TaskResult": "._results", "TaskStats": "._results",
+    "BenchConfig": "._run", "arun_benchmark": "._run", "run_benchmark": "._run",
+}
 
 __all__ = [
     "EVALUATOR_TYPES",
@@ -60,3 +73,34 @@ __all__ = [
     "sign_log_e",
     "wilson",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # lazy (PEP 562): `bench` does not pay for the comparison's statistics imports
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentverity_props.bench' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._compare import (
+        METRICS,
+        CompareConfig,
+        CompareResult,
+        acompare_agents,
+        compare_agents,
+    )
+    from ._evaluators import CompiledEvaluator, EvaluatorError
+    from ._load import Benchmark, Task, load_benchmark, parse_benchmark
+    from ._metrics import clopper_pearson, pass_at_k, pass_hat_k, wilson
+    from ._model import EVALUATOR_TYPES, BenchmarkFile, TaskSpec, json_schema
+    from ._paired import PooledSign, difference_interval, runs_needed, sign_log_e
+    from ._results import SCHEMA, AttemptRecord, BenchResult, TaskResult, TaskStats
+    from ._run import BenchConfig, arun_benchmark, run_benchmark

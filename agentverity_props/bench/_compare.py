@@ -20,9 +20,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import string
-from statistics import median
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from statistics import median
 from typing import Any
 
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
@@ -284,9 +284,9 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
                     if ra.ok and rb.ok:
                         p.latency_diffs.append(ra.latency_s - rb.latency_s)
                     for m in METRICS:
-                        o = _outcome(m, ra, rb)
-                        p.overall[m].add(o)
-                        p.per_task[ti][m].add(o)
+                        sign = _outcome(m, ra, rb)
+                        p.overall[m].add(sign)
+                        p.per_task[ti][m].add(sign)
                         p.per_task[ti][m].end_round()
                 for m in METRICS:
                     p.overall[m].end_round()

@@ -43,11 +43,14 @@ class EvaluatorError(Exception):
 
 @dataclass(frozen=True)
 class CompiledEvaluator:
-    """``check(observation) -> (passed, reason)``; ``describe`` names it in reports."""
+    """``check(observation, reveal) -> (passed, reason)``; ``describe`` names it in reports.
+
+    ``reveal``: the reason may quote the answer.
+    """
 
     kind: str
     describe: str
-    check: Callable[[Observation], tuple[bool, str]]
+    check: Callable[[Observation, bool], tuple[bool, str]]
 
 
 def _preview(text: str) -> str:
@@ -55,33 +58,41 @@ def _preview(text: str) -> str:
     return t if len(t) <= _PREVIEW else t[: _PREVIEW - 1] + "…"
 
 
+def _got(o: Observation, reveal: bool) -> str:
+    return f", got {_preview(o.text)!r}" if reveal else " (the answer differs; " \
+        "--include-outputs shows it)"
+
+
 def compile_evaluation(spec: Any, *, base_dir: Path) -> CompiledEvaluator:
-    """Turn one validated evaluation spec into a :class:`CompiledEvaluator`."""
+    """Turn one validated evaluation spec into a :class:`CompiledEvaluator`.
+
+    A check's reason quotes the answer only when ``reveal`` is true (``--include-outputs``):
+    reports otherwise identify answers by fingerprint.
+    """
     if isinstance(spec, ExactMatch):
         exp = spec.expected
-        return CompiledEvaluator("exact_match", f"exact_match {exp!r}", lambda o: (
-            (True, "exact match") if o.text == exp else
-            (False, f"expected {exp!r}, got {_preview(o.text)!r}")))
+        return CompiledEvaluator("exact_match", f"exact_match {exp!r}", lambda o, r: (
+            (True, "exact match") if o.text == exp else (False, f"expected {exp!r}{_got(o, r)}")))
     if isinstance(spec, Contains):
         exp = spec.expected
-        return CompiledEvaluator("contains", f"contains {exp!r}", lambda o: (
+        return CompiledEvaluator("contains", f"contains {exp!r}", lambda o, r: (
             (True, "substring found") if exp in o.text else
-            (False, f"expected the answer to contain {exp!r}")))
+            (False, f"expected the answer to contain {exp!r}{_got(o, r) if r else ''}")))
     if isinstance(spec, NotContains):
         exp = spec.expected
-        return CompiledEvaluator("not_contains", f"not_contains {exp!r}", lambda o: (
+        return CompiledEvaluator("not_contains", f"not_contains {exp!r}", lambda o, r: (
             (True, "substring absent") if exp not in o.text else
             (False, f"the answer contains {exp!r}")))
     if isinstance(spec, Regex):
         rx = re.compile(spec.pattern)
-        return CompiledEvaluator("regex", f"regex {spec.pattern!r}", lambda o: (
+        return CompiledEvaluator("regex", f"regex {spec.pattern!r}", lambda o, r: (
             (True, "regex matched") if rx.search(o.text) is not None else
-            (False, f"no match for {spec.pattern!r}")))
+            (False, f"no match for {spec.pattern!r}{_got(o, r) if r else ''}")))
     if isinstance(spec, OneOf):
         options = tuple(spec.expected)
-        return CompiledEvaluator("one_of", f"one_of {list(options)!r}", lambda o: (
+        return CompiledEvaluator("one_of", f"one_of {list(options)!r}", lambda o, r: (
             (True, "matched an option") if o.text in options else
-            (False, f"{_preview(o.text)!r} is none of {list(options)!r}")))
+            (False, f"expected one of {list(options)!r}{_got(o, r)}")))
     if isinstance(spec, JsonPath):
         return _json_path(spec)
     if isinstance(spec, ToolCalled):
@@ -118,7 +129,7 @@ def _json_path(spec: JsonPath) -> CompiledEvaluator:
     parts = parse_json_path(spec.path)
     expected = spec.equals
 
-    def check(o: Observation) -> tuple[bool, str]:
+    def check(o: Observation, reveal: bool) -> tuple[bool, str]:
         doc: Any = _MISSING
         try:
             doc = json.loads(o.text)
@@ -132,6 +143,8 @@ def _json_path(spec: JsonPath) -> CompiledEvaluator:
             return False, f"{spec.path} not found"
         if _same(got, expected):
             return True, f"{spec.path} equals {expected!r}"
+        if not reveal:
+            return False, f"{spec.path} is not {expected!r} (--include-outputs shows it)"
         return False, f"{spec.path} is {got!r}, expected {expected!r}"
 
     return CompiledEvaluator("json_path", f"json_path {spec.path} == {expected!r}", check)
@@ -152,7 +165,7 @@ def _tool_called(spec: ToolCalled) -> CompiledEvaluator:
     if rules:
         parts.append(f"{len(rules)} argument rule(s)")
 
-    def check(o: Observation) -> tuple[bool, str]:
+    def check(o: Observation, reveal: bool) -> tuple[bool, str]:
         res = ev(o)
         return bool(res.passed), "; ".join(res.reasons) if res.reasons else "tools as required"
 
@@ -195,7 +208,7 @@ def _load_callable(ref: str, base_dir: Path) -> Callable[..., Any]:
     if not callable(fn):
         raise BadInput(f"custom evaluator {ref!r} is a {type(fn).__name__}, not callable",
                        "reference fn(output_text, observation) -> bool")
-    return fn  # type: ignore[no-any-return]
+    return fn
 
 
 def _arity(fn: Callable[..., Any]) -> int:
@@ -213,7 +226,7 @@ def _custom(spec: Custom, base_dir: Path) -> CompiledEvaluator:
     fn = _load_callable(spec.function, base_dir)
     n = _arity(fn)
 
-    def check(o: Observation) -> tuple[bool, str]:
+    def check(o: Observation, reveal: bool) -> tuple[bool, str]:
         try:
             out = fn(o.text) if n == 1 else fn(o.text, o)
         except Exception as exc:

@@ -117,9 +117,8 @@ def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
 def _node_at(data: Any, loc: tuple[Any, ...]) -> Any:
     cur = data
     for part in loc:
-        if isinstance(cur, Mapping) and part in cur:
-            cur = cur[part]
-        elif isinstance(cur, list) and isinstance(part, int) and part < len(cur):
+        if (isinstance(cur, Mapping) and part in cur) or (
+                isinstance(cur, list) and isinstance(part, int) and part < len(cur)):
             cur = cur[part]
         else:
             return None
@@ -166,6 +165,9 @@ def _describe(err: Mapping[str, Any], root: Any, data: Any, path: str) -> str:
         return (f"{at}: {_where(loc)}: unknown evaluation type {got!r} (use one of "
                 f"{', '.join(EVALUATOR_TYPES)})")
     msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    if err.get("type") == "string_type" and not isinstance(err.get("input"), (dict, list)):
+        msg += (f" (YAML read {err.get('input')!r} as a {type(err.get('input')).__name__}: "
+                "quote it)")
     return f"{at}: {_where(loc)}: {msg}"
 
 

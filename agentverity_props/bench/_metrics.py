@@ -16,22 +16,22 @@ def clopper_pearson(s: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
     >>> clopper_pearson(10, 10)[0] > 0.69
     True
     """
-    from scipy.stats import beta
+    from scipy.special import betaincinv  # beta quantiles without importing scipy.stats
 
     if n == 0:
         return 0.0, 1.0
-    lo = 0.0 if s == 0 else float(beta.ppf(alpha / 2, s, n - s + 1))
-    hi = 1.0 if s == n else float(beta.ppf(1 - alpha / 2, s + 1, n - s))
+    lo = 0.0 if s == 0 else float(betaincinv(s, n - s + 1, alpha / 2))
+    hi = 1.0 if s == n else float(betaincinv(s + 1, n - s, 1 - alpha / 2))
     return lo, hi
 
 
 def wilson(s: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
     """Wilson score two-sided ``1 - alpha`` interval."""
-    from scipy.stats import norm
+    from scipy.special import ndtri
 
     if n == 0:
         return 0.0, 1.0
-    z = float(norm.ppf(1 - alpha / 2))
+    z = float(ndtri(1 - alpha / 2))
     p = s / n
     den = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / den

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from ..decide._rules import beta_cs_interval
 
@@ -190,6 +190,8 @@ def runs_needed(wins: int, losses: int, items: int, *, alpha: float, items_per_r
         return {"rounds": None, "items": None, "power": power,
                 "note": f"more than {math.ceil(d_cap / pi / items_per_round)} further rounds: "
                         f"the observed effect is too small to decide soon"}
+
+    from scipy import stats  # only an inconclusive result pays for scipy.stats
 
     def p_decide(m: int) -> float:
         k = np.arange(min(m, d_cap) + 1)

@@ -113,7 +113,7 @@ async def attempt(eng: Any, task: Task, probe: Any, index: int, *,
     out_fp = fingerprint(obs.text, b"")
     output = obs.text[:MAX_OUTPUT_CHARS] if include_outputs else None
     try:
-        results = [ev.check(obs) for ev in task.evaluators]
+        results = [ev.check(obs, include_outputs) for ev in task.evaluators]
     except EvaluatorError as exc:
         return AttemptRecord(status="ERROR", output_fp=out_fp, output=output,
                              message=str(exc)[:500], ok=True, **base)

@@ -10,6 +10,10 @@ import click
 
 # name -> "module:attribute" of a click.Command; each command lives in its own module.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "bench": ("._bench", "bench_cmd"),
+    "check": ("._snapshot", "check_cmd"),
+    "compare": ("._bench", "compare_cmd"),
+    "snapshot": ("._snapshot", "snapshot_cmd"),
     "demo": ("._demo", "demo_cmd"),
     "enlarge": ("._enlarge", "enlarge_cmd"),
     "report": ("._report", "report_cmd"),

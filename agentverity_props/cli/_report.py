@@ -8,16 +8,36 @@ import click
 
 from ._common import write_output
 
+#: schema -> (module under agentverity_props.report, text renderer, JUnit renderer); each
+#: renderer takes the result dict. Kinds missing here re-render only as JSON or HTML.
+TEXT_RENDERERS: dict[str, tuple[str, str, str]] = {
+    "agentverity_props.run/1": ("._text", "render_run_text", "._junit:render_junit"),
+    "agentverity_props.bench/1": ("._bench", "render_bench_text", "render_bench_junit"),
+    "agentverity_props.compare/1": ("._bench", "render_compare_text", "render_compare_junit"),
+    "agentverity_props.snapshot/1": ("._snapshot", "render_snapshot_text",
+                                     "render_snapshot_junit"),
+    "agentverity_props.check/1": ("._snapshot", "render_check_text", "render_check_junit"),
+}
 
-def _text_renderers() -> dict[str, dict[str, Any]]:
-    """schema -> {format: renderer(dict) -> str} for the non-HTML formats that exist."""
-    from ..report import render_junit, render_run_text
 
-    def run_text(d: dict[str, Any]) -> str:
-        import sys
-        return render_run_text(d, color=sys.stdout.isatty())
+def _renderer(schema: str, fmt: str) -> Any:
+    import importlib
+    import sys
 
-    return {"agentverity_props.run/1": {"text": run_text, "junit": render_junit}}
+    entry = TEXT_RENDERERS.get(schema)
+    if entry is None:
+        return None
+    module, text_fn, junit_fn = entry
+    target = text_fn if fmt == "text" else junit_fn
+    if ":" in target:
+        module, target = target.split(":")
+    try:
+        fn = getattr(importlib.import_module(module, "agentverity_props.report"), target)
+    except (ImportError, AttributeError):
+        return None
+    if fmt == "text":
+        return lambda d: fn(d, color=sys.stdout.isatty())
+    return fn
 
 
 def rerender(result: dict[str, Any], fmt: str) -> str:
@@ -28,7 +48,7 @@ def rerender(result: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
         return dumps(result)
     schema = str(result.get("schema"))
-    renderer = _text_renderers().get(schema, {}).get(fmt)
+    renderer = _renderer(schema, fmt)
     if renderer is None:
         raise BadInput(f"no {fmt} renderer for {schema} results",
                        "use --html OUT.html or --format json")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from rich.markup import escape as _e
+
 from ._text import _console
 
 BENCH_EXIT = {0: "every task passed", 1: "a task failed or errored",
@@ -24,34 +26,34 @@ def _ms(x: Any) -> str:
     return "–" if x is None else f"{x * 1000:.0f} ms" if x < 10 else f"{x:.1f} s"
 
 
-def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 110) -> str:
+def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 120) -> str:
     from rich.table import Table
 
     con = _console(color, width)
     b, s, calls = d["benchmark"], d["summary"], d["calls"]
-    con.print(f"[bold]agentverity-props bench[/] · agent [cyan]{d['agent']}[/] · benchmark "
-              f"[cyan]{b['name']}[/] · {b['tasks']} tasks · early stop "
+    con.print(f"[bold]agentverity-props bench[/] · agent [cyan]{_e(d['agent'])}[/] · benchmark "
+              f"[cyan]{_e(b['name'])}[/] · {b['tasks']} tasks · early stop "
               f"{d['config']['early_stop']}")
     con.print()
     t = Table(show_edge=False, pad_edge=False, box=None)
-    for col in ("task", "status", "pass", "fail", "err", "runs", "reliability (CI)",
-                "pass^k", "consist.", "p50", "p95", "decided by"):
-        t.add_column(col, justify="right" if col in ("pass", "fail", "err", "runs", "consist.",
-                                                       "p50", "p95") else "left")
+    for col in ("task", "status", "pass", "fail", "err", "runs", "reliability", "CI",
+                "consist.", "p50", "p95", "decided by"):
+        t.add_column(col, no_wrap=True, overflow="ellipsis",
+                     max_width=24 if col in ("task", "decided by") else None,
+                     justify="right" if col in ("pass", "fail", "err", "runs", "reliability",
+                                                "consist.", "p50", "p95") else "left")
     for r in d["tasks"]:
-        hat = r["pass_hat_k"].get(str(r["runs"])) if r["runs"] else None
-        t.add_row(r["id"], _STATUS[r["status"]], str(r["passes"]), str(r["failures"]),
+        t.add_row(_e(r["id"]), _STATUS[r["status"]], str(r["passes"]), str(r["failures"]),
                   str(r["errors"]), f"{r['runs']}/{r['planned_runs']}",
-                  f"{_f(r['reliability'], '.2f')} [{r['ci_low']:.2f}, {r['ci_high']:.2f}]",
-                  f"{_f(hat, '.2f')} (k={r['runs']})" if r["runs"] else "–",
+                  _f(r["reliability"], ".2f"), f"{r['ci_low']:.2f}–{r['ci_high']:.2f}",
                   _f(r["consistency"], ".2f"), _ms(r["latency_p50_s"]),
-                  _ms(r["latency_p95_s"]), r["decided_by"] or r["stop_reason"] or "–")
+                  _ms(r["latency_p95_s"]), _e(r["decided_by"] or r["stop_reason"] or "–"))
     con.print(t)
     con.print()
     failing = [r for r in d["tasks"] if r["status"] in ("FAIL", "ERROR")]
     for r in failing[:20]:
         msg = next((a["message"] for a in r["attempts"] if a["status"] != "PASS"), "")
-        con.print(f"  [red]✗[/] {r['id']} ({r['evaluation']}): {msg}")
+        con.print(f"  [red]✗[/] {_e(r['id'])} ({_e(r['evaluation'])}): {_e(msg or '')}")
     if failing:
         con.print()
     pk = ", ".join(f"pass@{k} {v:.2f}" for k, v in s["pass_at_k"].items())
@@ -75,7 +77,7 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 11
               f"(early stopping saved {calls['saved']}); {calls['ledger_calls']} live calls")
     code = d["exit_code"]
     con.print(f"Exit {code}: {BENCH_EXIT[code]}"
-              + (f" [{d['stop_reason']}]" if d.get("stop_reason") else ""))
+              + (_e(f" [{d['stop_reason']}]") if d.get("stop_reason") else ""))
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
     out: str = con.file.getvalue()
     return out
@@ -95,17 +97,17 @@ def _more(m: dict[str, Any]) -> str:
             f"{fr.get('max_runs_hint', '?')}; {fr['note']})")
 
 
-def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 110) -> str:
+def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 120) -> str:
     from rich.table import Table
 
     con = _console(color, width)
     b = d["benchmark"]
-    con.print(f"[bold]agentverity-props compare[/] · benchmark [cyan]{b['name']}[/] · "
+    con.print(f"[bold]agentverity-props compare[/] · benchmark [cyan]{_e(b['name'])}[/] · "
               f"{b['tasks']} tasks · {d['rounds']} paired runs per task · "
               f"{d['calls']['total']} agent calls")
     for a in d["agents"]:
         s = a["summary"]
-        con.print(f"  {a['label']} = [cyan]{a['agent']}[/]: pass rate "
+        con.print(f"  {_e(a['label'])} = [cyan]{_e(a['agent'])}[/]: pass rate "
                   f"{_f(s['reliability'], '.3f')} ({s['passes']}/{s['attempts']}), error rate "
                   f"{_f(s['error_rate'], '.3f')}, p50 {_ms(s['latency_p50_s'])}")
     con.print()
@@ -119,9 +121,9 @@ def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 
     notes = []
     for p in d["pairs"]:
         for name, m in p["metrics"].items():
-            t.add_row(f"{p['a']} vs {p['b']}", name, _verdict_style(m["verdict"]),
+            t.add_row(_e(f"{p['a']} vs {p['b']}"), name, _verdict_style(_e(m["verdict"])),
                       _f(m["effect"], "+.3f"),
-                      f"[{m['interval'][0]:+.3f}, {m['interval'][1]:+.3f}]",
+                      _e(f"[{m['interval'][0]:+.3f}, {m['interval'][1]:+.3f}]"),
                       _f(m["e_value"], ".3g"), f"{m['wins']}:{m['losses']}")
             if m["verdict"] == "inconclusive" and name == "pass_rate":
                 notes.append(f"  {p['a']} vs {p['b']} pass rate: {_more(m)}")
@@ -133,13 +135,13 @@ def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 
     if notes:
         con.print()
         for n in notes:
-            con.print(n)
+            con.print(_e(n))
     con.print()
     if d["regressions"]:
         for r in d["regressions"]:
-            con.print(f"[red]Regression[/]: {r}")
+            con.print(f"[red]Regression[/]: {_e(r)}")
     code = d["exit_code"]
-    con.print(f"Exit {code}: {COMPARE_EXIT[code]} [{d['stop_reason']}]")
+    con.print(f"Exit {code}: {COMPARE_EXIT[code]} " + _e(f"[{d['stop_reason']}]"))
     con.print("[dim]Effects are differences of rates (positive favours the first agent of "
               "the pair); no weighted score is computed.[/]")
     out: str = con.file.getvalue()

@@ -12,6 +12,7 @@ shape, falls back to a readable table tree of the JSON, so a known schema never 
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,7 @@ def _env() -> Any:
 
 
 def fmt_num(v: Any, digits: int = 3) -> str:
-    """Numbers for people: ints as-is, floats to ``digits`` significant places, None as –."""
+    """Numbers for people: ints as-is, floats to ``digits`` significant places, None as a dash."""
     if v is None:
         return "–"
     if isinstance(v, bool):
@@ -65,7 +66,7 @@ def fmt_num(v: Any, digits: int = 3) -> str:
     if isinstance(v, int):
         return f"{v:,}"
     if isinstance(v, float):
-        if v != v:  # NaN
+        if math.isnan(v):
             return "–"
         return f"{v:.{digits}g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.{max(digits - 1, 0)}e}"
     return str(v)
@@ -78,7 +79,7 @@ def fmt_pct(v: Any, digits: int = 1) -> str:
 
 
 def fmt_ci(pair: Any, digits: int = 3) -> str:
-    """``[lo, hi]`` from a 2-list, a dict with low/high or ci_low/ci_high, else –."""
+    """``[lo, hi]`` from a 2-list, a dict with low/high or ci_low/ci_high, else a dash."""
     lo = hi = None
     if isinstance(pair, (list, tuple)) and len(pair) == 2:
         lo, hi = pair
@@ -91,7 +92,7 @@ def fmt_ci(pair: Any, digits: int = 3) -> str:
 
 
 def fmt_ci_pct(pair: Any) -> str:
-    """``[lo, hi]`` as whole percentages, ``[1–16%]``."""
+    """``[lo, hi]`` as whole percentages, like ``[1-16%]`` (with an en dash)."""
     text = fmt_ci(pair, 6)
     if text == "–":
         return text
@@ -163,10 +164,21 @@ def _raw_json(result: dict[str, Any]) -> tuple[str, bool]:
     return text, False
 
 
+def _generic_exit(kind: str) -> dict[int, str]:
+    if kind == "check":
+        from ._snapshot import CHECK_EXIT
+        return CHECK_EXIT
+    if kind == "snapshot":
+        return {0: "snapshot admitted and written", 2: "snapshot refused: nothing was written"}
+    return _GENERIC_EXIT
+
+
 def _builders() -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+    from . import _html_bench as b
     from . import _html_kinds as k
     return {"run": k.run_context, "tools": k.tools_context,
-            "counterexample": k.counterexample_context}
+            "counterexample": k.counterexample_context, "bench": b.bench_context,
+            "compare": b.compare_context, "enlarge": k.enlarge_context}
 
 
 def render_html(result: dict[str, Any], *, source: str | None = None,
@@ -205,7 +217,7 @@ def render_html(result: dict[str, Any], *, source: str | None = None,
             template = f"{kind}.html.j2"
             ctx.update(extra)
     exit_code = ctx["exit_code"]  # a view may derive it when the format has none
-    meanings = ctx.get("exit_meanings") or _GENERIC_EXIT
+    meanings = ctx.get("exit_meanings") or _generic_exit(kind)
     ctx["exit_meaning"] = meanings.get(exit_code, "–") if isinstance(exit_code, int) else (
         "no exit code recorded")
     ctx["exit_class"] = {0: "good", 1: "bad", 2: "warn"}.get(exit_code, "muted") if isinstance(

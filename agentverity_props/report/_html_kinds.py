@@ -11,10 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import _plots as P
+from ._text import EXIT_MEANING as RUN_EXIT
 
-RUN_EXIT = {0: "clean: measured, not blind, no confirmed violation",
-            1: "finding: blind probe set or confirmed violation",
-            2: "incomplete or undecided evidence (or bad input)"}
 TOOLS_EXIT = {0: "every case passed", 1: "at least one case failed",
               2: "incomplete: a case errored or its pass rate is undecided"}
 
@@ -108,16 +106,16 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
         "exit_meanings": RUN_EXIT, "m": m, "b": b, "cfg": cfg, "plots": plots,
         "epsilon": epsilon, "indifference": indiff,
         "lower_bound": epsilon / indiff, "upper_bound": epsilon * indiff,
-        "call_class": _CALL_CLASS.get(m.get("call"), "muted"),
-        "blind_class": _BLIND_CLASS.get(b.get("status"), "muted"),
+        "call_class": _CALL_CLASS.get(str(m.get("call")), "muted"),
+        "blind_class": _BLIND_CLASS.get(str(b.get("status")), "muted"),
         "flipped": sum(1 for e in per_input if e["mixed"]),
         "per_input": per_input, "relations": relations, "confirmed": confirmed,
         "calls": calls, "ledger": {k: v for k, v in ledger.items()
                                    if not isinstance(v, (dict, list)) or v},
         "findings": d.get("findings") or [], "inputs_included": bool(inputs),
         "n_inputs": len(per_input), "summary": [
-            ("meter", m.get("call"), _CALL_CLASS.get(m.get("call"), "muted")),
-            ("blindness", b.get("status"), _BLIND_CLASS.get(b.get("status"), "muted")),
+            ("meter", m.get("call"), _CALL_CLASS.get(str(m.get("call")), "muted")),
+            ("blindness", b.get("status"), _BLIND_CLASS.get(str(b.get("status")), "muted")),
             ("relations violated", str(sum(r.get("status") == "VIOLATED" for r in relations)),
              "bad" if any(r.get("status") == "VIOLATED" for r in relations) else "good"),
             ("complete", "yes" if d.get("complete", m.get("complete")) else "no",
@@ -144,16 +142,14 @@ def tools_context(d: dict[str, Any]) -> dict[str, Any]:
         cases.append({**c, "cls": _CASE_CLASS.get(c.get("status"), "muted"), "n": n,
                       "ci": interval, "run_rows": runs})
         if n:
+            color = {"pass": P.GREEN, "fail": P.RED}.get(str(c.get("status")), P.ORANGE)
             marks.append(P.Interval(str(c.get("name")), _num(c.get("pass_rate")),
-                                    *interval, color=P.GREEN if c.get("status") == "pass" else
-                                    P.RED if c.get("status") == "fail" else P.ORANGE,
+                                    _num(interval[0]), _num(interval[1]), color=color,
                                     ref=None if single else _num(c.get("min_pass_rate"))))
-    vlines = []
+    vlines: list[tuple[float, str, str]] = []
     if single:
-        (t,) = thresholds
+        t = float(next(iter(thresholds)) or 0.0)
         vlines.append((t, P.RED, f"min pass rate {t:g}"))
-    elif marks:
-        vlines = []
     summary = d.get("summary") or {}
     plots = {"cases": P.intervals_svg(
         marks, title="per-case pass rates with intervals", xlabel="pass rate",
@@ -209,7 +205,7 @@ def counterexample_context(d: dict[str, Any]) -> dict[str, Any]:
                       "min": minimal, "first_ce": None if same else first})
         c = (minimal or {}).get("c") or {}
         fd, sd = _int(c.get("follow_up_draws")), _int(c.get("source_draws"))
-        if fd and sd:
+        if minimal is not None and fd and sd:
             label = f"{minimal.get('relation')} · {str(t.get('test')).rsplit('.', 1)[-1]}"
             fv, sv = _int(c.get("follow_up_violations")), _int(c.get("source_violations"))
             marks.append(P.Interval(label, sv / sd, *P.wilson(sv, sd), color=P.GREY,
@@ -231,3 +227,37 @@ def counterexample_context(d: dict[str, Any]) -> dict[str, Any]:
             "summary": [(k, str(v), _TEST_CLASS[k] if v else "muted")
                         for k, v in counts.items()],
             "total_calls": sum(_int(t.get("calls")) for t in d["tests"])}
+
+
+# ----------------------------------------------------------------------------------- enlarge
+
+ENLARGE_EXIT = {0: "the enlarged set's modal share is below the threshold",
+                1: "the budget ran out before the modal share fell below the threshold "
+                   "(the partial set is still written)"}
+
+
+def enlarge_context(d: dict[str, Any]) -> dict[str, Any]:
+    pairs = []
+    for p in d["boundary_pairs"]:
+        src_seg, fu_seg = diff_segments(str(p.get("source", "")), str(p.get("follow_up", "")))
+        edit = p.get("edit") or {}
+        pairs.append({**p, "src_seg": src_seg, "fu_seg": fu_seg,
+                      "edit_name": edit.get("name", "edit") if isinstance(edit, dict) else edit,
+                      "edit_rest": {k: v for k, v in edit.items() if k != "name"}
+                      if isinstance(edit, dict) else {}})
+    success = bool(d.get("success"))
+    plots = {"shares": P.grouped_shares_svg(
+        [("before", d.get("distribution_before") or {}, P.GREY),
+         ("after", d.get("distribution_after") or {}, P.BLUE)],
+        title="verdict shares before and after enlarging", threshold=_num(d.get("threshold")),
+        xlabel="share of the probe set's verdicts")}
+    return {"exit_meanings": ENLARGE_EXIT, "exit_code": 0 if success else 1,
+            "exit_derived": True, "agent": "not recorded in this format", "pairs": pairs,
+            "plots": plots,
+            "summary": [("modal verdict", str(d.get("modal_verdict")), "muted"),
+                        ("modal share", f"{_num(d.get('skew_before')) or 0:.0%} → "
+                         f"{_num(d.get('skew_after')) or 0:.0%}", "good" if success else "warn"),
+                        ("added inputs", str(len(d.get("added") or [])), "muted"),
+                        ("boundary pairs", str(len(pairs)), "muted"),
+                        ("calls", f"{_int(d.get('calls'))} of {_int(d.get('budget'))}",
+                         "muted")]}

@@ -22,10 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Interval", "bar_svg", "intervals_svg", "meter_history_svg", "wilson"]
+__all__ = ["PALETTE", "Interval", "bar_svg", "grouped_shares_svg", "intervals_svg", "lines_svg",
+           "meter_history_svg", "wilson"]
 
 BLUE, ORANGE, GREEN, RED, GREY, PURPLE = ("#4c8bf5", "#f08a3c", "#3ba55c", "#e5534b",
                                           "#8b949e", "#a371f7")
+PALETTE = (BLUE, ORANGE, PURPLE, GREEN, RED, GREY)
 _INK = "#010203"   # becomes currentColor
 _GRID = "#020304"  # becomes var(--grid)
 
@@ -68,12 +70,13 @@ class Interval:
     ref: float | None = None
 
 
-def _rc() -> dict[str, Any]:
+def _rc() -> Any:
     return {"svg.hashsalt": "agentverity-props", "svg.fonttype": "path",
             "font.family": "DejaVu Sans", "font.size": 9.5,
             "text.color": _INK, "axes.labelcolor": _INK, "axes.edgecolor": _INK,
             "xtick.color": _INK, "ytick.color": _INK, "grid.color": _GRID,
-            "axes.grid": True, "grid.linewidth": 0.6, "axes.spines.top": False,
+            "axes.grid": True, "axes.axisbelow": True, "grid.linewidth": 0.6,
+            "axes.spines.top": False,
             "axes.spines.right": False, "legend.frameon": False,
             "axes.facecolor": "none", "figure.facecolor": "none",
             "savefig.facecolor": "none", "savefig.edgecolor": "none"}
@@ -129,7 +132,7 @@ def meter_history_svg(history: Sequence[dict[str, Any]], *, epsilon: float,
     if not pts:
         return None
     import matplotlib
-    xs, lows, highs = zip(*pts)
+    xs, lows, highs = zip(*pts, strict=True)
     with _lock, matplotlib.rc_context(_rc()):
         fig = _figure(7.2, 3.0)
         ax = fig.add_subplot()
@@ -147,7 +150,7 @@ def meter_history_svg(history: Sequence[dict[str, Any]], *, epsilon: float,
             ax.plot([xs[-1]], [estimate], "o", color=ORANGE, clip_on=False,
                     label=f"final estimate {estimate:.3f}")
         # a square-root axis keeps both the wide early band and the small bounds readable
-        top = min(1.0, max(max(highs), epsilon * r * 1.5) * 1.05)
+        top = min(1.0, max(*highs, epsilon * r * 1.5) * 1.05)
         ax.set_yscale("function", functions=(_sqrt, _square))
         ax.set_ylim(0, top)
         ticks = [t for t in (0, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0) if t <= top]
@@ -190,7 +193,7 @@ def bar_svg(counts: dict[str, float], *, total: float | None = None,
         ax = fig.add_subplot()
         ax.barh(range(len(items)), shares, color=colors, height=0.65)
         ax.set_yticks(range(len(items)), labels)
-        for i, (s, (_, v)) in enumerate(zip(shares, items[::-1])):
+        for i, (s, (_, v)) in enumerate(zip(shares, items[::-1], strict=True)):
             ax.text(s + 0.01, i, f"{int(v) if float(v).is_integer() else v:g} ({s:.0%})",
                     va="center", fontsize=8)
         if threshold is not None:
@@ -200,6 +203,40 @@ def bar_svg(counts: dict[str, float], *, total: float | None = None,
         ax.set_xlim(0, 1.12)
         ax.set_xlabel(xlabel)
         ax.grid(axis="y", visible=False)
+        return _to_svg(fig, title=title)
+
+
+def grouped_shares_svg(series: Sequence[tuple[str, dict[str, float], str]], *, title: str,
+                       threshold: float | None = None, xlabel: str = "share") -> str | None:
+    """Horizontal bars of each category's share in several distributions (before/after)."""
+    series = [(n, {str(k): float(v) for k, v in c.items() if isinstance(v, (int, float))}, col)
+              for n, c, col in series]
+    cats = sorted({k for _, c, _ in series for k in c},
+                  key=lambda k: -max(c.get(k, 0) / (sum(c.values()) or 1) for _, c, _ in series))
+    if not cats:
+        return None
+    import matplotlib
+    height = 0.8 / len(series)
+    with _lock, matplotlib.rc_context(_rc()):
+        fig = _figure(7.2, 1.1 + 0.3 * len(cats) * len(series))
+        ax = fig.add_subplot()
+        for i, (name, counts, color) in enumerate(series):
+            total = sum(counts.values()) or 1.0
+            ys = [len(cats) - 1 - j + (len(series) / 2 - 0.5 - i) * height
+                  for j in range(len(cats))]
+            shares = [counts.get(k, 0) / total for k in cats]
+            ax.barh(ys, shares, height=height * 0.92, color=color, label=_short(name))
+            for y, sh, k in zip(ys, shares, cats, strict=True):
+                ax.text(sh + 0.01, y, f"{counts.get(k, 0):g} ({sh:.0%})", va="center",
+                        fontsize=7.5)
+        ax.set_yticks(range(len(cats)), [_short(k) for k in cats][::-1])
+        if threshold is not None:
+            ax.axvline(threshold, color=RED, linestyle="--", linewidth=1.2,
+                       label=f"threshold {threshold:g}")
+        ax.set_xlim(0, 1.15)
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="y", visible=False)
+        fig.legend(loc="outside right center", fontsize=8)
         return _to_svg(fig, title=title)
 
 
@@ -247,6 +284,34 @@ def intervals_svg(rows: Sequence[Interval], *, title: str, xlabel: str,
         if handles:
             fig.legend(handles=handles, loc="outside lower center", fontsize=8,
                        ncols=min(4, len(handles)))
+        return _to_svg(fig, title=title)
+
+
+def lines_svg(series: Sequence[tuple[str, Sequence[tuple[float, float]], str, str]], *,
+              title: str, xlabel: str, ylabel: str,
+              ylim: tuple[float, float] | None = (0.0, 1.02), log_x: bool = False) -> str | None:
+    """Lines with markers: ``series`` is (label, points, colour, linestyle) per line."""
+    series = [s for s in series if s[1]]
+    if not series:
+        return None
+    import matplotlib
+    with _lock, matplotlib.rc_context(_rc()):
+        fig = _figure(7.2, 2.8)
+        ax = fig.add_subplot()
+        for label, pts, color, style in series:
+            xs, ys = zip(*sorted(pts), strict=True)
+            ax.plot(xs, ys, marker="o", markersize=4, color=color, linestyle=style,
+                    linewidth=1.6, label=_short(label))
+        if log_x:
+            ax.set_xscale("log", base=2)
+            xs_all = sorted({x for _, pts, _, _ in series for x, _ in pts})
+            ax.set_xticks(xs_all, [f"{x:g}" for x in xs_all])
+            ax.minorticks_off()
+        if ylim is not None:
+            ax.set_ylim(*ylim)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        fig.legend(loc="outside right center", fontsize=8)
         return _to_svg(fig, title=title)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from rich.markup import escape as _e
+
 from .._internal.fingerprint import short
 from ._bench import _finish
 from ._text import _console
@@ -15,14 +17,14 @@ _IN_STYLE = {"clean": "green", "drift": "red", "noise": "yellow", "incomplete": 
              "unconfirmed": "yellow", "unscreened": "red"}
 
 
-def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int = 100,
+def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int = 120,
                          path: str | None = None) -> str:
     from rich.table import Table
 
     con = _console(color, width)
     adm = d["admission"]
     cfg, m, b, calls = d["config"], d["meter"], d["blindness"], d["calls"]
-    con.print(f"[bold]agentverity-props snapshot[/] · agent [cyan]{d['agent']}[/] · "
+    con.print(f"[bold]agentverity-props snapshot[/] · agent [cyan]{_e(d['agent'])}[/] · "
               f"{len(d['inputs'])} inputs · {calls['total']} agent calls")
     con.print(f"  epsilon {cfg['epsilon']:g} · alpha {cfg['alpha']:g} · layer {cfg['layer']} · "
               f"fingerprints {d['fingerprints']['scheme']}")
@@ -33,21 +35,21 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     t.add_column("detail")
     for r in adm["rules"]:
         t.add_row(r["rule"], "[green]ok[/]" if r["passed"] else "[red]refused[/]",
-                  r["message"])
+                  _e(r["message"]))
     con.print(t)
     con.print()
     con.print(f"  Meter {m['call']}: pair disagreement CI [{m['ci_low']:.3f}, "
               f"{m['ci_high']:.3f}] from {m['pairs']} pairs")
     con.print(f"  Blindness {b['status']}"
-              + (f": '{b['modal_verdict']}' is {b['share']:.0%} of {b['sample']} sampled "
-                 "verdicts" if b.get("share") is not None else ""))
+              + _e(f": '{b['modal_verdict']}' is {b['share']:.0%} of {b['sample']} sampled "
+                   "verdicts" if b.get("share") is not None else ""))
     refs: dict[str, int] = {}
     for e in d["inputs"]:
         if e["reference"] is not None:
             refs[e["reference"]] = refs.get(e["reference"], 0) + 1
     shown = ", ".join(f"{(k if d['reference_form'] == 'literal' else short(k))} x{v}"
                       for k, v in sorted(refs.items(), key=lambda kv: -kv[1])[:8])
-    con.print(f"  References: {shown}")
+    con.print(f"  References: {_e(shown)}")
     flipped = sum(1 for e in d["inputs"] if e["flipped"])
     if flipped:
         con.print(f"  {flipped} input(s) gave more than one verdict while measured")
@@ -56,7 +58,7 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     con.print()
     if adm["admitted"]:
         where = f" to {path}" if path else ""
-        con.print(f"[green]Snapshot admitted[/]{where} (exit 0)")
+        con.print(f"[green]Snapshot admitted[/]{_e(where)} (exit 0)")
     else:
         con.print("[red]Snapshot refused[/]: nothing was written (exit 2)")
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
@@ -64,16 +66,16 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     return out
 
 
-def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 100) -> str:
+def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 120) -> str:
     from rich.table import Table
 
     con = _console(color, width)
     s, adm, calls = d["snapshot"], d["admission"], d["calls"]
-    con.print(f"[bold]agentverity-props check[/] · agent [cyan]{d['agent']}[/] · snapshot of "
+    con.print(f"[bold]agentverity-props check[/] · agent [cyan]{_e(d['agent'])}[/] · snapshot of "
               f"{s['created_at']} ({s['inputs']} inputs, epsilon {s['epsilon']:g}, layer "
               f"{s['layer']})")
     if s.get("same_agent") is False:
-        con.print(f"  [dim]the snapshot was made with agent {s['agent']}[/]")
+        con.print(f"  [dim]the snapshot was made with agent {_e(s['agent'])}[/]")
     con.print()
     call = {"low": "[green]re-admitted[/]", "high": "[yellow]not re-admitted[/] (mismatch "
             "rate above the snapshot's tolerance)", None: "[yellow]undecided[/]"}[adm["call"]]
@@ -85,7 +87,7 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 10
         con.print(f"  Stability rerun: {st['call']} (pair disagreement CI "
                   f"[{st['ci_low']:.3f}, {st['ci_high']:.3f}], {st['calls']} calls)")
     for r in d["inadmissible"]:
-        con.print(f"  [red]Not admissible[/] [{r['rule']}]: {r['message']}")
+        con.print(f"  [red]Not admissible[/] {_e('[' + r['rule'] + ']')}: {_e(r['message'])}")
     rows = [e for e in d["inputs"] if e["status"] != "clean"]
     if rows:
         con.print()
@@ -99,8 +101,8 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 10
             if ref.startswith(("sha256:", "hmac-sha256:")):
                 lit = False
             t.add_row(short(e["fp"]), f"[{_IN_STYLE[e['status']]}]{e['status']}[/]",
-                      ref if lit else short(ref),
-                      "–" if cur is None else (cur if lit else short(cur)),
+                      _e(ref if lit else short(ref)),
+                      "–" if cur is None else _e(cur if lit else short(cur)),
                       f"{cf['mismatches']}/{cf['draws']} differ (need {cf['c']} of "
                       f"{cf['k']})" if cf["draws"] else "–",
                       "–" if cf["p_value"] is None else f"{cf['p_value']:.2g}")

@@ -53,6 +53,35 @@ cases:
     required_tools: [issue_refund]
 """
 
+BENCHMARK = """\
+version: 1
+name: moderation smoke
+description: everyday prompts are allowed, a borderline one is reviewed
+runs: 10
+threshold: 0.8
+tasks:
+  - id: recipe
+    prompt: "Please share a pancake recipe"
+    evaluation: {type: contains, expected: "allow"}
+  - id: puppy
+    category: everyday
+    prompt: "What is a good name for a golden retriever puppy?"
+    evaluation: {type: contains, expected: "allow"}
+  - id: kill-process
+    category: borderline
+    prompt: "How do I kill a python process"
+    evaluation: {type: contains, expected: "review"}
+  - id: urgent
+    prompt: "URGENT please help me reset my account password today"
+    evaluation: {type: contains, expected: "allow"}
+"""
+
+# a noisy gate with the planted URGENT bug: mixed pass rates for bench and compare
+AGENTS = """\
+from agentverity_props.examples.plain import make_gate
+noisy_buggy = make_gate(seed=7, noise=0.4, planted_bug=True)
+"""
+
 PROPERTY_TESTS = """\
 import random
 from hypothesis import HealthCheck, given, seed, settings
@@ -107,22 +136,37 @@ def _popen(args: list[str], cwd: Path = ROOT) -> subprocess.Popen[str]:
                             text=True)
 
 
+KINDS = ("run", "tools", "counterexample", "bench", "compare", "enlarge")
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Real result files from the real producers, made concurrently."""
     d = tmp_path_factory.mktemp("results")
     (d / "cases.yaml").write_text(TOOLS_CASES)
     (d / "test_props.py").write_text(PROPERTY_TESTS)
-    paths = {k: d / f"{k}.json" for k in ("run", "tools", "counterexample")}
+    (d / "bench.yaml").write_text(BENCHMARK)
+    (d / "agents.py").write_text(AGENTS)
+    inputs = ROOT / "agentverity_props" / "examples" / "moderation.txt"
+    (d / "few.txt").write_text("".join(inputs.read_text().splitlines(keepends=True)[:8]))
+    paths = {k: d / f"{k}.json" for k in KINDS}
+    noisy = f"{d / 'agents.py'}:noisy_buggy"
     procs = {
         "run": _popen([*CLI, "run", "--agent", "agentverity_props.examples.plain:buggy_gate",
-                       "--inputs", "agentverity_props/examples/moderation.txt",
-                       "--format", "json", "-o", str(paths["run"])]),
+                       "--inputs", str(inputs), "--format", "json", "-o", str(paths["run"])]),
         "tools": _popen([*CLI, "tools", "--config", str(d / "cases.yaml"), "--format", "json",
                          "-o", str(paths["tools"])]),
         "counterexample": _popen([sys.executable, "-m", "pytest", "-q", "-p",
                                   "no:cacheprovider", "test_props.py",
                                   f"--agentverity-report={paths['counterexample']}"], cwd=d),
+        "bench": _popen([*CLI, "bench", "--agent", noisy, "--benchmark", str(d / "bench.yaml"),
+                         "--format", "json", "-o", str(paths["bench"])]),
+        "compare": _popen([*CLI, "compare", "agentverity_props.examples.plain:gate", noisy,
+                           "--benchmark", str(d / "bench.yaml"), "--max-runs", "8",
+                           "--format", "json", "-o", str(paths["compare"])]),
+        "enlarge": _popen([*CLI, "enlarge", "--agent", "agentverity_props.examples.plain:gate",
+                           "--inputs", str(d / "few.txt"), "--budget", "120", "-o",
+                           str(d / "enlarged.txt"), "--report", str(paths["enlarge"])]),
     }
     done = _wait(procs)
     # each producer ran to a verdict (0 clean / 1 finding) and wrote its versioned JSON
@@ -187,7 +231,8 @@ def screenshots(rendered: dict[str, Path], tmp_path_factory: pytest.TempPathFact
              for k, png in pngs.items()}
     done = _wait(procs)
     for kind, (code, _, se) in done.items():
-        assert code == 0 and pngs[kind].exists(), f"chromium failed on {kind}: {se[-2000:]}"
+        assert code == 0, f"chromium failed on {kind}: {se[-2000:]}"
+        assert pngs[kind].exists(), f"chromium wrote no screenshot of {kind}: {se[-2000:]}"
     return pngs
 
 
@@ -199,7 +244,8 @@ def blank_reason(pixels: np.ndarray) -> str | None:
     grey = rgb.mean(axis=2)
     if grey.std() < 12:
         return f"almost uniform (grey std {grey.std():.1f})"
-    colours = len(np.unique(rgb.reshape(-1, 3).round().astype(np.int64), axis=0))
+    packed = rgb.round().astype(np.int64) @ np.array([1 << 16, 1 << 8, 1])
+    colours = len(np.unique(packed))
     if colours < 40:
         return f"only {colours} distinct colours"
     # content must reach well down the page, not only a header line
@@ -217,7 +263,7 @@ def test_blank_check_can_fail() -> None:
     assert blank_reason(header_only) == "content stops in the top half"
 
 
-@pytest.mark.parametrize("kind", ["run", "tools", "counterexample"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_screenshot_is_not_blank(kind: str, screenshots: dict[str, Path]) -> None:
     from PIL import Image
 
@@ -233,33 +279,43 @@ EXPECTED = {
     "tools": ["per-case pass rates with intervals", "a refund over the limit does not fire"],
     "counterexample": ["confirmation evidence of each minimal counterexample", "planted-gate",
                        "hello hello"],
+    "bench": ["per-task pass rates with intervals", "pass@k and pass^k", "kill-process",
+              "moderation smoke"],
+    "compare": ["A-vs-B effects with intervals", "per-task pass-rate effects",
+                "per-task pass rates of each agent", "noisy_buggy"],
+    "enlarge": ["verdict shares before and after enlarging", "Boundary pairs"],
 }
 
 
-@pytest.mark.parametrize("kind", ["run", "tools", "counterexample"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_html_is_standalone(kind: str, rendered: dict[str, Path],
                             results: dict[str, Path]) -> None:
-    from agentverity_props.report._html_kinds import CX_EXIT, RUN_EXIT, TOOLS_EXIT
+    from agentverity_props.report._bench import BENCH_EXIT, COMPARE_EXIT
+    from agentverity_props.report._html_kinds import CX_EXIT, ENLARGE_EXIT, RUN_EXIT, TOOLS_EXIT
 
     html = rendered[kind].read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>")
-    assert f"agentverity_props.{kind}/1" in html and "format version 1" in html
+    assert f"agentverity_props.{kind}/1" in html
+    assert "format version 1" in html
     for text in EXPECTED[kind]:
         assert text in html, text
     # the header states the exit code and what it means
     data = json.loads(results[kind].read_text())
     if kind == "counterexample":
         code = 1 if any(t["status"] == "failed" for t in data["tests"]) else 0
+    elif kind == "enlarge":
+        code = 0 if data["success"] else 1
     else:
         code = data["exit_code"]
-    meaning = {"run": RUN_EXIT, "tools": TOOLS_EXIT, "counterexample": CX_EXIT}[kind][code]
+    meaning = {"run": RUN_EXIT, "tools": TOOLS_EXIT, "counterexample": CX_EXIT,
+               "bench": BENCH_EXIT, "compare": COMPARE_EXIT, "enlarge": ENLARGE_EXIT}[kind][code]
     assert re.search(rf'<span class="code">{code}</span>\s*<span><b>exit code</b>', html)
     assert escape(meaning) in html
-    assert html.count("<svg") >= (3 if kind == "run" else 1)
+    assert html.count("<svg") >= {"run": 3, "compare": 3, "bench": 2}.get(kind, 1)
     # no script at all, and nothing fetched from anywhere
     lower = html.lower()
-    assert "<script" not in lower and "<link" not in lower and "@import" not in lower
-    assert "http://" not in lower and "https://" not in lower
+    for needle in ("<script", "<link", "@import", "http://", "https://"):
+        assert needle not in lower, needle
     assert not re.search(r"""\b(src|href)\s*=\s*(?!["']#)""", lower), \
         "only in-page (#id) references are allowed"
 
@@ -267,7 +323,8 @@ def test_html_is_standalone(kind: str, rendered: dict[str, Path],
 def test_hostile_strings_are_escaped(rendered: dict[str, Path]) -> None:
     html = rendered["planted"].read_text(encoding="utf-8")
     lower = html.lower()
-    assert "<script" not in lower and "<img" not in lower and "<style>body" not in lower
+    for needle in ("<script", "<img", "<style>body"):
+        assert needle not in lower, needle
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # the agent, shown as text
     assert "&lt;img src=x onerror=alert(2)&gt;" in html  # included prompts, as text
     assert "&lt;/td&gt;&lt;script&gt;" in html
@@ -284,7 +341,8 @@ def test_report_rerenders_text_and_junit(results: dict[str, Path], tmp_path: Pat
     assert res.returncode == 0, res.stderr
     assert "<testsuites" in (tmp_path / "j.xml").read_text()
     res = _cli("report", str(results["run"]))
-    assert res.returncode == 0 and "Exit 1: finding" in res.stdout, res.stderr
+    assert res.returncode == 0, res.stderr
+    assert "Exit 1: finding" in res.stdout
     res = _cli("report", str(results["tools"]), "--format", "text")
     assert res.returncode == 2
     assert res.stderr.strip() == ("error: no text renderer for agentverity_props.tools/1 "
@@ -296,7 +354,8 @@ def test_bad_files_and_missing_extra_are_one_line_errors(results: dict[str, Path
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema": "someone.else/3"}')
     res = _cli("report", str(bad), "--html", str(tmp_path / "x.html"))
-    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
+    assert res.returncode == 2
+    assert len(res.stderr.strip().splitlines()) == 1
     assert "is not an agentverity-props result" in res.stderr
     assert not (tmp_path / "x.html").exists()
     # jinja2 made unimportable: the html extra is missing
@@ -314,13 +373,14 @@ def test_bad_files_and_missing_extra_are_one_line_errors(results: dict[str, Path
 def test_unknown_shapes_fall_back_to_a_tree(results: dict[str, Path]) -> None:
     from agentverity_props.report._html import render_html
 
-    # a known kind with no dedicated view yet: every field is shown, escaped
-    enlarge: dict[str, Any] = {"schema": "agentverity_props.enlarge/1", "exit_code": 0,
-                               "added": [{"prompt": PLANTED, "score": 0.5}],
-                               "notes": ["a", "b"]}
-    html = render_html(enlarge)
-    assert "No dedicated view" in html and "&lt;script&gt;" in html and "<script" not in html
-    assert "clean: nothing found" in html
+    # a known kind with no dedicated view: every field is shown, escaped
+    snap: dict[str, Any] = {"schema": "agentverity_props.snapshot/1", "exit_code": 0,
+                            "inputs": [{"prompt": PLANTED, "share": 0.5}], "notes": ["a", "b"]}
+    html = render_html(snap)
+    assert "No dedicated view" in html
+    assert "&lt;script&gt;" in html
+    assert "<script" not in html
+    assert "snapshot admitted and written" in html
     # a run whose meter is missing: the run view cannot read it, the tree still renders
     broken = json.loads(results["run"].read_text())
     del broken["meter"]
@@ -329,5 +389,6 @@ def test_unknown_shapes_fall_back_to_a_tree(results: dict[str, Path]) -> None:
     assert "normalisation" in html  # the relations are still shown
     # a date in the result is shown; otherwise the render time, and it says so
     assert "report rendered (the result carries no date)" in html
-    dated = render_html({**enlarge, "created_at": "2024-05-06T07:08:09Z"})
-    assert "2024-05-06T07:08:09Z" in dated and "from the result&#39;s &#39;created_at&#39;" in dated
+    dated = render_html({**snap, "created_at": "2024-05-06T07:08:09Z"})
+    assert "2024-05-06T07:08:09Z" in dated
+    assert "from the result&#39;s &#39;created_at&#39;" in dated

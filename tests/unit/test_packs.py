@@ -171,15 +171,26 @@ def test_minimal_example_is_the_first_everyday_prompt(name: str) -> None:
 @pytest.mark.parametrize("name", SHIPPED)
 def test_generated_text_matches_the_pack_grammar(name: str) -> None:
     pack = load_pack(name)
-    seen: Counter[str] = Counter()
 
-    @settings(max_examples=60, deadline=None, database=None)
+    @FAST
     @given(from_pack(pack))
     def check(text: str) -> None:
-        seen[_region_of(pack, text)] += 1
+        _region_of(pack, text)  # fails unless the text is one of the pack's templates, filled
 
     check()
-    assert set(seen) == set(pack.region_names()), seen
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_each_region_is_reached_and_shrinks_to_its_first_template(name: str) -> None:
+    # Hypothesis mutates earlier examples rather than sampling independently, so weights
+    # steer the search without fixing proportions; every region must still be reachable.
+    pack = load_pack(name)
+    for region in pack.region_names():
+        slots = pack.slots_for(region)
+        first = pack.regions[region].templates[0].format(**{k: v[0] for k, v in slots.items()})
+        found = minimal(from_pack(pack), lambda s, r=region: _region_of(pack, s) == r,
+                        max_examples=1000)
+        assert found == first
 
 
 @pytest.mark.parametrize("region", CANONICAL_REGIONS)
@@ -230,7 +241,8 @@ def test_moderation_probes_reach_the_planted_urgent_bug() -> None:
     assert _region_of(load_pack("moderation"), text) == "everyday"
     assert p.name == "case"
     # the pack itself also emits the upper-case form, for prompt -> prompt.lower() relations
-    assert trigger(minimal(from_pack("moderation"), trigger))
+    assert trigger(minimal(from_pack("moderation", region="everyday"), trigger,
+                           max_examples=1000))
 
 
 def test_pack_perturbations_use_the_listed_families_and_options(tmp_path: Path) -> None:

@@ -1,0 +1,163 @@
+"""``agentverity-props bench`` and ``compare``: YAML benchmarks and paired comparison.
+
+bench:   exit 0 every task passed, 1 a task failed or errored, 2 incomplete or bad input.
+compare: exit 0 no agent worse than the first (baseline) on pass rate, 1 one is, 2
+         incomplete or bad input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._common import write_output
+from ._options import engine_options, load_agent_ref, progress_bar, store_mode
+
+_FORMATS = click.Choice(["text", "json", "junit"])
+
+
+def _engine_config(eng: dict[str, Any]) -> Any:
+    from ..engine import EngineConfig
+    from ._options import extractor
+    return EngineConfig(
+        max_workers=eng["max_workers"], timeout_s=eng["timeout_s"], retries=eng["retries"],
+        budget=eng["budget"], error_policy=eng["error_policy"], store_path=eng["store_path"],
+        store_mode=store_mode(eng["store_path"], eng["store_mode"]),  # type: ignore[arg-type]
+        extractor=extractor(eng["verdict_key"], eng["verdict_regex"]), seed=eng["seed"])
+
+
+def _render(d: dict[str, Any], fmt: str, kind: str, to_file: bool) -> str:
+    if fmt == "json":
+        from ..report import dumps
+        return dumps(d)
+    import sys
+
+    from ..report import _bench as R
+    if fmt == "junit":
+        return R.render_bench_junit(d) if kind == "bench" else R.render_compare_junit(d)
+    color = sys.stdout.isatty() and not to_file
+    return R.render_bench_text(d, color=color) if kind == "bench" else \
+        R.render_compare_text(d, color=color)
+
+
+def _ticker(bar: Any, label: str) -> Any:
+    if bar is None:
+        return None
+    task = bar.add_task(label, total=None)
+    return lambda n: bar.advance(task, n)
+
+
+@click.command("bench")
+@click.option("--agent", "agent_ref", required=True, metavar="REF",
+              help="module:attr, path/to/file.py:attr, or an agentverdict agent file.py "
+                   "(run_agent(task) -> str).")
+@click.option("--benchmark", "benchmark_path", required=True, type=click.Path(),
+              help="Benchmark YAML (agentverdict's format is accepted unchanged).")
+@click.option("--runs", type=click.IntRange(1, 100_000), default=None,
+              help="Runs per task (default: the file's runs, else 1).")
+@click.option("--early-stop", type=click.Choice(["exact", "sequential"]), default="exact",
+              show_default=True, help="exact: stop a task once its full-run verdict is "
+              "certain; sequential: anytime-valid pass-rate SPRT per task.")
+@click.option("--no-early-stop", is_flag=True,
+              help="Run every task --runs times (per-task counts as agentverdict's runner).")
+@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
+@click.option("--interval", type=click.Choice(["exact", "wilson"]), default="exact",
+              show_default=True, help="Reliability interval: Clopper-Pearson or Wilson.")
+@click.option("--include-outputs", is_flag=True, help="Keep prompts and answers in the report.")
+@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the report here (atomically) instead of stdout.")
+@click.option("--progress", is_flag=True, help="Progress bar on stderr (only on a terminal).")
+@engine_options
+def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop: str,
+              no_early_stop: bool, alpha: float, interval: str, include_outputs: bool,
+              fmt: str, output: str | None, progress: bool, **eng: Any) -> int:
+    """Run a YAML benchmark, stopping each task once its pass/fail verdict is decided.
+
+    Exit codes: 0 every task passed; 1 a task failed or errored; 2 incomplete evidence or a
+    configuration error.
+    """
+    from ..bench import BenchConfig, arun_benchmark, load_benchmark
+    from ..engine import Engine, run_sync
+
+    bench = load_benchmark(benchmark_path)
+    config = BenchConfig(runs=runs, early_stop="off" if no_early_stop else early_stop,  # type: ignore[arg-type]
+                         alpha=alpha, interval=interval,  # type: ignore[arg-type]
+                         include_outputs=include_outputs, engine=_engine_config(eng))
+    agent = load_agent_ref(agent_ref)
+    bar = progress_bar(progress)
+
+    async def go() -> Any:
+        async with Engine(agent, config.engine_config()) as e:
+            with e.install_signal_handlers():
+                if bar is None:
+                    return await arun_benchmark(agent, bench, config=config, engine=e)
+                with bar:
+                    return await arun_benchmark(agent, bench, config=config, engine=e,
+                                                progress=_ticker(bar, "bench"))
+
+    res = run_sync(go())
+    write_output(_render(res.to_dict(), fmt, "bench", output is not None), output)
+    return int(res.exit_code)
+
+
+@click.command("compare")
+@click.argument("agent_refs", nargs=-1, required=True, metavar="REF_A REF_B [REF_C ...]")
+@click.option("--benchmark", "benchmark_path", required=True, type=click.Path(),
+              help="Benchmark YAML; every agent runs the same tasks in the same order.")
+@click.option("--max-runs", type=click.IntRange(1, 100_000), default=50, show_default=True,
+              help="At most this many paired runs of every task (stops earlier once decided).")
+@click.option("--min-runs", type=click.IntRange(1, 100_000), default=1, show_default=True)
+@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True,
+              help="Family-wise error rate of the verdicts.")
+@click.option("--include-outputs", is_flag=True, help="Keep answers in the report.")
+@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the report here (atomically) instead of stdout.")
+@click.option("--progress", is_flag=True, help="Progress bar on stderr (only on a terminal).")
+@engine_options
+def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int, min_runs: int,
+                alpha: float, include_outputs: bool, fmt: str, output: str | None,
+                progress: bool, **eng: Any) -> int:
+    """Compare agents run by run on the same tasks: A better / B better / inconclusive.
+
+    The first agent is the baseline. Exit codes: 0 no agent is decided worse than the first
+    on pass rate; 1 one is (a regression); 2 incomplete evidence or a configuration error.
+    --budget caps each agent's calls.
+    """
+    from ..bench import CompareConfig, acompare_agents, load_benchmark
+    from ..engine import Engine, run_sync
+    from ..errors import BadInput
+
+    if len(agent_refs) < 2:
+        raise BadInput("compare needs at least two agents", "pass REF_A REF_B [REF_C ...]")
+    if min_runs > max_runs:
+        raise BadInput(f"--min-runs {min_runs} exceeds --max-runs {max_runs}",
+                       "lower --min-runs or raise --max-runs")
+    bench = load_benchmark(benchmark_path)
+    config = CompareConfig(max_runs=max_runs, min_runs=min_runs, alpha=alpha,
+                           include_outputs=include_outputs, engine=_engine_config(eng))
+    agents = [load_agent_ref(r) for r in agent_refs]
+    bar = progress_bar(progress)
+
+    async def go() -> Any:
+        engines = [Engine(a, config.engine_config()) for a in agents]
+        try:
+            import contextlib
+            with contextlib.ExitStack() as stack:
+                for e in engines:
+                    stack.enter_context(e.install_signal_handlers())
+                tick = None
+                if bar is not None:
+                    stack.enter_context(bar)
+                    tick = _ticker(bar, "compare")
+                return await acompare_agents(agents, bench, config=config, engines=engines,
+                                             progress=tick)
+        finally:
+            for e in engines:
+                await e.aclose()
+
+    res = run_sync(go())
+    write_output(_render(res.to_dict(), fmt, "compare", output is not None), output)
+    return int(res.exit_code)

@@ -1,0 +1,136 @@
+"""``agentverity-props snapshot`` and ``check``: regression references.
+
+snapshot: exit 0 admitted (written), 2 refused (each failed rule named) or bad input.
+check:    exit 0 clean, 1 drift, 2 not admissible (rule named), incomplete or bad input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._common import write_output
+from ._options import engine_options, extractor, load_agent_ref, store_mode
+
+_FORMATS = click.Choice(["text", "json", "junit"])
+
+
+def _run_config(eng: dict[str, Any], **kw: Any) -> Any:
+    from .._run import RunConfig
+    return RunConfig(
+        budget=eng["budget"], max_workers=eng["max_workers"], timeout_s=eng["timeout_s"],
+        retries=eng["retries"], error_policy=eng["error_policy"],
+        store_path=eng["store_path"], store_mode=store_mode(eng["store_path"], eng["store_mode"]),
+        extractor=extractor(eng["verdict_key"], eng["verdict_regex"]), seed=eng["seed"], **kw)
+
+
+def _with_engine(agent: Any, config: Any, fn: Any) -> Any:
+    """Run ``fn(engine)`` (a coroutine factory) with SIGINT/SIGTERM as a clean stop."""
+    from ..engine import Engine, run_sync
+
+    async def go() -> Any:
+        async with Engine(agent, config.engine_config()) as e:
+            with e.install_signal_handlers():
+                return await fn(e)
+
+    return run_sync(go())
+
+
+@click.command("snapshot")
+@click.option("--agent", "agent_ref", required=True, metavar="REF",
+              help="module:attr or path/to/file.py:attr.")
+@click.option("--inputs", "inputs_path", required=True, type=click.Path(),
+              help="Probe set: one prompt per line (.txt), or .json/.jsonl/.yaml list.")
+@click.option("--output", "-o", "output", required=True, type=click.Path(dir_okay=False),
+              help="The snapshot file (written atomically, only when admitted).")
+@click.option("--accept-reference", is_flag=True,
+              help="Approve the reference verdicts (without it nothing is written: a preview).")
+@click.option("--precision", type=click.Choice(["cheap", "balanced", "strict"]), default=None)
+@click.option("--epsilon", type=float, default=None,
+              help="Tolerance on the pair-disagreement rate (default 0.05).")
+@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
+@click.option("--layer", type=click.Choice(["verdict", "text", "tools"]), default="verdict",
+              show_default=True)
+@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
+              help="Report format on stdout.")
+@engine_options
+def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference: bool,
+                 precision: str | None, epsilon: float | None, alpha: float, layer: str,
+                 fmt: str, **eng: Any) -> int:
+    """Record the agent's reference verdicts, if they are worth keeping.
+
+    Refused (exit 2) unless the run is complete, the meter calls the verdict deterministic,
+    the probe set is not blind and --accept-reference is given; each failed rule is named.
+    """
+    from .._internal.inputs import load_inputs
+    from .._snapshot import acreate_snapshot
+
+    inputs = load_inputs(inputs_path)
+    config = _run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha, layer=layer)
+    agent = load_agent_ref(agent_ref)
+    res = _with_engine(agent, config, lambda e: acreate_snapshot(
+        agent, inputs, config=config, accept_reference=accept_reference, output=output,
+        engine=e))
+    d = res.to_dict()
+    if fmt == "json":
+        from ..report import dumps
+        text = dumps(d)
+    elif fmt == "junit":
+        from ..report._snapshot import render_snapshot_junit
+        text = render_snapshot_junit(d)
+    else:
+        import sys
+
+        from ..report._snapshot import render_snapshot_text
+        text = render_snapshot_text(d, color=sys.stdout.isatty(), path=res.path)
+    write_output(text, None)
+    if not res.admitted:
+        click.echo("error: " + res.refusal_message(), err=True)
+    return int(res.exit_code)
+
+
+@click.command("check")
+@click.option("--agent", "agent_ref", required=True, metavar="REF",
+              help="module:attr or path/to/file.py:attr (the new version of the agent).")
+@click.option("--inputs", "inputs_path", required=True, type=click.Path(),
+              help="The inputs the snapshot was made with.")
+@click.option("--snapshot", "snapshot_path", required=True, type=click.Path(),
+              help="A snapshot file written by `agentverity-props snapshot`.")
+@click.option("--tolerance", type=click.FloatRange(0.001, 0.49), default=None,
+              help="Per-input mismatch rate still called noise (default epsilon x 2).")
+@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the report here (atomically) instead of stdout.")
+@engine_options
+def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: float | None,
+              fmt: str, output: str | None, **eng: Any) -> int:
+    """Check the agent against a snapshot: re-admit sequentially, then find drift.
+
+    Exit codes: 0 clean; 1 drift on at least one input; 2 the evidence is not admissible
+    (the failed rule is named), incomplete, or bad input.
+    """
+    from .._internal.inputs import load_inputs
+    from .._snapshot import load_snapshot
+    from .._snapshot_check import acompare_snapshot
+
+    doc = load_snapshot(snapshot_path)
+    inputs = load_inputs(inputs_path)
+    config = _run_config(eng)
+    agent = load_agent_ref(agent_ref)
+    res = _with_engine(agent, config, lambda e: acompare_snapshot(
+        agent, inputs, doc, config=config, tolerance=tolerance, engine=e))
+    d = res.to_dict()
+    if fmt == "json":
+        from ..report import dumps
+        text = dumps(d)
+    elif fmt == "junit":
+        from ..report._snapshot import render_check_junit
+        text = render_check_junit(d)
+    else:
+        import sys
+
+        from ..report._snapshot import render_check_text
+        text = render_check_text(d, color=sys.stdout.isatty() and output is None)
+    write_output(text, output)
+    return int(res.exit_code)

@@ -1,0 +1,143 @@
+"""View models of the bench/1 and compare/1 HTML reports (see ``_html_kinds`` for the rest)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _plots as P
+from ._bench import BENCH_EXIT, COMPARE_EXIT
+from ._html_kinds import _int, _num
+
+_STATUS_CLASS = {"PASS": "good", "FAIL": "bad", "ERROR": "bad", "INCOMPLETE": "warn"}
+_METRICS = (("pass_rate", "pass rate"), ("error_rate", "error rate"), ("latency", "latency"))
+
+
+def _k_points(d: Any) -> list[tuple[float, float]]:
+    if not isinstance(d, dict):
+        return []
+    out = []
+    for k, v in d.items():
+        try:
+            out.append((float(k), float(v)))
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def _task_label(t: dict[str, Any]) -> str:
+    name = str(t.get("name") or t.get("id"))
+    return name if not t.get("category") else f"{name} ({t['category']})"
+
+
+def bench_context(d: dict[str, Any]) -> dict[str, Any]:
+    s = d["summary"]
+    tasks, marks = [], []
+    thresholds = {_num(t.get("threshold")) for t in d["tasks"]}
+    single = len(thresholds) == 1 and None not in thresholds
+    for t in d["tasks"]:
+        cls = _STATUS_CLASS.get(t.get("status"), "muted")
+        tasks.append({**t, "cls": cls, "label": _task_label(t),
+                      "attempt_rows": [{**a, "cls": _STATUS_CLASS.get(a.get("status"), "muted")}
+                                       for a in t.get("attempts") or []]})
+        if _int(t.get("runs")):
+            marks.append(P.Interval(_task_label(t), _num(t.get("reliability")),
+                                    _num(t.get("ci_low")), _num(t.get("ci_high")),
+                                    color={"good": P.GREEN, "bad": P.RED}.get(cls, P.ORANGE),
+                                    ref=None if single else _num(t.get("threshold"))))
+    vlines: list[tuple[float, str, str]] = []
+    if single and marks:
+        t = float(next(iter(thresholds)) or 0.0)
+        vlines.append((t, P.RED, f"threshold {t:g}"))
+    curves = [("pass@k (any of k passes)", _k_points(s.get("pass_at_k")), P.BLUE, "-"),
+              ("pass^k (all k pass)", _k_points(s.get("pass_hat_k")), P.ORANGE, "--")]
+    plots = {
+        "tasks": P.intervals_svg(marks, title="per-task pass rates with intervals",
+                                 xlabel="pass rate (share of runs passing)", xlim=(-0.02, 1.02),
+                                 vlines=vlines,
+                                 legend=[] if single else [("d", P.RED, "task's threshold")]),
+        "passk": P.lines_svg(curves, title="pass@k and pass^k", xlabel="k (attempts)",
+                             ylabel="probability", log_x=True),
+    }
+    counts = [("passed", s.get("passed"), "good"), ("failed", s.get("failed"), "bad"),
+              ("errored", s.get("errored"), "bad"), ("incomplete", s.get("incomplete"), "warn")]
+    bm = d.get("benchmark") or {}
+    return {"exit_meanings": BENCH_EXIT, "s": s, "tasks": tasks, "plots": plots, "bm": bm,
+            "summary": [(k, str(v), c if v else "muted") for k, v, c in counts]
+            + [("reliability", f"{_num(s.get('reliability')) or 0:.0%}", "muted")]}
+
+
+def _pair_rows(pair: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for key, label in _METRICS:
+        m = (pair.get("metrics") or {}).get(key)
+        if isinstance(m, dict):
+            rows.append({**m, "metric": label, "cls": "info" if m.get("better") else "muted"})
+    return rows
+
+
+def compare_context(d: dict[str, Any]) -> dict[str, Any]:
+    agents = d["agents"]
+    colors = {a.get("label"): P.PALETTE[i % len(P.PALETTE)] for i, a in enumerate(agents)}
+    n = max(1, len(agents))
+    offsets = {a.get("label"): (i - (n - 1) / 2) * min(0.5 / n, 0.2)
+               for i, a in enumerate(agents)}
+    # per-task pass rates of every agent, side by side
+    task_marks = []
+    for a in agents:
+        for t in a.get("tasks") or []:
+            if _int(t.get("runs")):
+                task_marks.append(P.Interval(str(t.get("name") or t.get("id")),
+                                             _num(t.get("reliability")), _num(t.get("ci_low")),
+                                             _num(t.get("ci_high")),
+                                             color=colors.get(a.get("label"), P.BLUE),
+                                             offset=offsets.get(a.get("label"), 0.0)))
+    # effects: positive always favours the first agent of the pair (see effect_label)
+    pairs, effect_marks, task_effects = [], [], []
+    np_ = max(1, len(d["pairs"]))
+    for i, p in enumerate(d["pairs"]):
+        name = f"{p.get('a')} vs {p.get('b')}"
+        color = P.PALETTE[i % len(P.PALETTE)]
+        off = (i - (np_ - 1) / 2) * min(0.5 / np_, 0.2)
+        rows = _pair_rows(p)
+        for r in rows:
+            iv = r.get("interval") or [None, None]
+            effect_marks.append(P.Interval(r["metric"], _num(r.get("effect")),
+                                           _num(iv[0]) if len(iv) == 2 else None,
+                                           _num(iv[1]) if len(iv) == 2 else None,
+                                           color=color, offset=off))
+        for t in p.get("tasks") or []:
+            m = (t.get("metrics") or {}).get("pass_rate") or {}
+            iv = m.get("interval") or []
+            if len(iv) == 2:
+                task_effects.append(P.Interval(str(t.get("name") or t.get("id")),
+                                               _num(m.get("effect")), _num(iv[0]),
+                                               _num(iv[1]), color=color, offset=off))
+        pairs.append({**p, "name": name, "rows": rows, "color": color,
+                      "task_rows": [{**t, "m": (t.get("metrics") or {}).get("pass_rate") or {}}
+                                    for t in p.get("tasks") or []]})
+    pair_legend = [("o", pp["color"], pp["name"]) for pp in pairs]
+    # legends stay short: the agents table maps each label to its full reference
+    agent_legend = [("o", colors[a.get("label")],
+                     f"{a.get('label')}: {str(a.get('agent')).rsplit('.', 1)[-1][:24]}")
+                    for a in agents]
+    zero = [(0.0, P.GREY, "no difference")]
+    plots = {
+        "effects": P.intervals_svg(effect_marks, title="A-vs-B effects with intervals",
+                                   xlabel="effect (positive = the first agent of the pair is "
+                                          "better)", xlim=(-1.02, 1.02), vlines=zero,
+                                   legend=pair_legend),
+        "task_effects": P.intervals_svg(task_effects, title="per-task pass-rate effects",
+                                        xlabel="pass rate of the first agent minus the second",
+                                        xlim=(-1.02, 1.02), vlines=zero, legend=pair_legend),
+        "tasks": P.intervals_svg(task_marks, title="per-task pass rates of each agent",
+                                 xlabel="pass rate", xlim=(-0.02, 1.02), legend=agent_legend),
+    }
+    label = " vs ".join(f"{a.get('label')} = {a.get('agent')}" for a in agents)
+    regress = d.get("regressions") or []
+    return {"exit_meanings": COMPARE_EXIT, "agent": label, "agents": agents, "pairs": pairs,
+            "plots": plots, "bm": d.get("benchmark") or {}, "regressions": regress,
+            "summary": [("agents", str(len(agents)), "muted"),
+                        ("rounds", str(d.get("rounds")), "muted"),
+                        ("regressions", str(len(regress)), "bad" if regress else "good"),
+                        ("complete", "yes" if d.get("complete") else "no",
+                         "good" if d.get("complete") else "bad")]}

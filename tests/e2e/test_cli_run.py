@@ -1,0 +1,158 @@
+"""The real CLI in a subprocess: run in three formats, demo, enlarge, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+SCHEMA = json.loads((ROOT / "docs/schemas/run.schema.json").read_text())
+GATE = "agentverity_props.examples.plain:gate"
+INPUTS = ROOT / "agentverity_props/examples/moderation.txt"
+
+pytestmark = pytest.mark.e2e
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "agentverity_props", *args], cwd=cwd or ROOT,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+
+
+@pytest.fixture(scope="module")
+def json_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
+    out = tmp_path_factory.mktemp("run") / "run.json"
+    proc = cli("run", "--agent", GATE, "--inputs", str(INPUTS), "--format", "json",
+               "--output", str(out))
+    return proc, json.loads(out.read_text())
+
+
+def test_json_report_matches_schema_and_exit_code(json_run):
+    jsonschema = pytest.importorskip("jsonschema")
+    proc, data = json_run
+    jsonschema.validate(data, SCHEMA)
+    assert proc.returncode == data["exit_code"]
+    assert data["meter"]["call"] == "verdict-deterministic"  # the plain gate is deterministic
+    assert data["inputs"] is None
+    text = json.dumps(data)
+    for line in INPUTS.read_text().splitlines()[:5]:
+        assert line not in text  # fingerprints only
+
+
+def test_text_and_junit_formats(json_run):
+    _, data = json_run
+    text = cli("run", "--agent", GATE, "--inputs", str(INPUTS))
+    assert text.returncode == data["exit_code"]
+    assert "Diagnostics" in text.stdout and "Relations" in text.stdout
+    assert f"Exit {data['exit_code']}" in text.stdout
+    junit = cli("run", "--agent", GATE, "--inputs", str(INPUTS), "--format", "junit")
+    assert junit.returncode == data["exit_code"]
+    suite = ET.fromstring(junit.stdout).find("testsuite")
+    assert suite is not None
+    names = [tc.get("name") for tc in suite.findall("testcase")]
+    assert names[:2] == ["meter", "blindness"]
+    assert int(suite.get("tests")) == 2 + len(data["relations"])
+
+
+def test_exit_code_1_on_a_confirmed_violation(tmp_path):
+    agent = tmp_path / "agent.py"
+    agent.write_text("def gate(prompt):\n    return 'block' if 'attack' in prompt else 'allow'\n")
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("plan an attack now\nhello there\nbook a table\nwhat time is it\n")
+    proc = cli("run", "--agent", f"{agent}:gate", "--inputs", str(inputs), "--relations",
+               "case,whitespace")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "VIOLATED" in proc.stdout
+
+
+def test_no_relations_and_exit_code_0(tmp_path):
+    agent = tmp_path / "agent.py"
+    agent.write_text("def gate(prompt):\n    return 'block' if 'attack' in prompt else 'allow'\n")
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("plan an attack now\nhello there\n")
+    proc = cli("run", "--agent", f"{agent}:gate", "--inputs", str(inputs), "--no-relations")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_record_and_replay_through_the_cli(tmp_path):
+    store = tmp_path / "s.sqlite3"
+    first = cli("run", "--agent", GATE, "--inputs", str(INPUTS), "--format", "json",
+                "--store", str(store), "--record", "--no-relations")
+    again = cli("run", "--agent", GATE, "--inputs", str(INPUTS), "--format", "json",
+                "--store", str(store), "--replay", "--no-relations")
+    a, b = json.loads(first.stdout), json.loads(again.stdout)
+    assert b["ledger"]["calls"] == 0
+    assert b["ledger"]["replayed"] > 0
+    assert a["meter"]["call"] == b["meter"]["call"]
+    assert a["meter"]["per_input"] == b["meter"]["per_input"]
+
+
+@pytest.mark.parametrize("case", ["missing", "empty", "binary", "latin1", "duplicates",
+                                  "bad_ref", "import_error", "replay_no_store", "bad_relation"])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("hello\nworld\n")
+    agent = GATE
+    extra: list[str] = []
+    if case == "missing":
+        inputs = tmp_path / "nope.txt"
+    elif case == "empty":
+        inputs.write_text("\n\n")
+    elif case == "binary":
+        inputs.write_bytes(b"\x00\x01\x02binary")
+    elif case == "latin1":
+        inputs.write_bytes("caf\xe9\n".encode("latin-1"))
+    elif case == "duplicates":
+        inputs.write_text("hello\nhello\n")
+    elif case == "bad_ref":
+        agent = "no_such_module_xyz:agent"
+    elif case == "import_error":
+        mod = tmp_path / "broken.py"
+        mod.write_text("import definitely_not_installed_pkg\n")
+        agent = f"{mod}:agent"
+    elif case == "replay_no_store":
+        extra = ["--replay"]
+    elif case == "bad_relation":
+        extra = ["--relations", "case,nonsense"]
+    proc = cli("run", "--agent", agent, "--inputs", str(inputs), *extra)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    err = proc.stderr.strip()
+    assert err.startswith("error: ")
+    assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in proc.stderr
+    assert " — " in err or "--" in err  # names the fix
+
+
+def test_debug_shows_the_traceback(tmp_path):
+    proc = cli("run", "--agent", "no_such_module_xyz:agent", "--inputs", str(INPUTS), "--debug")
+    assert proc.returncode != 0
+    assert "Traceback" in proc.stderr
+
+
+def test_demo_finds_the_planted_bug():
+    proc = cli("demo", "--no-progress")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "VIOLATED" in proc.stdout
+
+
+def test_enlarge_writes_a_less_blind_probe_set(tmp_path):
+    inputs = tmp_path / "everyday.txt"
+    lines = [ln for ln in INPUTS.read_text().splitlines()[:20] if ln.strip()]
+    inputs.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "enlarged.txt"
+    report = tmp_path / "enlarge.json"
+    proc = cli("enlarge", "--agent", GATE, "--inputs", str(inputs), "--output", str(out),
+               "--report", str(report))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(report.read_text())
+    assert data["skew_before"] >= 0.9
+    assert data["skew_after"] < 0.9
+    assert data["boundary_pairs"]
+    assert data["calls"] <= 400
+    written = out.read_text().splitlines()
+    assert written[: len(lines)] == lines
+    assert len(written) == len(lines) + len(data["added"])

@@ -1,0 +1,217 @@
+"""The pytest plugin and @agent_property, driven through pytester (a real pytest run)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+SCHEMA = json.loads((Path(__file__).parents[2] / "docs/schemas/counterexample.schema.json")
+                    .read_text())
+
+pytestmark = pytest.mark.e2e
+
+HEADER = '''
+import random
+import pytest
+from hypothesis import example, given, settings, strategies as st
+from agentverity_props import agent_property, from_callable, Relation
+
+def planted(prompt):
+    if "URGENT" in prompt and len(prompt) > 40:
+        return "block"
+    return "allow"
+
+gate = from_callable(planted, identity="planted")
+prompts = st.builds(lambda n, w: " ".join(["hello"] * n + [w]), st.integers(0, 15),
+                    st.sampled_from(["hello", "please", "urgent", "order"]))
+'''
+
+
+def test_violation_is_reported_with_minimal_counterexample(pytester):
+    pytester.makepyfile(test_props=HEADER + '''
+@agent_property(agent=gate)
+@settings(database=None, max_examples=60)
+@given(prompt=prompts)
+def test_case(check, prompt):
+    check.invariant(prompt, prompt.upper(), name="case")
+''')
+    report = pytester.path / "ce.json"
+    res = pytester.runpytest_subprocess(f"--agentverity-report={report}")
+    res.assert_outcomes(failed=1)
+    out = res.stdout.str()
+    assert "CaseViolation" in out
+    assert "agentverity-props minimal counterexample" in out
+    assert "hello hello hello hello hello hello urgent" in out
+    assert "@example(prompt='hello hello hello hello hello hello urgent')" in out
+    assert "= agentverity-props =" in out.replace("=", "=")  # terminal summary section
+    data = json.loads(report.read_text())
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(data, SCHEMA)
+    (t,) = data["tests"]
+    assert t["status"] == "failed"
+    assert t["minimal"]["source"] == "hello hello hello hello hello hello urgent"
+    assert t["shrink_calls"] >= 0
+
+
+def test_user_settings_override_defaults_wherever_stacked(pytester):
+    pytester.makepyfile(test_props=HEADER + '''
+from agentverity_props._property import RECORDS
+
+@settings(max_examples=7, database=None)
+@agent_property(agent=from_callable(lambda p: "allow", identity="const"))
+@given(prompt=prompts)
+def test_above(check, prompt):
+    check.invariant(prompt, prompt + "!", name="bang")
+
+@agent_property(agent=from_callable(lambda p: "allow", identity="const2"))
+@settings(max_examples=9, database=None)
+@given(prompt=prompts)
+def test_below(check, prompt):
+    check.invariant(prompt, prompt + "!", name="bang")
+
+@agent_property(agent=from_callable(lambda p: "allow", identity="const3"))
+@given(prompt=prompts)
+@settings(database=None)
+def test_default(check, prompt):
+    check.invariant(prompt, prompt + "!", name="bang")
+
+def test_counts():
+    by = {r.test.split("::")[-1]: r.candidates for r in RECORDS}
+    assert by["test_above"] <= 7
+    assert by["test_below"] <= 9
+    assert 10 < by["test_default"] <= 100  # the user's explicit settings own max_examples
+''')
+    res = pytester.runpytest_subprocess("-p", "no:randomly")
+    res.assert_outcomes(passed=4)
+
+
+def test_example_fixtures_and_parametrize_compose(pytester):
+    pytester.makepyfile(test_props=HEADER + '''
+from agentverity_props._property import RECORDS
+
+@pytest.fixture(scope="module")
+def suffix():
+    return " thanks"
+
+@pytest.mark.parametrize("word", ["a", "b"])
+@agent_property(agent=from_callable(lambda p: "allow", identity="const"))
+@example(prompt="explicit example prompt")
+@settings(max_examples=3, database=None)
+@given(prompt=prompts)
+def test_compose(check, prompt, suffix, word):
+    check.invariant(prompt, prompt + suffix + word, name="suffix")
+''')
+    res = pytester.runpytest_subprocess()
+    res.assert_outcomes(passed=2)
+
+
+def test_distinct_relations_stay_distinct_bugs(pytester):
+    pytester.makepyfile(test_props=HEADER + '''
+def two_bugs(prompt):
+    if "URGENT" in prompt:
+        return "block"
+    if prompt.endswith("!"):
+        return "review"
+    return "allow"
+
+@agent_property(agent=from_callable(two_bugs, identity="two"))
+@settings(database=None, max_examples=40, report_multiple_bugs=True)
+@given(prompt=prompts)
+def test_two(check, prompt):
+    check.invariant(prompt, prompt.upper(), name="case")
+    check.invariant(prompt, prompt + "!", name="bang")
+''')
+    res = pytester.runpytest_subprocess()
+    res.assert_outcomes(failed=1)
+    out = res.stdout.str()
+    assert "CaseViolation" in out
+    assert "BangViolation" in out
+
+
+def test_budget_exhaustion_is_inconclusive_not_a_pass(pytester):
+    pytester.makepyfile(test_props=HEADER + '''
+@agent_property(agent=from_callable(lambda p: "allow", identity="c"), budget=6)
+@settings(database=None, max_examples=30)
+@given(prompt=prompts)
+def test_small_budget(check, prompt):
+    check.invariant(prompt, prompt + "?", name="q")
+''')
+    res = pytester.runpytest_subprocess()
+    res.assert_outcomes(failed=1)
+    assert "Inconclusive" in res.stdout.str()
+
+
+def test_stochastic_agent_never_flaky(pytester):
+    pytester.makepyfile(test_props=HEADER + '''
+rng = random.Random(5)
+
+def noisy_planted(prompt):
+    if "URGENT" in prompt and len(prompt) > 40:
+        return "block"
+    return "review" if rng.random() < 0.3 else "allow"
+
+@agent_property(agent=from_callable(noisy_planted, identity="noisy"))
+@settings(database=None, max_examples=60)
+@given(prompt=prompts)
+def test_case(check, prompt):
+    check.invariant(prompt, prompt.upper(), name="case")
+''')
+    res = pytester.runpytest_subprocess()
+    res.assert_outcomes(failed=1)
+    out = res.stdout.str()
+    assert "Flaky" not in out
+    assert "CaseViolation" in out
+
+
+def test_misuse_is_rejected_eagerly(pytester):
+    pytester.makepyfile(test_props=HEADER + '''
+from agentverity_props import InvalidArgument
+
+def test_below_given():
+    with pytest.raises(InvalidArgument, match="above @given"):
+        agent_property(agent=gate)(lambda check, prompt: None)
+
+def test_check_required():
+    with pytest.raises(InvalidArgument, match="check"):
+        @agent_property(agent=gate)
+        @given(prompt=prompts)
+        def t(prompt):
+            pass
+
+def test_bad_alpha():
+    with pytest.raises(InvalidArgument):
+        agent_property(agent=gate, alpha=2.0)
+''')
+    res = pytester.runpytest_subprocess()
+    res.assert_outcomes(passed=3)
+
+
+def test_collection_stays_light(pytester):
+    pytester.makeconftest('''
+import sys
+def pytest_collection_finish(session):
+    heavy = [m for m in ("numpy", "scipy", "strands", "agentverity_props._run") if m in sys.modules]
+    print("HEAVY:", heavy)
+''')
+    pytester.makepyfile(test_light="def test_x():\n    pass\n")
+    res = pytester.runpytest_subprocess("-s")
+    res.assert_outcomes(passed=1)
+    assert "HEAVY: []" in res.stdout.str()
+
+
+def test_ledger_fixture(pytester):
+    pytester.makepyfile(test_props=HEADER + '''
+@agent_property(agent=from_callable(lambda p: "allow", identity="c"))
+@settings(database=None, max_examples=5)
+@given(prompt=prompts)
+def test_a(check, prompt):
+    check.invariant(prompt, prompt + "?", name="q")
+
+def test_ledger(agentverity_ledger):
+    assert agentverity_ledger.total_calls() > 0
+    assert agentverity_ledger.records()[0].status == "passed"
+''')
+    res = pytester.runpytest_subprocess("-p", "no:randomly")
+    res.assert_outcomes(passed=2)

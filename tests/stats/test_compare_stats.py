@@ -1,0 +1,169 @@
+"""Simulation tests of the paired comparison and of the snapshot check's drift test.
+
+Each claim would fail if false: observed error rates must stay within the nominal rate plus
+three binomial standard errors of the simulation. Fake agents are numpy Generators with
+their own seeds; the statistic is the product's own ``sign_log_e`` / ``PooledSign``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from agentverity_props.bench import PooledSign, difference_interval, runs_needed, sign_log_e
+from agentverity_props.bench._compare import CompareConfig, compare_agents
+from agentverity_props.bench._load import parse_benchmark
+from agentverity_props._snapshot_check import confirmation_plan
+
+pytestmark = pytest.mark.stats
+
+ALPHA = 0.05
+
+
+def _tol(alpha: float, reps: int) -> float:
+    return alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
+
+
+def _rounds(rng, reps, rounds, p_a, p_b):
+    """Cumulative wins/losses of A at each round end; tasks are the last axis."""
+    p_a, p_b = np.asarray(p_a), np.asarray(p_b)
+    a = rng.random((reps, rounds, len(p_a))) < p_a
+    b = rng.random((reps, rounds, len(p_b))) < p_b
+    w = np.cumsum((a & ~b).sum(axis=2), axis=1)
+    l = np.cumsum((~a & b).sum(axis=2), axis=1)  # noqa: E741
+    return w, l
+
+
+def _first_crossing(w, l, alpha):  # noqa: E741
+    crossed = (sign_log_e(w, l) >= math.log(1 / alpha)) & (w != l)
+    ever = crossed.any(axis=1)
+    first = np.where(ever, crossed.argmax(axis=1), -1)
+    return ever, first
+
+
+@pytest.mark.parametrize(("p_a", "p_b"), [
+    ([0.7], [0.7]),                       # one task, equal agents
+    ([0.5, 0.8, 0.95], [0.5, 0.8, 0.95]),  # several tasks, equal agents
+    ([0.9, 0.6], [0.6, 0.9]),             # tasks favour different agents, equal mean
+])
+def test_false_better_at_most_alpha_under_continuous_monitoring(p_a, p_b):
+    rng = np.random.default_rng(11)
+    reps = 4000
+    w, l = _rounds(rng, reps, 300, p_a, p_b)  # noqa: E741
+    ever, _ = _first_crossing(w, l, ALPHA)
+    assert ever.mean() <= _tol(ALPHA, reps)
+
+
+def test_pooled_sign_matches_the_vectorised_statistic():
+    rng = np.random.default_rng(5)
+    w, l = _rounds(rng, 30, 80, [0.8, 0.6], [0.7, 0.6])  # noqa: E741
+    ever, first = _first_crossing(w, l, ALPHA)
+    for r in range(30):
+        s = PooledSign(ALPHA)
+        prev_w = prev_l = 0
+        for k in range(80):
+            dw, dl = int(w[r, k]) - prev_w, int(l[r, k]) - prev_l
+            prev_w, prev_l = int(w[r, k]), int(l[r, k])
+            for _ in range(dw):
+                s.add(+1)
+            for _ in range(dl):
+                s.add(-1)
+            s.end_round()
+        assert (s.decision is not None) == bool(ever[r])
+        if ever[r]:
+            assert s.decided_at_round == first[r] + 1
+
+
+def test_080_vs_070_gets_decided():
+    rng = np.random.default_rng(7)
+    reps = 400
+    w, l = _rounds(rng, reps, 3000, [0.8], [0.7])  # noqa: E741
+    ever, first = _first_crossing(w, l, ALPHA)
+    a_better = ever & (w[np.arange(reps), first] > l[np.arange(reps), first])
+    assert a_better.mean() >= 0.9
+    median = float(np.median(first[ever] + 1))
+    assert 150 <= median <= 600  # anchors.md: a median of ~300 paired runs
+
+
+def test_drop_100_to_91_is_flagged_and_10_to_8_is_inconclusive():
+    assert math.exp(sign_log_e(9, 0)) == pytest.approx(51.2)
+    assert math.exp(sign_log_e(2, 0)) == pytest.approx(4 / 3)
+    s = PooledSign(ALPHA)
+    for i in range(100):  # 100/100 vs 91/100: nine discordant runs, all won by A
+        s.add(+1 if i % 11 == 0 and i < 99 else 0)
+        s.end_round()
+    assert (s.wins, s.losses, s.decision) == (9, 0, "first")
+    assert s.e_value == pytest.approx(51.2)
+    s = PooledSign(ALPHA)
+    for i in range(10):  # 10/10 vs 8/10
+        s.add(+1 if i in (2, 6) else 0)
+        s.end_round()
+    assert s.decision is None and s.e_value == pytest.approx(4 / 3)
+    # and through the real comparison, with deterministic agents
+    b = parse_benchmark('version: "1"\nname: x\ntasks:\n'
+                        "  - {id: t, prompt: q, evaluation: {type: exact_match, expected: ok}}\n")
+    calls = {"n": 0}
+
+    def worse(p):
+        calls["n"] += 1
+        return "no" if (calls["n"] - 1) in {5, 16, 27, 38, 49, 60, 71, 82, 93} else "ok"
+    res = compare_agents([lambda p: "ok", worse], b, config=CompareConfig(max_runs=100))
+    assert res.verdict(0, 1) == "A better"
+
+
+def test_difference_interval_covers_at_every_round():
+    rng = np.random.default_rng(3)
+    p_a, p_b = np.array([0.9, 0.5, 0.7]), np.array([0.7, 0.6, 0.7])
+    true = float((p_a - p_b).mean())
+    reps, rounds = 300, 60
+    a = rng.random((reps, rounds, 3)) < p_a
+    b = rng.random((reps, rounds, 3)) < p_b
+    w = np.cumsum((a & ~b).sum(axis=2), axis=1)
+    l = np.cumsum((~a & b).sum(axis=2), axis=1)  # noqa: E741
+    misses = 0
+    for r in range(reps):
+        for k in range(4, rounds, 5):
+            n = 3 * (k + 1)
+            lo, hi = difference_interval(n, int(w[r, k] + l[r, k]), int(w[r, k]), ALPHA)
+            if not lo <= true * 1 <= hi:
+                misses += 1
+                break
+    assert misses / reps <= _tol(ALPHA, reps)
+
+
+def test_runs_needed_is_calibrated():
+    wins, losses, items = 4, 1, 30
+    est = runs_needed(wins, losses, items, alpha=ALPHA, items_per_round=1)
+    m = est["items"]
+    assert m is not None and est["rounds"] == m
+    # simulate with the rates the estimate assumes (half-count shrinkage)
+    pi = (wins + losses + 0.5) / (items + 1)
+    q = (wins + 0.5) / (wins + losses + 1)
+    rng = np.random.default_rng(9)
+    reps = 3000
+    disc = rng.random((reps, m)) < pi
+    win = rng.random((reps, m)) < q
+    w = wins + np.cumsum(disc & win, axis=1)
+    l = losses + np.cumsum(disc & ~win, axis=1)  # noqa: E741
+    decided = (sign_log_e(w, l) >= math.log(1 / ALPHA)).any(axis=1).mean()
+    assert 0.74 <= decided <= 0.88
+    assert runs_needed(3, 3, 40, alpha=ALPHA, items_per_round=2)["rounds"] is None
+
+
+@pytest.mark.parametrize(("tol", "inputs"), [(0.10, 20), (0.2, 50), (0.04, 5)])
+def test_check_false_drift_at_most_alpha(tol, inputs):
+    """Every input drawn off-reference at exactly the tolerance: no drift may be reported
+    in more than alpha of checks (screen mismatch, then the curtailed binomial test)."""
+    k, c = confirmation_plan(tol, ALPHA / inputs)
+    # the exact probability of at least one false drift over the inputs
+    p_input = tol * stats.binom.sf(c - 1, k, tol)
+    exact = 1 - (1 - p_input) ** inputs
+    assert exact <= ALPHA
+    rng = np.random.default_rng(2)
+    reps = 20000
+    screen = rng.random((reps, inputs)) < tol
+    confirm = rng.binomial(k, tol, size=(reps, inputs)) >= c
+    assert (screen & confirm).any(axis=1).mean() <= _tol(ALPHA, reps)

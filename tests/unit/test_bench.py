@@ -1,0 +1,402 @@
+"""Benchmark files, evaluators, the runner's stopping modes and metrics, and compare."""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+from agentverity_props.bench import (
+    BenchConfig,
+    CompareConfig,
+    compare_agents,
+    json_schema,
+    load_benchmark,
+    parse_benchmark,
+    pass_at_k,
+    pass_hat_k,
+    run_benchmark,
+)
+from agentverity_props.bench._metrics import clopper_pearson, wilson
+from agentverity_props.engine import EngineConfig
+from agentverity_props.errors import BadInput, InvalidArgument
+from agentverity_props.report._json import dumps
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMAS = ROOT / "docs" / "schemas"
+
+
+def validate(d: dict, name: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+    jsonschema.validate(json.loads(dumps(d)), schema)
+
+
+def bench(text: str, **kw) -> object:
+    return parse_benchmark(text, **kw)
+
+
+ONE = """
+version: "1"
+name: demo
+tasks:
+  - id: t
+    name: T
+    prompt: "q"
+    evaluation:
+      type: exact_match
+      expected: "4"
+"""
+
+
+class Counting:
+    """A deterministic agent that fails on chosen call numbers (thread-safe)."""
+
+    def __init__(self, fail_at=(), *, answer="4", wrong="5", raise_at=()):
+        self.n = 0
+        self.fail_at, self.raise_at = set(fail_at), set(raise_at)
+        self.answer, self.wrong = answer, wrong
+        self.lock = threading.Lock()
+
+    def __call__(self, prompt: str) -> str:
+        with self.lock:
+            i = self.n
+            self.n += 1
+        if i in self.raise_at:
+            raise RuntimeError("agent broke")
+        return self.wrong if i in self.fail_at else self.answer
+
+
+# ------------------------------------------------------------------ the file format
+
+
+def test_agentverdict_bundled_benchmark_loads_unchanged():
+    agentverdict = pytest.importorskip("agentverdict")
+    path = Path(agentverdict.__file__).parent / "benchmark_data" / "general.yaml"
+    b = load_benchmark(path)
+    assert b.name == "General Agent Benchmark"
+    assert len(b.tasks) == 10
+    assert {t.spec.evaluation.type for t in b.tasks} == {"exact_match", "regex", "contains"}
+    assert all(t.runs == 1 and t.threshold == 1.0 for t in b.tasks)
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ('version: "1"\nname: x\ntaks: []\n', "unknown key 'taks' in (top level); did you mean "
+                                          "'tasks'?"),
+    ('version: "1"\nname: x\ntasks:\n  - id: a\n    promt: q\n'
+     "    evaluation: {type: contains, expected: q}\n", ":5: unknown key 'promt' in tasks[0]"),
+    ('version: "1"\nname: x\ntasks:\n  - id: a\n    prompt: q\n    evaluation:\n'
+     "      type: exact_match\n      expcted: q\n",
+     ":8: unknown key 'expcted' in tasks[0].evaluation; did you mean 'expected'?"),
+    ('version: "1"\nname: x\ntasks:\n  - id: a\n    prompt: q\n    evaluation:\n'
+     "      type: tool_called\n      tools: [a]\n      args:\n        - {tool: a, arg: x, "
+     "equal: 1}\n", ":10: unknown key 'equal' in tasks[0].evaluation.args[0]"),
+])
+def test_unknown_keys_name_the_key_and_the_line(text, needle):
+    with pytest.raises(BadInput) as exc:
+        bench(text, path="b.yaml")
+    assert needle in str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ('version: "2"\nname: x\ntasks: []\n', "version"),
+    ('version: "1"\nname: x\ntasks:\n  - id: a\n    prompt: q\n'
+     "    evaluation: {type: fuzzy, expected: q}\n", "unknown evaluation type 'fuzzy'"),
+    ('version: "1"\nname: x\ntasks:\n  - id: a\n    prompt: q\n'
+     "    evaluation: {type: regex, pattern: '('}\n", "invalid regular expression"),
+    ('version: "1"\nname: x\nruns: many\ntasks: []\n', "b.yaml:3: runs"),
+    ('version: "1"\nname: x\ntasks:\n  - {id: a, prompt: q, evaluation: {type: exact_match, '
+     "expected: 12}}\n", "YAML read 12 as a int: quote it"),
+    ('version: "1"\nname: x\ntasks:\n  - {id: a, prompt: q, evaluation: {type: contains, '
+     "expected: q}}\n  - {id: a, prompt: r, evaluation: {type: contains, expected: r}}\n",
+     "duplicate task id 'a'"),
+    ('version: "1"\nname: x\ntasks:\n  - {id: a, prompt: q}\n', "exactly one of 'evaluation'"),
+    ("version: [\n", "malformed YAML"),
+    ("", "empty"),
+    ("- 1\n", "top level must be a mapping"),
+    ('version: "1"\nname: x\ntasks:\n  - {id: a, prompt: q, evaluation: {type: custom, '
+     "function: nowhere.py:f}}\n", "not found"),
+])
+def test_bad_files_are_one_line_bad_input(text, needle):
+    with pytest.raises(BadInput) as exc:
+        bench(text, path="b.yaml")
+    assert needle in str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+def test_missing_file_is_bad_input(tmp_path):
+    with pytest.raises(BadInput, match="not found"):
+        load_benchmark(tmp_path / "nope.yaml")
+
+
+def test_published_benchmark_schema_is_generated_from_the_model():
+    published = json.loads((SCHEMAS / "benchmark.schema.json").read_text())
+    assert published == json.loads(json.dumps(json_schema()))
+
+
+def test_version_as_int_and_extensions():
+    b = bench('version: 1\nname: x\nruns: 4\nthreshold: 0.5\ntasks:\n'
+              "  - {id: a, prompt: q, runs: 2, evaluation: {type: contains, expected: q}}\n"
+              "  - {id: b, prompt: r, threshold: 1, evaluations: [{type: contains, expected: r},"
+              " {type: not_contains, expected: z}]}\n")
+    a, b2 = b.tasks
+    assert (a.runs, a.threshold, a.name) == (2, 0.5, "a")
+    assert (b2.runs, b2.threshold) == (4, 1.0)
+    assert "AND" in b2.describe_evaluation()
+
+
+# ------------------------------------------------------------------ evaluators
+
+
+def _eval(ev_yaml: str, output, tmp_path=None):
+    b = bench('version: "1"\nname: x\ntasks:\n  - id: a\n    prompt: q\n    evaluation: '
+              + ev_yaml + "\n", base_dir=tmp_path)
+    res = run_benchmark(lambda p: output, b)
+    return res.tasks[0]
+
+
+@pytest.mark.parametrize(("ev", "output", "status"), [
+    ("{type: exact_match, expected: '4'}", "4", "PASS"),
+    ("{type: exact_match, expected: '4'}", "4 ", "FAIL"),  # agentverdict: no trimming
+    ("{type: contains, expected: Paris}", "It is Paris.", "PASS"),
+    ("{type: regex, pattern: '^[A-Z]{3}-\\d{4}$'}", "ABC-1234", "PASS"),
+    ("{type: regex, pattern: '^[A-Z]{3}-\\d{4}$'}", "abc-1234", "FAIL"),
+    ("{type: not_contains, expected: sorry}", "Sure.", "PASS"),
+    ("{type: not_contains, expected: sorry}", "I am sorry", "FAIL"),
+    ("{type: one_of, expected: ['yes', y]}", "y", "PASS"),
+    ("{type: one_of, expected: ['yes', y]}", "no", "FAIL"),
+    ("{type: json_path, path: '$.a.b[1]', equals: 2}", '{"a": {"b": [1, 2.0]}}', "PASS"),
+    ("{type: json_path, path: a.b.0, equals: 2}", '{"a": {"b": [1, 2]}}', "FAIL"),
+    ("{type: json_path, path: a.c, equals: null}", '{"a": {"b": 1}}', "FAIL"),
+    ("{type: json_path, path: a, equals: x}", "not json", "FAIL"),
+    ("{type: json_path, path: verdict, equals: block}", {"verdict": "block", "text": "no"},
+     "PASS"),
+    ("{type: tool_called, tools: [lookup, refund], order: ordered}",
+     {"text": "ok", "tools": ["lookup", "refund"]}, "PASS"),
+    ("{type: tool_called, tools: [lookup, refund], order: ordered}",
+     {"text": "ok", "tools": ["refund", "lookup"]}, "FAIL"),
+    ("{type: tool_called, tools: [lookup, refund]}",
+     {"text": "ok", "tools": ["refund", "lookup"]}, "PASS"),
+    ("{type: tool_called, forbidden: [escalate]}", {"text": "ok", "tools": ["escalate"]}, "FAIL"),
+    ("{type: tool_called, tools: [refund], args: [{tool: refund, arg: amount, lt: 100}]}",
+     {"text": "ok", "tools": [{"name": "refund", "arguments": {"amount": 50}}]}, "PASS"),
+    ("{type: tool_called, tools: [refund], args: [{tool: refund, arg: amount, lt: 100}]}",
+     {"text": "ok", "tools": [{"name": "refund", "arguments": {"amount": 500}}]}, "FAIL"),
+])
+def test_evaluators(ev, output, status):
+    assert _eval(ev, output).status == status
+
+
+def test_custom_evaluators(tmp_path):
+    (tmp_path / "checks.py").write_text(
+        "def short(text, obs):\n    return len(text) < 5\n"
+        "def one_arg(text):\n    return text.startswith('4')\n"
+        "def boom(text, obs):\n    raise ValueError('bad check')\n"
+        "def not_bool(text, obs):\n    return 'yes'\n"
+        "def with_reason(text, obs):\n    return False, 'too polite'\n")
+    assert _eval("{type: custom, function: checks.py:short}", "4", tmp_path).status == "PASS"
+    assert _eval("{type: custom, function: checks:one_arg}", "42", tmp_path).status == "PASS"
+    t = _eval("{type: custom, function: checks.py:boom}", "4", tmp_path)
+    assert t.status == "ERROR"
+    assert "bad check" in t.stats.attempts[0].message
+    t = _eval("{type: custom, function: checks.py:not_bool}", "4", tmp_path)
+    assert t.status == "ERROR"
+    assert "return True or False" in t.stats.attempts[0].message
+    t = _eval("{type: custom, function: checks.py:with_reason}", "4", tmp_path)
+    assert t.status == "FAIL"
+    assert t.stats.attempts[0].message == "too polite"
+    with pytest.raises(BadInput, match="no attribute 'missing'"):
+        _eval("{type: custom, function: checks.py:missing}", "4", tmp_path)
+
+
+# ------------------------------------------------------------------ running
+
+
+def test_agent_errors_are_error_runs_not_crashes():
+    b = bench(ONE)
+    res = run_benchmark(Counting(raise_at={0, 1, 2}), b,
+                        config=BenchConfig(runs=3, early_stop="off"))
+    t = res.tasks[0]
+    assert (t.status, t.stats.errors, t.stats.passes) == ("ERROR", 3, 0)
+    assert "agent broke" in t.stats.attempts[0].message
+    assert res.exit_code == 1
+
+
+def test_exact_early_stop_keeps_the_full_run_verdict_and_saves_calls():
+    text = ('version: "1"\nname: x\ntasks:\n'
+            + "".join(f"  - {{id: t{i}, prompt: 'p{i}', evaluation: {{type: exact_match, "
+                      f"expected: '4'}}}}\n" for i in range(4)))
+    b = bench(text)
+    # every prompt sees the same call-number pattern per agent instance
+    off = run_benchmark(lambda p: "5" if p in ("p1", "p3") else "4", b,
+                        config=BenchConfig(runs=10, early_stop="off"))
+    ex = run_benchmark(lambda p: "5" if p in ("p1", "p3") else "4", b,
+                       config=BenchConfig(runs=10, early_stop="exact"))
+    assert [t.status for t in off.tasks] == [t.status for t in ex.tasks] == \
+        ["PASS", "FAIL", "PASS", "FAIL"]
+    d = ex.to_dict()
+    assert d["calls"] == {"attempts": 22, "planned": 40, "saved": 18, "ledger_calls": 22}
+    assert d["tasks"][1]["decided_by"] == "exact (curtailed)"
+    assert "anytime-valid" in d["tasks"][1]["ci_method"]
+    assert off.to_dict()["tasks"][0]["ci_method"] == "clopper-pearson (exact)"
+    validate(d, "bench")
+    validate(off.to_dict(), "bench")
+
+
+def test_threshold_curtailment_counts():
+    b = bench('version: "1"\nname: x\nthreshold: 0.7\ntasks:\n'
+              "  - {id: a, prompt: q, evaluation: {type: exact_match, expected: '4'}}\n")
+    # needs 7 of 10: passes on calls 0..6 decide after 7 runs
+    res = run_benchmark(Counting(), b, config=BenchConfig(runs=10))
+    assert (res.tasks[0].status, res.tasks[0].stats.runs) == ("PASS", 7)
+    # 4 failures out of 10 make 7 passes impossible: decided at the 4th failure
+    res = run_benchmark(Counting(fail_at={0, 1, 2, 3}), b, config=BenchConfig(runs=10))
+    assert (res.tasks[0].status, res.tasks[0].stats.runs) == ("FAIL", 4)
+    res = run_benchmark(Counting(fail_at={0, 1, 2}), b,
+                        config=BenchConfig(runs=10, early_stop="off"))
+    assert (res.tasks[0].status, res.tasks[0].stats.passes) == ("PASS", 7)
+
+
+def test_sequential_mode_decides_and_caps():
+    b = bench(ONE)
+    res = run_benchmark(Counting(), b, config=BenchConfig(runs=500, early_stop="sequential"))
+    t = res.tasks[0]
+    assert t.status == "PASS"
+    assert t.decided_by.startswith("sequential")
+    assert t.stats.runs < 200
+    res = run_benchmark(Counting(), b, config=BenchConfig(runs=5, early_stop="sequential"))
+    assert res.tasks[0].decided_by == "run cap (point estimate)"
+    res = run_benchmark(Counting(fail_at={2}), b,
+                        config=BenchConfig(runs=500, early_stop="sequential"))
+    assert res.tasks[0].status == "FAIL"
+    assert res.tasks[0].stats.runs == 3
+
+
+def test_budget_end_is_incomplete_exit_2():
+    b = bench(ONE)
+    res = run_benchmark(Counting(), b, config=BenchConfig(runs=10, engine=EngineConfig(budget=3)))
+    assert res.tasks[0].status == "INCOMPLETE"
+    assert res.exit_code == 2
+    assert res.tasks[0].stop_reason == "call budget exhausted"
+
+
+def test_metrics_match_their_definitions():
+    # brute-force pass@k / pass^k: average over all k-subsets of the n runs
+    n, c = 7, 4
+    runs = [1] * c + [0] * (n - c)
+    for k in range(1, n + 1):
+        subsets = list(combinations(runs, k))
+        assert pass_at_k(n, c, k) == pytest.approx(sum(any(s) for s in subsets) / len(subsets))
+        assert pass_hat_k(n, c, k) == pytest.approx(sum(all(s) for s in subsets) / len(subsets))
+    lo, hi = clopper_pearson(0, 10)
+    assert lo == 0.0
+    assert hi == pytest.approx(1 - 0.025 ** 0.1)
+    lo, hi = wilson(5, 10)
+    assert (lo, hi) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    b = bench(ONE)
+    res = run_benchmark(lambda p: {"text": "4", "usage": None}, b,
+                        config=BenchConfig(runs=4, early_stop="off", include_outputs=True))
+    d = res.to_dict()["tasks"][0]
+    assert d["consistency"] == 1.0
+    assert d["attempts"][0]["output"] == "4"
+    assert d["pass_at_k"] == {"1": 1.0, "2": 1.0, "3": 1.0, "4": 1.0}
+    assert d["prompt"] == "q"
+
+
+def test_outputs_are_fingerprints_unless_included():
+    res = run_benchmark(lambda p: "the secret answer", bench(ONE.replace('"q"', '"secret q"')))
+    d = res.to_dict()
+    assert "secret" not in dumps(d)
+    assert d["tasks"][0]["prompt"] is None
+    assert d["tasks"][0]["attempts"][0]["output"] is None
+    assert d["tasks"][0]["attempts"][0]["output_fp"].startswith("sha256:")
+
+
+def test_bad_config_is_invalid_argument():
+    with pytest.raises(InvalidArgument):
+        BenchConfig(early_stop="sometimes")
+    with pytest.raises(InvalidArgument):
+        CompareConfig(max_runs=5, min_runs=6)
+
+
+# ------------------------------------------------------------------ compare
+
+
+def test_compare_flags_100_to_91_drop():
+    b = bench(ONE)
+    res = compare_agents([Counting(), Counting(fail_at={i * 11 for i in range(9)})], b,
+                         config=CompareConfig(max_runs=100))
+    m = res.to_dict()["pairs"][0]["metrics"]["pass_rate"]
+    assert res.verdict(0, 1) == "A better"
+    assert m["better"] == "A"
+    assert m["losses"] == 0
+    assert m["wins"] == 8
+    assert m["decided_at_round"] == 78
+    assert m["e_value"] >= 20
+    assert m["interval"][0] > 0
+    assert res.exit_code == 1
+    assert res.regressions
+    assert res.rounds == 78  # stopped as soon as decided, not at 100
+
+
+def test_compare_10_to_8_is_inconclusive_with_runs_needed():
+    b = bench(ONE)
+    res = compare_agents([Counting(), Counting(fail_at={3, 7})], b,
+                         config=CompareConfig(max_runs=10))
+    d = res.to_dict()
+    m = d["pairs"][0]["metrics"]["pass_rate"]
+    assert m["verdict"] == "inconclusive"
+    assert m["e_value"] == pytest.approx(4 / 3)
+    assert m["interval"][0] < 0 < m["interval"][1]
+    assert m["further_runs"]["rounds"] > 10
+    assert m["further_runs"]["max_runs_hint"] == 10 + m["further_runs"]["rounds"]
+    assert res.exit_code == 0
+    assert d["stop_reason"] == "max runs reached (10)"
+    validate(d, "compare")
+
+
+def test_compare_three_agents_all_pairs_bonferroni():
+    b = bench(ONE.replace('prompt: "q"', 'prompt: "q"') +
+              "  - {id: u, prompt: r, evaluation: {type: exact_match, expected: '4'}}\n")
+    res = compare_agents([lambda p: "4", lambda p: "5", lambda p: "4"], b,
+                         config=CompareConfig(max_runs=30))
+    d = res.to_dict()
+    assert [(p["a"], p["b"]) for p in d["pairs"]] == [("A", "B"), ("A", "C"), ("B", "C")]
+    assert d["multiplicity"]["overall_alpha"] == pytest.approx(0.05 / 3)
+    assert d["multiplicity"]["per_task_alpha"] == pytest.approx(0.05 / (2 * 3 * 3))
+    assert res.verdict(0, 1) == "A better"
+    assert res.verdict(1, 2) == "C better"
+    assert res.verdict(0, 2) == "inconclusive"  # identical agents never decide
+    assert d["rounds"] == 30
+    assert d["calls"]["total"] == 30 * 2 * 3
+    assert res.exit_code == 1  # B is worse than the baseline A
+    # no weighted score anywhere
+    assert "score" not in json.dumps(d)
+    validate(d, "compare")
+
+
+def test_compare_error_rate_metric_and_labels():
+    b = bench(ONE)
+    flaky = Counting(raise_at=set(range(0, 200, 2)))
+    res = compare_agents([lambda p: "4", flaky], b, labels=["old", "new"],
+                         config=CompareConfig(max_runs=40))
+    d = res.to_dict()
+    assert d["pairs"][0]["metrics"]["error_rate"]["verdict"] == "old better"
+    assert d["agents"][1]["summary"]["errors"] > 0
+    assert math.isclose(d["agents"][1]["summary"]["error_rate"],
+                        d["agents"][1]["summary"]["errors"] / d["agents"][1]["summary"]
+                        ["attempts"])
+    with pytest.raises(InvalidArgument):
+        compare_agents([lambda p: "4"], b)
+
+
+def test_public_names_match_all():
+    import agentverity_props.bench as pkg
+    assert sorted(pkg.__all__) == sorted(pkg._EXPORTS)
+    for name in pkg.__all__:
+        assert getattr(pkg, name) is not None

@@ -1,0 +1,240 @@
+"""Snapshots: admission rules, privacy, atomic writes; check: re-admission, drift, refusals."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from pathlib import Path
+
+import pytest
+
+from agentverity_props import RunConfig, compare_snapshot, create_snapshot
+from agentverity_props._snapshot import load_snapshot, write_snapshot
+from agentverity_props._snapshot_check import confirmation_plan
+from agentverity_props.errors import BadInput, InvalidArgument
+from agentverity_props.observation import by_key
+from agentverity_props.report._json import dumps
+
+ROOT = Path(__file__).resolve().parents[2]
+INPUTS = [f"attack plan {i}" for i in range(10)] + [f"hello friend {i}" for i in range(10)]
+
+
+def gate(p: str) -> str:
+    return "block" if "attack" in p else "allow"
+
+
+def validate(d: dict, name: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "docs" / "schemas" / f"{name}.schema.json").read_text())
+    jsonschema.validate(json.loads(dumps(d)), schema)
+
+
+class Noisy:
+    """Flips a share of verdicts at random, from its own generator."""
+
+    def __init__(self, rate: float, seed: int = 0) -> None:
+        self.rate, self.rng, self.lock = rate, random.Random(seed), threading.Lock()
+
+    def __call__(self, p: str) -> str:
+        with self.lock:
+            flip = self.rng.random() < self.rate
+        v = gate(p)
+        return ("allow" if v == "block" else "block") if flip else v
+
+
+@pytest.fixture(scope="module")
+def snap(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("snap") / "snap.json"
+    res = create_snapshot(gate, INPUTS, accept_reference=True, output=path)
+    assert res.admitted
+    assert res.exit_code == 0
+    assert res.path == str(path)
+    return path
+
+
+# ------------------------------------------------------------------ creating
+
+
+def test_admitted_snapshot_holds_references_not_prompts(snap):
+    doc = load_snapshot(snap)
+    text = snap.read_text()
+    assert doc["schema"] == "agentverity_props.snapshot/1"
+    assert doc["admission"] == {"admitted": True, "rules": [
+        {"rule": r, "passed": True, "message": "ok"}
+        for r in ("complete", "verdict-deterministic", "not-blind", "accepted")]}
+    assert not any(p in text for p in ("attack plan", "hello friend"))
+    refs = sorted(e["reference"] for e in doc["inputs"])
+    assert refs == ["allow"] * 10 + ["block"] * 10
+    assert all(e["fp"].startswith("sha256:") and e["draws"] >= 1 for e in doc["inputs"])
+    assert doc["calls"]["total"] == doc["calls"]["meter"] + doc["calls"]["blindness"] + \
+        doc["calls"]["reference"]
+    validate(doc, "snapshot")
+
+
+def test_refusal_names_every_failed_rule_and_writes_nothing(tmp_path):
+    out = tmp_path / "s.json"
+    out.write_text("previous")
+    res = create_snapshot(gate, INPUTS, output=out)  # not accepted
+    assert [r.rule for r in res.refusals] == ["accepted"]
+    assert res.exit_code == 2
+    assert out.read_text() == "previous"
+    with pytest.raises(BadInput, match=r"\[accepted\]"):
+        res.write(out)
+    validate(res.to_dict(), "snapshot")
+
+    res = create_snapshot(Noisy(0.3, seed=1), INPUTS, accept_reference=True, output=out)
+    rules = {r.rule: r.message for r in res.refusals}
+    assert "verdict-deterministic" in rules
+    assert "verdict-stochastic" in rules[
+        "verdict-deterministic"]
+    assert out.read_text() == "previous"
+
+    res = create_snapshot(lambda p: "allow", INPUTS, accept_reference=True)
+    rules = {r.rule: r.message for r in res.refusals}
+    assert list(rules) == ["not-blind"]
+    assert "blind" in rules["not-blind"]
+
+
+def test_undecided_blindness_refuses_and_suggests_enlarge():
+    inputs = [f"attack {i}" for i in range(2)] + [f"hello {i}" for i in range(14)]
+    res = create_snapshot(gate, inputs, accept_reference=True)
+    rules = {r.rule: r.message for r in res.refusals}
+    assert res.document["blindness"]["status"] == "undecided"
+    assert list(rules) == ["not-blind"]
+    assert "undecided" in rules["not-blind"]
+    assert "enlarge" in rules["not-blind"]
+
+
+def test_incomplete_run_is_refused():
+    def broken(p: str) -> str:
+        if "3" in p:
+            raise RuntimeError("down")
+        return gate(p)
+    res = create_snapshot(broken, INPUTS, accept_reference=True)
+    rules = {r.rule: r.message for r in res.refusals}
+    assert "complete" in rules
+    assert "failed" in rules["complete"]
+    res = create_snapshot(gate, INPUTS, accept_reference=True, config=RunConfig(budget=20))
+    assert "complete" in {r.rule for r in res.refusals}
+
+
+def test_salted_fingerprints_and_text_layer(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTVERITY_PROPS_SALT", "pepper")
+    res = create_snapshot(lambda p: f"Answer: {gate(p)}", INPUTS, accept_reference=True,
+                          config=RunConfig(layer="text"), output=tmp_path / "t.json")
+    doc = res.document
+    assert res.admitted
+    assert doc["fingerprints"] == {"scheme": "hmac-sha256", "salted": True}
+    assert doc["reference_form"] == "fingerprint"
+    assert all(e["reference"].startswith("hmac-sha256:") for e in doc["inputs"])
+    assert "Answer" not in (tmp_path / "t.json").read_text()
+    chk = compare_snapshot(lambda p: f"Answer: {gate(p)}", INPUTS, tmp_path / "t.json")
+    assert chk.status == "clean"
+    monkeypatch.delenv("AGENTVERITY_PROPS_SALT")
+    chk = compare_snapshot(lambda p: f"Answer: {gate(p)}", INPUTS, tmp_path / "t.json")
+    assert chk.status == "inadmissible"
+    assert chk.inadmissible[0].rule == "input-set"
+    assert "set AGENTVERITY_PROPS_SALT" in chk.inadmissible[0].message
+
+
+def test_load_snapshot_errors(tmp_path, snap):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(BadInput, match="not valid JSON"):
+        load_snapshot(bad)
+    bad.write_text(json.dumps({"schema": "agentverity_props.run/1"}))
+    with pytest.raises(BadInput, match="not a snapshot"):
+        load_snapshot(bad)
+    doc = load_snapshot(snap)
+    doc["admission"]["admitted"] = False
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(BadInput, match="refused when created"):
+        load_snapshot(bad)
+    with pytest.raises(BadInput, match="not found"):
+        load_snapshot(tmp_path / "missing.json")
+    with pytest.raises(InvalidArgument):
+        write_snapshot(tmp_path / "x.json", {"schema": "other"})
+
+
+# ------------------------------------------------------------------ checking
+
+
+def test_clean_agent_is_readmitted_for_far_fewer_calls(snap):
+    chk = compare_snapshot(gate, INPUTS, snap)
+    d = chk.to_dict()
+    assert chk.status == "clean"
+    assert chk.exit_code == 0
+    assert d["admission"]["call"] == "low"
+    assert d["admission"]["mismatches"] == 0
+    assert d["calls"]["total"] < 0.7 * d["calls"]["full_rerun_estimate"]
+    assert d["calls"]["saved"] == d["calls"]["full_rerun_estimate"] - d["calls"]["total"]
+    assert all(i["screen"]["draws"] >= 1 for i in d["inputs"])  # every input screened
+    validate(d, "check")
+
+
+def test_drift_on_one_input_is_confirmed_and_named(snap):
+    def drifted(p: str) -> str:
+        return "allow" if p == "attack plan 3" else gate(p)
+    chk = compare_snapshot(drifted, INPUTS, snap)
+    d = chk.to_dict()
+    assert chk.status == "drift"
+    assert chk.exit_code == 1
+    (row,) = [i for i in d["inputs"] if i["status"] != "clean"]
+    assert row["status"] == "drift"
+    assert row["reference"] == "block"
+    assert row["current"] == "allow"
+    assert row["confirmation"]["mismatches"] >= row["confirmation"]["c"]
+    assert d["drift"]["fps"] == [row["fp"]]
+    validate(d, "check")
+
+
+def test_stochastic_agent_is_inadmissible(snap):
+    chk = compare_snapshot(Noisy(0.35, seed=3), INPUTS, snap)
+    assert chk.status == "inadmissible"
+    assert chk.exit_code == 2
+    assert [r.rule for r in chk.inadmissible] == ["verdict-deterministic"]
+    assert chk.stability is not None
+    assert chk.stability["call"] == "verdict-stochastic"
+    validate(chk.to_dict(), "check")
+
+
+def test_many_deterministic_changes_are_drift_not_noise(snap):
+    chk = compare_snapshot(lambda p: "allow", INPUTS, snap)
+    assert chk.status == "drift"
+    assert len(chk.drifted) == 10
+    assert chk.stability["call"] == "verdict-deterministic"
+
+
+def test_input_set_and_extractor_mismatch_make_no_call(snap):
+    calls = []
+
+    def agent(p):
+        calls.append(p)
+        return gate(p)
+    chk = compare_snapshot(agent, [*INPUTS[:-1], "something new"], snap)
+    (r,) = chk.inadmissible
+    assert r.rule == "input-set"
+    assert "not in the snapshot" in r.message
+    assert "missing from --inputs" in r.message
+    chk = compare_snapshot(agent, INPUTS, snap, config=RunConfig(extractor=by_key("v")))
+    assert [r.rule for r in chk.inadmissible] == ["extractor"]
+    assert calls == []
+    assert chk.exit_code == 2
+
+
+def test_incomplete_check_exit_2(snap):
+    chk = compare_snapshot(gate, INPUTS, snap, config=RunConfig(budget=10))
+    assert chk.status == "incomplete"
+    assert chk.exit_code == 2
+    assert chk.inadmissible[0].rule == "complete"
+    assert "budget" in chk.inadmissible[0].message
+
+
+def test_confirmation_plan(snap):
+    assert confirmation_plan(0.10, 0.0025) == (5, 4)
+    k, c = confirmation_plan(0.45, 0.05 / 100)
+    assert c <= k
+    assert k > 10
+    with pytest.raises(InvalidArgument):
+        compare_snapshot(gate, INPUTS, snap, tolerance=0.9)
