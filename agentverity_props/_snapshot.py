@@ -348,7 +348,7 @@ def create_snapshot(agent: Any, inputs: Sequence[str], *, config: RunConfig | No
         >>> res = create_snapshot(lambda p: "block" if "attack" in p else "allow",
         ...                       ["attack 1", "hello", "attack 2", "hi there"])
         >>> res.admitted, [r.rule for r in res.refusals]
-        (False, ['not-blind', 'accepted'])
+        (False, ['accepted'])
     """
     from .engine import run_sync
     return run_sync(acreate_snapshot(agent, inputs, config=config,

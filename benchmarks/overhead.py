@@ -153,7 +153,8 @@ def speedup(n_probes: int, sleep_s: float, repeats: int) -> dict[str, float]:
 
 def import_cost(repeats: int) -> dict[str, float]:
     """Milliseconds: fresh interpreter importing a module, minus a bare interpreter."""
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    # bytecode may be written: a stale .pyc would otherwise be recompiled on every run
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
     def run(code: str) -> float:
         t0 = time.perf_counter()

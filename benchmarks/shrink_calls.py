@@ -84,10 +84,12 @@ class Counted:
     """Counts the agent's calls (the only cost that matters with a real model)."""
 
     def __init__(self, fn: Callable[[str], str]) -> None:
-        self.fn, self.calls = fn, 0
+        self.fn, self.calls, self.planted_calls = fn, 0, 0
 
     def __call__(self, prompt: str) -> str:
         self.calls += 1
+        # the upper-case follow-up of a violating prompt: was the bug ever put to the agent?
+        self.planted_calls += "URGENT" in prompt and len(prompt) > 40
         return self.fn(prompt)
 
 
@@ -104,6 +106,8 @@ class Run:
     calls: int
     outcome: str
     minimal: str | None
+    planted_calls: int = 0
+    warned: bool = False  # @agent_property's record carried a warning
 
 
 def classify(minimal: str | None, minimum: str) -> str:
@@ -135,12 +139,12 @@ def design_a(s: int, gate_factory: Callable[[random.Random], Callable[[str], str
     except PropertyViolation:
         rec = RECORDS[-1]
         minimal = rec.minimal.source if rec.minimal else None
-        return Run(agent.calls, classify(minimal, minimum), minimal)
+        return Run(agent.calls, classify(minimal, minimum), minimal, agent.planted_calls)
     except Flaky:
-        return Run(agent.calls, "flaky", None)
+        return Run(agent.calls, "flaky", None, agent.planted_calls)
     except Exception as exc:
-        return Run(agent.calls, "error", f"{type(exc).__name__}: {exc}"[:120])
-    return Run(agent.calls, "nothing", None)
+        return Run(agent.calls, "error", f"{type(exc).__name__}: {exc}"[:120], agent.planted_calls)
+    return Run(agent.calls, "nothing", None, agent.planted_calls, bool(RECORDS[-1].warnings))
 
 
 def design_b(s: int, gate_factory: Callable[[random.Random], Callable[[str], str]],
@@ -163,12 +167,12 @@ def design_b(s: int, gate_factory: Callable[[random.Random], Callable[[str], str
     try:
         test_case_invariance()
     except Disagreement as exc:
-        return Run(agent.calls, classify(exc.prompt, minimum), exc.prompt)
+        return Run(agent.calls, classify(exc.prompt, minimum), exc.prompt, agent.planted_calls)
     except Flaky:
-        return Run(agent.calls, "flaky", None)
+        return Run(agent.calls, "flaky", None, agent.planted_calls)
     except Exception as exc:
-        return Run(agent.calls, "error", f"{type(exc).__name__}: {exc}"[:120])
-    return Run(agent.calls, "nothing", None)
+        return Run(agent.calls, "error", f"{type(exc).__name__}: {exc}"[:120], agent.planted_calls)
+    return Run(agent.calls, "nothing", None, agent.planted_calls)
 
 
 # ------------------------------------------------------------------ report
@@ -224,15 +228,25 @@ def interpretation(results: dict[tuple[str, str], list[Run]]) -> str:
         cb = Counter(r.outcome for r in b)
         ma = statistics.median(r.calls for r in a)
         mb = statistics.median(r.calls for r in b)
-        more = "more" if ma > mb else "fewer"
+        why = (": repeated draws and confirmation are what it pays for a decision that does "
+               "not change on replay" if ma > mb else "")
+        missed = [r for r in a if r.outcome == "nothing"]
+        reached = sum(r.planted_calls > 0 for r in missed)
+        warned = sum(r.warned for r in missed)
         parts.append(
             f"On the {agent} agent, @agent_property reached the true minimum in "
             f"{ca['minimum']}/{len(a)} seeds (FlakyFailure {ca['flaky']}, noise reported "
             f"{ca['noise']}, found nothing {ca['nothing']}); plain @given reached it in "
             f"{cb['minimum']}/{len(b)} (FlakyFailure {cb['flaky']}, noise reported "
-            f"{cb['noise']}, found nothing {cb['nothing']}). @agent_property spent a median "
-            f"{ma:.0f} calls against {mb:.0f} ({ma / mb:.1f}x, {more}): repeated draws and "
-            "confirmation are what it pays for a decision that does not change on replay.")
+            f"{cb['noise']}, found nothing {cb['nothing']}). Median calls: @agent_property "
+            f"{ma:.0f}, plain @given {mb:.0f} ({ma / mb:.1f}x){why}.")
+        if missed:
+            parts.append(
+                f"Where @agent_property found nothing the test passed, with a warning in "
+                f"{warned} of those {len(missed)} runs; in {reached} of them "
+                "the agent had been called on a violating input, so the "
+                "planted flip was seen but not confirmed against noise at the per-candidate "
+                "alpha.")
     return " ".join(parts)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._internal.fingerprint import fingerprint
@@ -252,10 +252,4 @@ def run_benchmark(agent: Any, benchmark: Benchmark, *, config: BenchConfig | Non
     """
     from ..engine import run_sync
     return run_sync(arun_benchmark(agent, benchmark, config=config, progress=progress))
-
-
-def with_engine(config: BenchConfig, **engine_kwargs: Any) -> BenchConfig:
-    """``config`` with engine settings replaced (CLI helper)."""
-    from ..engine import EngineConfig
-    return replace(config, engine=EngineConfig(**engine_kwargs))
 

@@ -66,7 +66,7 @@ def rerender(result: dict[str, Any], fmt: str) -> str:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the --format rendering here (atomically) instead of stdout.")
 def report_cmd(file: str, html_out: str | None, fmt: str | None, output: str | None) -> int:
-    """Render a saved result (``--format json`` output of run, tools, bench, compare, ...).
+    """Render a saved result (the --format json output of run, tools, bench, compare, ...).
 
     The HTML is one file with inline CSS and SVG plots: no script, no network. Exit 0 when
     the report was written (the result's own exit code is shown in the report); 2 when the

@@ -204,27 +204,32 @@ def render_html(result: dict[str, Any], *, source: str | None = None,
                            "fallback_reason": None}
     ctx["date"], ctx["date_note"] = _date(result, now)
     ctx["raw_json"], ctx["raw_truncated"] = _raw_json(result)
-    template = "generic.html.j2"
+    if kind == "snapshot" and exit_code is None and isinstance(result.get("admission"), dict):
+        # a snapshot file exists only when admitted; a refused preview exits 2
+        ctx["exit_code"] = 0 if result["admission"].get("admitted") else 2
+        ctx["exit_derived"] = True
     builder = _builders().get(kind)
     if builder is not None:
         try:
-            extra = builder(result)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            return _page(env, markupsafe, f"{kind}.html.j2", {**ctx, **builder(result)}, kind)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError,
+                ArithmeticError) as exc:
             # an unexpected shape must not cost the user their report: show the raw tree
             ctx["fallback_reason"] = (f"the {kind} view could not read this file "
                                       f"({type(exc).__name__}: {exc}); showing its contents")
-        else:
-            template = f"{kind}.html.j2"
-            ctx.update(extra)
+    from ._tree import tree
+    ctx["tree"] = tree({k: v for k, v in result.items() if k != "schema"})
+    return _page(env, markupsafe, "generic.html.j2", ctx, kind)
+
+
+def _page(env: Any, markupsafe: Any, template: str, ctx: dict[str, Any], kind: str) -> str:
     exit_code = ctx["exit_code"]  # a view may derive it when the format has none
     meanings = ctx.get("exit_meanings") or _generic_exit(kind)
-    ctx["exit_meaning"] = meanings.get(exit_code, "–") if isinstance(exit_code, int) else (
-        "no exit code recorded")
-    ctx["exit_class"] = {0: "good", 1: "bad", 2: "warn"}.get(exit_code, "muted") if isinstance(
-        exit_code, int) else "muted"
-    if template == "generic.html.j2":
-        from ._tree import tree
-        ctx["tree"] = tree({k: v for k, v in result.items() if k != "schema"})
-    ctx["svg"] = {k: markupsafe.Markup(v) for k, v in ctx.get("plots", {}).items() if v}
+    if isinstance(exit_code, int):
+        ctx["exit_meaning"] = meanings.get(exit_code, "–")
+        ctx["exit_class"] = {0: "good", 1: "bad", 2: "warn"}.get(exit_code, "muted")
+    else:
+        ctx["exit_meaning"], ctx["exit_class"] = "no exit code recorded", "muted"
+    ctx["svg"] = {k: markupsafe.Markup(v) for k, v in (ctx.get("plots") or {}).items() if v}
     html: str = env.get_template(template).render(**ctx)
     return html

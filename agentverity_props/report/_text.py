@@ -13,7 +13,7 @@ EXIT_MEANING = {0: "clean: measured, not blind, no confirmed violation",
 def _console(color: bool, width: int = 100) -> Any:
     from rich.console import Console
     return Console(file=io.StringIO(), force_terminal=color, color_system="standard" if color
-                   else None, width=width, highlight=False, soft_wrap=False)
+                   else None, width=width, highlight=False, soft_wrap=True)
 
 
 def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100) -> str:
@@ -34,7 +34,9 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     con.print(f"             pair disagreement {est}, 95% anytime CI "
               f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}] from {m['pairs']} pairs, "
               f"{m['calls']} calls")
-    con.print(f"             [dim]{m['guarantee']}[/]")
+    lo_b, hi_b = m["epsilon"] / m["indifference"], min(1.0, m["epsilon"] * m["indifference"])
+    con.print(f"             [dim]P(wrong call) <= {m['alpha']:g}: 'deterministic' when theta >= "
+              f"{hi_b:g}, 'stochastic' when theta <= {lo_b:g}; anytime-valid[/]")
     flipped = sum(1 for e in m["per_input"] if len(e["counts"]) > 1)
     if flipped:
         con.print(f"             {flipped} input(s) gave more than one verdict")

@@ -31,9 +31,11 @@ def _scalar(v: Any) -> dict[str, Any]:
 
 
 def _flat(v: Any) -> bool:
-    return not isinstance(v, (dict, list, tuple)) or (
-        isinstance(v, (list, tuple)) and len(v) <= 8
-        and all(not isinstance(x, (dict, list, tuple)) for x in v))
+    """A scalar, or a short list/dict of scalars: fits one table cell."""
+    if isinstance(v, dict):
+        return len(v) <= 8 and all(not isinstance(x, (dict, list, tuple)) for x in v.values())
+    return not isinstance(v, (list, tuple)) or (
+        len(v) <= 8 and all(not isinstance(x, (dict, list, tuple)) for x in v))
 
 
 def tree(value: Any, depth: int = 0) -> dict[str, Any]:
@@ -67,6 +69,9 @@ def tree(value: Any, depth: int = 0) -> dict[str, Any]:
 
 
 def _cell(v: Any) -> dict[str, Any]:
+    if isinstance(v, dict):
+        return {"t": "scalar", "v": ", ".join(f"{k}: {_scalar(x)['v']}" for k, x in v.items()),
+                "cls": "str"}
     if isinstance(v, (list, tuple)):
         return {"t": "scalar", "v": ", ".join(_scalar(x)["v"] for x in v), "cls": "str"}
     return _scalar(v) if v is not None else {"t": "scalar", "v": "", "cls": "muted"}

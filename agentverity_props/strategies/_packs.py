@@ -53,10 +53,17 @@ _WEIGHT_RESOLUTION = 20
 
 
 def pack_dirs() -> list[Path]:
-    """Where named packs are looked up, in order (only existing folders)."""
+    """Where named packs are looked up, in order (only existing folders).
+
+    ``agentverity_props/_packs`` (a wheel install), then ``strategies/`` of the source
+    checkout (an editable install), recognised by its ``pyproject.toml`` so that an unrelated
+    ``site-packages/strategies`` folder is never mistaken for it.
+    """
     package = Path(__file__).resolve().parent.parent
-    candidates = [package / "_packs", package.parent / "strategies"]
-    return [d for d in candidates if d.is_dir()]
+    dirs = [package / "_packs"]
+    if (package.parent / "pyproject.toml").is_file():
+        dirs.append(package.parent / "strategies")
+    return [d for d in dirs if d.is_dir()]
 
 
 def available_packs() -> list[str]:
@@ -186,7 +193,7 @@ def _describe(err: Any, path: tuple[str | int, ...], in_key: bool) -> tuple[str,
     value = err.get("input")
     if kind == "extra_forbidden":
         allowed = _allowed_keys(path[:-1])
-        close = difflib.get_close_matches(str(last), allowed, n=1)
+        close = difflib.get_close_matches(str(last), allowed)[:1]
         fix = f"did you mean {close[0]!r}? rename it" if close else "remove it"
         if allowed:
             fix += f"; allowed here: {', '.join(allowed)}"
@@ -229,7 +236,13 @@ def _bad_input(doc: YamlDocument, exc: ValidationError) -> BadInput:
         is_key = in_key or err["type"] == "extra_forbidden"
         line = doc.line_of(path, key=is_key)
         located.append((line, path, err, in_key))
-    # An unknown key usually *is* the missing one misspelt: report it first, then file order.
+    # An unknown key usually *is* the missing one misspelt: report it first, and do not count
+    # the "missing" error it causes as a second problem.
+    misspelt = {(path[:-1], close) for _, path, err, _ in located
+                if err["type"] == "extra_forbidden"
+                for close in difflib.get_close_matches(str(path[-1]), _allowed_keys(path[:-1]))}
+    located = [item for item in located
+               if not (item[2]["type"] == "missing" and (item[1][:-1], item[1][-1]) in misspelt)]
     located.sort(key=lambda item: (item[2]["type"] != "extra_forbidden", item[0]))
     line, path, err, in_key = located[0]
     problem, fix = _describe(err, path, in_key)

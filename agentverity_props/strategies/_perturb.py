@@ -209,10 +209,10 @@ def typos(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
 
     def build(d: _Draws) -> Perturbation:
         # each edit is one span, so the shrinker can delete a whole edit when it lowers the count
-        edits = [dict(zip(("at", "kind", "key"), d.span(_TYPO_EDIT, 3), strict=True))
-                 for _ in range(d.integer(1, max_count))]
-        for edit in edits:
-            edit["kind"] = TYPO_KINDS[edit["kind"]]
+        edits: list[dict[str, Any]] = []
+        for _ in range(d.integer(1, max_count)):
+            at, kind, key = d.span(_TYPO_EDIT, 3)
+            edits.append({"at": at, "kind": TYPO_KINDS[kind], "key": key})
         return Perturbation("typo", {"edits": edits})
 
     return _fixed_width(build)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidArgument
+from ._prompts import parse_template
 
 __all__ = ["KEYBOARD_NEIGHBOURS", "PERTURBATION_NAMES", "POSITION_SPAN", "Perturbation"]
 
@@ -176,7 +177,6 @@ def _apply_distractor(text: str, p: Mapping[str, Any]) -> str:
 
 
 def _apply_paraphrase(text: str, p: Mapping[str, Any]) -> str:
-    from ._prompts import parse_template
     return parse_template(str(p["template"])).render({"text": text})
 
 
@@ -205,6 +205,8 @@ _VERBS = frozenset((
     "want", "write",
 ))
 _NEGATED = re.compile(r"(?:not|never|n't|n’t)$", re.IGNORECASE)
+# "it's urgent" -> "it's not urgent", "I'm sure" -> "I'm not sure"
+_CONTRACTED_BE = re.compile(r"^[a-z]+['’](?:s|re|m)$", re.IGNORECASE)
 
 
 def negation_sites(text: str) -> list[tuple[int, str]]:
@@ -216,7 +218,7 @@ def negation_sites(text: str) -> list[tuple[int, str]]:
         low = word.lower()
         nxt = words[i + 1].group(0) if i + 1 < len(words) else ""
         prev = words[i - 1] if i else None
-        if low in _AUXILIARIES:
+        if low in _AUXILIARIES or _CONTRACTED_BE.match(word):
             if nxt and not _NEGATED.search(nxt) and nxt.lower() not in _INVERTED:
                 sites.append((m.end(), " not"))
             continue
@@ -265,6 +267,10 @@ _APPLIERS: dict[str, Callable[[str, Mapping[str, Any]], str]] = {
     "entity_swap": _apply_entity_swap,
 }
 PERTURBATION_NAMES: tuple[str, ...] = tuple(_APPLIERS)
+_FAMILY_KINDS: dict[str, tuple[str, ...]] = {
+    "case": CASE_KINDS, "whitespace": WHITESPACE_KINDS, "typo": TYPO_KINDS,
+    "punctuation": PUNCTUATION_KINDS,
+}
 
 _PROBE_TEXT = "Please send Alice the order, it is urgent. Thanks!"
 
@@ -299,6 +305,12 @@ class Perturbation:
             raise InvalidArgument(
                 f"params of perturbation {self.name!r} are not JSON-able ({exc})") from None
         object.__setattr__(self, "params", params)
+        allowed = _FAMILY_KINDS.get(self.name)
+        kinds = ([e.get("kind") for e in params.get("edits", []) if isinstance(e, dict)]
+                 if self.name == "typo" else [params.get("kind")])
+        if allowed is not None and any(k not in allowed for k in kinds):
+            raise InvalidArgument(
+                f"unknown kind in {self.name!r} params {params!r}; kinds: {', '.join(allowed)}")
         try:
             _APPLIERS[self.name](_PROBE_TEXT, params)
         except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:

@@ -103,11 +103,13 @@ def test_snapshot_and_check_exit_codes(work):
         ["snapshot", "--agent", "agents.py:gate", *base, "-o", "s.json", "--accept-reference",
          "--format", "json"]], work)
     assert refused.returncode == 2
-    assert "[accepted]" in refused.stderr and "--accept-reference" in refused.stderr
+    assert "[accepted]" in refused.stderr
+    assert "--accept-reference" in refused.stderr
     assert not (work / "refused.json").exists()
     assert ok.returncode == 0, ok.stderr
     doc = json.loads((work / "s.json").read_text())
-    assert doc["schema"] == "agentverity_props.snapshot/1" and doc["admission"]["admitted"]
+    assert doc["schema"] == "agentverity_props.snapshot/1"
+    assert doc["admission"]["admitted"]
     assert "attack plan" not in (work / "s.json").read_text()
 
     chk = ["check", *base, "--snapshot", "s.json", "--format", "json"]
@@ -123,11 +125,13 @@ def test_snapshot_and_check_exit_codes(work):
     assert d["calls"]["total"] < d["calls"]["full_rerun_estimate"] == doc["calls"]["total"]
     assert drift.returncode == 1, drift.stderr
     d = json.loads(drift.stdout)
-    assert d["drift"]["inputs"] == 1 and d["inputs"]
+    assert d["drift"]["inputs"] == 1
+    assert d["inputs"]
     assert stoch.returncode == 2, stoch.stderr
     d = json.loads(stoch.stdout)
     assert [r["rule"] for r in d["inadmissible"]] == ["verdict-deterministic"]
-    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+    assert missing.returncode == 2
+    assert missing.stderr.count("\n") == 1
     assert "not found" in missing.stderr
 
 
@@ -170,20 +174,24 @@ def test_bench_parity_with_agentverdicts_runner_and_exit_codes(work):
     e = json.loads(ours_early.stdout)
     assert ours_early.returncode == 1
     assert [t["status"] for t in e["tasks"]] == [t["status"] for t in d["tasks"]]
-    assert e["calls"]["saved"] == 8 and e["calls"]["attempts"] == 22
+    assert e["calls"]["saved"] == 8
+    assert e["calls"]["attempts"] == 22
 
     assert passing.returncode == 0, passing.stderr
     assert "Exit 0" in passing.stdout
     assert typo.returncode == 2
     assert typo.stderr.count("\n") == 1
-    assert "unknown key 'expcted'" in typo.stderr and "typo.yaml:5" in typo.stderr
+    assert "unknown key 'expcted'" in typo.stderr
+    assert "typo.yaml:5" in typo.stderr
 
     assert cmp_bad.returncode == 1, cmp_bad.stderr
     c = json.loads(cmp_bad.stdout)
     assert c["pairs"][0]["metrics"]["pass_rate"]["verdict"] == "A better"
-    assert c["regressions"] and c["stop_reason"] == "decided"
+    assert c["regressions"]
+    assert c["stop_reason"] == "decided"
     assert cmp_same.returncode == 0, cmp_same.stderr
-    assert 'failures="0"' in cmp_same.stdout and "<failure" not in cmp_same.stdout
+    assert 'failures="0"' in cmp_same.stdout
+    assert "<failure" not in cmp_same.stdout
 
 
 KILL_CHILD = textwrap.dedent("""
@@ -234,5 +242,6 @@ def test_snapshot_write_killed_midway_leaves_the_previous_snapshot(tmp_path):
             f.unlink()
         doc = load_snapshot(path)  # parses and validates: never a torn file
         if path.read_bytes() != original:  # a later write completed before the kill
-            assert len(doc["padding"]) == 30_000_000 and doc["generation"] >= 1
+            assert len(doc["padding"]) == 30_000_000
+            assert doc["generation"] >= 1
     assert interrupted >= 1  # at least one kill landed mid-write

@@ -150,9 +150,12 @@ rng = random.Random(5)
 def noisy_planted(prompt):
     if "URGENT" in prompt and len(prompt) > 40:
         return "block"
-    return "review" if rng.random() < 0.3 else "allow"
+    return "review" if rng.random() < 0.05 else "allow"
+
+from hypothesis import seed
 
 @agent_property(agent=from_callable(noisy_planted, identity="noisy"))
+@seed(3)
 @settings(database=None, max_examples=60)
 @given(prompt=prompts)
 def test_case(check, prompt):

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from agentverity_props._snapshot_check import confirmation_plan
 from agentverity_props.bench import PooledSign, difference_interval, runs_needed, sign_log_e
 from agentverity_props.bench._compare import CompareConfig, compare_agents
 from agentverity_props.bench._load import parse_benchmark
-from agentverity_props._snapshot_check import confirmation_plan
 
 pytestmark = pytest.mark.stats
 
@@ -101,7 +101,8 @@ def test_drop_100_to_91_is_flagged_and_10_to_8_is_inconclusive():
     for i in range(10):  # 10/10 vs 8/10
         s.add(+1 if i in (2, 6) else 0)
         s.end_round()
-    assert s.decision is None and s.e_value == pytest.approx(4 / 3)
+    assert s.decision is None
+    assert s.e_value == pytest.approx(4 / 3)
     # and through the real comparison, with deterministic agents
     b = parse_benchmark('version: "1"\nname: x\ntasks:\n'
                         "  - {id: t, prompt: q, evaluation: {type: exact_match, expected: ok}}\n")
@@ -128,7 +129,7 @@ def test_difference_interval_covers_at_every_round():
         for k in range(4, rounds, 5):
             n = 3 * (k + 1)
             lo, hi = difference_interval(n, int(w[r, k] + l[r, k]), int(w[r, k]), ALPHA)
-            if not lo <= true * 1 <= hi:
+            if not lo <= true <= hi:
                 misses += 1
                 break
     assert misses / reps <= _tol(ALPHA, reps)
@@ -138,7 +139,8 @@ def test_runs_needed_is_calibrated():
     wins, losses, items = 4, 1, 30
     est = runs_needed(wins, losses, items, alpha=ALPHA, items_per_round=1)
     m = est["items"]
-    assert m is not None and est["rounds"] == m
+    assert m is not None
+    assert est["rounds"] == m
     # simulate with the rates the estimate assumes (half-count shrinkage)
     pi = (wins + losses + 0.5) / (items + 1)
     q = (wins + 0.5) / (wins + losses + 1)

@@ -354,3 +354,24 @@ def test_schema_rejects_what_the_loader_rejects(case: tuple[str, str, int, str])
     data = yaml.safe_load(case[1])
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(pack_json_schema()).validate(data)
+
+
+# -- the README is executable -------------------------------------------------------------------
+
+def test_readme_format_example_loads_and_its_error_example_is_real(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (REPO / "strategies" / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(.*?)```", readme, re.S)
+    assert block is not None
+    pack = load_pack(_write(tmp_path, "billing.yaml", block.group(1)))
+    assert pack.region_names() == list(CANONICAL_REGIONS)
+    assert isinstance(pack_perturbations(pack), st.SearchStrategy)
+
+    shown = re.search(r"```text\n\s*(my\.yaml: line .*)\n", readme)
+    assert shown is not None
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, "my.yaml", "version: 1\nname: my\ndescription: d\nregions:\n"
+                                "  everyday:\n    weight: 1\n    tempaltes: [hi]\n")
+    with pytest.raises(BadInput) as info:
+        load_pack("my.yaml")
+    assert str(info.value) == shown.group(1)

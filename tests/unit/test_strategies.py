@@ -270,6 +270,7 @@ def test_whitespace_and_punctuation_kinds() -> None:
     [
         ("I want a refund", ["I don't want a refund"]),
         ("it is urgent", ["it is not urgent"]),
+        ("I'm sure it's broken", ["I'm not sure it's broken", "I'm sure it's not broken"]),
         ("Send it now. Please send the order.",
          ["Don't send it now. Please send the order.",
           "Send it now. Please don't send the order."]),
@@ -325,6 +326,10 @@ def test_perturbation_rejects_bad_values() -> None:
         Perturbation("shout", {})
     with pytest.raises(InvalidArgument, match="do not define"):
         Perturbation("typo", {"edits": "oops"})
+    with pytest.raises(InvalidArgument, match="unknown kind"):
+        Perturbation("whitespace", {"kind": "zigzag"})
+    with pytest.raises(InvalidArgument, match="unknown kind"):
+        Perturbation("typo", {"edits": [{"at": 0, "kind": "zigzag", "key": 0}]})
     with pytest.raises(InvalidArgument, match="JSON"):
         Perturbation("case", {"kind": "upper_all", "x": object()})
     with pytest.raises(InvalidArgument):

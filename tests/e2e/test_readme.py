@@ -1,0 +1,41 @@
+"""README examples run, and print what README says they print."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+README = (ROOT / "README.md").read_text()
+BLOCKS = re.findall(r"```python\n(.*?)```(?:\n\n[^`]*?```text\n(.*?)```)?", README, re.S)
+
+pytestmark = pytest.mark.e2e
+
+
+def test_readme_has_the_two_setup_commands_and_ci_runs_the_second():
+    commands = re.findall(r"```bash\n(.*?)\n```", README.split("## Set-up")[1], re.S)[:2]
+    assert "agentverity-props demo" in commands[0]
+    ci = (ROOT / ".ci/run").read_text()
+    assert commands[1] in ci.splitlines()
+
+
+@pytest.mark.parametrize("index", range(len(BLOCKS)))
+def test_python_examples_run_and_print_what_readme_shows(index, tmp_path):
+    code, expected = BLOCKS[index]
+    script = tmp_path / "example.py"
+    script.write_text(code)
+    if "def test_" in code:  # a pytest example: run it with pytest (a failing property)
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               str(script)], capture_output=True, text=True, timeout=300,
+                              check=False, cwd=tmp_path)
+        assert "CaseViolation" in proc.stdout, proc.stdout[-3000:]
+        return
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300, check=False, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    if expected:
+        assert proc.stdout.strip() == expected.strip()
