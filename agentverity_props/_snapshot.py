@@ -211,7 +211,14 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
         evidence = {e.fp: e for e in run.meter.per_input}
         counts = {p.fp: Counter({reference_form(k, layer): v for k, v in
                                  evidence[p.fp].counts.items()}) for p in probes}
-        tops = await asyncio.gather(*(_top_up(eng, p, counts[p.fp], layer) for p in probes))
+        # references are only worth completing when no other rule already refuses
+        viable = run.complete and run.meter.call == "verdict-deterministic" and \
+            run.blindness.status == "ok"
+        if viable:
+            tops = await asyncio.gather(*(_top_up(eng, p, counts[p.fp], layer)
+                                          for p in probes))
+        else:
+            tops = [(0, 0)] * len(probes)
         ref_calls = eng.ledger.calls - calls_before
         rows = []
         no_ref: list[str] = []
@@ -220,7 +227,7 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
             ev = evidence[p.fp]
             ref = majority(counts[p.fp])
             c = counts[p.fp]
-            if ref is None:
+            if ref is None and viable:
                 (tied if sum(c.values()) else no_ref).append(p.short)
             rows.append({"fp": p.fp, "reference": ref, "draws": ev.draws + extra,
                          "counts": dict(c), "failures": ev.failures + fails,
@@ -330,7 +337,8 @@ def create_snapshot(agent: Any, inputs: Sequence[str], *, config: RunConfig | No
     """Measure the agent and, if every admission rule holds, record its reference verdicts.
 
     Runs the meter and the blindness check (no relations), then tops up inputs the meter
-    did not draw (or drew to a tie) until each has a strict-majority verdict. Without
+    did not draw (or drew to a tie) until each has a strict-majority verdict (skipped when
+    another rule already refuses, so a refusal costs no extra call). Without
     ``accept_reference`` nothing is written: use it to preview.
 
     Args:

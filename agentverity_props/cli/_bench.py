@@ -106,8 +106,9 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
 @click.argument("agent_refs", nargs=-1, required=True, metavar="REF_A REF_B [REF_C ...]")
 @click.option("--benchmark", "benchmark_path", required=True, type=click.Path(),
               help="Benchmark YAML; every agent runs the same tasks in the same order.")
-@click.option("--max-runs", type=click.IntRange(1, 100_000), default=50, show_default=True,
-              help="At most this many paired runs of every task (stops earlier once decided).")
+@click.option("--max-runs", "--runs", "max_runs", type=click.IntRange(1, 100_000), default=50,
+              show_default=True, help="At most this many paired runs of every task (stops "
+              "earlier once decided); --runs is accepted as agentverdict spells it.")
 @click.option("--min-runs", type=click.IntRange(1, 100_000), default=1, show_default=True)
 @click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True,
               help="Family-wise error rate of the verdicts.")

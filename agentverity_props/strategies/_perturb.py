@@ -1,8 +1,8 @@
 """Follow-up strategies: Hypothesis strategies of :class:`Perturbation` values.
 
 Every strategy is built so that Hypothesis's shrinker moves toward the *mildest* change:
-kinds are listed mildest first (``sampled_from`` shrinks to the first entry), counts shrink
-to 1 and positions to 0 (the start of the text). A minimal counterexample therefore shows
+kinds are listed mildest first (a choice shrinks to the first entry), counts shrink to 1 and
+positions to 0 (the start of the text). A minimal counterexample therefore shows
 the smallest edit that still breaks the agent.
 """
 

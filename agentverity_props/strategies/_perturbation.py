@@ -205,8 +205,10 @@ _VERBS = frozenset((
     "want", "write",
 ))
 _NEGATED = re.compile(r"(?:not|never|n't|n’t)$", re.IGNORECASE)
-# "it's urgent" -> "it's not urgent", "I'm sure" -> "I'm not sure"
-_CONTRACTED_BE = re.compile(r"^[a-z]+['’](?:s|re|m)$", re.IGNORECASE)
+# "it's urgent" -> "it's not urgent", "I'm sure" -> "I'm not sure"; pronouns only, so a
+# possessive ("Alice's order") is never negated
+_CONTRACTED_BE = re.compile(
+    r"^(?:it|that|there|here|he|she|i|you|we|they)['’](?:s|re|m)$", re.IGNORECASE)
 
 
 def negation_sites(text: str) -> list[tuple[int, str]]:

@@ -278,6 +278,7 @@ def test_whitespace_and_punctuation_kinds() -> None:
         ("How do I cook pasta?", []),
         ("I don't want it", []),  # already negated
         ("Hello there", []),
+        ("Alice's order", []),  # a possessive, not "is"
     ],
 )
 def test_negations(text: str, negated: list[str]) -> None:
