@@ -168,7 +168,8 @@ def render_bench_junit(d: dict[str, Any]) -> str:
         tc = ET.SubElement(suite, "testcase", name=r["id"], classname=r["category"] or "bench",
                            time=f"{sum(a['latency_s'] for a in r['attempts']):.3f}")
         msg = next((a["message"] for a in r["attempts"] if a["status"] != "PASS"), "") or ""
-        text = f"{r['passes']}/{r['runs']} runs passed (threshold {r['threshold']:g}); {msg}"
+        text = f"{r['passes']}/{r['runs']} runs passed (threshold {r['threshold']:g})" + (
+            f"; {msg}" if msg else "")
         if r["status"] == "FAIL":
             ET.SubElement(tc, "failure", message=text[:500], type="fail").text = text
         elif r["status"] in ("ERROR", "INCOMPLETE"):
