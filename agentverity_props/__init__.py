@@ -61,7 +61,44 @@ _EXPORTS: dict[str, str] = {
     "ReplayMiss": ".errors",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "PRESETS",
+    "AgentCallError",
+    "AgentCheck",
+    "AgentVerityError",
+    "BadInput",
+    "BlindnessResult",
+    "BudgetExhausted",
+    "EnlargeResult",
+    "HealthCheck",
+    "Inconclusive",
+    "InvalidArgument",
+    "MeterResult",
+    "Observation",
+    "PropertyViolation",
+    "Relation",
+    "ReplayMiss",
+    "RunConfig",
+    "RunResult",
+    "ToolCall",
+    "Usage",
+    "__version__",
+    "agent_property",
+    "arun",
+    "builtin_relations",
+    "by_callable",
+    "by_key",
+    "by_regex",
+    "compare_snapshot",
+    "counterexample_report",
+    "create_snapshot",
+    "enlarge",
+    "from_callable",
+    "from_http",
+    "from_strands",
+    "measure",
+    "run",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -80,8 +117,8 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover
     from ._enlarge import EnlargeResult, enlarge
     from ._health import BlindnessResult, HealthCheck
-    from ._property import AgentCheck, agent_property, counterexample_report
     from ._meter import PRESETS, MeterResult
+    from ._property import AgentCheck, agent_property, counterexample_report
     from ._relations import Relation, builtin_relations
     from ._run import RunConfig, RunResult, arun, measure, run
     from .adapters import from_callable, from_http, from_strands

@@ -163,7 +163,7 @@ def _mildest_per_family(muts: list[Any], src: str, *, per_family: int) -> list[A
     ranked = {name: sorted(ps, key=lambda p: (len(str(p.params)),
                                               abs(len(p.apply(src)) - len(src))))[:per_family]
               for name, ps in by_family.items()}
-    out = []
+    out: list[Any] = []
     for i in range(per_family):
         out.extend(ps[i] for ps in ranked.values() if len(ps) > i)
     return out

@@ -50,7 +50,8 @@ class EvidencePool:
 def clean_inputs(inputs: Iterable[str], *, what: str = "inputs") -> list[str]:
     """Validate a probe set: non-empty strings, no duplicates (duplicates skew every estimate)."""
     if isinstance(inputs, str):
-        raise InvalidArgument(f"{what} must be a list of prompts, not one string; wrap it: [prompt]")
+        raise InvalidArgument(
+            f"{what} must be a list of prompts, not one string; wrap it: [prompt]")
     out: list[str] = []
     seen: set[str] = set()
     for i, text in enumerate(inputs):

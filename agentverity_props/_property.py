@@ -212,7 +212,7 @@ class AgentCheck:
         self._pool = EvidencePool()
         self._cache: dict[tuple[str, str, str, str], RelationOutcome | None] = {}
         self._k = confirmation_size(record.alpha_candidate)
-        self._inner_code = getattr(inner, "__code__", None)
+        self._inner_code: Any = getattr(inner, "__code__", None)
         self._anchor_keys: dict[str, str] = {}
         self._calls_at: dict[tuple[str, str, str, str], int] = {}
 
@@ -300,11 +300,11 @@ class AgentCheck:
 
     def _given_kwargs(self) -> dict[str, Any]:
         """The arguments Hypothesis passed to the user's test (for the @example literal)."""
-        frame = sys._getframe(1)
+        frame: Any = sys._getframe(1)
         while frame is not None:
-            if frame.f_code is self._inner_code:
-                names = frame.f_code.co_varnames[: frame.f_code.co_argcount
-                                                 + frame.f_code.co_kwonlyargcount]
+            code: Any = frame.f_code
+            if code is self._inner_code:
+                names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
                 return {n: frame.f_locals[n] for n in names
                         if n != "check" and n in frame.f_locals and _literal_ok(frame.f_locals[n])}
             frame = frame.f_back
@@ -403,10 +403,11 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
         raise InvalidArgument("agent_property: max_candidates must be >= 1")
     adapter = as_adapter(agent)
     suppressed = HealthCheck.parse(suppress_health_check)
-    base = dict(agent=adapter, alpha=alpha, epsilon=epsilon, budget=budget, layer=layer,
-                max_workers=max_workers, timeout_s=timeout_s, store_path=store_path,
-                store_mode=store_mode, extractor=extractor or DEFAULT_EXTRACTOR,
-                suppress_health_check=suppressed)
+    base: dict[str, Any] = {
+        "agent": adapter, "alpha": alpha, "epsilon": epsilon, "budget": budget,
+        "layer": layer, "max_workers": max_workers, "timeout_s": timeout_s,
+        "store_path": store_path, "store_mode": store_mode,
+        "extractor": extractor or DEFAULT_EXTRACTOR, "suppress_health_check": suppressed}
 
     def decorate(test: Callable[..., Any]) -> Callable[..., Any]:
         if not getattr(test, "is_hypothesis_test", False):
@@ -435,7 +436,7 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
     return decorate
 
 
-def _merged_settings(user: Any, *, user_applied: bool) -> Any:
+def _merged_settings(user: Any, *, user_applied: bool) -> Any:  # user: hypothesis.settings
     """Agent defaults under the user's settings.
 
     A user who applied ``@settings`` anywhere owns ``max_examples``; when they applied none,
@@ -446,7 +447,7 @@ def _merged_settings(user: Any, *, user_applied: bool) -> Any:
     from hypothesis import HealthCheck as HypothesisHealthCheck
     from hypothesis import Phase, settings
 
-    default = settings.default
+    default: Any = settings.default
     # undecided candidates (budget, quota) are rejected by design: not a strategy problem
     overrides: dict[str, Any] = {"suppress_health_check": list(
         {*user.suppress_health_check, HypothesisHealthCheck.filter_too_much})}
@@ -499,7 +500,7 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                             store=store_path)
     cfg = EngineConfig(max_workers=base["max_workers"], timeout_s=base["timeout_s"],
                        budget=budget, error_policy="record", store_path=store_path,
-                       store_mode=mode, extractor=base["extractor"])
+                       store_mode=mode, extractor=base["extractor"])  # type: ignore[arg-type]
     loop = _LoopThread()
     engine = Engine(base["agent"], cfg)
     check = AgentCheck(_Options(max_candidates=m, **{**base, "alpha": alpha}), record, loop,

@@ -258,8 +258,9 @@ def coerce_output(value: Any) -> Observation:
     """Turn what an agent returned (``str | dict | Observation``) into an Observation.
 
     A dict may carry ``text``/``answer``/``output``, ``verdict``/``decision``/``label`` and
-    ``tools`` (names or dicts). Anything else raises :class:`~agentverity_props.errors.AgentCallError`
-    of kind ``bad_output`` (not retryable): it is evidence of a broken agent, never a verdict.
+    ``tools`` (names or dicts). Anything else raises
+    :class:`~agentverity_props.errors.AgentCallError` of kind ``bad_output`` (not retryable):
+    it is evidence of a broken agent, never a verdict.
     """
     from .errors import AgentCallError
 

@@ -90,9 +90,8 @@ def load_inputs(path: str | Path) -> list[str]:
                  if ln.strip() and not ln.lstrip().startswith("#")]
     prompts: list[str] = []
     seen: dict[str, int] = {}
-    for i, item in enumerate(items, 1):
-        if isinstance(item, dict):
-            item = item.get("input", item.get("prompt"))
+    for i, entry in enumerate(items, 1):
+        item = entry.get("input", entry.get("prompt")) if isinstance(entry, dict) else entry
         if not isinstance(item, str) or not item.strip():
             raise BadInput(f"inputs file {p}: entry {i} is not a non-empty string",
                            "every input must be a prompt string")

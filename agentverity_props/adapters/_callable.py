@@ -21,7 +21,7 @@ class CallableAdapter:
                 f"from_callable expects a callable taking the prompt, got {type(fn).__name__}")
         self._fn = fn
         self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-            getattr(fn, "__call__", None))
+            type(fn).__call__)
         self.identity = identity or "callable:" + _qualname(fn)
 
     def invoke(self, prompt: str) -> Observation:

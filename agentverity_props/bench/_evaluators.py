@@ -7,6 +7,7 @@ silent FAIL: a broken check is not evidence about the agent.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -181,7 +182,8 @@ def _load_callable(ref: str, base_dir: Path) -> Callable[..., Any]:
             if not path.is_file():
                 raise BadInput(f"custom evaluator file {path} not found",
                                "paths are relative to the benchmark file's folder")
-            name = f"_agentverity_eval_{abs(hash(str(path.resolve())))}"
+            digest = hashlib.sha256(str(path.resolve()).encode("utf-8", "surrogatepass"))
+            name = f"_agentverity_eval_{digest.hexdigest()[:12]}"
             spec = importlib.util.spec_from_file_location(name, path)
             if spec is None or spec.loader is None:
                 raise BadInput(f"cannot load {path} as Python", "reference a .py file")

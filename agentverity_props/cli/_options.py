@@ -11,7 +11,7 @@ from ..errors import BadInput
 
 
 def engine_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """--budget --max-workers --timeout --retries --error-policy --store --record/--replay --seed."""
+    """--budget --max-workers --timeout --retries --error-policy --store --record/--replay ..."""
     opts = [
         click.option("--budget", type=click.IntRange(min=1), default=None,
                      help="Hard cap on agent calls (retries included). Default: no cap."),

@@ -62,4 +62,5 @@ def render_junit(result: dict[str, Any]) -> str:
     suite.set("errors", str(sum(1 for c in cases if c.find("error") is not None)))
     suite.set("skipped", str(sum(1 for c in cases if c.find("skipped") is not None)))
     ET.indent(suites)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    body = ET.tostring(suites, encoding="unicode")
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + body + "\n"

@@ -47,7 +47,8 @@ def test_text_and_junit_formats(json_run):
     _, data = json_run
     text = cli("run", "--agent", GATE, "--inputs", str(INPUTS))
     assert text.returncode == data["exit_code"]
-    assert "Diagnostics" in text.stdout and "Relations" in text.stdout
+    assert "Diagnostics" in text.stdout
+    assert "Relations" in text.stdout
     assert f"Exit {data['exit_code']}" in text.stdout
     junit = cli("run", "--agent", GATE, "--inputs", str(INPUTS), "--format", "junit")
     assert junit.returncode == data["exit_code"]
