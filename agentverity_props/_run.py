@@ -118,7 +118,7 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
-        """2 incomplete > 1 finding > 2 undecided > 0 clean (see docs/cli.md)."""
+        """2 incomplete > 1 finding > 2 undecided > 0 clean (see README, "Exit-code precedence")."""
         if not self.complete:
             return 2
         if self.findings:
