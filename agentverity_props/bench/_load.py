@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._internal.yamlpos import line_of as _line_of
+from .._internal.yamlpos import where as _where
 from ..errors import BadInput
 from ._evaluators import CompiledEvaluator, compile_evaluation
 from ._model import EVALUATOR_TYPES, BenchmarkFile, TaskSpec
@@ -71,34 +73,8 @@ class Benchmark:
         return replace(self, tasks=tuple(replace(t, runs=runs) for t in self.tasks))
 
 
-def _where(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
 
 
-def _line_of(root: Any, loc: tuple[Any, ...]) -> int | None:
-    """1-based line of the YAML node at ``loc`` (or of its deepest existing ancestor)."""
-    import yaml
-
-    node = root
-    line = node.start_mark.line + 1 if node is not None else None
-    for i, part in enumerate(loc):
-        nxt = None
-        if isinstance(node, yaml.MappingNode):
-            for k, v in node.value:
-                if getattr(k, "value", None) == part:
-                    nxt = v if i < len(loc) - 1 else k  # an unknown key: point at the key
-                    break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) \
-                and part < len(node.value):
-            nxt = node.value[part]
-        if nxt is None:
-            break
-        node = nxt
-        line = node.start_mark.line + 1
-    return line
 
 
 def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._internal.yamlpos import line_of as _line_of
+from .._internal.yamlpos import where as _where
 from ..errors import BadInput
 from ._model import Case, SuiteConfig, ToolsSuite
 
@@ -37,11 +39,6 @@ class LoadedSuite:
     path: str
 
 
-def _where(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
 
 
 def expand_env(data: Any, *, env: Mapping[str, str] | None = None,
@@ -79,28 +76,6 @@ def expand_env(data: Any, *, env: Mapping[str, str] | None = None,
     return walk(data, loc), secrets
 
 
-def _line_of(root: Any, loc: tuple[Any, ...]) -> int | None:
-    """1-based line of the YAML node at ``loc`` (or of its deepest existing ancestor)."""
-    import yaml
-
-    node = root
-    line = node.start_mark.line + 1 if node is not None else None
-    for i, part in enumerate(loc):
-        nxt = None
-        if isinstance(node, yaml.MappingNode):
-            for k, v in node.value:
-                if getattr(k, "value", None) == part:
-                    # an unknown key: point at the key itself
-                    nxt = v if i < len(loc) - 1 else k
-                    break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) \
-                and part < len(node.value):
-            nxt = node.value[part]
-        if nxt is None:
-            break
-        node = nxt
-        line = node.start_mark.line + 1
-    return line
 
 
 def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
