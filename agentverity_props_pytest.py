@@ -119,7 +119,7 @@ def _format_counterexample(rec: Any) -> str:
         lines.append(f"  evidence: {c['follow_up_violations']}/{c['follow_up_draws']} follow-up "
                      f"vs {c['source_violations']}/{c['source_draws']} source re-draws violate; "
                      f"one-sided Fisher exact p={c['p_value']:.3g} <= alpha/{rec.max_candidates}"
-                     f" = {c['alpha']:.3g}")
+                     f"/2 looks = {c.get('alpha_per_look', c['alpha']):.3g}")
     if f is not None and f.source != m.source:
         lines.append(f"  first found:       {f.source!r}")
     lines.append(f"  calls: {rec.calls} (shrinking {rec.shrink_calls}; replayed "

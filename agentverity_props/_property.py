@@ -42,13 +42,7 @@ from typing import Any
 
 from ._evidence import EvidencePool
 from ._health import HealthCheck, blindness_from_keys
-from ._relations import (
-    ConfirmState,
-    Relation,
-    RelationOutcome,
-    RelationResult,
-    confirmation_size,
-)
+from ._relations import Relation, RelationOutcome, RelationResult, new_confirmation
 from .errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
 
 COUNTEREXAMPLE_SCHEMA = "agentverity_props.counterexample/1"
@@ -211,7 +205,6 @@ class AgentCheck:
         self._engine = engine
         self._pool = EvidencePool()
         self._cache: dict[tuple[str, str, str, str], RelationOutcome | None] = {}
-        self._k = confirmation_size(record.alpha_candidate)
         self._inner_code: Any = getattr(inner, "__code__", None)
         self._anchor_keys: dict[str, str] = {}
         self._calls_at: dict[tuple[str, str, str, str], int] = {}
@@ -282,8 +275,8 @@ class AgentCheck:
             f"verdict {out.source!r}, follow-up {out.follow_up!r}; "
             f"{c['follow_up_violations']}/{c['follow_up_draws']} follow-up draws violate vs "
             f"{c['source_violations']}/{c['source_draws']} source re-draws "
-            f"(one-sided Fisher exact p={c['p_value']:.3g} <= {c['alpha']:.3g} = "
-            f"alpha/{rec.max_candidates})\n  source:    {source!r}\n  follow-up: {follow_up!r}"
+            f"(one-sided Fisher exact p={c['p_value']:.3g} <= {c['alpha_per_look']:.3g} = "
+            f"alpha/{rec.max_candidates}/2 looks)\n  source:    {source!r}\n  follow-up: {follow_up!r}"
             f"\n  reproduce: {ce.example_literal()}")
 
     def _counterexample(self, rel: Relation, source: str, follow_up: str,
@@ -341,8 +334,9 @@ class AgentCheck:
             out.status, out.note = "untested", "confirmation quota reached"
             return out
         self._record.confirmations += 1
-        out.confirm = ConfirmState(k=self._k, alpha=self._record.alpha_candidate)
-        await _confirm(eng, pool, job, eng.allocate(src, self._k), eng.allocate(fu, self._k))
+        out.confirm = st = new_confirmation(self._record.alpha_candidate)
+        rounds = st.k2 or st.k
+        await _confirm(eng, pool, job, eng.allocate(src, rounds), eng.allocate(fu, rounds))
         return out
 
     def anchor_keys(self) -> list[str]:

@@ -9,15 +9,16 @@ Screen, then confirm
     Screen: one source draw ``a`` (reused from the meter when it exists) and one follow-up
     draw. A *raw* violation is a screen where the relation fails on these two draws.
 
-    Confirm (only raw violations): ``K`` fresh source draws ``S_j`` and ``K`` fresh follow-up
-    draws ``F_j``, interleaved. Baseline indicator ``[S_j disagrees with a]`` (for monotone
+    Confirm (only raw violations): rounds of one fresh source draw ``S_j`` and one fresh
+    follow-up draw ``F_j``. Baseline indicator ``[S_j disagrees with a]`` (for monotone
     relations: ``S_j`` would violate the relation against ``a``); violation indicator
     ``[F_j violates the relation against a]``. Under H0 (the follow-up behaves like a re-draw
     of the source, or better), given ``a`` the violation indicators are no more likely than the
     baseline ones, so a one-sided Fisher exact test on the 2x2 table is valid. The violation is
-    *calibrated* (confirmed) when ``p <= alpha_candidate``. ``K`` is the smallest size at which
-    a perfect separation can reach ``alpha_candidate``; rounds stop early when confirmation has
-    become impossible (futility curtailment only lowers the rejection rate).
+    *calibrated* (confirmed) when ``p <= alpha_candidate / 2`` at one of two fixed looks (see
+    :class:`ConfirmState`): ``K`` rounds, the smallest size at which a perfect separation
+    succeeds, then ``3K`` rounds when a noisy agent's data are promising. Rounds stop early
+    when a look has become impossible (futility curtailment only lowers the rejection rate).
 
     Family-wise error: ``alpha_candidate = alpha / m`` with ``m`` the number of exercised
     (relation, input) pairs in the run (Bonferroni over every candidate that could be tested).
@@ -147,51 +148,102 @@ def fisher_greater(f_viol: int, f_n: int, s_viol: int, s_n: int) -> float:
 
 @dataclass
 class ConfirmState:
-    """Sequential bookkeeping of one confirmation; feed rounds, then read ``p_value``."""
+    """A two-look confirmation: feed whole rounds (one follow-up and one source re-draw each).
+
+    Look 1 at ``k`` rounds, look 2 at ``k2`` (= 3k) rounds, each a one-sided Fisher exact test
+    at ``alpha / 2`` (Bonferroni over the two fixed looks). Rounds stop early when a look can
+    no longer succeed (futility only removes rejections); the procedure goes on to look 2
+    only when look 1 failed but the data are *promising* (follow-ups violate in >= 75% of
+    rounds, at least 50 points more often than source re-draws) — the case of a real
+    violation on a noisy agent, where perfect separation is not to be had.
+    """
 
     k: int
     alpha: float
+    k2: int | None = None
     f_viol: int = 0
     f_n: int = 0
     s_viol: int = 0
     s_n: int = 0
-    failures: int = 0
+    stage: int = 1
+    done: bool = False
+    _confirmed: bool = False
 
-    def add(self, *, follow_up_violates: bool | None = None,
-            source_violates: bool | None = None) -> None:
-        if follow_up_violates is not None:
-            self.f_n += 1
-            self.f_viol += follow_up_violates
-        if source_violates is not None:
-            self.s_n += 1
-            self.s_viol += source_violates
+    @property
+    def alpha_look(self) -> float:
+        return self.alpha / 2 if self.k2 else self.alpha
+
+    @property
+    def target(self) -> int:
+        return self.k if self.stage == 1 or not self.k2 else self.k2
+
+    @property
+    def rounds(self) -> int:
+        return min(self.f_n, self.s_n)
+
+    def add(self, *, follow_up_violates: bool, source_violates: bool) -> None:
+        """One round; updates whether more rounds are needed (``done``)."""
+        self.f_n += 1
+        self.f_viol += follow_up_violates
+        self.s_n += 1
+        self.s_viol += source_violates
+        self._after_round()
+
+    def _promising(self) -> bool:
+        n = self.rounds
+        if n < 3:
+            return False
+        f_rate, s_rate = self.f_viol / n, self.s_viol / n
+        return f_rate >= 0.75 and f_rate - s_rate >= 0.5
+
+    def _next_look_or_stop(self) -> None:
+        if self.stage == 1 and self.k2 and self._promising():
+            self.stage = 2
+        else:
+            self.done = True
+
+    def _after_round(self) -> None:
+        if self.done:
+            return
+        if self.rounds >= self.target:
+            if self.p_value <= self.alpha_look:
+                self.done = self._confirmed = True
+            else:
+                self._next_look_or_stop()
+        elif self.best_case_p() > self.alpha_look:
+            self._next_look_or_stop()
 
     @property
     def p_value(self) -> float:
         return fisher_greater(self.f_viol, self.f_n, self.s_viol, self.s_n)
 
     def best_case_p(self) -> float:
-        """p-value if every remaining follow-up violates and no remaining source re-draw does."""
-        rem_f, rem_s = self.k - self.f_n, self.k - self.s_n
-        return fisher_greater(self.f_viol + rem_f, self.k, self.s_viol, self.s_n + rem_s)
+        """p-value at the current look if every remaining follow-up violates and no
+        remaining source re-draw does."""
+        t = self.target
+        return fisher_greater(self.f_viol + t - self.f_n, t, self.s_viol, self.s_n + t - self.s_n)
 
     @property
     def finished(self) -> bool:
-        return self.f_n >= self.k and self.s_n >= self.k
-
-    @property
-    def futile(self) -> bool:
-        return self.best_case_p() > self.alpha
+        return self.done
 
     @property
     def confirmed(self) -> bool:
-        return self.finished and self.p_value <= self.alpha
+        return self._confirmed
 
     def to_dict(self) -> dict[str, Any]:
-        return {"k": self.k, "alpha": self.alpha, "follow_up_violations": self.f_viol,
+        return {"k": self.k, "k2": self.k2, "looks": self.stage, "alpha": self.alpha,
+                "alpha_per_look": self.alpha_look, "follow_up_violations": self.f_viol,
                 "follow_up_draws": self.f_n, "source_violations": self.s_viol,
                 "source_draws": self.s_n, "p_value": self.p_value,
-                "test": "one-sided Fisher exact (follow-up vs source re-draws)"}
+                "test": "one-sided Fisher exact (follow-up vs source re-draws), two looks"}
+
+
+def new_confirmation(alpha_candidate: float) -> ConfirmState:
+    """A confirmation at ``alpha_candidate``: look 1 at the smallest size where a perfect
+    separation succeeds at ``alpha_candidate / 2``, look 2 at three times that."""
+    k = confirmation_size(alpha_candidate / 2)
+    return ConfirmState(k=k, alpha=alpha_candidate, k2=3 * k)
 
 
 # ------------------------------------------------------------------------ built-ins

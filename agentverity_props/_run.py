@@ -22,7 +22,7 @@ from ._relations import (
     RelationOutcome,
     RelationResult,
     builtin_relations,
-    confirmation_size,
+    new_confirmation,
 )
 from .errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
 from .observation import DEFAULT_EXTRACTOR, Observation, VerdictExtractor
@@ -298,7 +298,6 @@ async def run_relations(eng: Any, probes: list[Any], pool: EvidencePool,
     if m == 0:
         return results
     alpha_cand = alpha / m
-    k = confirmation_size(alpha_cand)
 
     # 1. anchors: one source draw per exercised input, reused from the meter when it exists
     need_anchor = []
@@ -317,8 +316,9 @@ async def run_relations(eng: Any, probes: list[Any], pool: EvidencePool,
     for job in jobs:
         res, out, p, fu = job
         if out.status == "raw":
-            out.confirm = ConfirmState(k=k, alpha=alpha_cand)
-            confirm_plan.append((job, eng.allocate(p, k), eng.allocate(fu, k)))
+            out.confirm = st = new_confirmation(alpha_cand)
+            rounds = st.k2 or st.k
+            confirm_plan.append((job, eng.allocate(p, rounds), eng.allocate(fu, rounds)))
     await asyncio.gather(*(_confirm(eng, pool, job, si, fi) for job, si, fi in confirm_plan))
     return results
 
@@ -368,7 +368,7 @@ async def _confirm(eng: Any, pool: EvidencePool, job: Any, s_idx: list[int],
     st: ConfirmState = out.confirm
     anchor = out.source
     for si, fi in zip(s_idx, f_idx, strict=True):
-        if st.futile:
+        if st.done:
             break
         f_obs = await _draw_into(eng, pool, fu, fi)
         out.draws += f_obs is not None
@@ -376,16 +376,14 @@ async def _confirm(eng: Any, pool: EvidencePool, job: Any, s_idx: list[int],
         if f_key is None:
             out.status, out.note = "incomplete", _why(f_obs, "confirmation follow-up draw")
             return
-        st.add(follow_up_violates=not rel.holds(anchor, f_key))
-        if st.futile:
-            break
         s_obs = await _draw_into(eng, pool, p, si)
         out.draws += s_obs is not None
         s_key = None if s_obs is None else s_obs.key(rel.layer)
         if s_key is None:
             out.status, out.note = "incomplete", _why(s_obs, "confirmation source draw")
             return
-        st.add(source_violates=rel.baseline_violates(anchor, s_key))
+        st.add(follow_up_violates=not rel.holds(anchor, f_key),
+               source_violates=rel.baseline_violates(anchor, s_key))
     out.status = "confirmed" if st.confirmed else "not-confirmed"
     if out.status == "not-confirmed":
         out.note = "within the agent's own noise"

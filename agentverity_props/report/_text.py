@@ -87,7 +87,7 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
                           f"'{o['source_value']}' → follow-up '{o['follow_up_value']}' "
                           f"({c['follow_up_violations']}/{c['follow_up_draws']} follow-up vs "
                           f"{c['source_violations']}/{c['source_draws']} source re-draws, "
-                          f"p={c['p_value']:.2g} ≤ {c['alpha']:.2g})")
+                          f"p={c['p_value']:.2g} ≤ {c.get('alpha_per_look', c['alpha']):.2g})")
         con.print()
     else:
         con.print("[dim]Relations: none requested[/]")
