@@ -276,8 +276,8 @@ class AgentCheck:
             f"{c['follow_up_violations']}/{c['follow_up_draws']} follow-up draws violate vs "
             f"{c['source_violations']}/{c['source_draws']} source re-draws "
             f"(one-sided Fisher exact p={c['p_value']:.3g} <= {c['alpha_per_look']:.3g} = "
-            f"alpha/{rec.max_candidates}/2 looks)\n  source:    {source!r}\n  follow-up: {follow_up!r}"
-            f"\n  reproduce: {ce.example_literal()}")
+            f"alpha/{rec.max_candidates}/2 looks)\n  source:    {source!r}"
+            f"\n  follow-up: {follow_up!r}\n  reproduce: {ce.example_literal()}")
 
     def _counterexample(self, rel: Relation, source: str, follow_up: str,
                         out: RelationOutcome, calls_at: int) -> Counterexample:
