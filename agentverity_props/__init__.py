@@ -50,6 +50,8 @@ _EXPORTS: dict[str, str] = {
     # regression references
     "create_snapshot": "._snapshot",
     "compare_snapshot": "._snapshot",
+    "SnapshotResult": "._snapshot",
+    "CheckResult": "._snapshot_check",
     # errors
     "AgentVerityError": ".errors",
     "AgentCallError": ".errors",
@@ -69,6 +71,7 @@ __all__ = [
     "BadInput",
     "BlindnessResult",
     "BudgetExhausted",
+    "CheckResult",
     "EnlargeResult",
     "HealthCheck",
     "Inconclusive",
@@ -80,6 +83,7 @@ __all__ = [
     "ReplayMiss",
     "RunConfig",
     "RunResult",
+    "SnapshotResult",
     "ToolCall",
     "Usage",
     "__version__",

@@ -62,7 +62,8 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
               help="Keep raw prompts in the report (off: fingerprints only).")
 @click.option("--suppress-health-check", multiple=True,
               type=click.Choice(["blind_probe_set", "unexercised_relation", "unstable_verdict"]))
-@click.option("--progress", is_flag=True, help="Progress bar on stderr (only on a terminal).")
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Progress bar on stderr (shown only when stderr is a terminal).")
 @engine_options
 def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: float | None,
             alpha: float, layer: str, relations_ref: str | None, no_relations: bool, fmt: str,
