@@ -49,6 +49,8 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
 @click.option("--epsilon", type=float, default=None, help="Tolerance on the pair-disagreement "
               "rate (default 0.05).")
 @click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
+@click.option("--indifference", type=click.FloatRange(1.05, 10.0), default=2.0,
+              show_default=True, help="The meter's guarantees hold at epsilon/r and epsilon*r.")
 @click.option("--layer", type=click.Choice(["verdict", "text", "tools"]), default="verdict",
               show_default=True)
 @click.option("--relations", "relations_ref", default=None, metavar="REF|NAMES",
@@ -66,8 +68,8 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
               help="Progress bar on stderr (shown only when stderr is a terminal).")
 @engine_options
 def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: float | None,
-            alpha: float, layer: str, relations_ref: str | None, no_relations: bool, fmt: str,
-            output: str | None, include_inputs: bool, suppress_health_check: tuple[str, ...],
+            alpha: float, indifference: float, layer: str, relations_ref: str | None,
+            no_relations: bool, fmt: str, output: str | None, include_inputs: bool, suppress_health_check: tuple[str, ...],
             progress: bool, **eng: Any) -> int:
     """Meter the verdict, check blindness, test noise-calibrated relations.
 
@@ -81,7 +83,8 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
     inputs = load_inputs(inputs_path)
     rels = load_relations(relations_ref, no_relations)
     config = RunConfig(
-        epsilon=epsilon, precision=precision, alpha=alpha, layer=layer, budget=eng["budget"],
+        epsilon=epsilon, precision=precision, alpha=alpha, indifference=indifference,
+        layer=layer, budget=eng["budget"],
         max_workers=eng["max_workers"], timeout_s=eng["timeout_s"], retries=eng["retries"],
         error_policy=eng["error_policy"], store_path=eng["store_path"],
         store_mode=store_mode(eng["store_path"], eng["store_mode"]),
