@@ -69,8 +69,8 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
 @engine_options
 def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: float | None,
             alpha: float, indifference: float, layer: str, relations_ref: str | None,
-            no_relations: bool, fmt: str, output: str | None, include_inputs: bool, suppress_health_check: tuple[str, ...],
-            progress: bool, **eng: Any) -> int:
+            no_relations: bool, fmt: str, output: str | None, include_inputs: bool,
+            suppress_health_check: tuple[str, ...], progress: bool, **eng: Any) -> int:
     """Meter the verdict, check blindness, test noise-calibrated relations.
 
     Exit codes: 0 clean; 1 finding (blind probe set, confirmed violation); 2 incomplete or
