@@ -53,7 +53,7 @@ class RunConfig:
     backoff_base_s: float = 0.5
     error_policy: str = "record"
     store_path: str | None = None
-    store_mode: str = "off"
+    store_mode: str | None = None  # None: "auto" with a store_path, else "off"
     extractor: VerdictExtractor = DEFAULT_EXTRACTOR
     seed: int = 0
     blindness_threshold: float = 0.9
@@ -80,7 +80,8 @@ class RunConfig:
         return EngineConfig(max_workers=self.max_workers, timeout_s=self.timeout_s,
                             retries=self.retries, backoff_base_s=self.backoff_base_s,
                             budget=self.budget, error_policy=self.error_policy,  # type: ignore[arg-type]
-                            store_path=self.store_path, store_mode=self.store_mode,  # type: ignore[arg-type]
+                            store_path=self.store_path,
+                            store_mode=self.store_mode or ("auto" if self.store_path else "off"),  # type: ignore[arg-type]
                             extractor=self.extractor, seed=self.seed)
 
 

@@ -228,8 +228,10 @@ def render(rows: list[tuple[str, int, dict[str, float]]], speed: dict[str, float
         "back to the event loop, which a sync agent needs so that timeouts and concurrency "
         "work. Gathered, against `run_in_executor` doing the same hops, the engine costs "
         f"{sync_gathered:.1f} µs/call at most (negative = the engine's own worker threads, "
-        "which answer the loop directly, beat `run_in_executor`). Next to a real agent call "
-        "(tens of milliseconds at least) either is noise.",
+        "which answer the loop directly, beat `run_in_executor`); at max_workers=1 the engine "
+        "starts a call only once the previous one has answered (that is the bound), where "
+        "`run_in_executor` queues all N at once and its thread runs them back to back. Next "
+        "to a real agent call (tens of milliseconds at least) either is noise.",
         f"- Concurrency: 64 probes x 1 draw of a sync agent sleeping 50 ms take "
         f"{speed['one_s']:.2f} s at max_workers=1 and {speed['eight_s']:.2f} s at 8: "
         f"speed-up **{speed['speedup']:.2f}x** (target > {SPEEDUP_TARGET:.0f}x, ideal 8x).",
