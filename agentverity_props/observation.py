@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
@@ -187,15 +187,22 @@ class VerdictExtractor:
         try:
             verdict = self.fn(obs)
         except Exception as exc:  # a user's extractor must not crash a run
-            return replace(obs, verdict=None,
-                           no_decision=NoDecision(f"extractor raised {type(exc).__name__}: {exc}"))
+            return _stamped(obs, None,
+                            NoDecision(f"extractor raised {type(exc).__name__}: {exc}"))
         if verdict is None:
-            return replace(obs, verdict=None, no_decision=NoDecision("no verdict found"))
+            return _stamped(obs, None, NoDecision("no verdict found"))
         verdict = str(verdict)
         if self.labels is not None and verdict not in self.labels:
-            return replace(obs, verdict=None,
-                           no_decision=NoDecision(f"unknown label {verdict[:40]!r}"))
-        return replace(obs, verdict=verdict, no_decision=None)
+            return _stamped(obs, None, NoDecision(f"unknown label {verdict[:40]!r}"))
+        if verdict == obs.verdict and obs.no_decision is None:
+            return obs
+        return _stamped(obs, verdict, None)
+
+
+def _stamped(obs: Observation, verdict: str | None, nd: NoDecision | None) -> Observation:
+    # built directly: dataclasses.replace is the largest per-draw cost in the engine's path
+    return Observation(obs.text, verdict, obs.tools, obs.raw, obs.latency_s, obs.usage,
+                       obs.error, nd)
 
 
 def _default(obs: Observation) -> str | None:
