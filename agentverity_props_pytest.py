@@ -22,7 +22,7 @@ OPT_REPORT = "--agentverity-report"
 #: values read by ``agentverity_props._property`` at test time (None = not given)
 OPTIONS: dict[str, Any] = {}
 
-_PROPERTY_MODULE = "agentverity_props._property"
+_PROPERTY_MODULE = "agentverity_props._counterexample"
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -158,8 +158,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
         import json
         from pathlib import Path
 
+        from agentverity_props._counterexample import counterexample_report
         from agentverity_props._internal.atomic import atomic_write_text
-        from agentverity_props._property import counterexample_report
         data = counterexample_report(recs)
         atomic_write_text(Path(path), json.dumps(data, indent=2, default=str) + "\n")
         tr.write_line(f"counterexample report written to {path}")

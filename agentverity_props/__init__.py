@@ -46,7 +46,7 @@ _EXPORTS: dict[str, str] = {
     "AgentCheck": "._property",
     "enlarge": "._enlarge",
     "EnlargeResult": "._enlarge",
-    "counterexample_report": "._property",
+    "counterexample_report": "._counterexample",
     # regression references
     "create_snapshot": "._snapshot",
     "compare_snapshot": "._snapshot",
@@ -119,10 +119,11 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._counterexample import counterexample_report
     from ._enlarge import EnlargeResult, enlarge
     from ._health import BlindnessResult, HealthCheck
     from ._meter import PRESETS, MeterResult
-    from ._property import AgentCheck, agent_property, counterexample_report
+    from ._property import AgentCheck, agent_property
     from ._relations import Relation, builtin_relations
     from ._run import RunConfig, RunResult, arun, measure, run
     from .adapters import from_callable, from_http, from_strands

@@ -37,15 +37,19 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from ._counterexample import (
+    _RECORDS_LOCK,
+    RECORDS,
+    Counterexample,
+    PropertyRecord,
+)
 from ._evidence import EvidencePool
 from ._health import HealthCheck, blindness_from_keys
 from ._relations import Relation, RelationOutcome, RelationResult, new_confirmation
 from .errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
-
-COUNTEREXAMPLE_SCHEMA = "agentverity_props.counterexample/1"
 
 #: Hypothesis settings for agent-priced tests; a user's ``@settings`` overrides any of them.
 AGENT_SETTINGS_DEFAULTS: dict[str, Any] = {"max_examples": 25, "deadline": None}
@@ -70,105 +74,6 @@ class _LoopThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)
         self.loop.close()
-
-
-@dataclass
-class Counterexample:
-    """A confirmed violation, as reported (raw inputs: the user's own test fails on them)."""
-
-    test: str
-    relation: str
-    rtype: str
-    source: str
-    follow_up: str
-    source_value: str | None
-    follow_up_value: str | None
-    confirmation: dict[str, Any]
-    kwargs: dict[str, Any]
-    calls_at_confirmation: int
-
-    def example_literal(self) -> str:
-        if not self.kwargs:
-            return "@example(...)  # arguments not recoverable"
-        args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items())
-        return f"@example({args})"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"relation": self.relation, "rtype": self.rtype, "source": self.source,
-                "follow_up": self.follow_up, "source_value": self.source_value,
-                "follow_up_value": self.follow_up_value, "confirmation": self.confirmation,
-                "example": self.example_literal(),
-                "calls_at_confirmation": self.calls_at_confirmation}
-
-
-@dataclass
-class PropertyRecord:
-    """What one ``@agent_property`` test run spent and found (read by the pytest plugin)."""
-
-    test: str
-    agent: str
-    alpha: float
-    alpha_candidate: float
-    max_candidates: int
-    calls: int = 0
-    replayed: int = 0
-    candidates: int = 0
-    confirmations: int = 0
-    raw_violations: int = 0
-    confirmed: int = 0
-    undecided: int = 0
-    budget_exhausted: bool = False
-    first: Counterexample | None = None
-    minimal: Counterexample | None = None
-    warnings: list[str] = field(default_factory=list)
-    seed: Any = None
-    store: str | None = None
-    status: str = "passed"
-
-    @property
-    def shrink_calls(self) -> int:
-        if self.first is None:
-            return 0
-        return self.calls - self.first.calls_at_confirmation
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "test": self.test, "agent": self.agent, "status": self.status,
-            "alpha": self.alpha, "alpha_candidate": self.alpha_candidate,
-            "max_candidates": self.max_candidates, "calls": self.calls,
-            "replayed": self.replayed, "shrink_calls": self.shrink_calls,
-            "candidates": self.candidates, "confirmations": self.confirmations,
-            "raw_violations": self.raw_violations, "confirmed": self.confirmed,
-            "undecided": self.undecided, "budget_exhausted": self.budget_exhausted,
-            "minimal": self.minimal.to_dict() if self.minimal else None,
-            "first": self.first.to_dict() if self.first else None,
-            "reproduce": self.reproduce(),
-            "warnings": list(self.warnings),
-            "privacy": "the minimal and first inputs are kept verbatim: the user's own test "
-                       "fails on them",
-        }
-
-    def reproduce(self) -> dict[str, Any]:
-        ce = self.minimal
-        return {
-            "example": ce.example_literal() if ce else None,
-            "seed": self.seed,
-            "store": self.store,
-            "hint": ("add the @example(...) line above @given to pin the case; rerun with "
-                     "--agentverity-store PATH --agentverity-store-mode replay to re-use "
-                     "the recorded draws") if ce else None,
-        }
-
-
-def counterexample_report(records: Sequence[PropertyRecord]) -> dict[str, Any]:
-    """The versioned JSON document of property-test outcomes and minimal counterexamples."""
-    return {"schema": COUNTEREXAMPLE_SCHEMA, "tests": [r.to_dict() for r in records]}
-
-
-#: records of every @agent_property test run in this process (the pytest plugin reads them)
-RECORDS: list[PropertyRecord] = []
-_RECORDS_LOCK = threading.Lock()
-
 
 @dataclass(frozen=True)
 class _Options:

@@ -122,7 +122,7 @@ def design_a(s: int, gate_factory: Callable[[random.Random], Callable[[str], str
     from hypothesis.errors import Flaky
 
     from agentverity_props import agent_property, from_callable
-    from agentverity_props._property import RECORDS
+    from agentverity_props._counterexample import RECORDS
     from agentverity_props.errors import PropertyViolation
 
     agent = Counted(gate_factory(random.Random(s)))

@@ -57,7 +57,7 @@ def test_case(check, prompt):
 
 def test_user_settings_override_defaults_wherever_stacked(pytester):
     pytester.makepyfile(test_props=HEADER + '''
-from agentverity_props._property import RECORDS
+from agentverity_props._counterexample import RECORDS
 
 @settings(max_examples=7, database=None)
 @agent_property(agent=from_callable(lambda p: "allow", identity="const"))
@@ -89,7 +89,7 @@ def test_counts():
 
 def test_example_fixtures_and_parametrize_compose(pytester):
     pytester.makepyfile(test_props=HEADER + '''
-from agentverity_props._property import RECORDS
+from agentverity_props._counterexample import RECORDS
 
 @pytest.fixture(scope="module")
 def suffix():
