@@ -124,6 +124,12 @@ def write_snapshot(path: str | Path, document: Mapping[str, Any]) -> None:
 
 
 _REQUIRED = ("created_at", "agent", "admission", "config", "fingerprints", "inputs", "calls")
+_TYPES = {"created_at": str, "agent": str, "admission": dict, "config": dict,
+          "fingerprints": dict, "inputs": list, "calls": dict}
+
+
+def _positive(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x < 1e6
 
 
 def load_snapshot(path: str | Path) -> dict[str, Any]:
@@ -151,6 +157,9 @@ def validate_snapshot(doc: Any, *, where: str = "snapshot") -> dict[str, Any]:
     if missing:
         raise BadInput(f"{where} lacks {', '.join(missing)}",
                        "recreate it with agentverity-props snapshot")
+    wrong = [k for k, t in _TYPES.items() if not isinstance(doc[k], t)]
+    if wrong:  # an edited or damaged file: refuse it here, not with a crash later
+        raise BadInput(f"{where}: {', '.join(wrong)} of the wrong type", "recreate the snapshot")
     if not doc["admission"].get("admitted"):
         raise BadInput(f"{where} was refused when created and holds no reference",
                        "create an admitted snapshot first")
@@ -158,6 +167,11 @@ def validate_snapshot(doc: Any, *, where: str = "snapshot") -> dict[str, Any]:
     for k in ("epsilon", "alpha", "layer", "indifference", "extractor"):
         if k not in cfg:
             raise BadInput(f"{where}: config lacks {k}", "recreate the snapshot")
+    if not all(_positive(cfg[k]) for k in ("epsilon", "alpha", "indifference")) \
+            or cfg["layer"] not in ("verdict", "text", "tools") \
+            or not isinstance(cfg["extractor"], str) \
+            or not isinstance(doc["calls"].get("total", 0), int):
+        raise BadInput(f"{where}: config or calls hold invalid values", "recreate the snapshot")
     for i, e in enumerate(doc["inputs"]):
         if not isinstance(e, dict) or not isinstance(e.get("fp"), str) \
                 or not isinstance(e.get("reference"), str):

@@ -310,12 +310,18 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         for ch in checks:
             _settle(ch, screened=any(s is not None for s in ch.screen),
                     skipped=bool(inadmissible))
+        # a failed call is missing evidence, as in run and snapshot: it may be exactly the
+        # draw that would have differed, so "clean" would be a guess
+        failed = eng.ledger.failures
         if inadmissible:
             status = "inadmissible"
-        elif stop or eng.stopping or any(ch.status == "incomplete" for ch in checks):
+        elif stop or eng.stopping or failed or any(ch.status == "incomplete" for ch in checks):
             status = "incomplete"
             if eng.stopping:
                 stop = "interrupted"
+            elif failed and not stop:
+                kinds = ", ".join(f"{k} x{v}" for k, v in eng.ledger.failure_kinds.items())
+                stop = f"{failed} agent call(s) failed ({kinds})"
             inadmissible.append(Refusal("complete", _incomplete_msg(checks, stop)))
         else:
             status = "drift" if any(ch.status == "drift" for ch in checks) else "clean"

@@ -41,6 +41,9 @@ def run_cli(group: click.Group, argv: list[str]) -> Any:
         from ..errors import AgentVerityError
         if isinstance(exc, AgentVerityError):
             msg = str(exc)
+        elif isinstance(exc, RecursionError):  # json/yaml on a pathologically nested file
+            msg = ("a file given on the command line is nested too deeply to read (JSON/YAML "
+                   "nesting beyond the recursion limit) — flatten it, or pass the right file")
         elif isinstance(exc, OSError):
             msg = f"{exc.strerror or exc} ({exc.filename})" if exc.filename else str(exc)
         else:

@@ -83,10 +83,25 @@ def report_cmd(file: str, html_out: str | None, fmt: str | None, output: str | N
         raise BadInput("--html and the --format output both go to the same place",
                        "give --html and --output different paths")
     # render everything before writing anything: a bad --format leaves no half-done output
-    text = rerender(result, fmt) if fmt is not None else None
+    from ..errors import AgentVerityError
+    try:
+        text = rerender(result, fmt) if fmt is not None else None
+        html = None
+        if html_out is not None:
+            from ..report._html import render_html
+            html = render_html(result, source=click.format_filename(file))
+    except AgentVerityError:
+        raise
+    except Exception as exc:
+        # the schema name matched but a field is missing or of the wrong type (an edited
+        # or damaged file): renderers (rich, jinja2) then fail in many ways; the exception
+        # type stays in the message, so a renderer bug on a sound file is still visible
+        raise BadInput(f"{file} claims schema {result.get('schema')!r} but a field is missing "
+                       f"or malformed ({type(exc).__name__}: {str(exc)[:80]})",
+                       "pass an unedited file written by agentverity-props --format json"
+                       ) from None
     if html_out is not None:
-        from ..report._html import render_html
-        html = render_html(result, source=click.format_filename(file))
+        assert html is not None
         write_output(html, html_out)
         if html_out != "-":
             click.echo(f"wrote {html_out}", err=True)

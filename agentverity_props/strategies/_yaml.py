@@ -108,7 +108,13 @@ def read_yaml(path: Path, *, source: str | None = None) -> YamlDocument:
         raise BadInput(
             f"{name}: line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
             f"{exc.start})", "re-save the file with UTF-8 encoding") from None
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)  # the reader refuses control characters right here
+    except yaml.reader.ReaderError as exc:
+        line = text[: exc.position].count("\n") + 1
+        char = f"U+{exc.character:04X}" if isinstance(exc.character, int) else "a control"
+        raise BadInput(f"{name}: line {line}: not YAML text ({char} character is not allowed)",
+                       "remove the control characters or binary data") from None
     try:
         root = loader.get_single_node()
         if root is None:
