@@ -243,9 +243,20 @@ class HTTPAdapter:
         verdict = None
         if self.verdict_path is not None:
             v = _dig(doc, self.verdict_path)
-            verdict = None if v is _MISSING or v is None else _as_text(v)
-        raw = doc if doc is not _MISSING else None
+            verdict = None if v is _MISSING or v is None else self.redact(_as_text(v))
+        # raw is kept in the record/replay store: a service echoing a credential must not
+        # put it there, so it is redacted like the text
+        raw = self._scrub(doc) if doc is not _MISSING else None
         return Observation(text=self.redact(text), verdict=verdict, raw=raw)
+
+    def _scrub(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, list):
+            return [self._scrub(v) for v in value]
+        if isinstance(value, Mapping):
+            return {self._scrub(k): self._scrub(v) for k, v in value.items()}
+        return value
 
     def __repr__(self) -> str:
         return f"from_http({self.identity.removeprefix('http:')!r})"

@@ -131,9 +131,9 @@ class TaskResult:
     def build(cls, task: Any, attempts: list[AttemptRecord], *,
               decision: tuple[str, str] | None, stop_reason: str, config: Any,
               include_prompt: bool) -> TaskResult:
-        from .._internal.fingerprint import fingerprint
+        from .._internal.fingerprint import fingerprint, salt_from_env
         return cls(id=task.id, name=task.name, category=task.spec.category,
-                   prompt_fp=fingerprint(task.prompt, b""),
+                   prompt_fp=fingerprint(task.prompt, salt_from_env()),
                    prompt=task.prompt if include_prompt else None,
                    evaluation=task.describe_evaluation(), threshold=task.threshold,
                    planned_runs=task.runs, stats=TaskStats(tuple(attempts)),

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._internal.fingerprint import fingerprint
+from .._internal.fingerprint import fingerprint, salt_from_env
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ..observation import Observation
 from ._evaluators import EvaluatorError
@@ -110,7 +110,7 @@ async def attempt(eng: Any, task: Task, probe: Any, index: int, *,
         return AttemptRecord(status="ERROR", output_fp=None, output=None,
                              message=f"agent call failed ({obs.error.kind}): "
                                      f"{obs.error.message}"[:500], ok=False, **base)
-    out_fp = fingerprint(obs.text, b"")
+    out_fp = fingerprint(obs.text, salt_from_env())
     output = obs.text[:MAX_OUTPUT_CHARS] if include_outputs else None
     try:
         results = [ev.check(obs, include_outputs) for ev in task.evaluators]

@@ -285,7 +285,7 @@ class Engine:
                 except Exception as err:  # every failure becomes evidence
                     exc = err
                     kind, message, retryable, retry_after = classify(
-                        err, self._timeout_s, sync=job is not None)
+                        err, self._timeout_s, sync=job is not None, prompt=text)
                     if kind == "timeout":
                         self.ledger.note_timeout()
                 else:

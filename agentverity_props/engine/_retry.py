@@ -42,23 +42,30 @@ class Backoff:
 _TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
 
 
-def classify(exc: BaseException, timeout_s: float | None, *,
-             sync: bool = False) -> tuple[str, str, bool, float | None]:
+def classify(exc: BaseException, timeout_s: float | None, *, sync: bool = False,
+             prompt: str | None = None) -> tuple[str, str, bool, float | None]:
     """``(kind, message, retryable, retry_after_s)`` for a failed attempt.
 
     ``AgentCallError`` says for itself; a timeout is retryable (kind ``"timeout"``); any other
-    exception is a non-retryable ``"error"`` whose message names the exception type.
+    exception is a non-retryable ``"error"`` whose message names the exception type. An
+    agent that echoes the ``prompt`` in its error message does not get it into reports: it
+    reads ``<prompt>`` there (reports keep no prompt unless the user opts in).
     """
+    def clean(message: str) -> str:
+        if prompt and len(prompt) >= 4:
+            message = message.replace(prompt, "<prompt>")
+        return _cut(message)
+
     if isinstance(exc, AgentCallError):
-        return exc.kind, _cut(str(exc)), exc.retryable, exc.retry_after_s
+        return exc.kind, clean(str(exc)), exc.retryable, exc.retry_after_s
     if isinstance(exc, _TIMEOUTS):
         text = str(exc)
         if not text:
             text = f"no answer within {timeout_s:g} s" if timeout_s is not None else "timed out"
             if sync:
                 text += " (the call goes on in its worker thread until the agent returns)"
-        return "timeout", _cut(text), True, None
-    return "error", _cut(f"{type(exc).__name__}: {exc}"), False, None
+        return "timeout", clean(text), True, None
+    return "error", clean(f"{type(exc).__name__}: {exc}"), False, None
 
 
 def _cut(message: str) -> str:

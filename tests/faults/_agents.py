@@ -68,6 +68,14 @@ def raises(prompt: str) -> dict[str, Any]:
     return _answer(prompt, n)
 
 
+def echoes_prompt_in_errors(prompt: str) -> dict[str, Any]:
+    """Fails every FAULT_EVERY-th call with an error message quoting the prompt."""
+    n = _next()
+    if n % _every() == 0:
+        raise ValueError(f"cannot handle this request: {prompt}")
+    return _answer(prompt, n)
+
+
 def returns_none(prompt: str) -> Any:
     n = _next()
     return None if n % _every() == 0 else _answer(prompt, n)

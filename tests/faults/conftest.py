@@ -75,6 +75,17 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
                           capture_output=True, text=True, timeout=timeout, check=False)
 
 
+def cli_many(jobs: dict[str, tuple[list[str], dict[str, str] | None]], *, parallel: int = 3,
+             timeout: float = 180) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Several independent CLI runs, ``parallel`` at a time (the machine has 2 cores)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        futures = {name: pool.submit(cli, *args, env=env, timeout=timeout)
+                   for name, (args, env) in jobs.items()}
+        return {name: f.result() for name, f in futures.items()}
+
+
 def popen_cli(*args: str, env: dict[str, str] | None = None,
               cwd: Path | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(cli_argv(*args), cwd=cwd or ROOT, env=cli_env(env),

@@ -127,7 +127,7 @@ def test_text_report_names_the_failures(tmp_path: Path) -> None:
     "(~73 MB for 4 inputs). Fix: a label over a few hundred characters is a NoDecision "
     "('verdict label of N characters: not categorical; use --verdict-key/--verdict-regex')."))
 def test_ten_megabyte_answer_is_no_verdict(tmp_path: Path) -> None:
-    proc, rep, store, log = run_faulty(tmp_path, "returns_huge", [], {"FAULT_EVERY": "20"})
+    proc, rep, store, log = run_faulty(tmp_path, "returns_huge", [], {"FAULT_EVERY": "40"})
     size = (tmp_path / "r.json").stat().st_size
     assert proc.returncode == 2
     assert rep["complete"] is False
@@ -285,7 +285,7 @@ def test_sync_agent_that_never_returns_can_be_stopped(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
         try:
-            proc.communicate(timeout=8)
+            proc.communicate(timeout=5)
         except Exception:
             proc.kill()
             proc.communicate()
