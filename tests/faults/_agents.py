@@ -9,6 +9,7 @@ Faults are planted by call number, read from environment variables:
 * ``FAULT_LOG``: a file that gets one line ``ok <n>`` per well-formed answer *returned*
   (written with O_APPEND before returning, so it never misses a returned call);
 * ``FAULT_EVERY``: the fault hits calls ``n % FAULT_EVERY == 0`` (default 3);
+* ``FAULT_AT``: ``returns_huge`` answers 10 MB on that call only;
 * ``FAULT_KILL_AFTER``: ``suicide`` SIGKILLs its own process at the start of the call after
   that many answers;
 * ``FAULT_SLEEP``: seconds ``slow`` sleeps per call;
@@ -87,8 +88,10 @@ def returns_bytes(prompt: str) -> Any:
 
 
 def returns_huge(prompt: str) -> Any:
+    """A 10 MB answer on call FAULT_AT only (default: every FAULT_EVERY-th call)."""
     n = _next()
-    if n % _every() == 0:
+    at = int(os.environ.get("FAULT_AT", "0"))
+    if n == at if at else n % _every() == 0:
         return "x" * (10 * 1024 * 1024)
     return "VERDICT: block" if "attack" in prompt else "VERDICT: allow"
 
@@ -143,6 +146,15 @@ def slow(prompt: str) -> dict[str, Any]:
     n = _next()
     time.sleep(float(os.environ.get("FAULT_SLEEP", "0.05")))
     return _answer(prompt, n)
+
+
+def slow_allow(prompt: str) -> dict[str, Any]:
+    """Slow, and 'allow' whatever the prompt: a probe set it sees is always blind."""
+    n = _next()
+    time.sleep(float(os.environ.get("FAULT_SLEEP", "0.05")))
+    out = _answer(prompt, n)
+    out["verdict"] = "allow"
+    return out
 
 
 def http() -> Any:

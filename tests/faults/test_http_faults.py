@@ -59,7 +59,8 @@ def test_http_fault_burst(tmp_path: Path, scenario: str) -> None:
         hits = list(svc.hits)
         served = set(svc.ok_texts)
     assert proc.returncode == 2, proc.stderr
-    assert rep["complete"] is False and rep["exit_code"] == 2
+    assert rep["complete"] is False
+    assert rep["exit_code"] == 2
     ledger = rep["ledger"]
     failed_draws = 2 if retryable else 4  # two attempts per draw when retried
     assert ledger["failure_kinds"] == {kind: failed_draws}, ledger
@@ -92,7 +93,8 @@ def test_service_dies_mid_run(tmp_path: Path) -> None:
     assert any("cannot reach the agent" in m for m in ledger["failure_samples"]["connect"])
     state = read_store(store)
     assert state.integrity == "ok"
-    assert len(served) == 30 and state.texts() == served
+    assert len(served) == 30
+    assert state.texts() == served
     assert len(state.failed_rows) == ledger["failures"]
     record("http-faults", scenario="service dies after 30 answers", stored_ok=len(served),
            failed_draws=ledger["failures"])

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
 import pytest
 
 from .conftest import (
@@ -34,7 +35,7 @@ pytestmark = pytest.mark.e2e
 def _wait_for_calls(log: Path, proc: subprocess.Popen[str], n: int) -> None:
     for _ in range(1200):
         if proc.poll() is not None:
-            out, err = proc.communicate()
+            _out, err = proc.communicate()
             raise AssertionError(f"the run ended before the signal: {err[-2000:]}")
         if log.exists() and len(log.read_text().splitlines()) >= n:
             return
@@ -76,7 +77,7 @@ def test_signal_mid_run_writes_a_partial_report(tmp_path: Path, command: str,
     try:
         _wait_for_calls(log, proc, 8)
         proc.send_signal(sig)
-        out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -165,7 +166,8 @@ def previous_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
               "--format", "json", "--output", str(d / "report.json"))
     snap = cli("snapshot", "--agent", agent_ref("good"), "--inputs", str(inputs), "--output",
                str(d / "snap.json"), "--accept-reference")
-    assert rep.returncode == 0 and snap.returncode == 0, rep.stderr + snap.stderr
+    assert rep.returncode == 0, rep.stderr
+    assert snap.returncode == 0, snap.stderr
     return {"inputs": inputs, "report": d / "report.json", "snapshot": d / "snap.json"}
 
 
