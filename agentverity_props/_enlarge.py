@@ -64,6 +64,12 @@ class EnlargeResult:
     budget: int = 0
     modal_verdict: str | None = None
     stop_reason: str = ""
+    ledger: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """False when an agent call failed: the shares are then computed without it."""
+        return not self.ledger.get("failures") and not self.ledger.get("interrupted")
 
     @property
     def inputs(self) -> list[str]:
@@ -89,7 +95,8 @@ class EnlargeResult:
         dist_before = Counter(self.verdicts[t] for t in self.original if t in self.verdicts)
         dist_after = Counter(self.verdicts[t] for t in self.inputs if t in self.verdicts)
         return {
-            "schema": SCHEMA, "success": self.success, "stop_reason": self.stop_reason,
+            "schema": SCHEMA, "success": self.success, "complete": self.complete,
+            "stop_reason": self.stop_reason,
             "threshold": self.threshold, "target_share": self.target_share,
             "modal_verdict": self.modal_verdict,
             "skew_before": self.skew_before, "skew_after": self.skew_after,
@@ -97,6 +104,7 @@ class EnlargeResult:
             "original": len(self.original), "added": list(self.added),
             "boundary_pairs": [p.to_dict() for p in self.boundary_pairs],
             "calls": self.calls, "phase_calls": dict(self.phase_calls), "budget": self.budget,
+            "ledger": dict(self.ledger),
             "privacy": "added inputs and boundary pairs are kept verbatim: they are the "
                        "product (generated from the strategy or edits of your inputs)",
         }
@@ -309,6 +317,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         return res
     finally:
         res.calls = eng.ledger.calls
+        res.ledger = eng.ledger.to_dict()
         loop.run(eng.aclose())
         loop.close()
 

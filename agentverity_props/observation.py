@@ -10,6 +10,7 @@ never a verdict: the statistics treat it as incomplete evidence.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -127,7 +128,10 @@ class Observation:
         if layer == "verdict":
             return self.verdict if self.no_decision is None else None
         if layer == "text":
-            return self.text
+            # compared by digest: equality is all the statistics need, and reports that show
+            # per-input counts then never carry answer text (or megabytes of it)
+            return "text:" + hashlib.sha256(self.text.encode("utf-8", "surrogatepass")
+                                            ).hexdigest()[:16]
         if layer == "tools":
             return ">".join(t.name for t in self.tools if t.status == "success")
         raise ValueError(f"unknown layer {layer!r}; use one of {', '.join(LAYERS)}")
@@ -168,6 +172,10 @@ class Observation:
 # ---------------------------------------------------------------- verdict extraction
 
 
+#: longer "labels" are answers, not categories: a no-decision, never a verdict
+MAX_LABEL_CHARS = 200
+
+
 @dataclass(frozen=True)
 class VerdictExtractor:
     """Turns an observation into one with ``verdict`` set, or a typed :class:`NoDecision`.
@@ -192,6 +200,10 @@ class VerdictExtractor:
         if verdict is None:
             return _stamped(obs, None, NoDecision("no verdict found"))
         verdict = str(verdict)
+        if len(verdict) > MAX_LABEL_CHARS:
+            return _stamped(obs, None, NoDecision(
+                f"verdict label of {len(verdict)} characters is not categorical; choose the "
+                "label with --verdict-key or --verdict-regex (by_key / by_regex)"))
         if self.labels is not None and verdict not in self.labels:
             return _stamped(obs, None, NoDecision(f"unknown label {verdict[:40]!r}"))
         if verdict == obs.verdict and obs.no_decision is None:

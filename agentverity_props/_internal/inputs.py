@@ -9,9 +9,19 @@ from typing import Any
 from ..errors import BadInput
 
 MAX_INPUT_BYTES = 50 * 1024 * 1024
+#: YAML is parsed by a pure-Python loader (~20 s per MB of small nodes): configuration files
+#: (benchmarks, case files, strategy packs, YAML probe sets) are refused above this size
+MAX_YAML_BYTES = 4 * 1024 * 1024
 
 
-def read_text_file(path: str | Path, *, what: str = "inputs file") -> str:
+def check_yaml_size(path: Path, size: int, *, what: str) -> None:
+    if size > MAX_YAML_BYTES:
+        raise BadInput(f"{what} {path} is {size / 1_000_000:.1f} MB, over the 4 MB limit for "
+                       "YAML files", "split it, or use a .txt/.jsonl file for long probe sets")
+
+
+def read_text_file(path: str | Path, *, what: str = "inputs file",
+                   yaml_file: bool = False) -> str:
     """UTF-8 text of ``path`` or a one-line BadInput naming the problem and the fix."""
     p = Path(path)
     if not p.exists():
@@ -22,6 +32,8 @@ def read_text_file(path: str | Path, *, what: str = "inputs file") -> str:
     if size > MAX_INPUT_BYTES:
         raise BadInput(f"{what} {p} is {size // 1_000_000} MB, over the 50 MB limit",
                        "split it into smaller files")
+    if yaml_file:
+        check_yaml_size(p, size, what=what)
     raw = p.read_bytes()
     if b"\x00" in raw[:8192]:
         raise BadInput(f"{what} {p} looks binary (contains NUL bytes)", "pass a UTF-8 text file")
@@ -45,8 +57,8 @@ def load_inputs(path: str | Path) -> list[str]:
     input twice in every estimate.
     """
     p = Path(path)
-    text = read_text_file(p)
     suffix = p.suffix.lower()
+    text = read_text_file(p, yaml_file=suffix in (".yaml", ".yml"))
     items: list[Any]
     if suffix == ".json":
         try:

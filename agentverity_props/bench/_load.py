@@ -214,5 +214,5 @@ def load_benchmark(path: str | Path) -> Benchmark:
     from .._internal.inputs import read_text_file
 
     p = Path(path)
-    text = read_text_file(p, what="benchmark file")
+    text = read_text_file(p, what="benchmark file", yaml_file=True)
     return parse_benchmark(text, path=str(p), base_dir=p.resolve().parent)

@@ -50,7 +50,8 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, budget: int, th
     """Search for minority-verdict inputs and boundary pairs; write an enlarged probe set.
 
     Exit 0 when the enlarged set's modal share is below the threshold, 1 when the budget ran
-    out first (the partial set is still written), 2 on bad input.
+    out first (the partial set is still written), 2 on bad input or when agent calls failed
+    (incomplete evidence; the set is still written).
     """
     from .._enlarge import enlarge
     from .._internal.inputs import load_inputs
@@ -76,8 +77,15 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, budget: int, th
                  f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "
                  f"input(s); {res.calls} agent calls ({res.stop_reason})",
                  f"wrote {len(res.inputs)} inputs to {out}"]
+        if not res.complete:
+            led = res.ledger
+            kinds = ", ".join(f"{k} x{v}" for k, v in led.get("failure_kinds", {}).items())
+            lines.append(f"incomplete: {led.get('failures', 0)} agent call(s) failed ({kinds}); "
+                         "their inputs were left out of the shares")
         for p in res.boundary_pairs[:10]:
             lines.append(f"  boundary: {p.source_verdict} {p.source!r}\n         -> "
                          f"{p.follow_up_verdict} {p.follow_up!r} ({p.edit['name']})")
         write_output("\n".join(lines) + "\n", None)
+    if not res.complete:
+        return 2
     return 0 if res.success else 1

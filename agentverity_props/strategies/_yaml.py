@@ -92,6 +92,8 @@ def read_yaml(path: Path, *, source: str | None = None) -> YamlDocument:
     """
     name = source or str(path)
     try:
+        from .._internal.inputs import check_yaml_size
+        check_yaml_size(path, path.stat().st_size, what="strategy pack")
         raw = path.read_bytes()
     except FileNotFoundError:
         raise BadInput(f"{name}: file not found", "check the path") from None

@@ -164,6 +164,8 @@ def load_suite(path: str | os.PathLike[str], *,
     """
     p = Path(path)
     try:
+        from .._internal.inputs import check_yaml_size
+        check_yaml_size(p, p.stat().st_size, what="case file")
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise BadInput(f"case file {str(p)!r} not found", "check the --config path") from None

@@ -122,12 +122,6 @@ def test_text_report_names_the_failures(tmp_path: Path) -> None:
     record("agent-faults", scenario="text report with relations", calls=1)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "product bug: the default extractor takes any answer text as the verdict label, "
-    "whatever its length (observation.VerdictExtractor.apply), so a 10 MB answer becomes "
-    "a 'verdict', counts as evidence and is copied into the JSON report several times "
-    "(~73 MB for 4 inputs). Fix: a label over a few hundred characters is a NoDecision "
-    "('verdict label of N characters: not categorical; use --verdict-key/--verdict-regex')."))
 def test_ten_megabyte_answer_is_no_verdict(tmp_path: Path) -> None:
     proc, rep, _store, _log = run_faulty(tmp_path, "returns_huge", [], {"FAULT_EVERY": "40"})
     size = (tmp_path / "r.json").stat().st_size
@@ -302,3 +296,19 @@ def test_sync_agent_that_never_returns_can_be_stopped(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+def test_enlarge_under_a_raising_agent(tmp_path: Path) -> None:
+    inputs = write_inputs(tmp_path / "inputs.txt")
+    out, report = tmp_path / "enlarged.txt", tmp_path / "e.json"
+    proc = cli("enlarge", "--agent", agent_ref("raises"), "--inputs", str(inputs), "--output",
+               str(out), "--report", str(report), "--budget", "60")
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    rep = load_json(report)
+    assert rep["complete"] is False
+    assert any("planted failure" in m for m in rep["ledger"]["failure_samples"]["error"])
+    assert "incomplete: 1 agent call(s) failed" in proc.stdout
+    assert out.read_text().splitlines() == PROMPTS  # the set is still written
+    record("agent-faults", scenario="enlarge: raises", calls=rep["calls"],
+           failures=rep["ledger"]["failures"])

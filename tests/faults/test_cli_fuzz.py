@@ -375,13 +375,6 @@ def test_report_subprocess_counts() -> None:
         record("cli-fuzz", mode="subprocess", cases=total, targets=len(SUBPROCESS_TRIED))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "product gap: YAML files (benchmarks, case files, strategy packs, .yaml probe sets) are "
-    "read up to the general 50 MB limit and parsed with PyYAML's pure-Python loader, ~20 s "
-    "per MB of small nodes (measured: 1 MB of '- id: x' lines = 23 s to compose, and each "
-    "loader parses twice). A 20 MB YAML file takes many minutes instead of a one-line "
-    "refusal. Fix: refuse YAML config files over a small limit (e.g. 2-5 MB) before parsing, "
-    "naming the limit (and/or use yaml.CSafeLoader when available)."))
 @pytest.mark.parametrize("name", ["run --inputs (.yaml)", "bench --benchmark",
                                   "tools --config", "enlarge --strategy PACK"])
 def test_huge_yaml_file_is_refused_before_parsing(samples: dict[str, Path], name: str,

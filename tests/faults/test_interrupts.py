@@ -245,3 +245,28 @@ def test_kill_9_while_recording_keeps_the_store_consistent(tmp_path: Path) -> No
         baseline = now
     record("kill-9-write", target="store", kills=kills, rows=len(baseline))
 
+
+
+def test_sigint_during_enlarge_keeps_the_previous_output(tmp_path: Path) -> None:
+    """enlarge keeps no partial set: an interrupt is one line, exit 2, the old file intact."""
+    inputs = write_inputs(tmp_path / "inputs.txt", ["hello there", "book a table",
+                                                    "what time is it", "nice weather"])
+    out, log = tmp_path / "enlarged.txt", tmp_path / "calls.log"
+    out.write_text("the previous set\n")
+    proc = popen_cli("enlarge", "--agent", agent_ref("slow_allow"), "--inputs", str(inputs),
+                     "--output", str(out), "--budget", "300", "--max-workers", "1",
+                     env={"FAULT_LOG": str(log), "FAULT_SLEEP": "0.05"})
+    try:
+        _wait_for_calls(log, proc, 10)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 2
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert lines == ["error: interrupted"], err
+    assert out.read_text() == "the previous set\n"
+    record("interrupts", command="enlarge", signal="SIGINT",
+           calls_before_stop=len(logged_answers(log)), stored=0)
