@@ -108,7 +108,11 @@ class CompareResult:
 
     @property
     def complete(self) -> bool:
-        return self.stop_reason not in ("interrupted", "call budget exhausted")
+        """No interrupt, budget left, and no failed agent call (an ERROR run is missing
+        evidence for the paired analysis)."""
+        return self.stop_reason not in ("interrupted", "call budget exhausted") and \
+            not any(a.status == "ERROR" for agent in self.attempts for task in agent
+                    for a in task)
 
     def verdict(self, a: int, b: int, metric: str = "pass_rate") -> str:
         """``"<label> better"`` or ``"inconclusive"`` for agents ``a`` and ``b`` (indices)."""

@@ -214,8 +214,11 @@ class BenchResult:
 
     @property
     def complete(self) -> bool:
+        """Every task decided, no interrupt, and no failed agent call: an ERROR run is graded
+        as agentverdict does, but a failed call is missing evidence, so the exit code is 2."""
         return all(t.decision is not None for t in self.tasks) and \
-            self.stop_reason != "interrupted"
+            self.stop_reason != "interrupted" and \
+            not any(t.stats.errors for t in self.tasks)
 
     @property
     def exit_code(self) -> int:

@@ -250,10 +250,6 @@ def test_bench_and_compare_under_a_raising_agent_keep_evidence(tmp_path: Path,
 
 
 @pytest.mark.parametrize("command", ["bench", "compare"])
-@pytest.mark.xfail(strict=True, reason=(
-    "spec conflict for the lead: bench/compare grade a failed agent call as an ERROR run "
-    "(agentverdict's semantics, docs/regression.md) and report complete=true with exit 1; "
-    "issue 7 asks every command to mark such evidence incomplete and exit 2"))
 def test_bench_and_compare_mark_failed_calls_incomplete(tmp_path: Path, command: str) -> None:
     proc, rep, _, _ = _bench_run(tmp_path, command)
     assert rep["complete"] is False

@@ -224,7 +224,8 @@ def test_agent_errors_are_error_runs_not_crashes():
     t = res.tasks[0]
     assert (t.status, t.stats.errors, t.stats.passes) == ("ERROR", 3, 0)
     assert "agent broke" in t.stats.attempts[0].message
-    assert res.exit_code == 1
+    assert res.exit_code == 2  # a failed agent call is missing evidence (issue 7)
+    assert not res.complete
 
 
 def test_exact_early_stop_keeps_the_full_run_verdict_and_saves_calls():
