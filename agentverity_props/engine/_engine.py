@@ -235,7 +235,8 @@ class Engine:
         retry_after: float | None = None
         exc: Exception | None = None
         while True:
-            await sem.acquire()
+            if not await self._acquire_slot(sem):
+                raise _interrupted()
             held = True
             try:
                 if self._stopping:
@@ -354,6 +355,30 @@ class Engine:
     def stopping(self) -> bool:
         """True once a stop was requested: new draws raise ``Interrupted``."""
         return self._stopping
+
+    async def _acquire_slot(self, sem: asyncio.Semaphore) -> bool:
+        """Take a worker slot; False once a stop is requested while waiting for one.
+
+        A stop must wake draws queued behind slots that calls which never return still hold
+        (a sync agent cannot be killed): waiting polls the stop flag every 0.1 s, and only
+        when every slot is busy.
+        """
+        if not sem.locked():
+            await sem.acquire()
+            return True
+        waiter = asyncio.ensure_future(sem.acquire())
+        while True:
+            done, _ = await asyncio.wait({waiter}, timeout=0.1)
+            if done:
+                return True
+            if self._stopping:
+                waiter.cancel()
+                try:
+                    await waiter
+                except asyncio.CancelledError:
+                    return False
+                sem.release()  # acquired while being cancelled: give it back
+                return False
 
     def request_stop(self) -> None:
         """Start no new call; calls in flight finish and are stored."""

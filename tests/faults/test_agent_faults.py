@@ -256,13 +256,6 @@ def test_bench_and_compare_mark_failed_calls_incomplete(tmp_path: Path, command:
     assert proc.returncode == 2
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "product bug (engine): a sync agent that never returns keeps its worker slot forever "
-    "(engine/_engine.py _attempts: by design, to never exceed max_workers); once every slot "
-    "is held the next draw waits on the semaphore forever, and SIGTERM/SIGINT cannot stop "
-    "the run because request_stop() does not wake tasks waiting for a slot. Fix: fail a "
-    "draw as 'timeout: every worker slot is held by calls that never returned' when all "
-    "slots are abandoned, and have request_stop() wake the waiters."))
 def test_sync_agent_that_never_returns_can_be_stopped(tmp_path: Path) -> None:
     inputs = write_inputs(tmp_path / "inputs.txt")
     log, report = tmp_path / "calls.log", tmp_path / "r.json"
