@@ -42,7 +42,8 @@ GUARANTEES: dict[str, tuple[str, str, str]] = {
         "says why (failure kind and message), and the store keeps every answered call. "
         "Covered for `run` (JSON and text), `snapshot` (refused, rule `complete`), `check` "
         "(status `incomplete`), `enlarge` (`complete: false`, exit 2, the set still written), "
-        "`bench` and `compare` (see the known gaps for their exit code).",
+        "`bench` and `compare` (an ERROR run is graded as agentverdict does and makes the "
+        "evidence incomplete: exit 2).",
         "tests/faults/test_agent_faults.py"),
     "kill-9-agent": (
         "An agent that kills its own process",
