@@ -39,7 +39,9 @@ GUARANTEES: dict[str, tuple[str, str, str]] = {
         "returns `None` or `bytes`, or answers outside a closed label set (including a 10 MB "
         "answer) does not stop the tool: the command ends, the evidence is marked incomplete "
         "(`complete: false`, exit 2), the report names the failing inputs by fingerprint and "
-        "says why (failure kind and message), and the store keeps every answered call. "
+        "says why (failure kind and message), and the store keeps every answered call. A sync "
+        "agent that never returns holds its worker slots for good (a thread cannot be "
+        "killed), yet SIGTERM still ends the run with its partial report. "
         "Covered for `run` (JSON and text), `snapshot` (refused, rule `complete`), `check` "
         "(status `incomplete`), `enlarge` (`complete: false`, exit 2, the set still written), "
         "`bench` and `compare` (an ERROR run is graded as agentverdict does and makes the "
@@ -127,10 +129,11 @@ NOT_COVERED = [
     "- Draws without a verdict are reported by count and kind (`no_decision`), not with "
     "their reason (\"unknown label\"); the snapshot report gives failed draws by count and "
     "kind, without the messages `run` and `check` carry in their ledger.",
-    "- Interrupts are exercised on `run`, `bench`, `check` (SIGINT/SIGTERM) and `enlarge` "
-    "(SIGINT); `snapshot`, `compare` and `tools` install the same engine handlers but are "
-    "not interrupted by a test. SIGTERM on `enlarge` ends it with the default handler "
-    "(no message; the previous output file is intact because every write is atomic).",
+    "- Interrupts are exercised on `run`, `bench`, `check` (SIGINT/SIGTERM), `enlarge` "
+    "(SIGINT) and `tools` (SIGINT/SIGTERM, a known gap above); `snapshot` and `compare` "
+    "install the same engine handlers as `run` but are not interrupted by a test. SIGTERM "
+    "on `enlarge` ends it with the default handler (no message; the previous output file is "
+    "intact because every write is atomic).",
     "- `demo` runs only shipped agents: no fault can be planted in it.",
 ]
 

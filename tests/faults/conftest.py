@@ -309,6 +309,37 @@ def fault_service(plan: Callable[[int, dict[str, Any]], Any]) -> Iterator[FaultS
         thread.join(timeout=5)
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def post_tool_spans(port: int, headers: dict[str, str], tools: list[str]) -> None:
+    """Post OTLP JSON spans for ``tools`` (all successful) in the caller's trace, as an
+    instrumented agent service would, to the receiver on ``port``."""
+    import urllib.request
+
+    low = {k.lower(): v for k, v in headers.items()}
+    _, trace_id, parent, _ = low["traceparent"].split("-")
+    server = os.urandom(8).hex()
+
+    def span(name: str, sid: str, par: str, attrs: dict[str, str]) -> dict[str, Any]:
+        return {"traceId": trace_id, "spanId": sid, "parentSpanId": par, "name": name,
+                "startTimeUnixNano": "1", "endTimeUnixNano": "2", "status": {"code": 1},
+                "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attrs.items()]}
+
+    spans = [span("POST /ask", server, parent, {})] + [
+        span(f"execute_tool {t}", os.urandom(8).hex(), server,
+             {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": t,
+              "gen_ai.tool.status": "success"}) for t in tools]
+    doc = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"spans": spans}]}]}
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/traces", method="POST",
+                                 data=json.dumps(doc).encode(),
+                                 headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=10).close()
+
+
 @pytest.fixture
 def inputs_file(tmp_path: Path) -> Path:
     return write_inputs(tmp_path / "inputs.txt")
