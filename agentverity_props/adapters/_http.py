@@ -8,7 +8,6 @@ error message.
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
 import json
 import re
@@ -151,13 +150,8 @@ class HTTPAdapter:
 
     def invoke(self, prompt: str) -> Observation:
         """Synchronous call (a private event loop; a worker thread inside a running loop)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self.ainvoke(prompt))
-        import concurrent.futures
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, self.ainvoke(prompt)).result()
+        from .._internal.aio import run_sync
+        return run_sync(self.ainvoke(prompt))
 
     async def ainvoke(self, prompt: str) -> Observation:
         import httpx

@@ -21,8 +21,6 @@ Strands' own retry strategy sleeps for seconds on throttling; build agents with
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import inspect
 import time
 import weakref
@@ -74,13 +72,8 @@ class StrandsAdapter:
 
     def invoke(self, prompt: str) -> Observation:
         """Synchronous call (runs :meth:`ainvoke` on a private event loop)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self.ainvoke(prompt))
-        # called from inside a running loop: a worker thread gets its own loop
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, self.ainvoke(prompt)).result()
+        from .._internal.aio import run_sync
+        return run_sync(self.ainvoke(prompt))
 
     async def ainvoke(self, prompt: str) -> Observation:
         """One call: build a fresh agent, run it, turn the result into an Observation."""

@@ -14,8 +14,9 @@ Example:
 
 from __future__ import annotations
 
+from .._internal.aio import run_sync
 from ._config import EngineConfig
-from ._engine import Engine, run_sync
+from ._engine import Engine
 from ._ledger import Ledger
 from ._probe import Probe
 from ._store import Store, StoreKey, StoreMode, StoreRow

@@ -17,7 +17,6 @@ import signal
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from time import perf_counter
 from typing import Any, TypeVar
@@ -78,6 +77,7 @@ class Engine:
         ledger: what the calls cost and how they went.
 
     Example:
+        >>> from agentverity_props.engine import run_sync
         >>> eng = Engine(lambda p: "block" if "attack" in p else "allow",
         ...              EngineConfig(budget=10))
         >>> obs = run_sync(eng.draw(Probe.make("an attack")))
@@ -464,25 +464,3 @@ def _release_from_thread(loop: asyncio.AbstractEventLoop,
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(sem.release)
     return done
-
-
-def run_sync(coro: Awaitable[T]) -> T:
-    """Run a coroutine to completion from sync code.
-
-    ``asyncio.run`` when no loop runs in this thread; otherwise (Jupyter, an async test) in
-    a fresh thread with its own loop, so it never deadlocks the caller's loop.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        running = False
-    else:
-        running = True
-    if not running:
-        return asyncio.run(_as_coroutine(coro))
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentverity-run") as pool:
-        return pool.submit(asyncio.run, _as_coroutine(coro)).result()
-
-
-async def _as_coroutine(aw: Awaitable[T]) -> T:
-    return await aw
