@@ -5,6 +5,32 @@ from __future__ import annotations
 from typing import Any
 
 
+def parse_yaml(text: str, path: str) -> tuple[Any, Any]:
+    """``(root node, data)`` of a YAML document, parsed once (the node tree locates errors).
+
+    Raises:
+        BadInput: malformed YAML, with ``path:line:column`` and the problem.
+    """
+    import yaml
+
+    from ..errors import BadInput
+
+    try:
+        loader = yaml.SafeLoader(text)
+        try:
+            root = loader.get_single_node()
+            data = loader.construct_document(root) if root is not None else None
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        at = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise BadInput(f"{at}: malformed YAML: {problem}",
+                       "fix the YAML syntax at that line") from None
+    return root, data
+
+
 def where(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .._internal.yamlpos import line_of as _line_of
+from .._internal.yamlpos import parse_yaml
 from .._internal.yamlpos import where as _where
 from ..errors import BadInput
 from ._model import Case, SuiteConfig, ToolsSuite
@@ -115,18 +116,9 @@ def _describe(err: Mapping[str, Any], root: Any, path: str) -> str:
 def parse_suite(text: str, *, path: str = "<string>",
                 env: Mapping[str, str] | None = None) -> LoadedSuite:
     """Parse and validate case-file text (see :func:`load_suite`)."""
-    import yaml
     from pydantic import ValidationError
 
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise BadInput(f"{where}: malformed YAML: {problem}",
-                       "fix the YAML syntax at that line") from None
+    root, data = parse_yaml(text, path)
     if data is None:
         raise BadInput(f"{path}: the case file is empty", "add config: and cases:")
     if not isinstance(data, dict):
