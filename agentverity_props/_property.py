@@ -2,17 +2,23 @@
 
 Hypothesis assumes a deterministic test; an agent is not. So the *decision* is made
 deterministic instead of the agent: for each (relation, source, follow-up) the outcome is
-decided once per test run by the noise-calibrated screen-and-confirm procedure of
-:mod:`agentverity_props._relations` (fresh draws through the engine, so a store can record
-and replay them) and cached by fingerprint. Every re-execution by Hypothesis (the shrinker,
-the final replay) reads the cache, so agent noise never surfaces as ``FlakyFailure``.
+decided once per test run by the relation procedure of :mod:`agentverity_props.relations`
+(the same one ``run`` uses: fresh draws through the engine, so a store can record and replay
+them) and cached under a key naming the whole decision (the relation's type, layer, order,
+expected value and check, the source and the follow-up). Every re-execution by Hypothesis
+(the shrinker, the final replay) reads the cache, so agent noise never surfaces as
+``FlakyFailure``.
 
-Error control: every candidate Hypothesis evaluates (generated, explicit ``@example``,
-shrinking) that needs a confirmation is one test of the family; at most ``max_candidates``
-confirmations are made, each at ``alpha / max_candidates`` (Bonferroni). So a relation the
-agent truly satisfies fails the test with probability at most ``alpha``, however many
-examples and shrink steps ran. A candidate that could not be decided (budget, confirmation
-quota) is ``reject()``-ed: Hypothesis treats it as invalid, never as a pass or a failure.
+Error control, both ways. False violations: every candidate Hypothesis evaluates (generated,
+explicit ``@example``, shrinking) that needs rounds beyond its screen is one test of the
+family; at most ``max_candidates`` are tested, each at ``alpha / max_candidates``, so a
+relation the agent truly satisfies fails the test with probability at most ``alpha``, however
+many examples and shrink steps ran. False passes: each candidate is dismissed with probability
+at most ``beta`` when it violates at least as reliably as the stated alternative (learned
+from the agent's noise, then from the violations already confirmed in this test), so shrink
+steps are not lost to a clean screen on a noisy agent. A candidate that could not be decided
+(budget, quota, draw allowance) is ``reject()``-ed: Hypothesis treats it as invalid, never as
+a pass or a failure.
 
 Example:
     >>> from hypothesis import given, strategies as st
@@ -35,7 +41,6 @@ import inspect
 import json
 import sys
 import threading
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +53,7 @@ from ._counterexample import (
 )
 from ._evidence import EvidencePool
 from ._health import HealthCheck, blindness_from_keys
-from ._relations import Relation, RelationOutcome, RelationResult, new_confirmation
+from .relations import Relation, RelationOutcome
 from .errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
 
 #: Hypothesis settings for agent-priced tests; a user's ``@settings`` overrides any of them.
@@ -79,6 +84,7 @@ class _LoopThread:
 class _Options:
     agent: Any
     alpha: float
+    beta: float
     epsilon: float
     budget: int | None
     layer: str
@@ -109,8 +115,10 @@ class AgentCheck:
         self._loop = loop
         self._engine = engine
         self._pool = EvidencePool()
-        self._cache: dict[tuple[str, str, str, str], RelationOutcome | None] = {}
+        self._cache: dict[tuple[object, ...], RelationOutcome] = {}
         self._inner_code: Any = getattr(inner, "__code__", None)
+        from .decide import EvidenceLearner
+        self.learner = EvidenceLearner()
         self._anchor_keys: dict[str, str] = {}
         self._calls_at: dict[tuple[str, str, str, str], int] = {}
 
@@ -157,13 +165,13 @@ class AgentCheck:
         from .engine import Probe
 
         src, fu = Probe.make(source), Probe.make(follow_up)
-        key = (rel.name, rel.rtype, src.fp, fu.fp)
+        key = (rel.decision_key(), src.fp, fu.fp)
         if key not in self._cache:
             self._cache[key] = self._evaluate(rel, src, fu)
             self._calls_at[key] = self._record.calls
         out = self._cache[key]
-        if out is None or out.status in ("incomplete", "untested"):
-            event("agentverity: candidate undecided (budget or confirmation quota)")
+        if out.status in ("incomplete", "undecided"):
+            event(f"agentverity: candidate {out.status} ({out.note})")
             reject()
         if out.source is not None:
             self._anchor_keys.setdefault(src.fp, out.source)
@@ -174,15 +182,16 @@ class AgentCheck:
         rec = self._record
         rec.minimal = ce
         cls = violation_class(rel.name)
-        c = out.confirmation_dict()
+        c = out.decision or {}
         raise cls(
             f"relation '{rel.name}' ({rel.rtype}) violated beyond the agent's noise: source "
             f"verdict {out.source!r}, follow-up {out.follow_up!r}; "
-            f"{c['follow_up_violations']}/{c['follow_up_draws']} follow-up draws violate vs "
-            f"{c['source_violations']}/{c['source_draws']} source re-draws "
-            f"(one-sided Fisher exact p={c['p_value']:.3g} <= {c['alpha_per_look']:.3g} = "
-            f"alpha/{rec.max_candidates}/2 looks)\n  source:    {source!r}"
-            f"\n  follow-up: {follow_up!r}\n  reproduce: {ce.example_literal()}")
+            f"{c.get('follow_up_violations')}/{c.get('follow_up_draws')} follow-up draws "
+            f"violate vs {c.get('source_violations')}/{c.get('source_draws')} source re-draws "
+            f"(sequential e-value {c.get('e_violation', 0):.3g} >= 1/alpha_candidate = "
+            f"1/{rec.alpha_candidate:.3g}, alpha/{rec.max_candidates})"
+            f"\n  source:    {source!r}\n  follow-up: {follow_up!r}"
+            f"\n  reproduce: {ce.example_literal()}")
 
     def _counterexample(self, rel: Relation, source: str, follow_up: str,
                         out: RelationOutcome, calls_at: int) -> Counterexample:
@@ -190,7 +199,7 @@ class AgentCheck:
         ce = Counterexample(test=rec.test, relation=rel.name, rtype=rel.rtype, source=source,
                             follow_up=follow_up, source_value=out.source,
                             follow_up_value=out.follow_up,
-                            confirmation=out.confirmation_dict(), kwargs=self._given_kwargs(),
+                            confirmation=dict(out.decision or {}), kwargs=self._given_kwargs(),
                             calls_at_confirmation=calls_at)
         if rec.first is None:
             rec.first = ce
@@ -208,41 +217,43 @@ class AgentCheck:
             frame = frame.f_back
         return {}
 
-    def _evaluate(self, rel: Relation, src: Any, fu: Any) -> RelationOutcome | None:
+    def _evaluate(self, rel: Relation, src: Any, fu: Any) -> RelationOutcome:
         rec = self._record
         rec.candidates += 1
         out = self._loop.run(self._evaluate_async(rel, src, fu))
         led = self._engine.ledger
         rec.calls, rec.replayed = led.calls, led.replayed
-        if out.status in ("raw", "confirmed", "not-confirmed"):
-            rec.raw_violations += 1
+        rec.raw_violations += out.raw
         if out.status == "confirmed":
             rec.confirmed += 1
-        if out.status in ("incomplete", "untested"):
+        if out.status in ("incomplete", "undecided"):
             rec.undecided += 1
             if self._engine.remaining == 0 or not self._engine.can_afford(1):
                 rec.budget_exhausted = True
         return out
 
-    async def _evaluate_async(self, rel: Relation, src: Any, fu: Any) -> RelationOutcome:
-        from ._run import _confirm, _draw_into, _screen
+    def _may_test(self) -> bool:
+        """One more candidate tested beyond its screen, within the family's quota."""
+        rec = self._record
+        if rec.confirmations >= rec.max_candidates:
+            return False
+        rec.confirmations += 1
+        return True
 
-        eng, pool = self._engine, self._pool
+    async def _evaluate_async(self, rel: Relation, src: Any, fu: Any) -> RelationOutcome:
+        from .relations import Candidate, RelationDecider
+
         out = RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)
-        job = (RelationResult(rel, [out]), out, src, fu)
-        if not pool.get(src.fp).draws:
-            await _draw_into(eng, pool, src, eng.allocate(src, 1)[0])
-        await _screen(eng, pool, job, eng.allocate(fu, 1)[0])
-        if out.status != "raw":
-            return out
-        if self._record.confirmations >= self._record.max_candidates:
-            out.status, out.note = "untested", "confirmation quota reached"
-            return out
-        self._record.confirmations += 1
-        out.confirm = st = new_confirmation(self._record.alpha_candidate)
-        rounds = st.k2 or st.k
-        await _confirm(eng, pool, job, eng.allocate(src, rounds), eng.allocate(fu, rounds))
+        decider = RelationDecider(self._engine, self._pool,
+                                  alpha_candidate=self._record.alpha_candidate,
+                                  beta=self._opts.beta, learner=self.learner,
+                                  may_test=self._may_test)
+        await decider.decide([Candidate(rel, src, fu, out)])
         return out
+
+    @property
+    def epsilon(self) -> float:
+        return self._opts.epsilon
 
     def anchor_keys(self) -> list[str]:
         return list(self._anchor_keys.values())
@@ -264,7 +275,7 @@ def _literal_ok(value: Any) -> bool:
 
 
 def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
-                   budget: int | None = 2000, layer: str = "verdict",
+                   beta: float = 0.01, budget: int | None = 2000, layer: str = "verdict",
                    max_candidates: int | None = None, max_workers: int = 4,
                    timeout_s: float | None = 60.0, store_path: str | None = None,
                    store_mode: str | None = None, extractor: Any = None,
@@ -274,8 +285,16 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
 
     Args:
         agent: an adapter or a callable ``prompt -> str | dict | Observation``.
-        epsilon: noise level above which the agent is reported as unstable for this test.
-        alpha: family-wise error rate of the test (all examples and shrink steps together).
+        epsilon: the agent's noise (share of source re-draws that disagree with the
+            source's modal verdict) above which the test warns that the verdict is unstable
+            (``HealthCheck.unstable_verdict``): the warning is raised only when a
+            ``1 - alpha`` confidence bound on the noise, from the draws this test made, lies
+            above ``epsilon``.
+        alpha: family-wise false-violation rate of the test (all examples and shrink steps
+            together).
+        beta: false-pass rate of each candidate against its stated alternative (a violation
+            at least as reliable as the agent's answers, then as the violations already
+            confirmed in this test).
         budget: agent calls this test may spend (``None``: unlimited). When it runs out the
             remaining candidates are rejected and, without a confirmed violation, the test
             fails with :class:`~agentverity_props.errors.Inconclusive`.
@@ -296,6 +315,8 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
         raise InvalidArgument(f"agent_property: alpha={alpha!r} must be in (0, 0.5)")
     if not (0.0 < epsilon < 0.5):
         raise InvalidArgument(f"agent_property: epsilon={epsilon!r} must be in (0, 0.5)")
+    if not (0.0 < beta < 0.5):
+        raise InvalidArgument(f"agent_property: beta={beta!r} must be in (0, 0.5)")
     if budget is not None and budget < 2:
         raise InvalidArgument(f"agent_property: budget={budget!r} must be >= 2 or None")
     if max_candidates is not None and max_candidates < 1:
@@ -303,7 +324,7 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
     adapter = as_adapter(agent)
     suppressed = HealthCheck.parse(suppress_health_check)
     base: dict[str, Any] = {
-        "agent": adapter, "alpha": alpha, "epsilon": epsilon, "budget": budget,
+        "agent": adapter, "alpha": alpha, "beta": beta, "epsilon": epsilon, "budget": budget,
         "layer": layer, "max_workers": max_workers, "timeout_s": timeout_s,
         "store_path": store_path, "store_mode": store_mode,
         "extractor": extractor or DEFAULT_EXTRACTOR, "suppress_health_check": suppressed}
@@ -388,6 +409,7 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
 
     budget = _plugin_option("budget") or base["budget"]
     alpha = _plugin_option("alpha") or base["alpha"]
+    epsilon = _plugin_option("epsilon") or base["epsilon"]
     store_path = base["store_path"] or _plugin_option("store")
     mode = base["store_mode"] or _plugin_option("store_mode") or (
         "auto" if store_path else "off")
@@ -402,7 +424,7 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                        store_mode=mode, extractor=base["extractor"])  # type: ignore[arg-type]
     loop = _LoopThread()
     engine = Engine(base["agent"], cfg)
-    check = AgentCheck(_Options(max_candidates=m, **{**base, "alpha": alpha}), record, loop,
+    check = AgentCheck(_Options(max_candidates=m, **{**base, "alpha": alpha, "epsilon": epsilon}), record, loop,
                        engine, inner)
     with _RECORDS_LOCK:
         RECORDS.append(record)
@@ -460,8 +482,12 @@ def _after_pass(record: PropertyRecord, check: AgentCheck, base: dict[str, Any])
                 f"'{blind.modal_verdict}'; relations may pass vacuously (use borderline "
                 "regions, `agentverity-props enlarge`, or suppress_health_check="
                 "[HealthCheck.blind_probe_set])")
-    noisy = Counter(o.status for o in check._cache.values() if o is not None)
-    if noisy.get("not-confirmed", 0) and HealthCheck.unstable_verdict not in suppressed:
-        record.warnings.append(
-            f"{noisy['not-confirmed']} raw flip(s) stayed within the agent's own noise; a "
-            "noisier agent makes violations harder to confirm (see the meter)")
+    if HealthCheck.unstable_verdict not in suppressed:
+        from .decide._rules import beta_cs_interval
+        k, n = int(check.learner.noise_k), int(check.learner.noise_n)
+        eps = check.epsilon
+        if n and beta_cs_interval(k, n, record.alpha)[0] > eps:
+            record.warnings.append(
+                f"unstable verdict: {k}/{n} source re-draws disagreed with the source's modal "
+                f"verdict (noise above epsilon={eps:g} at confidence {1 - record.alpha:g}); "
+                "violations cost more draws to decide on a noisy agent (see the meter)")

@@ -16,16 +16,17 @@ import numpy as np
 from ._evidence import EvidencePool, clean_inputs
 from ._health import BlindnessResult, HealthCheck, blindness_from_keys
 from ._meter import MeterResult, resolve_epsilon, run_meter, validate_meter_args
-from ._relations import (
-    ConfirmState,
+from .relations import (
+    DEFAULT_BETA,
+    Candidate,
     Relation,
+    RelationDecider,
     RelationOutcome,
     RelationResult,
     builtin_relations,
-    new_confirmation,
 )
 from .errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
-from .observation import DEFAULT_EXTRACTOR, Observation, VerdictExtractor
+from .observation import DEFAULT_EXTRACTOR, VerdictExtractor
 
 SCHEMA = "agentverity_props.run/1"
 BLINDNESS_TOP_UP = 64
@@ -124,7 +125,7 @@ class RunResult:
             return 2
         if self.findings:
             return 1
-        if self.meter.call == "undecided":
+        if self.meter.call == "undecided" or any(r.undecided for r in self.relations):
             return 2
         return 0
 
@@ -198,7 +199,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         rel_results: list[RelationResult] = []
         if rels and not eng.stopping:
             rel_results = await run_relations(eng, probes, pool, rels, alpha=config.alpha,
-                                              seed=config.seed)
+                                              meter=meter, seed=config.seed)
         elif rels:
             rel_results = [RelationResult(r) for r in rels]
             stop = "interrupted"
@@ -279,12 +280,20 @@ async def _blindness(eng: Any, probes: list[Any], pool: EvidencePool, meter: Met
 
 async def run_relations(eng: Any, probes: list[Any], pool: EvidencePool,
                         relations: Sequence[Relation], *, alpha: float,
+                        beta: float = DEFAULT_BETA, meter: MeterResult | None = None,
                         seed: int = 0) -> list[RelationResult]:
-    """Screen every exercised (relation, input), then confirm raw violations (module doc)."""
+    """Decide every exercised (relation, input) with the one relation procedure.
+
+    The family is every exercised (relation, input) pair: each is tested at ``alpha / m``,
+    so a run reports a false violation with probability at most ``alpha``; each candidate is
+    dismissed falsely with probability at most ``beta`` against its stated alternative. The
+    meter's pairs are the first measure of the agent's noise.
+    """
+    from .decide import EvidenceLearner
     from .engine import Probe
 
     results = [RelationResult(r) for r in relations]
-    jobs: list[tuple[RelationResult, RelationOutcome, Any, Any]] = []
+    jobs: list[Candidate] = []
     for res in results:
         for p in probes:
             y = res.relation.apply(p.text)
@@ -294,108 +303,17 @@ async def run_relations(eng: Any, probes: list[Any], pool: EvidencePool,
             if y == p.text:
                 out.status = "skipped"
                 continue
-            jobs.append((res, out, p, fu))
-    m = len(jobs)
-    if m == 0:
+            jobs.append(Candidate(res.relation, p, fu, out))
+    if not jobs:
         return results
-    alpha_cand = alpha / m
-
-    # 1. anchors: one source draw per exercised input, reused from the meter when it exists
-    need_anchor = []
-    for _, _, p, _ in jobs:
-        if not pool.get(p.fp).draws and p not in need_anchor:
-            need_anchor.append(p)
-    plan = [(p, eng.allocate(p, 1)[0]) for p in need_anchor]
-    await asyncio.gather(*(_draw_into(eng, pool, p, i) for p, i in plan))
-
-    # 2. screens: one follow-up draw each (indices allocated in a fixed order for replay)
-    screen_plan = [(job, eng.allocate(job[3], 1)[0]) for job in jobs]
-    await asyncio.gather(*(_screen(eng, pool, job, i) for job, i in screen_plan))
-
-    # 3. confirmations of raw violations
-    confirm_plan = []
-    for job in jobs:
-        res, out, p, fu = job
-        if out.status == "raw":
-            out.confirm = st = new_confirmation(alpha_cand)
-            rounds = st.k2 or st.k
-            confirm_plan.append((job, eng.allocate(p, rounds), eng.allocate(fu, rounds)))
-    await asyncio.gather(*(_confirm(eng, pool, job, si, fi) for job, si, fi in confirm_plan))
+    learner = EvidenceLearner()
+    if meter is not None and meter.pairs:
+        # a disagreeing pair has one draw off the input's modal verdict (about)
+        learner.observe_noise(meter.disagreements, 2 * meter.pairs)
+    decider = RelationDecider(eng, pool, alpha_candidate=alpha / len(jobs), beta=beta,
+                              learner=learner)
+    await decider.decide(jobs)
     return results
-
-
-def _anchor(pool: EvidencePool, fp: str, layer: str) -> str | None:
-    ev = pool.get(fp)
-    for i in sorted(ev.draws):
-        key = ev.draws[i].key(layer)
-        if key is not None:
-            return key
-    return None
-
-
-async def _draw_into(eng: Any, pool: EvidencePool, probe: Any, index: int) -> Observation | None:
-    if eng.stopping or not eng.can_afford(1):
-        return None
-    try:
-        obs = await eng.draw(probe, index)
-    except (BudgetExhausted, Interrupted, AgentCallError):
-        return None
-    pool.add(probe.fp, index, obs)
-    return obs
-
-
-async def _screen(eng: Any, pool: EvidencePool, job: Any, index: int) -> None:
-    res, out, p, fu = job
-    layer = res.relation.layer
-    out.source = _anchor(pool, p.fp, layer)
-    if out.source is None:
-        out.status, out.note = "incomplete", "no usable source draw"
-        return
-    obs = await _draw_into(eng, pool, fu, index)
-    out.draws += obs is not None
-    key = None if obs is None else obs.key(layer)
-    if key is None:
-        out.status = "incomplete"
-        out.note = _why(obs, "follow-up draw")
-        return
-    out.follow_up = key
-    out.status = "pass" if res.relation.holds(out.source, key) else "raw"
-
-
-async def _confirm(eng: Any, pool: EvidencePool, job: Any, s_idx: list[int],
-                   f_idx: list[int]) -> None:
-    res, out, p, fu = job
-    rel: Relation = res.relation
-    st: ConfirmState = out.confirm
-    anchor = out.source
-    for si, fi in zip(s_idx, f_idx, strict=True):
-        if st.done:
-            break
-        f_obs = await _draw_into(eng, pool, fu, fi)
-        out.draws += f_obs is not None
-        f_key = None if f_obs is None else f_obs.key(rel.layer)
-        if f_key is None:
-            out.status, out.note = "incomplete", _why(f_obs, "confirmation follow-up draw")
-            return
-        s_obs = await _draw_into(eng, pool, p, si)
-        out.draws += s_obs is not None
-        s_key = None if s_obs is None else s_obs.key(rel.layer)
-        if s_key is None:
-            out.status, out.note = "incomplete", _why(s_obs, "confirmation source draw")
-            return
-        st.add(follow_up_violates=not rel.holds(anchor, f_key),
-               source_violates=rel.baseline_violates(anchor, s_key))
-    out.status = "confirmed" if st.confirmed else "not-confirmed"
-    if out.status == "not-confirmed":
-        out.note = "within the agent's own noise"
-
-
-def _why(obs: Observation | None, what: str) -> str:
-    if obs is None:
-        return f"{what} not made (budget, interrupt or failure)"
-    if obs.error is not None:
-        return f"{what} failed: {obs.error.kind}"
-    return f"{what} had no verdict ({obs.no_decision.reason if obs.no_decision else '?'})"
 
 
 def measure(agent: Any, inputs: Sequence[str], *, epsilon: float | None = None,

@@ -6,6 +6,14 @@ Each rule states its estimand and its error rate, and stays valid under optional
 all of them are e-processes, bounded by Ville's inequality.
 """
 
+from ._relation_test import (
+    MAX_DRAWS,
+    MISS_FLOOR,
+    Alternative,
+    CandidateTest,
+    EvidenceLearner,
+    round_bets,
+)
 from ._rules import (
     BernoulliSPRT,
     BetaCS,
@@ -17,6 +25,12 @@ from ._rules import (
 )
 
 __all__ = [
+    "MAX_DRAWS",
+    "MISS_FLOOR",
+    "Alternative",
+    "CandidateTest",
+    "EvidenceLearner",
+    "round_bets",
     "BernoulliSPRT",
     "BetaCS",
     "Decision",

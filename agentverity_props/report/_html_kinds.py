@@ -19,7 +19,7 @@ TOOLS_EXIT = {0: "every case passed", 1: "at least one case failed",
 _CALL_CLASS = {"verdict-deterministic": "good", "verdict-stochastic": "warn",
                "undecided": "bad"}
 _BLIND_CLASS = {"blind": "bad", "ok": "good", "undecided": "warn", "suppressed": "muted"}
-_REL_CLASS = {"VIOLATED": "bad", "HOLDS": "good", "NOT EXERCISED": "warn",
+_REL_CLASS = {"UNDECIDED": "warn", "VIOLATED": "bad", "HOLDS": "good", "NOT EXERCISED": "warn",
               "INCOMPLETE": "bad"}
 _CASE_CLASS = {"pass": "good", "fail": "bad", "error": "bad", "inconclusive": "warn"}
 
@@ -74,7 +74,7 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
         for o in r.get("outcomes") or []:
             if o.get("status") != "confirmed":
                 continue
-            c = o.get("confirmation") or {}
+            c = o.get("decision") or {}
             confirmed.append({"relation": r.get("name"), "fp": o.get("fp"),
                               "label": inputs.get(o.get("fp")),
                               "follow_up_label": inputs.get(o.get("follow_up_fp")),

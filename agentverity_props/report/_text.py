@@ -71,7 +71,8 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         for r in rels:
             st = {"VIOLATED": "[red]VIOLATED[/]", "HOLDS": "[green]HOLDS[/]",
                   "NOT EXERCISED": "[yellow]NOT EXERCISED[/]",
-                  "INCOMPLETE": "[red]INCOMPLETE[/]"}[r["status"]]
+                  "INCOMPLETE": "[red]INCOMPLETE[/]",
+                  "UNDECIDED": "[yellow]UNDECIDED[/]"}[r["status"]]
             t.add_row(r["name"], r["rtype"], r["layer"], st, str(r["exercised"]),
                       str(r["skipped"]), str(r["raw_violations"]),
                       str(r["calibrated_violations"]), str(r["draws"]))
@@ -81,13 +82,13 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
             for o in r["outcomes"]:
                 if o["status"] != "confirmed":
                     continue
-                c = o["confirmation"]
+                c = o["decision"]
                 label = inputs.get(o["fp"]) or o["fp"][:19]
                 con.print(f"  [red]✗[/] {r['name']}: input {label!r}: source "
                           f"'{o['source_value']}' → follow-up '{o['follow_up_value']}' "
                           f"({c['follow_up_violations']}/{c['follow_up_draws']} follow-up vs "
-                          f"{c['source_violations']}/{c['source_draws']} source re-draws, "
-                          f"p={c['p_value']:.2g} ≤ {c.get('alpha_per_look', c['alpha']):.2g})")
+                          f"{c['source_violations']}/{c['source_draws']} source re-draws "
+                          f"violate; e-value {c['e_violation']:.3g} ≥ 1/{c['alpha']:.2g})")
         con.print()
     else:
         con.print("[dim]Relations: none requested[/]")

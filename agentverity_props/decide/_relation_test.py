@@ -1,0 +1,355 @@
+"""The decision for one relation candidate, with both error rates controlled.
+
+A *candidate* is (relation, source ``x``, follow-up ``y``). Every verdict is compared with a
+*reference* label ``r``: the modal verdict of the source draws made so far (ties go to the
+earliest label seen), so the reference is always fixed before the draws it scores. A draw
+*violates* when the relation fails between ``r`` and the draw:
+
+- ``v = P(a follow-up draw violates against r)``,
+- ``u = P(a fresh source re-draw violates against r)`` — the agent's own noise.
+
+**H0 (no violation):** ``v <= u`` — the follow-up violates no more often than a re-draw of the
+source (for an invariant relation: ``y`` gets the same verdict distribution as ``x``; for a
+monotone one: ``y``'s verdicts are stochastically at least as high). It holds for *every*
+reference label, which is why the reference may move as source draws arrive.
+
+**H1 (a violation worth finding):** ``v >= v1`` against the source's modal verdict, where
+``v1 = 1 - miss`` is the stated alternative (see :class:`EvidenceLearner`): before any
+violation is confirmed, a follow-up that violates at least as reliably as the agent answers
+(``miss = 1.5 x`` the agent's estimated noise); after one is confirmed, at least as often as the
+confirmed violations did (``miss = 1.5 x`` their estimated miss rate). ``miss`` never goes below
+``MISS_FLOOR`` (0.5%) nor above one half.
+
+Two e-processes run side by side, each a product of per-draw factors whose conditional
+expectation is at most one under the hypothesis it tests (so each is a nonnegative
+supermartingale, and Ville's inequality makes it valid under optional stopping, whatever the
+order of draws, the reference moves, the bets, or the choice of which draws to make):
+
+*Violation e-process* ``E_v`` (against H0), fed only by *rounds*: one fresh source re-draw and
+one fresh follow-up draw, independent given the past. With outcome ``(f, s)`` (follow-up /
+source violates) the factor is ``A`` for (1, 0), ``B`` for (0, 1) and ``c`` for (0, 0) and
+(1, 1). Its expectation under ``(v, u)`` is bilinear, so its maximum over ``{v <= u}`` is on the
+boundary; it is at most one exactly when ``B <= 1``, ``c <= 1`` and ``A + B + 2c <= 4``. The
+bets are the growth-optimal ones for a plug-in estimate of the round outcome probabilities
+(the alternative as a prior, then this candidate's own rounds): ``A = 4 p(1,0)``,
+``B = 4 p(0,1)``, ``c = 2 p(concordant)``, projected onto the constraints. Violation confirmed
+when ``E_v >= 1 / alpha_candidate``.
+
+*Pass e-process* ``E_p`` (against H1), fed by every follow-up draw (screens included): factor
+``C`` for a draw that does not violate and ``D`` for one that does, with
+``miss * C + v1 * D <= 1`` (at most one whenever ``v >= v1``). The bets are the likelihood
+ratio of a plug-in noise rate ``q`` against ``v1`` (``C = (1-q)/miss``, ``D = q/v1``), never
+more than needed to reach the threshold. Candidate dismissed (passes) when
+``E_p >= 1 / beta``.
+
+So ``P(confirm | H0) <= alpha_candidate`` and ``P(dismiss | H1) <= beta`` for every candidate,
+with no assumption on the agent beyond independent draws. Neither crossing within
+``max_draws`` draws leaves the candidate *undecided* (never a pass, never a violation).
+
+>>> t = CandidateTest(alpha=0.001, beta=0.01, alternative=Alternative(0.005, "prior"),
+...                   noise=0.001)
+>>> t.screen(False).call                # a quiet agent: one clean screen dismisses
+'pass'
+>>> t = CandidateTest(alpha=0.001, beta=0.01, alternative=Alternative(0.005, "prior"),
+...                   noise=0.001)
+>>> t.screen(True) is None              # a flip: rounds decide
+True
+>>> t.next_draws()
+('source', 'follow_up')
+>>> [t.round(follow_up=True, source=False) for _ in range(5)][-1].call
+'violation'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..errors import InvalidArgument
+from ._rules import Decision
+
+#: The smallest miss rate an alternative may state: a violation that shows 99.5% of the time.
+MISS_FLOOR = 0.005
+#: The largest: a violation that shows at least half the time.
+MISS_CEILING = 0.5
+#: Floor on every plug-in probability, so that one surprising draw never zeroes a process.
+P_FLOOR = 0.02
+#: Weight (in pseudo-observations) of the alternative/noise prior in the plug-in estimates.
+PRIOR_WEIGHT = 2.0
+#: Draws one candidate may spend (source re-draws and follow-ups) before it is undecided.
+MAX_DRAWS = 80
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """The stated alternative H1: a violating follow-up misses at most ``miss`` of the time."""
+
+    miss: float
+    learned_from: Literal["prior", "confirmed"]
+
+    @property
+    def v1(self) -> float:
+        return 1.0 - self.miss
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"v1": self.v1, "miss": self.miss, "learned_from": self.learned_from}
+
+
+def round_bets(p_plus: float, p_minus: float, p_conc: float) -> tuple[float, float, float]:
+    """Growth-optimal ``(A, B, c)`` for round-outcome probabilities, within the constraints.
+
+    Maximises ``p+ log A + p- log B + pc log c`` subject to ``B <= 1``, ``c <= 1`` and
+    ``A + B + 2c <= 4`` (the set on which the factor's expectation is at most one under every
+    null ``v <= u``; see the module docstring).
+
+    >>> round_bets(0.9, 0.05, 0.05)
+    (3.6, 0.2, 0.1)
+    >>> round_bets(0.2, 0.1, 0.7)   # mostly concordant: c capped at 1, sign-test odds
+    (1.3333333333333333, 0.6666666666666666, 1.0)
+    """
+    tot = p_plus + p_minus + p_conc
+    if tot <= 0:
+        raise InvalidArgument("round_bets needs positive probabilities")
+    pp, pm, pc = p_plus / tot, p_minus / tot, p_conc / tot
+    options: list[tuple[float, float, float]] = []
+    a, b, c = 4 * pp, 4 * pm, 2 * pc
+    if b <= 1 and c <= 1:
+        options.append((a, b, c))
+    s = pp + pm  # c = 1 active: A + B = 2
+    if s > 0:
+        a2, b2 = 2 * pp / s, 2 * pm / s
+        options.append((a2, b2, 1.0) if b2 <= 1 else (1.0, 1.0, 1.0))
+    s = pp + pc  # B = 1 active: A + 2c = 3
+    if s > 0:
+        a3, c3 = 3 * pp / s, 1.5 * pc / s
+        options.append((a3, 1.0, c3) if c3 <= 1 else (1.0, 1.0, 1.0))
+    options.append((1.0, 1.0, 1.0))
+
+    def growth(o: tuple[float, float, float]) -> float:
+        return sum(p * math.log(x) for p, x in zip((pp, pm, pc), o, strict=True)
+                   if p > 0 and x > 0) if all(x > 0 or p == 0 for p, x in
+                                                 zip((pp, pm, pc), o, strict=True)) else -math.inf
+
+    return max(options, key=growth)
+
+
+class CandidateTest:
+    """Both e-processes of one candidate, fed draw by draw (see the module docstring).
+
+    Feed the screen (one follow-up draw against the reference), then whatever
+    :meth:`next_draws` asks for: a *round* (``("source", "follow_up")``) or a single follow-up
+    draw (``("follow_up",)``) while the follow-ups agree with the reference and the agent is
+    quiet. :attr:`decision` is set once either process crosses its threshold, or when the
+    draw allowance runs out (``"undecided"``).
+
+    Args:
+        alpha: the false-violation rate of this candidate (the family's share).
+        beta: the false-pass rate against the alternative.
+        alternative: H1, fixed for this candidate when it starts (predictable).
+        noise: the pooled estimate of the agent's noise, used only to size bets.
+        max_draws: draws (source and follow-up) before the candidate is undecided.
+    """
+
+    estimand = ("v - u: how much more often a follow-up draw violates the relation against "
+                "the source's modal verdict than a fresh source re-draw does")
+
+    def __init__(self, *, alpha: float, beta: float, alternative: Alternative,
+                 noise: float, max_draws: int = MAX_DRAWS) -> None:
+        for name, val in (("alpha", alpha), ("beta", beta)):
+            if not (0.0 < val < 1.0):
+                raise InvalidArgument(f"CandidateTest: {name}={val!r} must be in (0, 1)")
+        if max_draws < 1:
+            raise InvalidArgument("CandidateTest: max_draws must be >= 1")
+        self.alpha, self.beta, self.alt = alpha, beta, alternative
+        self.noise = min(max(noise, 0.0), 1.0)
+        self.max_draws = max_draws
+        self.e_violation = 1.0
+        self.e_pass = 1.0
+        self.f_n = self.f_viol = 0         # every follow-up draw (screen included)
+        self.s_n = self.s_viol = 0         # source re-draws (rounds only)
+        self.counts = {"fs": 0, "f": 0, "s": 0, "none": 0}  # round outcomes
+        self.rounds = 0
+        self.screened = False
+        self.last_follow_up_violates: bool | None = None
+        self.decision: Decision | None = None
+
+    # -- feeding ---------------------------------------------------------------------------
+
+    @property
+    def draws(self) -> int:
+        return self.f_n + self.s_n
+
+    def screen(self, follow_up_violates: bool) -> Decision | None:
+        """The screen: the first follow-up draw against the reference."""
+        self.screened = True
+        return self.follow_up(follow_up_violates)
+
+    def follow_up(self, violates: bool) -> Decision | None:
+        """One follow-up draw on its own (the quiet path): feeds the pass process only."""
+        if self.decision is None:
+            self._feed_pass(violates)
+            self._after()
+        return self.decision
+
+    def round(self, *, follow_up: bool, source: bool) -> Decision | None:
+        """One round: a fresh follow-up and a fresh source re-draw, both scored against the
+        reference fixed before they were drawn."""
+        if self.decision is None:
+            a, b, c = self._round_bets()
+            self.e_violation *= a if follow_up and not source else (
+                b if source and not follow_up else c)
+            self.counts["fs" if follow_up and source else "f" if follow_up
+                        else "s" if source else "none"] += 1
+            self.rounds += 1
+            self.s_n += 1
+            self.s_viol += source
+            self._feed_pass(follow_up)
+            self._after()
+        return self.decision
+
+    def next_draws(self) -> tuple[str, ...]:
+        """What to draw next: a follow-up alone while the last one did not violate (the pass
+        e-process needs nothing else), a round once one did (the violation e-process needs a
+        source re-draw beside it, and the reference may need to move)."""
+        if self.last_follow_up_violates is False:
+            return ("follow_up",)
+        return ("source", "follow_up")
+
+    def give_up(self, reason: str) -> Decision:
+        """End without a decision (budget, failure): the candidate is undecided."""
+        if self.decision is None:
+            self.decision = Decision("undecided", max(self.e_violation, self.e_pass),
+                                     self.draws, self.alpha, {**self.state(), "why": reason})
+        return self.decision
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _plug_in_noise(self) -> float:
+        q = (self.f_viol + PRIOR_WEIGHT * self.noise) / (self.f_n + PRIOR_WEIGHT)
+        return min(max(q, 0.001), 0.999)
+
+    def _feed_pass(self, violates: bool) -> None:
+        miss, v1 = self.alt.miss, self.alt.v1
+        q = self._plug_in_noise()
+        if q >= v1:
+            c_bet = d_bet = 1.0
+        else:
+            # never bet more than reaching 1/beta needs: what is left protects against a
+            # violating draw (D = (1 - miss*C) / v1 keeps the factor's mean at most one)
+            need = 1.0 / (self.beta * self.e_pass)
+            c_bet = max(1.0, min((1.0 - q) / miss, need))
+            d_bet = (1.0 - miss * c_bet) / v1
+        self.e_pass *= d_bet if violates else c_bet
+        self.f_n += 1
+        self.f_viol += violates
+        self.last_follow_up_violates = violates
+
+    def _round_bets(self) -> tuple[float, float, float]:
+        v1, u1 = self.alt.v1, min(max(self.noise, 0.0), 0.5)
+        prior = {"f": v1 * (1 - u1), "s": u1 * (1 - v1)}
+        prior["conc"] = 1.0 - prior["f"] - prior["s"]
+        n = self.rounds + PRIOR_WEIGHT
+        pf = (self.counts["f"] + PRIOR_WEIGHT * prior["f"]) / n
+        ps = (self.counts["s"] + PRIOR_WEIGHT * prior["s"]) / n
+        pc = (self.counts["fs"] + self.counts["none"] + PRIOR_WEIGHT * prior["conc"]) / n
+        pf, ps, pc = (max(p, P_FLOOR) for p in (pf, ps, pc))
+        return round_bets(pf, ps, pc)
+
+    def _after(self) -> None:
+        eps = 1e-9
+        if self.e_violation >= (1.0 - eps) / self.alpha:
+            self.decision = Decision("violation", self.e_violation, self.draws, self.alpha,
+                                     self.state())
+        elif self.e_pass >= (1.0 - eps) / self.beta:
+            self.decision = Decision("pass", self.e_pass, self.draws, self.beta, self.state())
+        elif self.draws >= self.max_draws:
+            self.decision = Decision("undecided", max(self.e_violation, self.e_pass),
+                                     self.draws, self.alpha,
+                                     {**self.state(), "why": f"{self.max_draws} draws"})
+
+    def state(self) -> dict[str, Any]:
+        return {"test": "two e-processes: violation (H0: v <= u) and pass (H1: v >= v1)",
+                "alpha": self.alpha, "beta": self.beta, "alternative": self.alt.to_dict(),
+                "e_violation": self.e_violation, "e_pass": self.e_pass,
+                "follow_up_violations": self.f_viol, "follow_up_draws": self.f_n,
+                "source_violations": self.s_viol, "source_draws": self.s_n,
+                "rounds": self.rounds, "p_value": min(1.0, 1.0 / self.e_violation)
+                if self.e_violation > 0 else 1.0}
+
+
+class EvidenceLearner:
+    """What one test run has learned about the agent, shared by its candidates.
+
+    Only ever *past* outcomes are used, and only to size bets and to state the alternative of
+    candidates that start later, so every candidate's guarantees hold as stated.
+
+    * noise: source re-draws that violate against their reference, and the follow-up draws of
+      dismissed candidates, pooled (prior mean ``prior_noise``, weight one draw);
+    * the alternative: ``miss = margin x`` (1.5 by default) the pooled miss rate of the
+      follow-up draws of confirmed violations (shrunk toward the noise by two
+      pseudo-draws), or, before any is confirmed, ``margin x`` the noise times the largest
+      share of the off-reference draws that landed on one label (a violating follow-up
+      misses only when its own noise lands on the reference); clipped to
+      [``MISS_FLOOR``, ``MISS_CEILING``].
+
+    >>> learner = EvidenceLearner(prior_noise=0.0)
+    >>> learner.alternative().learned_from
+    'prior'
+    """
+
+    def __init__(self, *, prior_noise: float = 0.01, margin: float = 1.5) -> None:
+        if not (0.0 <= prior_noise < 1.0):
+            raise InvalidArgument(f"prior_noise={prior_noise!r} must be in [0, 1)")
+        if margin < 1.0:
+            raise InvalidArgument(f"margin={margin!r} must be >= 1")
+        self.prior_noise, self.margin = prior_noise, margin
+        self.noise_k = 0.0
+        self.noise_n = 0.0
+        self.conf_miss = 0
+        self.conf_n = 0
+        self.off_labels: dict[str, int] = {}
+
+    def landing_share(self) -> float:
+        """Of the source re-draws off their reference, the largest share that went to one
+        label: how concentrated the agent's noise is (1 for a binary verdict)."""
+        n = sum(self.off_labels.values())
+        if n < 5 or len(self.off_labels) < 2:
+            return 1.0
+        return max(self.off_labels.values()) / n
+
+    def noise(self) -> float:
+        return (self.noise_k + self.prior_noise) / (self.noise_n + 1.0)
+
+    def alternative(self) -> Alternative:
+        noise = self.noise()
+        if self.conf_n:
+            # shrunk toward the noise (two pseudo-draws): a handful of clean confirmations on
+            # a quiet agent must not state a weaker alternative than the agent's quiet does
+            rate = (self.conf_miss + PRIOR_WEIGHT * noise) / (self.conf_n + PRIOR_WEIGHT)
+            src: Literal["prior", "confirmed"] = "confirmed"
+        else:
+            # a violating follow-up misses only when noise lands on the reference label
+            rate, src = noise * self.landing_share(), "prior"
+        miss = min(max(self.margin * rate, MISS_FLOOR), MISS_CEILING)
+        return Alternative(miss, src)
+
+    def observe_off_label(self, label: str) -> None:
+        """A source re-draw that landed off its reference, on ``label``."""
+        self.off_labels[label] = self.off_labels.get(label, 0) + 1
+
+    def observe_noise(self, violations: int, draws: int) -> None:
+        """Draws known to measure the agent's noise (source re-draws against a reference)."""
+        self.noise_k += violations
+        self.noise_n += draws
+
+    def observe(self, test: CandidateTest) -> None:
+        """A finished candidate: its source re-draws always measure noise; a dismissed
+        candidate's follow-ups do too; a confirmed one's teach the alternative."""
+        self.observe_noise(test.s_viol, test.s_n)
+        call = test.decision.call if test.decision else None
+        if call == "pass":
+            self.observe_noise(test.f_viol, test.f_n)
+        elif call == "violation":
+            self.conf_miss += test.f_n - test.f_viol
+            self.conf_n += test.f_n

@@ -1,0 +1,224 @@
+"""Metamorphic relations and the records of their decisions.
+
+A :class:`Relation` maps a source input ``x`` to a follow-up ``y = transform(x)`` and says how
+the follow-up's verdict must relate to the source's: equal (``invariant``), ordered
+(``monotone``), or a stated expected value (``directional``). An input the transform leaves
+unchanged is *skipped*, never a pass. How a (relation, source, follow-up) candidate is decided
+is in :mod:`agentverity_props.relations._procedure` and
+:mod:`agentverity_props.decide._relation_test`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..errors import InvalidArgument
+from ..observation import LAYERS
+
+RType = Literal["invariant", "monotone", "directional"]
+RTYPES = ("invariant", "monotone", "directional")
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A metamorphic relation.
+
+    Args:
+        name: short identifier, used in reports and in the per-relation exception class.
+        rtype: ``invariant`` (same verdict), ``monotone`` (follow-up at least as high in
+            ``order``; with ``decreasing=True`` at most as high) or ``directional`` (follow-up
+            equals ``expected``, a label or a function of the source verdict).
+        transform: ``str -> str``; must be deterministic.
+        check: optional ``(source_key, follow_up_key) -> bool`` overriding the rtype's rule.
+        layer: ``verdict`` (default), ``text`` or ``tools``.
+
+    Example:
+        >>> shout = Relation("shout", "invariant", str.upper)
+        >>> shout.holds("allow", "allow"), shout.holds("allow", "block")
+        (True, False)
+    """
+
+    name: str
+    rtype: RType
+    transform: Callable[[str], str]
+    check: Callable[[str, str], bool] | None = None
+    layer: str = "verdict"
+    order: Sequence[str] | None = None
+    decreasing: bool = False
+    expected: str | Callable[[str], str] | None = None
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise InvalidArgument("Relation name must be a non-empty string")
+        if self.rtype not in RTYPES:
+            raise InvalidArgument(f"Relation {self.name!r}: rtype={self.rtype!r}; use one of "
+                                  + ", ".join(RTYPES))
+        if not callable(self.transform):
+            raise InvalidArgument(f"Relation {self.name!r}: transform must be callable str -> str")
+        if self.layer not in LAYERS:
+            raise InvalidArgument(f"Relation {self.name!r}: layer={self.layer!r}; use one of "
+                                  + ", ".join(LAYERS))
+        if self.check is None:
+            if self.rtype == "monotone" and not self.order:
+                raise InvalidArgument(f"monotone relation {self.name!r} needs order=[...] "
+                                      "(verdicts from lowest to highest) or a check=")
+            if self.rtype == "directional" and self.expected is None:
+                raise InvalidArgument(f"directional relation {self.name!r} needs expected= "
+                                      "(a label or a function of the source verdict) or a check=")
+
+    def holds(self, source: str, follow_up: str) -> bool:
+        """Whether the relation holds between one source and one follow-up value."""
+        if self.check is not None:
+            return bool(self.check(source, follow_up))
+        if self.rtype == "invariant":
+            return source == follow_up
+        if self.rtype == "monotone":
+            order = list(self.order or ())
+            if source not in order or follow_up not in order:
+                return source == follow_up
+            si, fi = order.index(source), order.index(follow_up)
+            return fi <= si if self.decreasing else fi >= si
+        exp = self.expected(source) if callable(self.expected) else self.expected
+        return follow_up == exp
+
+    def baseline_violates(self, anchor: str, redraw: str) -> bool:
+        """Whether a re-draw of the *source* counts as a noise-level violation of ``anchor``."""
+        if self.check is None and self.rtype in ("invariant", "monotone"):
+            return not self.holds(anchor, redraw)
+        return redraw != anchor
+
+    def apply(self, text: str) -> str:
+        out = self.transform(text)
+        if not isinstance(out, str):
+            raise InvalidArgument(f"relation {self.name!r}: transform returned "
+                                  f"{type(out).__name__}, expected str")
+        return out
+
+    def decision_key(self) -> tuple[str, ...]:
+        """Everything that defines this relation's decision on a (source, follow-up) pair.
+
+        Two relations with the same key decide the same question, so a decision may be reused
+        between them; anything that could change a verdict comparison is in it (the type, the
+        layer, the order and its direction, the expected value, the check function).
+
+        >>> a = Relation("m", "monotone", str.upper, order=("low", "high"))
+        >>> b = Relation("m", "monotone", str.upper, order=("low", "high"), decreasing=True)
+        >>> a.decision_key() == b.decision_key()
+        False
+        """
+        return (self.name, self.rtype, self.layer,
+                "order=" + ("\x1f".join(self.order) if self.order is not None else "-"),
+                f"decreasing={self.decreasing}", "expected=" + _callable_key(self.expected),
+                "check=" + _callable_key(self.check))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "rtype": self.rtype, "layer": self.layer,
+                "description": self.description}
+
+
+#: Every status a candidate can end in (``pending`` only while it is being decided).
+OUTCOME_STATUSES = ("skipped", "pass", "confirmed", "undecided", "incomplete", "pending")
+
+
+@dataclass
+class RelationOutcome:
+    """One (relation, input) candidate of a run: its status and the evidence behind it.
+
+    ``raw`` says whether the screen (the first follow-up draw against the source's reference
+    verdict) violated the relation: raw flips include the agent's own noise. ``decision`` is
+    the sequential test's state when it stopped (e-values, draws, the alternative).
+    """
+
+    fp: str
+    follow_up_fp: str
+    status: str = "pending"  # one of OUTCOME_STATUSES
+    raw: bool = False
+    source: str | None = None
+    follow_up: str | None = None
+    decision: dict[str, Any] | None = None
+    draws: int = 0
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"fp": self.fp, "follow_up_fp": self.follow_up_fp, "status": self.status,
+                "raw": self.raw, "source_value": self.source,
+                "follow_up_value": self.follow_up, "decision": self.decision,
+                "draws": self.draws, "note": self.note}
+
+
+@dataclass
+class RelationResult:
+    relation: Relation
+    outcomes: list[RelationOutcome] = field(default_factory=list)
+
+    @property
+    def draws(self) -> int:
+        """Draws this relation made (screens, rounds; source draws it reused are not counted)."""
+        return sum(o.draws for o in self.outcomes)
+
+    @property
+    def exercised(self) -> int:
+        return sum(1 for o in self.outcomes if o.status != "skipped")
+
+    @property
+    def skipped(self) -> int:
+        return sum(1 for o in self.outcomes if o.status == "skipped")
+
+    @property
+    def raw_violations(self) -> int:
+        return sum(1 for o in self.outcomes if o.raw)
+
+    @property
+    def calibrated_violations(self) -> int:
+        return sum(1 for o in self.outcomes if o.status == "confirmed")
+
+    @property
+    def incomplete(self) -> int:
+        return sum(1 for o in self.outcomes if o.status == "incomplete")
+
+    @property
+    def undecided(self) -> int:
+        return sum(1 for o in self.outcomes if o.status == "undecided")
+
+    @property
+    def status(self) -> str:
+        if self.exercised == 0:
+            return "NOT EXERCISED"
+        if self.calibrated_violations:
+            return "VIOLATED"
+        if self.incomplete:
+            return "INCOMPLETE"
+        if self.undecided:
+            return "UNDECIDED"
+        return "HOLDS"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.relation.to_dict(), "status": self.status, "exercised": self.exercised,
+                "skipped": self.skipped, "raw_violations": self.raw_violations,
+                "calibrated_violations": self.calibrated_violations,
+                "incomplete": self.incomplete, "undecided": self.undecided,
+                "draws": self.draws, "outcomes": [o.to_dict() for o in self.outcomes]}
+
+
+def _callable_key(obj: object) -> str:
+    """A stable description of a label or a function: what it is, not where it lives in
+    memory (a lambda written in a test body is a new object on every call)."""
+    if obj is None or isinstance(obj, str):
+        return repr(obj)
+    code = getattr(obj, "__code__", None)
+    if code is None:
+        return f"{type(obj).__module__}.{type(obj).__qualname__}:{obj!r}"
+    cells = []
+    for cell in getattr(obj, "__closure__", None) or ():
+        try:
+            cells.append(repr(cell.cell_contents)[:200])
+        except ValueError:  # an empty cell
+            cells.append("<empty>")
+    defaults = repr(getattr(obj, "__defaults__", None))[:200]
+    return (f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', '?')}"
+            f"@{code.co_filename}:{code.co_firstlineno}:{hash(code.co_code)}"
+            f"|{defaults}|{'|'.join(cells)}")
+

@@ -1,0 +1,225 @@
+"""Deciding relation candidates through the engine: screen, then rounds until a decision.
+
+One procedure for ``run``, ``@agent_property`` and ``enlarge``. For each candidate
+(relation, source, follow-up):
+
+1. *Reference*: the modal verdict of the source's draws so far (one is drawn if there is
+   none; a run reuses the meter's). It is recomputed before every step, from draws made before
+   that step, so the tests of :mod:`agentverity_props.decide` stay valid as it moves.
+2. *Screen*: one follow-up draw scored against the reference. On a quiet agent a clean screen
+   dismisses the candidate at once (the pass e-process crosses ``1/beta``).
+3. *Steps*: what :meth:`CandidateTest.next_draws` asks for — a round (a fresh source re-draw
+   and a fresh follow-up draw) or, while the follow-ups look clean on a quiet agent, a
+   follow-up draw alone — until the violation e-process crosses ``1/alpha_candidate``
+   (``confirmed``), the pass e-process crosses ``1/beta`` (``pass``), or the draw allowance
+   runs out (``undecided``).
+
+Candidates are advanced in *waves*: every undecided candidate's next step is planned and its
+draw indices allocated in a fixed order, the draws run concurrently, and the outcomes are fed
+back in the same order. So the draws requested (hence what a record/replay store serves)
+depend on outcomes only, never on timing. What the run learns (the agent's noise, the
+alternative) is updated between candidates in that same order, and a candidate's alternative
+is fixed when it starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..decide import CandidateTest, EvidenceLearner
+from ..errors import AgentCallError, BudgetExhausted, Interrupted
+from ._model import Relation, RelationOutcome
+
+if TYPE_CHECKING:
+    from .._evidence import EvidencePool
+    from ..engine import Engine, Probe
+    from ..observation import Observation
+
+#: The default false-pass rate of a candidate against its alternative.
+DEFAULT_BETA = 0.01
+
+
+@dataclass
+class Candidate:
+    """One (relation, source, follow-up) being decided, with its outcome record."""
+
+    relation: Relation
+    source: Probe
+    follow_up: Probe
+    outcome: RelationOutcome
+    test: CandidateTest | None = None
+    plan: tuple[str, ...] = ()
+    indices: dict[str, int] = field(default_factory=dict)
+    got: dict[str, Observation | None] = field(default_factory=dict)
+
+
+def reference(pool: EvidencePool, fp: str, layer: str) -> str | None:
+    """The modal verdict of the probe's draws so far (ties: the label seen first)."""
+    keys = [k for k in pool.get(fp).keys(layer) if k is not None]
+    if not keys:
+        return None
+    counts = Counter(keys)
+    best = max(counts.values())
+    return next(k for k in keys if counts[k] == best)
+
+
+class RelationDecider:
+    """Decides candidates against one engine and evidence pool (module docstring).
+
+    Args:
+        engine: the engine every draw goes through.
+        pool: the run's evidence (source draws are read from and added to it).
+        alpha_candidate: the false-violation rate of each candidate (the family's share).
+        beta: the false-pass rate of each candidate against its alternative.
+        learner: what the run has learned so far (shared across calls).
+        may_test: called before a candidate's first round; False makes it undecided (the
+            family's quota of tested candidates is spent).
+    """
+
+    def __init__(self, engine: Engine, pool: EvidencePool, *, alpha_candidate: float,
+                 beta: float = DEFAULT_BETA, learner: EvidenceLearner | None = None,
+                 may_test: Callable[[], bool] | None = None, max_draws: int | None = None
+                 ) -> None:
+        self.engine, self.pool = engine, pool
+        self.alpha_candidate, self.beta = alpha_candidate, beta
+        self.learner = learner or EvidenceLearner()
+        self.may_test = may_test
+        self.max_draws = max_draws
+
+    async def decide(self, candidates: Sequence[Candidate]) -> None:
+        """Decide every candidate (each ends pass/confirmed/undecided/incomplete)."""
+        live = [c for c in candidates if c.outcome.status == "pending"]
+        await self._anchor_sources(live)
+        for c in live:
+            self._start(c)
+        live = [c for c in live if c.outcome.status == "pending"]
+        while live:
+            for c in live:
+                self._plan(c)
+            live = [c for c in live if c.outcome.status == "pending"]
+            await asyncio.gather(*(self._draw_step(c) for c in live))
+            for c in live:
+                self._feed(c)
+            live = [c for c in live if c.outcome.status == "pending"]
+
+    # -- steps -------------------------------------------------------------------------------
+
+    async def _anchor_sources(self, live: Sequence[Candidate]) -> None:
+        need: list[Probe] = []
+        for c in live:
+            if reference(self.pool, c.source.fp, c.relation.layer) is None and \
+                    c.source not in need:
+                need.append(c.source)
+        plan = [(p, self.engine.allocate(p, 1)[0]) for p in need]
+        await asyncio.gather(*(self._draw(p, i) for p, i in plan))
+
+    def _start(self, c: Candidate) -> None:
+        out = c.outcome
+        ref = reference(self.pool, c.source.fp, c.relation.layer)
+        if ref is None:
+            out.status = "incomplete"
+            out.note = _why_no_source(self.pool, c.source.fp)
+            return
+        out.source = ref
+        kw = {} if self.max_draws is None else {"max_draws": self.max_draws}
+        c.test = CandidateTest(alpha=self.alpha_candidate, beta=self.beta,
+                               alternative=self.learner.alternative(),
+                               noise=self.learner.noise(), **kw)
+
+    def _plan(self, c: Candidate) -> None:
+        test = c.test
+        assert test is not None
+        if not test.screened:
+            c.plan = ("follow_up",)
+        else:
+            c.plan = test.next_draws()
+            if "source" in c.plan and test.rounds == 0 and self.may_test is not None \
+                    and not self.may_test():
+                self._finish(c, "undecided", "the family's quota of tested candidates is spent")
+                return
+        if self.engine.stopping or not self.engine.can_afford(len(c.plan)):
+            self._finish(c, "incomplete", "draws not made (budget or interrupt)")
+            return
+        c.indices = {}
+        for what in c.plan:
+            probe = c.source if what == "source" else c.follow_up
+            c.indices[what] = self.engine.allocate(probe, 1)[0]
+
+    async def _draw_step(self, c: Candidate) -> None:
+        c.got = {}
+        for what, idx in c.indices.items():
+            probe = c.source if what == "source" else c.follow_up
+            c.got[what] = await self._draw(probe, idx)
+
+    def _feed(self, c: Candidate) -> None:
+        test, out, rel = c.test, c.outcome, c.relation
+        assert test is not None
+        ref = out.source
+        assert ref is not None
+        keys: dict[str, str] = {}
+        for what, obs in c.got.items():
+            out.draws += obs is not None
+            key = None if obs is None else obs.key(rel.layer)
+            if key is None:
+                self._finish(c, "incomplete", _why(obs, f"{what.replace('_', '-')} draw"))
+                return
+            keys[what] = key
+        f_viol = not rel.holds(ref, keys["follow_up"])
+        if not test.screened:
+            out.follow_up = keys["follow_up"]
+            out.raw = f_viol
+            decision = test.screen(f_viol)
+        elif "source" in keys:
+            s_viol = rel.baseline_violates(ref, keys["source"])
+            if s_viol:
+                self.learner.observe_off_label(keys["source"])
+            decision = test.round(follow_up=f_viol, source=s_viol)
+        else:
+            decision = test.follow_up(f_viol)
+        # the next step scores against the modal verdict of every source draw so far
+        out.source = reference(self.pool, c.source.fp, rel.layer) or ref
+        if decision is not None:
+            status = {"violation": "confirmed", "pass": "pass"}.get(decision.call, "undecided")
+            self._finish(c, status, "" if status != "undecided" else
+                         "neither e-process crossed its threshold within "
+                         f"{test.max_draws} draws")
+
+    def _finish(self, c: Candidate, status: str, note: str) -> None:
+        out, test = c.outcome, c.test
+        out.status, out.note = status, note
+        if test is not None:
+            if test.decision is None:
+                test.give_up(note)
+            out.decision = {**test.state(), "call": status}
+            self.learner.observe(test)
+
+    async def _draw(self, probe: Probe, index: int) -> Observation | None:
+        eng = self.engine
+        if eng.stopping or not eng.can_afford(1):
+            return None
+        try:
+            obs = await eng.draw(probe, index)
+        except (BudgetExhausted, Interrupted, AgentCallError):
+            return None
+        self.pool.add(probe.fp, index, obs)
+        return obs
+
+
+def _why_no_source(pool: EvidencePool, fp: str) -> str:
+    ev = pool.get(fp)
+    if not ev.draws:
+        return "no source draw was made (budget, interrupt or failure)"
+    obs = ev.draws[max(ev.draws)]
+    return _why(obs, "source draw")
+
+
+def _why(obs: Observation | None, what: str) -> str:
+    if obs is None:
+        return f"{what} not made (budget, interrupt or failure)"
+    if obs.error is not None:
+        return f"{what} failed: {obs.error.kind}"
+    return f"{what} had no verdict ({obs.no_decision.reason if obs.no_decision else '?'})"
