@@ -29,8 +29,8 @@ _EXPORTS: dict[str, str] = {
     "PRESETS": "._meter",
     "HealthCheck": "._health",
     "BlindnessResult": "._health",
-    "Relation": "._relations",
-    "builtin_relations": "._relations",
+    "Relation": ".relations",
+    "builtin_relations": ".relations",
     # observations and adapters
     "Observation": ".observation",
     "ToolCall": ".observation",
@@ -124,7 +124,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._health import BlindnessResult, HealthCheck
     from ._meter import PRESETS, MeterResult
     from ._property import AgentCheck, agent_property
-    from ._relations import Relation, builtin_relations
     from ._run import RunConfig, RunResult, arun, measure, run
     from .adapters import from_callable, from_http, from_strands
     from .errors import (
@@ -138,3 +137,4 @@ if TYPE_CHECKING:  # pragma: no cover
         ReplayMiss,
     )
     from .observation import Observation, ToolCall, Usage, by_callable, by_key, by_regex
+    from .relations import Relation, builtin_relations

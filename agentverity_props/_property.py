@@ -53,8 +53,8 @@ from ._counterexample import (
 )
 from ._evidence import EvidencePool
 from ._health import HealthCheck, blindness_from_keys
-from .relations import Relation, RelationOutcome
 from .errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
+from .relations import Relation, RelationOutcome
 
 #: Hypothesis settings for agent-priced tests; a user's ``@settings`` overrides any of them.
 AGENT_SETTINGS_DEFAULTS: dict[str, Any] = {"max_examples": 25, "deadline": None}
@@ -120,7 +120,7 @@ class AgentCheck:
         from .decide import EvidenceLearner
         self.learner = EvidenceLearner()
         self._anchor_keys: dict[str, str] = {}
-        self._calls_at: dict[tuple[str, str, str, str], int] = {}
+        self._calls_at: dict[tuple[object, ...], int] = {}
 
     # -- public relation methods -----------------------------------------------------
 
@@ -424,8 +424,8 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                        store_mode=mode, extractor=base["extractor"])  # type: ignore[arg-type]
     loop = _LoopThread()
     engine = Engine(base["agent"], cfg)
-    check = AgentCheck(_Options(max_candidates=m, **{**base, "alpha": alpha, "epsilon": epsilon}), record, loop,
-                       engine, inner)
+    opts = _Options(max_candidates=m, **{**base, "alpha": alpha, "epsilon": epsilon})
+    check = AgentCheck(opts, record, loop, engine, inner)
     with _RECORDS_LOCK:
         RECORDS.append(record)
     try:

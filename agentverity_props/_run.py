@@ -6,7 +6,6 @@ relation sources), and the calls each phase actually spent are reported.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -16,6 +15,8 @@ import numpy as np
 from ._evidence import EvidencePool, clean_inputs
 from ._health import BlindnessResult, HealthCheck, blindness_from_keys
 from ._meter import MeterResult, resolve_epsilon, run_meter, validate_meter_args
+from .errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
+from .observation import DEFAULT_EXTRACTOR, VerdictExtractor
 from .relations import (
     DEFAULT_BETA,
     Candidate,
@@ -25,10 +26,12 @@ from .relations import (
     RelationResult,
     builtin_relations,
 )
-from .errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
-from .observation import DEFAULT_EXTRACTOR, VerdictExtractor
 
-SCHEMA = "agentverity_props.run/1"
+SCHEMA = "agentverity_props.run/2"
+#: Draws one (relation, input) may spend in ``run`` before it is undecided: an input on which
+#: the agent is close to a coin flip cannot be decided at the family's alpha in any sensible
+#: number of calls, and ``run`` says so instead of spending the budget there.
+RUN_MAX_DRAWS = 60
 BLINDNESS_TOP_UP = 64
 
 
@@ -311,7 +314,7 @@ async def run_relations(eng: Any, probes: list[Any], pool: EvidencePool,
         # a disagreeing pair has one draw off the input's modal verdict (about)
         learner.observe_noise(meter.disagreements, 2 * meter.pairs)
     decider = RelationDecider(eng, pool, alpha_candidate=alpha / len(jobs), beta=beta,
-                              learner=learner)
+                              learner=learner, max_draws=RUN_MAX_DRAWS)
     await decider.decide(jobs)
     return results
 

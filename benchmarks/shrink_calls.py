@@ -59,6 +59,9 @@ from _docs import write_section  # noqa: E402
 
 SECTION = "shrink"
 MAX_EXAMPLES = 60  # as in tests/stats/test_shrinking.py
+#: The @agent_property call budget in every row (its default is 2000; 30%-noise rows need
+#: more, and a row that runs out measures the budget, not the decisions).
+BUDGET = 5000
 OUTCOMES = ("minimum", "planted", "noise", "flaky", "nothing", "error")
 AP, PLAIN = "@agent_property", "plain @given"
 DEFAULT_RETRIES = (3, 9, 25)
@@ -149,7 +152,7 @@ def run_one(row: Row, design: str, s: int) -> Any:
     """One seed of one design on one row: an ``_noisy_agents.Outcome``."""
     na, sc = _na(), scenario_of(row)
     if design == AP:
-        test = na.agent_property_test(sc, s, row.q, max_examples=MAX_EXAMPLES)
+        test = na.agent_property_test(sc, s, row.q, max_examples=MAX_EXAMPLES, budget=BUDGET)
     elif design == PLAIN:
         test = na.plain_given_test(sc, s, row.q, max_examples=MAX_EXAMPLES)
     else:
@@ -257,7 +260,8 @@ def render(results: Results, rows: list[Row], design_names: list[str], *, seeds:
         "agent's own `random.Random`. Agents, strategies and tests are those of "
         "`tests/stats/_noisy_agents.py`, each tested for case invariance "
         "(`check.invariant(p, p.upper())`) with "
-        f"`max_examples={MAX_EXAMPLES}` and no database. *planted*: the gate of "
+        f"`max_examples={MAX_EXAMPLES}` and no database; `@agent_property(budget={BUDGET})`. "
+        "*planted*: the gate of "
         "`tests/stats/test_shrinking.py` (30% `review` noise on prompts containing \"help\"). "
         "*text*: the same planted bug (`block` on an upper-case URGENT in a prompt over 40 "
         f"characters) with noise on every call, exact minimum `{na.PLANTED_MINIMUM!r}`. "

@@ -19,7 +19,7 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
         return []
     if not ref:
         return None
-    from .._relations import BUILTIN_NAMES, Relation, select_builtins
+    from ..relations import BUILTIN_NAMES, Relation, select_builtins
     if ":" not in ref and not ref.endswith(".py"):
         names = [n.strip() for n in ref.split(",") if n.strip()]
         unknown = [n for n in names if n not in BUILTIN_NAMES]

@@ -71,14 +71,16 @@ from ._rules import Decision
 
 #: The smallest miss rate an alternative may state: a violation that shows 99.5% of the time.
 MISS_FLOOR = 0.005
-#: The largest: a violation that shows at least half the time.
-MISS_CEILING = 0.5
+#: The largest: a violation that shows at least 70% of the time.
+MISS_CEILING = 0.3
 #: Floor on every plug-in probability, so that one surprising draw never zeroes a process.
 P_FLOOR = 0.02
 #: Weight (in pseudo-observations) of the alternative/noise prior in the plug-in estimates.
 PRIOR_WEIGHT = 2.0
+#: A learned alternative never states a miss rate below this multiple of the noise's.
+NOISE_MARGIN = 1.25
 #: Draws one candidate may spend (source re-draws and follow-ups) before it is undecided.
-MAX_DRAWS = 80
+MAX_DRAWS = 120
 
 
 @dataclass(frozen=True)
@@ -180,19 +182,21 @@ class CandidateTest:
     def draws(self) -> int:
         return self.f_n + self.s_n
 
-    def screen(self, follow_up_violates: bool) -> Decision | None:
+    def screen(self, follow_up_violates: bool, *, settled: bool = True) -> Decision | None:
         """The screen: the first follow-up draw against the reference."""
         self.screened = True
-        return self.follow_up(follow_up_violates)
+        return self.follow_up(follow_up_violates, settled=settled)
 
-    def follow_up(self, violates: bool) -> Decision | None:
-        """One follow-up draw on its own (the quiet path): feeds the pass process only."""
+    def follow_up(self, violates: bool, *, settled: bool = True) -> Decision | None:
+        """One follow-up draw on its own: feeds the pass process only (and only when the
+        reference was settled before the draw; see :meth:`next_draws`)."""
         if self.decision is None:
-            self._feed_pass(violates)
+            self._count_follow_up(violates, feed_pass=settled)
             self._after()
         return self.decision
 
-    def round(self, *, follow_up: bool, source: bool) -> Decision | None:
+    def round(self, *, follow_up: bool, source: bool, settled: bool = True
+              ) -> Decision | None:
         """One round: a fresh follow-up and a fresh source re-draw, both scored against the
         reference fixed before they were drawn."""
         if self.decision is None:
@@ -204,15 +208,23 @@ class CandidateTest:
             self.rounds += 1
             self.s_n += 1
             self.s_viol += source
-            self._feed_pass(follow_up)
+            self._count_follow_up(follow_up, feed_pass=settled)
             self._after()
         return self.decision
 
-    def next_draws(self) -> tuple[str, ...]:
-        """What to draw next: a follow-up alone while the last one did not violate (the pass
-        e-process needs nothing else), a round once one did (the violation e-process needs a
-        source re-draw beside it, and the reference may need to move)."""
-        if self.last_follow_up_violates is False:
+    def next_draws(self, *, settled: bool = True) -> tuple[str, ...]:
+        """What to draw next: a follow-up alone while the last one did not violate and the
+        reference is *settled* (the pass e-process needs nothing else), else a round (the
+        violation e-process needs a source re-draw beside the follow-up, and an unsettled
+        reference needs more source draws). Follow-ups alone are drawn only while the pass
+        evidence is ahead (``e_pass >= 1``): a candidate that looks like a violation gets
+        rounds, which feed both processes.
+
+        The reference is settled when the source draws back it by a lead large enough that
+        a reference made of noise is unlikely (:meth:`EvidenceLearner.settling_lead`); until
+        then follow-up draws do not feed the pass e-process, because a follow-up that agrees
+        with a noise reference is no evidence of a pass."""
+        if settled and self.last_follow_up_violates is False and self.e_pass >= 1.0:
             return ("follow_up",)
         return ("source", "follow_up")
 
@@ -229,6 +241,13 @@ class CandidateTest:
         q = (self.f_viol + PRIOR_WEIGHT * self.noise) / (self.f_n + PRIOR_WEIGHT)
         return min(max(q, 0.001), 0.999)
 
+    def _count_follow_up(self, violates: bool, *, feed_pass: bool) -> None:
+        if feed_pass:
+            self._feed_pass(violates)
+        self.f_n += 1
+        self.f_viol += violates
+        self.last_follow_up_violates = violates
+
     def _feed_pass(self, violates: bool) -> None:
         miss, v1 = self.alt.miss, self.alt.v1
         q = self._plug_in_noise()
@@ -241,9 +260,6 @@ class CandidateTest:
             c_bet = max(1.0, min((1.0 - q) / miss, need))
             d_bet = (1.0 - miss * c_bet) / v1
         self.e_pass *= d_bet if violates else c_bet
-        self.f_n += 1
-        self.f_viol += violates
-        self.last_follow_up_violates = violates
 
     def _round_bets(self) -> tuple[float, float, float]:
         v1, u1 = self.alt.v1, min(max(self.noise, 0.0), 0.5)
@@ -286,19 +302,21 @@ class EvidenceLearner:
 
     * noise: source re-draws that violate against their reference, and the follow-up draws of
       dismissed candidates, pooled (prior mean ``prior_noise``, weight one draw);
-    * the alternative: ``miss = margin x`` (1.5 by default) the pooled miss rate of the
-      follow-up draws of confirmed violations (shrunk toward the noise by two
-      pseudo-draws), or, before any is confirmed, ``margin x`` the noise times the largest
-      share of the off-reference draws that landed on one label (a violating follow-up
-      misses only when its own noise lands on the reference); clipped to
-      [``MISS_FLOOR``, ``MISS_CEILING``].
+    * the *noise miss*: the noise times the largest share of the off-reference draws that
+      landed on one label (a violating follow-up misses when its own noise lands on the
+      reference label);
+    * the alternative: before any violation is confirmed, ``miss = margin x`` (1.5) the noise
+      miss; after, ``margin x`` the pooled miss rate of the confirmed violations' follow-up
+      draws (shrunk toward the noise miss by two pseudo-draws), but never below
+      ``NOISE_MARGIN x`` (1.25) the noise miss; clipped to [``MISS_FLOOR``,
+      ``MISS_CEILING``].
 
     >>> learner = EvidenceLearner(prior_noise=0.0)
     >>> learner.alternative().learned_from
     'prior'
     """
 
-    def __init__(self, *, prior_noise: float = 0.01, margin: float = 1.5) -> None:
+    def __init__(self, *, prior_noise: float = 0.05, margin: float = 1.5) -> None:
         if not (0.0 <= prior_noise < 1.0):
             raise InvalidArgument(f"prior_noise={prior_noise!r} must be in [0, 1)")
         if margin < 1.0:
@@ -321,18 +339,38 @@ class EvidenceLearner:
     def noise(self) -> float:
         return (self.noise_k + self.prior_noise) / (self.noise_n + 1.0)
 
-    def alternative(self) -> Alternative:
-        noise = self.noise()
+    def local_noise(self, off: int, draws: int) -> float:
+        """The noise of one input: its own draws (``off`` of ``draws`` away from its modal
+        verdict), shrunk toward the pooled noise by one pseudo-draw. Agents are rarely
+        equally noisy on every input; this keeps quiet inputs cheap."""
+        return (off + self.noise()) / (draws + 1.0)
+
+    def alternative(self, noise: float | None = None) -> Alternative:
+        """H1 for a candidate starting now (``noise``: its input's, default the pooled)."""
+        noise = self.noise() if noise is None else noise
+        # a violating follow-up misses when its own noise lands on the reference label
+        noise_miss = noise * self.landing_share()
         if self.conf_n:
-            # shrunk toward the noise (two pseudo-draws): a handful of clean confirmations on
-            # a quiet agent must not state a weaker alternative than the agent's quiet does
-            rate = (self.conf_miss + PRIOR_WEIGHT * noise) / (self.conf_n + PRIOR_WEIGHT)
+            # the confirmed violations' miss rate, shrunk toward the noise's (two
+            # pseudo-draws), and never below what the noise alone implies: confirmations are
+            # selected for follow-ups that violated, so their miss rate is biased low
+            rate = (self.conf_miss + PRIOR_WEIGHT * noise_miss) / (self.conf_n + PRIOR_WEIGHT)
+            miss = max(self.margin * rate, NOISE_MARGIN * noise_miss)
             src: Literal["prior", "confirmed"] = "confirmed"
         else:
-            # a violating follow-up misses only when noise lands on the reference label
-            rate, src = noise * self.landing_share(), "prior"
-        miss = min(max(self.margin * rate, MISS_FLOOR), MISS_CEILING)
-        return Alternative(miss, src)
+            miss, src = self.margin * noise_miss, "prior"
+        return Alternative(min(max(miss, MISS_FLOOR), MISS_CEILING), src)
+
+    def settling_lead(self, beta: float, noise: float | None = None) -> int:
+        """How far the reference must lead the other source verdicts before follow-ups count
+        as pass evidence: the smallest ``n`` with ``p^n <= beta``, where ``p`` is the chance
+        that one draw lands on one given noise label (the noise times its landing share);
+        1 on a quiet agent, where a single source draw is the modal verdict but with
+        probability at most ``beta``."""
+        p = (self.noise() if noise is None else noise) * self.landing_share()
+        if p <= beta:
+            return 1
+        return min(6, math.ceil(math.log(beta) / math.log(p)))  # at most a 6-draw lead
 
     def observe_off_label(self, label: str) -> None:
         """A source re-draw that landed off its reference, on ``label``."""

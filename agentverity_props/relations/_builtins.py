@@ -9,7 +9,6 @@ from ..errors import InvalidArgument
 from ._model import Relation
 
 
-
 def _normalise(text: str) -> str:
     # a typographic variant that Unicode NFKC normalisation maps back to the source:
     # a no-break space for the first space, typographic apostrophes

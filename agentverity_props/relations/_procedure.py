@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 #: The default false-pass rate of a candidate against its alternative.
 DEFAULT_BETA = 0.01
+#: The share of beta spent on the reference being noise (the rest: the pass e-process).
+REFERENCE_SHARE = 0.2
 
 
 @dataclass
@@ -55,6 +57,22 @@ class Candidate:
     plan: tuple[str, ...] = ()
     indices: dict[str, int] = field(default_factory=dict)
     got: dict[str, Observation | None] = field(default_factory=dict)
+    settled: bool = True
+
+
+def off_reference(pool: EvidencePool, fp: str, layer: str) -> tuple[int, int]:
+    """(draws away from the modal verdict, usable draws) of one probe."""
+    keys = [k for k in pool.get(fp).keys(layer) if k is not None]
+    if not keys:
+        return 0, 0
+    return len(keys) - max(Counter(keys).values()), len(keys)
+
+
+def reference_lead(pool: EvidencePool, fp: str, layer: str, ref: str) -> int:
+    """How many more of the probe's draws gave ``ref`` than gave any other verdict."""
+    counts = Counter(k for k in pool.get(fp).keys(layer) if k is not None)
+    others = [n for k, n in counts.items() if k != ref]
+    return counts.get(ref, 0) - max(others, default=0)
 
 
 def reference(pool: EvidencePool, fp: str, layer: str) -> str | None:
@@ -126,17 +144,30 @@ class RelationDecider:
             return
         out.source = ref
         kw = {} if self.max_draws is None else {"max_draws": self.max_draws}
-        c.test = CandidateTest(alpha=self.alpha_candidate, beta=self.beta,
-                               alternative=self.learner.alternative(),
-                               noise=self.learner.noise(), **kw)
+        noise = self._noise(c)
+        c.test = CandidateTest(alpha=self.alpha_candidate,
+                               beta=self.beta * (1 - REFERENCE_SHARE),
+                               alternative=self.learner.alternative(noise), noise=noise, **kw)
+
+    def _noise(self, c: Candidate) -> float:
+        return self.learner.local_noise(*off_reference(self.pool, c.source.fp,
+                                                       c.relation.layer))
+
+    def _settled(self, c: Candidate) -> bool:
+        ref = c.outcome.source
+        assert ref is not None
+        lead = reference_lead(self.pool, c.source.fp, c.relation.layer, ref)
+        return lead >= self.learner.settling_lead(self.beta * REFERENCE_SHARE, self._noise(c))
 
     def _plan(self, c: Candidate) -> None:
         test = c.test
         assert test is not None
-        if not test.screened:
+        c.settled = self._settled(c)
+        if not test.screened and c.settled:
             c.plan = ("follow_up",)
         else:
-            c.plan = test.next_draws()
+            c.plan = test.next_draws(settled=c.settled) if test.screened else (
+                "source", "follow_up")
             if "source" in c.plan and test.rounds == 0 and self.may_test is not None \
                     and not self.may_test():
                 self._finish(c, "undecided", "the family's quota of tested candidates is spent")
@@ -169,17 +200,17 @@ class RelationDecider:
                 return
             keys[what] = key
         f_viol = not rel.holds(ref, keys["follow_up"])
+        s_viol = None if "source" not in keys else rel.baseline_violates(ref, keys["source"])
+        if s_viol:
+            self.learner.observe_off_label(keys["source"])
         if not test.screened:
             out.follow_up = keys["follow_up"]
             out.raw = f_viol
-            decision = test.screen(f_viol)
-        elif "source" in keys:
-            s_viol = rel.baseline_violates(ref, keys["source"])
-            if s_viol:
-                self.learner.observe_off_label(keys["source"])
-            decision = test.round(follow_up=f_viol, source=s_viol)
+            test.screened = True
+        if s_viol is not None:
+            decision = test.round(follow_up=f_viol, source=s_viol, settled=c.settled)
         else:
-            decision = test.follow_up(f_viol)
+            decision = test.follow_up(f_viol, settled=c.settled)
         # the next step scores against the modal verdict of every source draw so far
         out.source = reference(self.pool, c.source.fp, rel.layer) or ref
         if decision is not None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import BadInput
 
-KNOWN_SCHEMAS = ("agentverity_props.run/1", "agentverity_props.counterexample/1",
+KNOWN_SCHEMAS = ("agentverity_props.run/2", "agentverity_props.counterexample/1",
                  "agentverity_props.bench/1", "agentverity_props.compare/1",
                  "agentverity_props.tools/1", "agentverity_props.snapshot/1",
                  "agentverity_props.enlarge/1", "agentverity_props.check/1")
@@ -48,8 +48,44 @@ def load_result(path: str | Path) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise BadInput(f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
                        f"{exc.msg})", "pass a JSON file written by agentverity-props") from None
+    if isinstance(data, dict) and data.get("schema") == "agentverity_props.run/1":
+        data = migrate_run_v1(data)
     if not isinstance(data, dict) or data.get("schema") not in KNOWN_SCHEMAS:
         got = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise BadInput(f"{p} is not an agentverity-props result (schema {got!r})",
                        "pass a file written with --format json")
     return data
+
+
+def migrate_run_v1(d: dict[str, Any]) -> dict[str, Any]:
+    """A ``run/1`` result as ``run/2``: each outcome's Fisher ``confirmation`` becomes a
+    ``decision`` (its p-value kept; the e-value is its reciprocal, which is what version 2
+    compares with ``1/alpha``), ``raw`` is set for the screen flips version 1 counted, and
+    ``not-confirmed`` outcomes become ``pass`` (version 1 dismissed them). Nothing is dropped:
+    the original confirmation stays under ``decision.v1_confirmation``."""
+    out = {**d, "schema": "agentverity_props.run/2"}
+    rels = []
+    for r in d.get("relations") or []:
+        outcomes = []
+        for old in r.get("outcomes") or []:
+            o = dict(old)
+            c = o.pop("confirmation", None)
+            status = o.get("status")
+            o["raw"] = status in ("raw", "confirmed", "not-confirmed")
+            o["status"] = {"not-confirmed": "pass", "raw": "pending"}.get(str(status), status)
+            if isinstance(c, dict):
+                p = c.get("p_value") or 1.0
+                o["decision"] = {
+                    "test": str(c.get("test", "one-sided Fisher exact (version 1)")),
+                    "call": o["status"], "alpha": c.get("alpha_per_look", c.get("alpha")),
+                    "beta": None, "alternative": None,
+                    "e_violation": 1.0 / p if p else math.inf, "e_pass": None,
+                    **{k: c.get(k) for k in ("follow_up_violations", "follow_up_draws",
+                                             "source_violations", "source_draws")},
+                    "rounds": c.get("follow_up_draws"), "p_value": p, "v1_confirmation": c}
+            else:
+                o["decision"] = None
+            outcomes.append(o)
+        rels.append({**r, "undecided": 0, "outcomes": outcomes})
+    out["relations"] = rels
+    return out

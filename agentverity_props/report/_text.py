@@ -79,6 +79,12 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         con.print(t)
         inputs = d.get("inputs") or {}
         for r in rels:
+            stuck = [o for o in r["outcomes"] if o["status"] == "undecided"]
+            if stuck:
+                labels = ", ".join(repr(inputs.get(o["fp"]) or o["fp"][:19]) for o in stuck[:3])
+                more = f" and {len(stuck) - 3} more" if len(stuck) > 3 else ""
+                con.print(f"  [yellow]?[/] {r['name']}: undecided on {labels}{more} "
+                          f"(too noisy there: {stuck[0]['note']})")
             for o in r["outcomes"]:
                 if o["status"] != "confirmed":
                     continue

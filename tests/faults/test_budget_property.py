@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentverity_props import RunConfig, agent_property, from_callable, run
-from agentverity_props._relations import BUILTIN_NAMES, select_builtins
 from agentverity_props.errors import AgentCallError, Inconclusive, PropertyViolation
+from agentverity_props.relations import BUILTIN_NAMES, select_builtins
 
 from .conftest import record
 
