@@ -16,18 +16,22 @@ Search, in two phases through one engine:
    "mutate a minority input found so far" (the boundary is near them) — one call per
    candidate, a second draw to confirm a minority verdict before it is kept.
 3. **Boundary pairs**: for each minority input, the mildest edit of each family, then each
-   single-word deletion, until one flips the verdict back (confirmed by a second draw).
+   single-word deletion, until one flips the verdict back. Each (input, edit) is a relation
+   candidate ("the edit leaves the verdict unchanged") decided by the same procedure and test
+   as ``run`` and ``@agent_property`` (:mod:`agentverity_props.relations`): a pair is kept
+   only when the edit's violation beats the agent's own noise at ``alpha`` family-wise over
+   every (input, edit) tried.
 
-Every kept input was drawn at least twice with the same verdict; every boundary pair was
-drawn twice on each side. Raw generated texts are the product here, so the result keeps
-them (they come from the strategy or from edits of the user's own inputs).
+Every kept input was drawn at least twice with the same verdict. Raw generated texts are the
+product here, so the result keeps them (they come from the strategy or from edits of the
+user's own inputs).
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,11 +48,12 @@ class BoundaryPair:
     edit: dict[str, Any]
     source_verdict: str
     follow_up_verdict: str
+    decision: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "follow_up": self.follow_up, "edit": self.edit,
                 "source_verdict": self.source_verdict,
-                "follow_up_verdict": self.follow_up_verdict}
+                "follow_up_verdict": self.follow_up_verdict, "decision": self.decision}
 
 
 @dataclass
@@ -192,7 +197,7 @@ def _arms(strategy: Any) -> dict[str, Any]:
 
 def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: int = 400,
             threshold: float = 0.9, margin: float = 0.1, seed: int = 0,
-            max_workers: int = 4, layer: str = "verdict",
+            max_workers: int = 4, layer: str = "verdict", alpha: float = 0.05,
             engine_config: Any = None) -> EnlargeResult:
     """Enlarge a blind probe set (see module doc).
 
@@ -202,6 +207,8 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         strategy: a pack name/path or a ``SearchStrategy[str]`` (default: the moderation pack).
         budget: agent calls to spend at most.
         threshold: the blindness threshold; the target share is ``threshold - margin``.
+        alpha: family-wise error rate of the boundary pairs reported (each is a relation
+            candidate decided beyond the agent's noise).
 
     Example:
         >>> from agentverity_props import from_callable
@@ -210,6 +217,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         >>> r.skew_before, r.skew_after < 0.9
         (1.0, True)
     """
+    from ._evidence import EvidencePool
     from ._property import _LoopThread
     from .engine import Engine, EngineConfig, Probe
 
@@ -217,6 +225,8 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
     if budget < 2 * len(texts) + 4:
         raise InvalidArgument(f"enlarge: budget={budget} is too small for {len(texts)} inputs;"
                               f" give at least {2 * len(texts) + 4}")
+    if not (0.0 < alpha < 0.5):
+        raise InvalidArgument(f"enlarge: alpha={alpha!r} must be in (0, 0.5)")
     if not (0.5 < threshold < 1.0) or not (0.0 < margin < threshold - 0.5):
         raise InvalidArgument("enlarge: need 0.5 < threshold < 1 and 0 < margin < threshold-0.5")
     arms = _arms(strategy)
@@ -227,10 +237,15 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
     res = EnlargeResult(original=texts, added=[], verdicts={}, threshold=threshold,
                         target_share=threshold - margin, budget=budget)
 
+    pool = EvidencePool()
+
     def verdict(text: str) -> str | None:
         if not eng.can_afford(1):
             return None
-        obs = loop.run(eng.draw(Probe.make(text)))
+        probe = Probe.make(text)
+        index = eng.allocate(probe, 1)[0]
+        obs = loop.run(eng.draw(probe, index))
+        pool.add(probe.fp, index, obs)
         return obs.key(layer)
 
     def confirmed(text: str, first: str) -> bool:
@@ -296,21 +311,37 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
                 wins[arm] += 1
         res.phase_calls["adaptive_search"] = eng.ledger.calls - calls1
 
-        # 3. boundary pairs: mild edits of minority inputs that flip back to the modal verdict
+        # 3. boundary pairs: mild edits of minority inputs that flip back to the modal
+        #    verdict, each decided as an invariance candidate beyond the agent's noise
         calls2 = eng.ledger.calls
+        plans = []
         for src in list(minority_found)[:8]:
             edits = [(p.apply(src), {"name": p.name, **dict(p.params)})
                      for p in _mildest_per_family(muts, src, per_family=1)]
             edits += _word_deletions(src)
-            for fu, edit in edits:
-                if not eng.can_afford(4):
-                    break
-                if fu == src or fu in res.verdicts or not fu.strip():
-                    continue
-                v = verdict(fu)
-                if v == modal and confirmed(fu, v):
-                    res.boundary_pairs.append(BoundaryPair(src, fu, edit, res.verdicts[src], v))
-                    break
+            plans.append((src, [(fu, e) for fu, e in edits
+                                if fu != src and fu not in res.verdicts and fu.strip()]))
+        family = sum(len(e) for _, e in plans)
+        if family:
+            from .relations import Candidate, Relation, RelationDecider, RelationOutcome
+
+            decider = RelationDecider(eng, pool, alpha_candidate=alpha / family)
+            for src, edits in plans:
+                for fu, edit in edits:
+                    if not eng.can_afford(2) or eng.stopping:
+                        break
+                    rel = Relation(f"edit:{edit.get('name', 'edit')}", "invariant",
+                                   _constant(fu), layer=layer)
+                    sp, fp = Probe.make(src), Probe.make(fu)
+                    out = RelationOutcome(fp=sp.fp, follow_up_fp=fp.fp)
+                    loop.run(decider.decide([Candidate(rel, sp, fp, out)]))
+                    if out.status == "confirmed":
+                        flipped = pool.get(fp.fp).counts(layer).most_common(1)
+                        res.boundary_pairs.append(BoundaryPair(
+                            src, fu, edit, res.verdicts[src],
+                            flipped[0][0] if flipped else str(out.follow_up),
+                            dict(out.decision or {})))
+                        break
         res.phase_calls["boundary_pairs"] = eng.ledger.calls - calls2
         res.stop_reason = ("target share reached" if done() else
                            "budget exhausted" if not eng.can_afford(2) else "search exhausted")
@@ -320,6 +351,13 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         res.ledger = eng.ledger.to_dict()
         loop.run(eng.aclose())
         loop.close()
+
+
+def _constant(text: str) -> Callable[[str], str]:
+    """The transform of a boundary-pair candidate: the edit is already applied."""
+    def transform(_: str) -> str:
+        return text
+    return transform
 
 
 def _targeted(arms: dict[str, Any], consider: Any, h_budget: int, seed: int, eng: Any,
