@@ -18,7 +18,7 @@ reference label, which is why the reference may move as source draws arrive.
 violation is confirmed, a follow-up that violates at least as reliably as the agent answers
 (``miss = 1.5 x`` the agent's estimated noise); after one is confirmed, at least as often as the
 confirmed violations did (``miss = 1.5 x`` their estimated miss rate). ``miss`` never goes below
-``MISS_FLOOR`` (0.5%) nor above one half.
+``MISS_FLOOR`` (0.5%) nor above ``MISS_CEILING`` (30%).
 
 Two e-processes run side by side, each a product of per-draw factors whose conditional
 expectation is at most one under the hypothesis it tests (so each is a nonnegative
@@ -56,8 +56,11 @@ with no assumption on the agent beyond independent draws. Neither crossing withi
 True
 >>> t.next_draws()
 ('source', 'follow_up')
->>> [t.round(follow_up=True, source=False) for _ in range(5)][-1].call
-'violation'
+>>> d = None
+>>> while d is None:                     # rounds where only the follow-up violates
+...     d = t.round(follow_up=True, source=False)
+>>> d.call, t.rounds
+('violation', 6)
 """
 
 from __future__ import annotations

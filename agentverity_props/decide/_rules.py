@@ -238,10 +238,10 @@ class PairedSignTest:
 
     >>> t = PairedSignTest(alpha=0.05)
     >>> d = None
-    >>> for _ in range(9):
+    >>> while d is None:
     ...     d = t.update(+1)
     >>> d.call, d.n
-    ('first', 9)
+    ('first', 8)
     """
 
     def __init__(self, alpha: float = 0.05, *, one_sided: bool = False) -> None:

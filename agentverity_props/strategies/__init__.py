@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+from ..relations import KEYBOARD_NEIGHBOURS, PERTURBATION_NAMES, Perturbation
 from ._packs import available_packs, from_pack, load_pack, pack_perturbations
 from ._perturb import (
     DEFAULT_DISTRACTORS,
@@ -27,13 +28,13 @@ from ._perturb import (
     entity_swaps,
     follow_ups,
     negations,
+    normalisations,
     paraphrases,
     politeness_prefixes,
     punctuation_changes,
     typos,
     whitespace_changes,
 )
-from ._perturbation import KEYBOARD_NEIGHBOURS, PERTURBATION_NAMES, Perturbation
 from ._prompts import prompts
 from ._schema import Region, StrategyPack, pack_json_schema
 
@@ -54,6 +55,7 @@ __all__ = [
     "from_pack",
     "load_pack",
     "negations",
+    "normalisations",
     "pack_json_schema",
     "pack_perturbations",
     "paraphrases",

@@ -19,18 +19,19 @@ from hypothesis.strategies import SearchStrategy
 from pydantic import BaseModel, ValidationError
 
 from ..errors import BadInput, InvalidArgument
+from ..relations import Perturbation
 from ._perturb import (
     case_changes,
     distractors,
     entity_swaps,
     negations,
+    normalisations,
     paraphrases,
     politeness_prefixes,
     punctuation_changes,
     typos,
     whitespace_changes,
 )
-from ._perturbation import Perturbation
 from ._prompts import Lexicon, Template, parse_template, template_texts
 from ._schema import (
     CountOptions,
@@ -310,6 +311,7 @@ _BUILDERS: dict[str, Any] = {
     "negation": negations,
     "paraphrase": paraphrases,
     "entity_swap": entity_swaps,
+    "normalisation": normalisations,
 }
 
 

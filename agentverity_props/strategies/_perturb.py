@@ -14,17 +14,18 @@ from typing import Any, TypeVar
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
+from .._internal.template import parse_template
 from ..errors import InvalidArgument
-from ._perturbation import (
+from ..relations import (
     CASE_KINDS,
     KEY_SPAN,
+    NORMALISATION_KINDS,
     POSITION_SPAN,
     PUNCTUATION_KINDS,
     TYPO_KINDS,
     WHITESPACE_KINDS,
     Perturbation,
 )
-from ._prompts import parse_template
 
 T = TypeVar("T")
 
@@ -165,6 +166,19 @@ def case_changes() -> SearchStrategy[Perturbation]:
         return Perturbation("case", params)
 
     return _fixed_width(build)
+
+
+def normalisations() -> SearchStrategy[Perturbation]:
+    """Typographic variants that Unicode normalisation maps back to the text (a no-break
+    space, typographic apostrophes), both first; the built-in ``normalisation`` relation is
+    the minimal one.
+
+    >>> from hypothesis import find
+    >>> find(normalisations(), lambda p: True).params
+    {'kind': 'nbsp_and_curly'}
+    """
+    return _fixed_width(lambda d: Perturbation("normalisation",
+                                               {"kind": d.pick(NORMALISATION_KINDS)}))
 
 
 def whitespace_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:

@@ -52,7 +52,7 @@ LexiconList = Annotated[list[str], Field(min_length=1)]
 
 SimplePerturbation = Literal[
     "case", "whitespace", "typo", "punctuation", "politeness", "distractor", "negation",
-    "paraphrase",
+    "paraphrase", "normalisation",
 ]
 SIMPLE_PERTURBATIONS: tuple[str, ...] = SimplePerturbation.__args__  # type: ignore[attr-defined]
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._internal.template import parse_template
 from ..errors import InvalidArgument
-from ._prompts import parse_template
 
 __all__ = ["KEYBOARD_NEIGHBOURS", "PERTURBATION_NAMES", "POSITION_SPAN", "Perturbation"]
 
@@ -257,6 +258,24 @@ def _apply_entity_swap(text: str, p: Mapping[str, Any]) -> str:
     return pattern.sub(lambda m: str(swaps[m.group(0)]), text)
 
 
+# -- typographic normalisation -----------------------------------------------------------------
+
+NORMALISATION_KINDS: tuple[str, ...] = ("nbsp_and_curly", "nbsp", "curly_apostrophes")
+
+
+def _apply_normalisation(text: str, p: Mapping[str, Any]) -> str:
+    # a typographic variant that Unicode NFKC normalisation (plus straight apostrophes) maps
+    # back to the text: a no-break space for the first space, typographic apostrophes
+    kind = p["kind"]
+    out = text
+    if kind in ("nbsp_and_curly", "nbsp"):
+        out = out.replace(" ", "\u00a0", 1)
+    if kind in ("nbsp_and_curly", "curly_apostrophes"):
+        out = out.replace("'", "\u2019")
+    back = unicodedata.normalize("NFKC", out.replace("\u2019", "'"))
+    return out if back == text else text
+
+
 _APPLIERS: dict[str, Callable[[str, Mapping[str, Any]], str]] = {
     "case": _apply_case,
     "whitespace": _apply_whitespace,
@@ -267,11 +286,12 @@ _APPLIERS: dict[str, Callable[[str, Mapping[str, Any]], str]] = {
     "negation": _apply_negation,
     "paraphrase": _apply_paraphrase,
     "entity_swap": _apply_entity_swap,
+    "normalisation": _apply_normalisation,
 }
 PERTURBATION_NAMES: tuple[str, ...] = tuple(_APPLIERS)
 _FAMILY_KINDS: dict[str, tuple[str, ...]] = {
     "case": CASE_KINDS, "whitespace": WHITESPACE_KINDS, "typo": TYPO_KINDS,
-    "punctuation": PUNCTUATION_KINDS,
+    "punctuation": PUNCTUATION_KINDS, "normalisation": NORMALISATION_KINDS,
 }
 
 _PROBE_TEXT = "Please send Alice the order, it is urgent. Thanks!"
