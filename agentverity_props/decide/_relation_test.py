@@ -83,7 +83,9 @@ PRIOR_WEIGHT = 2.0
 #: A learned alternative never states a miss rate below this multiple of the noise's.
 NOISE_MARGIN = 1.25
 #: Draws one candidate may spend (source re-draws and follow-ups) before it is undecided.
-MAX_DRAWS = 120
+MAX_DRAWS = 200
+#: Source re-draws pooled before the noise estimate is trusted (screens are rounds until then).
+NOISE_WARMUP = 30
 
 
 @dataclass(frozen=True)
@@ -303,8 +305,9 @@ class EvidenceLearner:
     Only ever *past* outcomes are used, and only to size bets and to state the alternative of
     candidates that start later, so every candidate's guarantees hold as stated.
 
-    * noise: source re-draws that violate against their reference, and the follow-up draws of
-      dismissed candidates, pooled (prior mean ``prior_noise``, weight one draw);
+    * noise: source re-draws that violate against their reference, pooled (prior mean
+      ``prior_noise``, weight one draw); until ``NOISE_WARMUP`` of them were seen, every
+      screen is a round, so the estimate never rests on selected draws;
     * the *noise miss*: the noise times the largest share of the off-reference draws that
       landed on one label (a violating follow-up misses when its own noise lands on the
       reference label);
@@ -384,13 +387,18 @@ class EvidenceLearner:
         self.noise_k += violations
         self.noise_n += draws
 
+    @property
+    def warmed_up(self) -> bool:
+        """Whether enough source re-draws were seen to trust the noise estimate (until then,
+        screens are rounds, so every candidate contributes one)."""
+        return self.noise_n >= NOISE_WARMUP
+
     def observe(self, test: CandidateTest) -> None:
-        """A finished candidate: its source re-draws always measure noise; a dismissed
-        candidate's follow-ups do too; a confirmed one's teach the alternative."""
+        """A finished candidate: its source re-draws measure noise (they are never selected
+        on their own outcome, unlike the follow-ups of a dismissed candidate); a confirmed
+        one's follow-ups teach the alternative."""
         self.observe_noise(test.s_viol, test.s_n)
         call = test.decision.call if test.decision else None
-        if call == "pass":
-            self.observe_noise(test.f_viol, test.f_n)
-        elif call == "violation":
+        if call == "violation":
             self.conf_miss += test.f_n - test.f_viol
             self.conf_n += test.f_n

@@ -163,11 +163,13 @@ class RelationDecider:
         test = c.test
         assert test is not None
         c.settled = self._settled(c)
-        if not test.screened and c.settled:
-            c.plan = ("follow_up",)
+        if not test.screened:
+            # the screen: a follow-up alone once the noise estimate is trusted and the
+            # reference settled; a round before (it also measures the noise)
+            quick = c.settled and self.learner.warmed_up
+            c.plan = ("follow_up",) if quick else ("source", "follow_up")
         else:
-            c.plan = test.next_draws(settled=c.settled) if test.screened else (
-                "source", "follow_up")
+            c.plan = test.next_draws(settled=c.settled)
             if "source" in c.plan and test.rounds == 0 and self.may_test is not None \
                     and not self.may_test():
                 self._finish(c, "undecided", "the family's quota of tested candidates is spent")
