@@ -314,7 +314,7 @@ async def run_relations(eng: Any, probes: list[Any], pool: EvidencePool,
         # a disagreeing pair has one draw off the input's modal verdict (about)
         learner.observe_noise(meter.disagreements, 2 * meter.pairs)
     decider = RelationDecider(eng, pool, alpha_candidate=alpha / len(jobs), beta=beta,
-                              learner=learner, max_draws=RUN_MAX_DRAWS)
+                              learner=learner, max_draws=RUN_MAX_DRAWS, futility=True)
     await decider.decide(jobs)
     return results
 

@@ -84,6 +84,9 @@ PRIOR_WEIGHT = 2.0
 NOISE_MARGIN = 1.25
 #: Draws one candidate may spend (source re-draws and follow-ups) before it is undecided.
 MAX_DRAWS = 200
+#: Draws before a candidate may be declared futile, and how far behind pace it must be.
+FUTILITY_AFTER = 24
+FUTILITY_SLACK = 2.0
 #: Source re-draws pooled before the noise estimate is trusted (screens are rounds until then).
 NOISE_WARMUP = 30
 
@@ -156,13 +159,16 @@ class CandidateTest:
         alternative: H1, fixed for this candidate when it starts (predictable).
         noise: the pooled estimate of the agent's noise, used only to size bets.
         max_draws: draws (source and follow-up) before the candidate is undecided.
+        futility: stop early as undecided when neither process keeps the pace it needs
+            (``run`` uses it; a shrinking property does not, where a lost step costs more than
+            the calls).
     """
 
     estimand = ("v - u: how much more often a follow-up draw violates the relation against "
                 "the source's modal verdict than a fresh source re-draw does")
 
     def __init__(self, *, alpha: float, beta: float, alternative: Alternative,
-                 noise: float, max_draws: int = MAX_DRAWS) -> None:
+                 noise: float, max_draws: int = MAX_DRAWS, futility: bool = False) -> None:
         for name, val in (("alpha", alpha), ("beta", beta)):
             if not (0.0 < val < 1.0):
                 raise InvalidArgument(f"CandidateTest: {name}={val!r} must be in (0, 1)")
@@ -171,6 +177,7 @@ class CandidateTest:
         self.alpha, self.beta, self.alt = alpha, beta, alternative
         self.noise = min(max(noise, 0.0), 1.0)
         self.max_draws = max_draws
+        self.futility = futility
         self.e_violation = 1.0
         self.e_pass = 1.0
         self.f_n = self.f_viol = 0         # every follow-up draw (screen included)
@@ -288,6 +295,27 @@ class CandidateTest:
             self.decision = Decision("undecided", max(self.e_violation, self.e_pass),
                                      self.draws, self.alpha,
                                      {**self.state(), "why": f"{self.max_draws} draws"})
+        elif self._futile():
+            self.decision = Decision("undecided", max(self.e_violation, self.e_pass),
+                                     self.draws, self.alpha,
+                                     {**self.state(), "why": "futile: at the pace so far neither "
+                                      f"e-process would cross within {self.max_draws} draws"})
+
+    def _futile(self) -> bool:
+        """Whether neither process, at its average pace so far, would reach its threshold
+        within the draws left (checked from ``FUTILITY_AFTER`` draws on). Stopping early only
+        ever turns a candidate undecided, so it costs no error rate, only calls saved."""
+        n = self.draws
+        if not self.futility or n < FUTILITY_AFTER:
+            return False
+        left = self.max_draws - n
+
+        def needed(e: float, threshold: float) -> float:
+            pace = math.log(max(e, 1e-300)) / n
+            return math.inf if pace <= 0 else (math.log(threshold) - math.log(e)) / pace
+
+        return min(needed(self.e_violation, 1.0 / self.alpha),
+                   needed(self.e_pass, 1.0 / self.beta)) > FUTILITY_SLACK * left
 
     def state(self) -> dict[str, Any]:
         return {"test": "two e-processes: violation (H0: v <= u) and pass (H1: v >= v1)",

@@ -28,7 +28,7 @@ import asyncio
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..decide import CandidateTest, EvidenceLearner
 from ..errors import AgentCallError, BudgetExhausted, Interrupted
@@ -100,13 +100,14 @@ class RelationDecider:
 
     def __init__(self, engine: Engine, pool: EvidencePool, *, alpha_candidate: float,
                  beta: float = DEFAULT_BETA, learner: EvidenceLearner | None = None,
-                 may_test: Callable[[], bool] | None = None, max_draws: int | None = None
-                 ) -> None:
+                 may_test: Callable[[], bool] | None = None, max_draws: int | None = None,
+                 futility: bool = False) -> None:
         self.engine, self.pool = engine, pool
         self.alpha_candidate, self.beta = alpha_candidate, beta
         self.learner = learner or EvidenceLearner()
         self.may_test = may_test
         self.max_draws = max_draws
+        self.futility = futility
 
     async def decide(self, candidates: Sequence[Candidate]) -> None:
         """Decide every candidate (each ends pass/confirmed/undecided/incomplete)."""
@@ -143,7 +144,9 @@ class RelationDecider:
             out.note = _why_no_source(self.pool, c.source.fp)
             return
         out.source = ref
-        kw = {} if self.max_draws is None else {"max_draws": self.max_draws}
+        kw: dict[str, Any] = {"futility": self.futility}
+        if self.max_draws is not None:
+            kw["max_draws"] = self.max_draws
         noise = self._noise(c)
         c.test = CandidateTest(alpha=self.alpha_candidate,
                                beta=self.beta * (1 - REFERENCE_SHARE),
