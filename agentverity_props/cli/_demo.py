@@ -49,7 +49,9 @@ def demo_cmd(which: str, fmt: str, output: str | None, progress: bool) -> int:
     if fmt == "text":
         click.echo(f"Demo: {what}\n      agent {ref}, {len(inputs)} shipped probe inputs, "
                    "offline\n", err=True)
-    config = RunConfig(include_inputs=True, max_workers=4)
+    # one call at a time: the offline example agents share one seeded generator, so the
+    # demo's numbers (calls included) are the same on every run and every machine
+    config = RunConfig(include_inputs=True, max_workers=1)
     result: Any = execute_run(load_agent_ref(ref), inputs, None, config, progress=progress)
     write_output(render(result.to_dict(), fmt), output)
     if fmt == "text":
