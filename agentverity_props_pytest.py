@@ -19,10 +19,10 @@ OPT_STORE = "--agentverity-store"
 OPT_MODE = "--agentverity-store-mode"
 OPT_REPORT = "--agentverity-report"
 
-#: values read by ``agentverity_props._property`` at test time (None = not given)
+#: values read by ``agentverity_props.property._decorator`` at test time (None = not given)
 OPTIONS: dict[str, Any] = {}
 
-_PROPERTY_MODULE = "agentverity_props._counterexample"
+_PROPERTY_MODULE = "agentverity_props.property._records"
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -158,8 +158,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
         import json
         from pathlib import Path
 
-        from agentverity_props._counterexample import counterexample_report
         from agentverity_props._internal.atomic import atomic_write_text
+        from agentverity_props.property._records import counterexample_report
         data = counterexample_report(recs)
         atomic_write_text(Path(path), json.dumps(data, indent=2, default=str) + "\n")
         tr.write_line(f"counterexample report written to {path}")

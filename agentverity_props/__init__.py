@@ -20,15 +20,15 @@ __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
     # results and configuration
-    "measure": "._run",
-    "run": "._run",
-    "arun": "._run",
-    "RunConfig": "._run",
-    "RunResult": "._run",
-    "MeterResult": "._meter",
-    "PRESETS": "._meter",
-    "HealthCheck": "._health",
-    "BlindnessResult": "._health",
+    "measure": ".diagnose",
+    "run": ".diagnose",
+    "arun": ".diagnose",
+    "RunConfig": ".diagnose",
+    "RunResult": ".diagnose",
+    "MeterResult": ".diagnose",
+    "PRESETS": ".diagnose",
+    "HealthCheck": ".diagnose",
+    "BlindnessResult": ".diagnose",
     "Relation": ".relations",
     "builtin_relations": ".relations",
     # observations and adapters
@@ -42,16 +42,16 @@ _EXPORTS: dict[str, str] = {
     "from_strands": ".adapters",
     "from_http": ".adapters",
     # property testing
-    "agent_property": "._property",
-    "AgentCheck": "._property",
-    "enlarge": "._enlarge",
-    "EnlargeResult": "._enlarge",
-    "counterexample_report": "._counterexample",
+    "agent_property": ".property",
+    "AgentCheck": ".property",
+    "enlarge": ".strategies",
+    "EnlargeResult": ".strategies",
+    "counterexample_report": ".property",
     # regression references
-    "create_snapshot": "._snapshot",
-    "compare_snapshot": "._snapshot",
-    "SnapshotResult": "._snapshot",
-    "CheckResult": "._snapshot_check",
+    "create_snapshot": ".snapshot",
+    "compare_snapshot": ".snapshot",
+    "SnapshotResult": ".snapshot",
+    "CheckResult": ".snapshot",
     # errors
     "AgentVerityError": ".errors",
     "AgentCallError": ".errors",
@@ -119,13 +119,18 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._counterexample import counterexample_report
-    from ._enlarge import EnlargeResult, enlarge
-    from ._health import BlindnessResult, HealthCheck
-    from ._meter import PRESETS, MeterResult
-    from ._property import AgentCheck, agent_property
-    from ._run import RunConfig, RunResult, arun, measure, run
     from .adapters import from_callable, from_http, from_strands
+    from .diagnose import (
+        PRESETS,
+        BlindnessResult,
+        HealthCheck,
+        MeterResult,
+        RunConfig,
+        RunResult,
+        arun,
+        measure,
+        run,
+    )
     from .errors import (
         AgentCallError,
         AgentVerityError,
@@ -137,4 +142,7 @@ if TYPE_CHECKING:  # pragma: no cover
         ReplayMiss,
     )
     from .observation import Observation, ToolCall, Usage, by_callable, by_key, by_regex
+    from .property import AgentCheck, agent_property, counterexample_report
     from .relations import Relation, builtin_relations
+    from .snapshot import CheckResult, SnapshotResult, compare_snapshot, create_snapshot
+    from .strategies import EnlargeResult, enlarge

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadInput
+from ..errors import BadInput, InvalidArgument
 
 MAX_INPUT_BYTES = 50 * 1024 * 1024
 #: YAML is parsed by a pure-Python loader (~20 s per MB of small nodes): configuration files
@@ -115,3 +116,24 @@ def load_inputs(path: str | Path) -> list[str]:
     if not prompts:
         raise BadInput(f"inputs file {p} has no prompts", "put one prompt per line")
     return prompts
+
+
+def clean_inputs(inputs: Iterable[str], *, what: str = "inputs") -> list[str]:
+    """Validate a probe set: non-empty strings, no duplicates (duplicates skew every estimate)."""
+    if isinstance(inputs, str):
+        raise InvalidArgument(
+            f"{what} must be a list of prompts, not one string; wrap it: [prompt]")
+    out: list[str] = []
+    seen: set[str] = set()
+    for i, text in enumerate(inputs):
+        if not isinstance(text, str):
+            raise InvalidArgument(f"{what}[{i}] is {type(text).__name__}; every input must be str")
+        if not text.strip():
+            raise InvalidArgument(f"{what}[{i}] is empty; remove blank inputs")
+        if text in seen:
+            raise InvalidArgument(f"{what}[{i}] duplicates an earlier input; remove duplicates")
+        seen.add(text)
+        out.append(text)
+    if not out:
+        raise InvalidArgument(f"{what} is empty; give at least one prompt")
+    return out

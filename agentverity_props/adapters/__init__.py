@@ -11,8 +11,28 @@ from typing import Any
 from ._base import Adapter
 from ._callable import CallableAdapter, from_callable
 
-__all__ = ["Adapter", "CallableAdapter", "as_adapter", "from_callable", "from_http",
-           "from_strands", "load_agent"]
+__all__ = ["Adapter", "CallableAdapter", "StrandsAdapter", "as_adapter", "from_callable",
+           "from_http", "from_strands", "load_agent", "load_object", "redact"]
+
+
+def __getattr__(name: str) -> Any:
+    # StrandsAdapter lives with the Strands glue; importing it does not import strands
+    if name == "StrandsAdapter":
+        from ._strands import StrandsAdapter
+        return StrandsAdapter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def load_object(ref: str, **kwargs: Any) -> Any:
+    """Resolve ``module:attr`` / ``file.py:attr`` to the object it names."""
+    from ._refs import load_object as _impl
+    return _impl(ref, **kwargs)
+
+
+def redact(text: str, secrets: Any) -> str:
+    """Replace every secret of 6+ characters in ``text`` with ``***`` (longest first)."""
+    from ._http import redact as _impl
+    return _impl(text, secrets)
 
 
 def load_agent(ref: str, **kwargs: Any) -> Adapter:

@@ -156,7 +156,7 @@ class HTTPAdapter:
     async def ainvoke(self, prompt: str) -> Observation:
         import httpx
 
-        from ..otel._sources import NoSpansArrived, new_trace_context
+        from ..otel import NoSpansArrived, new_trace_context
 
         trace = new_trace_context(self.baggage)
         self.last_trace_id = trace.trace_id
@@ -194,7 +194,7 @@ class HTTPAdapter:
             if not spans:
                 raise NoSpansArrived(trace.trace_id, self.span_timeout_s,
                                      self.span_source.describe())
-            from ..otel._tools import spans_to_tool_calls
+            from ..otel import spans_to_tool_calls
             obs = replace(obs, tools=spans_to_tool_calls(spans, exclude=self.exclude_tools))
         return obs
 

@@ -218,7 +218,7 @@ class CompareResult:
         }
 
     def summary(self) -> str:
-        from ..report._bench import render_compare_text
+        from ..report import render_compare_text
         return render_compare_text(self.to_dict(), color=False)
 
 

@@ -152,7 +152,7 @@ def _json_path(spec: JsonPath) -> CompiledEvaluator:
 
 
 def _tool_called(spec: ToolCalled) -> CompiledEvaluator:
-    from ..tools_cases import tool_called
+    from ..tools import tool_called
 
     rules = [r for a in spec.args for r in a.rules()]
     ev = tool_called(required=list(spec.tools) or None, forbidden=spec.forbidden,

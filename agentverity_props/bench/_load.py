@@ -104,7 +104,7 @@ def _node_at(data: Any, loc: tuple[Any, ...]) -> Any:
 
 def _allowed_keys(loc: tuple[Any, ...], data: Any) -> list[str]:
     """The keys allowed in the mapping that holds ``loc[-1]``."""
-    from ..tools_cases._model import ArgPredicate
+    from ..tools import ArgPredicate
 
     parent = loc[:-1]
     names = [p for p in parent if not isinstance(p, int)]

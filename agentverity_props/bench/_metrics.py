@@ -47,7 +47,7 @@ def rate_interval(s: int, n: int, *, alpha: float, method: str,
     the anytime-valid beta-binomial mixture confidence sequence instead.
     """
     if stopped_early:
-        from ..decide._rules import beta_cs_interval
+        from ..decide import beta_cs_interval
         lo, hi = beta_cs_interval(s, n, alpha)
         return lo, hi, "beta-mixture confidence sequence (anytime-valid; stopped early)"
     if method == "wilson":

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..tools_cases._model import ArgPredicate
+from ..tools import ArgPredicate
 
 __all__ = [
     "EVALUATOR_TYPES",

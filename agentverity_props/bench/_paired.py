@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ..decide._rules import beta_cs_interval
+from ..decide import beta_cs_interval
 
 __all__ = ["PooledSign", "difference_interval", "runs_needed", "sign_log_e"]
 

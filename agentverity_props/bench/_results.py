@@ -263,5 +263,5 @@ class BenchResult:
         }
 
     def summary(self) -> str:
-        from ..report._bench import render_bench_text
+        from ..report import render_bench_text
         return render_bench_text(self.to_dict(), color=False)

@@ -33,7 +33,7 @@ def _render(d: dict[str, Any], fmt: str, kind: str, to_file: bool) -> str:
         return dumps(d)
     import sys
 
-    from ..report import _bench as R
+    from .. import report as R
     if fmt == "junit":
         return R.render_bench_junit(d) if kind == "bench" else R.render_compare_junit(d)
     color = sys.stdout.isatty() and not to_file

@@ -53,9 +53,9 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, budget: int, th
     out first (the partial set is still written), 2 on bad input or when agent calls failed
     (incomplete evidence; the set is still written).
     """
-    from .._enlarge import enlarge
     from .._internal.inputs import load_inputs
     from ..report import dumps
+    from ..strategies import enlarge
 
     inputs = load_inputs(inputs_path)
     from ..strategies import load_pack

@@ -67,7 +67,7 @@ def extractor(verdict_key: str | None, verdict_regex: str | None) -> Any:
 
 
 def load_agent_ref(ref: str) -> Any:
-    from ..adapters._refs import load_agent
+    from ..adapters import load_agent
     return load_agent(ref)
 
 

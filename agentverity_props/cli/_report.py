@@ -88,7 +88,7 @@ def report_cmd(file: str, html_out: str | None, fmt: str | None, output: str | N
         text = rerender(result, fmt) if fmt is not None else None
         html = None
         if html_out is not None:
-            from ..report._html import render_html
+            from ..report import render_html
             html = render_html(result, source=click.format_filename(file))
     except AgentVerityError:
         raise

@@ -27,7 +27,7 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
             raise BadInput(f"unknown relation(s) {', '.join(unknown)}",
                            f"use built-ins ({', '.join(BUILTIN_NAMES)}) or module:attr")
         return select_builtins(names)
-    from ..adapters._refs import load_object
+    from ..adapters import load_object
     obj = load_object(ref, what="relations")
     if callable(obj) and not isinstance(obj, Relation):
         obj = obj()
@@ -78,7 +78,7 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
     an undecided meter.
     """
     from .._internal.inputs import load_inputs
-    from .._run import RunConfig
+    from ..diagnose import RunConfig
 
     inputs = load_inputs(inputs_path)
     rels = load_relations(relations_ref, no_relations)
@@ -99,7 +99,7 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
 def execute_run(agent: Any, inputs: list[str], rels: list[Any] | None, config: Any, *,
                 progress: bool) -> Any:
     """Run with SIGINT/SIGTERM turned into a clean stop and an optional progress bar."""
-    from .._run import arun
+    from ..diagnose import arun
     from ..engine import Engine, run_sync
 
     bar = progress_bar(progress)

@@ -17,7 +17,7 @@ _FORMATS = click.Choice(["text", "json", "junit"])
 
 
 def _run_config(eng: dict[str, Any], **kw: Any) -> Any:
-    from .._run import RunConfig
+    from ..diagnose import RunConfig
     return RunConfig(
         budget=eng["budget"], max_workers=eng["max_workers"], timeout_s=eng["timeout_s"],
         retries=eng["retries"], error_policy=eng["error_policy"],
@@ -64,7 +64,7 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
     the probe set is not blind and --accept-reference is given; each failed rule is named.
     """
     from .._internal.inputs import load_inputs
-    from .._snapshot import acreate_snapshot
+    from ..snapshot import acreate_snapshot
 
     inputs = load_inputs(inputs_path)
     config = _run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha, layer=layer)
@@ -77,12 +77,12 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
         from ..report import dumps
         text = dumps(d)
     elif fmt == "junit":
-        from ..report._snapshot import render_snapshot_junit
+        from ..report import render_snapshot_junit
         text = render_snapshot_junit(d)
     else:
         import sys
 
-        from ..report._snapshot import render_snapshot_text
+        from ..report import render_snapshot_text
         text = render_snapshot_text(d, color=sys.stdout.isatty(), path=res.path)
     write_output(text, None)
     if not res.admitted:
@@ -111,8 +111,7 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
     (the failed rule is named), incomplete, or bad input.
     """
     from .._internal.inputs import load_inputs
-    from .._snapshot import load_snapshot
-    from .._snapshot_check import acompare_snapshot
+    from ..snapshot import acompare_snapshot, load_snapshot
 
     doc = load_snapshot(snapshot_path)
     inputs = load_inputs(inputs_path)
@@ -125,12 +124,12 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
         from ..report import dumps
         text = dumps(d)
     elif fmt == "junit":
-        from ..report._snapshot import render_check_junit
+        from ..report import render_check_junit
         text = render_check_junit(d)
     else:
         import sys
 
-        from ..report._snapshot import render_check_text
+        from ..report import render_check_text
         text = render_check_text(d, color=sys.stdout.isatty() and output is None)
     write_output(text, output)
     return int(res.exit_code)

@@ -31,13 +31,13 @@ def tools(*, config_path: str, fmt: str, output: str | None, runs: int | None,
     Exit 0 when every case passes, 1 when any case fails, 2 on a configuration error or
     when evidence is incomplete (a case whose calls all failed, or an undecided pass rate).
     """
-    from ..tools_cases import RunOptions, load_suite, render, run_suite
+    from ..tools import RunOptions, load_suite, render, run_suite
 
     loaded = load_suite(config_path)
     report = run_suite(loaded, options=RunOptions(runs=runs, otlp_port=otlp_port,
                                                   span_timeout_s=span_timeout, budget=budget,
                                                   embedder=embedder))
-    from ..adapters._http import redact
+    from ..adapters import redact
     text = redact(render(report, fmt), loaded.secrets)
     write_output(text, output)
     if output not in (None, "-") and fmt != "text":

@@ -20,6 +20,7 @@ from ._rules import (
     Decision,
     PairedSignTest,
     SequentialRule,
+    beta_cs_interval,
     pass_rate_rule,
     sprt_expected_n,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "EvidenceLearner",
     "PairedSignTest",
     "SequentialRule",
+    "beta_cs_interval",
     "pass_rate_rule",
     "round_bets",
     "sprt_expected_n",

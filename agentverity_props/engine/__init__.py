@@ -17,15 +17,20 @@ from __future__ import annotations
 from .._internal.aio import run_sync
 from ._config import EngineConfig
 from ._engine import Engine
+from ._evidence import EvidencePool, ProbeEvidence
 from ._ledger import Ledger
 from ._probe import Probe
+from ._session import LoopThread
 from ._store import Store, StoreKey, StoreMode, StoreRow
 
 __all__ = [
     "Engine",
     "EngineConfig",
+    "EvidencePool",
     "Ledger",
+    "LoopThread",
     "Probe",
+    "ProbeEvidence",
     "Store",
     "StoreKey",
     "StoreMode",

@@ -37,7 +37,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from strands import Agent, tool
 
-from ..adapters._strands import StrandsAdapter, from_strands
+from ..adapters import StrandsAdapter, from_strands
 from . import _risk
 from ._offline_model import Action, OfflineModel, Policy, call_tool, final, first_user_text
 

@@ -34,7 +34,7 @@ from typing import Any
 from pydantic import BaseModel
 from strands import Agent, tool
 
-from ..adapters._strands import StrandsAdapter, from_strands
+from ..adapters import StrandsAdapter, from_strands
 from ._offline_model import (
     Action,
     OfflineModel,

@@ -17,6 +17,7 @@ from ._sources import (
     new_trace_context,
 )
 from ._tools import is_tool_span, spans_to_tool_calls
+from ._traced import TracedAdapter
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -30,6 +31,7 @@ __all__ = [
     "SpanRecord",
     "SpanSource",
     "TraceContext",
+    "TracedAdapter",
     "is_tool_span",
     "new_trace_context",
     "spans_to_tool_calls",

@@ -35,8 +35,7 @@ from ..errors import AgentCallError, BudgetExhausted, Interrupted
 from ._model import Relation, RelationOutcome
 
 if TYPE_CHECKING:
-    from .._evidence import EvidencePool
-    from ..engine import Engine, Probe
+    from ..engine import Engine, EvidencePool, Probe
     from ..observation import Observation
 
 #: The default false-pass rate of a candidate against its alternative.

@@ -1,9 +1,35 @@
 """Renderers: text, JSON, JUnit and HTML. They consume result dicts (the versioned JSON), never
 live objects, so ``agentverity-props report FILE.json`` renders a saved result exactly."""
 
+from ._bench import (
+    render_bench_junit,
+    render_bench_text,
+    render_compare_junit,
+    render_compare_text,
+)
 from ._html import render_html
 from ._json import dumps, load_result
 from ._junit import render_junit
+from ._snapshot import (
+    render_check_junit,
+    render_check_text,
+    render_snapshot_junit,
+    render_snapshot_text,
+)
 from ._text import render_run_text
 
-__all__ = ["dumps", "load_result", "render_html", "render_junit", "render_run_text"]
+__all__ = [
+    "dumps",
+    "load_result",
+    "render_bench_junit",
+    "render_bench_text",
+    "render_check_junit",
+    "render_check_text",
+    "render_compare_junit",
+    "render_compare_text",
+    "render_html",
+    "render_junit",
+    "render_run_text",
+    "render_snapshot_junit",
+    "render_snapshot_text",
+]

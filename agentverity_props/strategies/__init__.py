@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 from ..relations import KEYBOARD_NEIGHBOURS, PERTURBATION_NAMES, Perturbation
+from ._enlarge import BoundaryPair, EnlargeResult, enlarge
 from ._packs import available_packs, from_pack, load_pack, pack_perturbations
 from ._perturb import (
     DEFAULT_DISTRACTORS,
@@ -44,12 +45,15 @@ __all__ = [
     "DEFAULT_POLITENESS",
     "KEYBOARD_NEIGHBOURS",
     "PERTURBATION_NAMES",
+    "BoundaryPair",
+    "EnlargeResult",
     "Perturbation",
     "Region",
     "StrategyPack",
     "available_packs",
     "case_changes",
     "distractors",
+    "enlarge",
     "entity_swaps",
     "follow_ups",
     "from_pack",

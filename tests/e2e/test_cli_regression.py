@@ -199,7 +199,7 @@ def test_bench_parity_with_agentverdicts_runner_and_exit_codes(work):
 
 KILL_CHILD = textwrap.dedent("""
     import sys
-    from agentverity_props._snapshot import load_snapshot, write_snapshot
+    from agentverity_props.snapshot._create import load_snapshot, write_snapshot
     path = sys.argv[1]
     doc = load_snapshot(path)
     doc["padding"] = "x" * 30_000_000
@@ -214,7 +214,7 @@ KILL_CHILD = textwrap.dedent("""
 
 def test_snapshot_write_killed_midway_leaves_the_previous_snapshot(tmp_path):
     from agentverity_props import create_snapshot
-    from agentverity_props._snapshot import load_snapshot
+    from agentverity_props.snapshot._create import load_snapshot
 
     path = tmp_path / "snap.json"
     res = create_snapshot(lambda p: "block" if "attack" in p else "allow",

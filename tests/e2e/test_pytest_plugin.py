@@ -57,7 +57,7 @@ def test_case(check, prompt):
 
 def test_user_settings_override_defaults_wherever_stacked(pytester):
     pytester.makepyfile(test_props=HEADER + '''
-from agentverity_props._counterexample import RECORDS
+from agentverity_props.property._records import RECORDS
 
 @settings(max_examples=7, database=None)
 @agent_property(agent=from_callable(lambda p: "allow", identity="const"))
@@ -89,7 +89,7 @@ def test_counts():
 
 def test_example_fixtures_and_parametrize_compose(pytester):
     pytester.makepyfile(test_props=HEADER + '''
-from agentverity_props._counterexample import RECORDS
+from agentverity_props.property._records import RECORDS
 
 @pytest.fixture(scope="module")
 def suffix():
@@ -195,7 +195,8 @@ def test_collection_stays_light(pytester):
     pytester.makeconftest('''
 import sys
 def pytest_collection_finish(session):
-    heavy = [m for m in ("numpy", "scipy", "strands", "agentverity_props._run") if m in sys.modules]
+    heavy = [m for m in ("numpy", "scipy", "strands", "agentverity_props.diagnose._run")
+             if m in sys.modules]
     print("HEAVY:", heavy)
 ''')
     pytester.makepyfile(test_light="def test_x():\n    pass\n")

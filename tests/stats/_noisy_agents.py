@@ -319,7 +319,7 @@ def run_property(test: Callable[[], None]) -> Outcome:
     """Run a test built by one of the builders below and classify how it ended."""
     from hypothesis.errors import Flaky
 
-    from agentverity_props._counterexample import RECORDS
+    from agentverity_props.property._records import RECORDS
 
     h: Harness = test.harness  # type: ignore[attr-defined]
     sc, agent = h.scenario, h.agent

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agentverity_props._snapshot_check import confirmation_plan
 from agentverity_props.bench import PooledSign, difference_interval, runs_needed, sign_log_e
 from agentverity_props.bench._compare import CompareConfig, compare_agents
 from agentverity_props.bench._load import parse_benchmark
+from agentverity_props.snapshot._check import confirmation_plan
 
 pytestmark = pytest.mark.stats
 

@@ -35,9 +35,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentverity_props import from_callable
-from agentverity_props._evidence import EvidencePool
 from agentverity_props.decide import Alternative, CandidateTest, EvidenceLearner, round_bets
-from agentverity_props.engine import Engine, EngineConfig, Probe
+from agentverity_props.engine import Engine, EngineConfig, EvidencePool, Probe
 from agentverity_props.relations import Candidate, Relation, RelationDecider, RelationOutcome
 
 from ._noisy_agents import SCENARIOS, agent_property_test, run_property

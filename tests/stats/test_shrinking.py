@@ -48,7 +48,7 @@ def _run_planted(s: int) -> tuple[str | None, BaseException | None]:
     try:
         test_case_invariance()
     except PropertyViolation as exc:
-        from agentverity_props._counterexample import RECORDS
+        from agentverity_props.property._records import RECORDS
         rec = RECORDS[-1]
         return rec.minimal.source if rec.minimal else None, exc
     except BaseException as exc:

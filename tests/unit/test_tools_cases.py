@@ -14,7 +14,7 @@ import pytest
 
 from agentverity_props.errors import BadInput, InvalidArgument, PropertyViolation
 from agentverity_props.observation import Observation, ToolCall
-from agentverity_props.tools_cases import (
+from agentverity_props.tools import (
     SCHEMA,
     CaseResult,
     RunOptions,
@@ -215,7 +215,7 @@ def test_check_raises_and_evaluator() -> None:
 
 
 def test_similarity_embedders(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentverity_props import _similarity as sim
+    from agentverity_props.tools import _similarity as sim
 
     lex = sim.get_embedder("lexical")
     assert lex.similarity("Refund issued.", "refund issued") == pytest.approx(1.0)
@@ -373,7 +373,7 @@ def test_results_renderers_and_exit_codes() -> None:
     assert ToolsReport(config_path="c", cases=report.cases[:1]).exit_code == 0
 
 
-@pytest.mark.parametrize("module", ["agentverity_props.otel", "agentverity_props.tools_cases"])
+@pytest.mark.parametrize("module", ["agentverity_props.otel", "agentverity_props.tools"])
 def test_exports_match_all(module: str) -> None:
     import importlib
 

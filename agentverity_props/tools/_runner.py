@@ -2,7 +2,7 @@
 
 Every call gets a fresh W3C trace; its tool calls are read from the spans of that trace
 (OTLP receiver for ``url:`` cases, the in-process SDK capture for ``agent:`` cases) and
-checked with :func:`~agentverity_props.tools_cases.assert_tools`.
+checked with :func:`~agentverity_props.tools.assert_tools`.
 
 Stopping: with ``min_pass_rate: 1`` (the default, and revefi-agent-test's meaning) a case
 passes only when every call passes, and stops at the first failing call. Below 1, the
@@ -43,7 +43,7 @@ class RunOptions:
 
 
 def _redact(text: str, secrets: Iterable[str]) -> str:
-    from ..adapters._http import redact
+    from ..adapters import redact
     return redact(text, secrets)
 
 
@@ -82,7 +82,7 @@ def _adapter(case: Case, suite: ToolsSuite, sources: _Sources, span_wait: float,
              secrets: frozenset[str]) -> tuple[Any, str]:
     cfg = suite.config
     if case.url is not None:
-        from ..adapters._http import from_http
+        from ..adapters import from_http
         headers = {**cfg.headers, **case.headers}
         if case.api_key:
             headers["Authorization"] = f"Bearer {case.api_key}"
@@ -97,8 +97,8 @@ def _adapter(case: Case, suite: ToolsSuite, sources: _Sources, span_wait: float,
                             span_source=sources.otlp, span_timeout_s=span_wait,
                             baggage={"agentverity.case": case.name}, secrets=secrets)
         return adapter, adapter.identity
-    from ..adapters._refs import load_agent
-    from ..otel._traced import TracedAdapter
+    from ..adapters import load_agent
+    from ..otel import TracedAdapter
     assert case.agent is not None
     inner = load_agent(case.agent)
     exclude: tuple[str, ...] = ()
@@ -242,7 +242,7 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
 async def run_suite_async(loaded: LoadedSuite, *, options: RunOptions | None = None
                           ) -> ToolsReport:
     """Run every case of ``loaded`` and return the report."""
-    from .._similarity import get_embedder
+    from ._similarity import get_embedder
 
     opts = options or RunOptions()
     suite = loaded.suite

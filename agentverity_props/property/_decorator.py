@@ -35,26 +35,24 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import json
 import sys
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._counterexample import (
+from ..diagnose import HealthCheck, blindness_from_keys
+from ..engine import EvidencePool, LoopThread
+from ..errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
+from ..relations import Relation, RelationOutcome
+from ._records import (
     _RECORDS_LOCK,
     RECORDS,
     Counterexample,
     PropertyRecord,
 )
-from ._evidence import EvidencePool
-from ._health import HealthCheck, blindness_from_keys
-from .errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
-from .relations import Relation, RelationOutcome
 
 #: Hypothesis settings for agent-priced tests; a user's ``@settings`` overrides any of them.
 AGENT_SETTINGS_DEFAULTS: dict[str, Any] = {"max_examples": 25, "deadline": None}
@@ -62,23 +60,6 @@ AGENT_SETTINGS_DEFAULTS: dict[str, Any] = {"max_examples": 25, "deadline": None}
 
 # ----------------------------------------------------------------------------- plumbing
 
-
-class _LoopThread:
-    """One event loop in a daemon thread: engines (and their locks) live in one loop."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True,
-                                        name="agentverity-props-loop")
-        self._thread.start()
-
-    def run(self, coro: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=5)
-        self.loop.close()
 
 @dataclass(frozen=True)
 class _Options:
@@ -108,7 +89,7 @@ class AgentCheck:
     subclass when a violation beats the agent's noise.
     """
 
-    def __init__(self, opts: _Options, record: PropertyRecord, loop: _LoopThread,
+    def __init__(self, opts: _Options, record: PropertyRecord, loop: LoopThread,
                  engine: Any, inner: Callable[..., Any] | None) -> None:
         self._opts = opts
         self._record = record
@@ -117,7 +98,7 @@ class AgentCheck:
         self._pool = EvidencePool()
         self._cache: dict[tuple[object, ...], RelationOutcome] = {}
         self._inner_code: Any = getattr(inner, "__code__", None)
-        from .decide import EvidenceLearner
+        from ..decide import EvidenceLearner
         self.learner = EvidenceLearner()
         self._anchor_keys: dict[str, str] = {}
         self._calls_at: dict[tuple[object, ...], int] = {}
@@ -162,7 +143,7 @@ class AgentCheck:
         if source == follow_up:
             event("agentverity: follow-up identical to source (skipped)")
             reject()
-        from .engine import Probe
+        from ..engine import Probe
 
         src, fu = Probe.make(source), Probe.make(follow_up)
         key = (rel.decision_key(), src.fp, fu.fp)
@@ -241,7 +222,7 @@ class AgentCheck:
         return True
 
     async def _evaluate_async(self, rel: Relation, src: Any, fu: Any) -> RelationOutcome:
-        from .relations import Candidate, RelationDecider
+        from ..relations import Candidate, RelationDecider
 
         out = RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)
         decider = RelationDecider(self._engine, self._pool,
@@ -308,8 +289,8 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
     Defaults for agents (25 examples, no deadline, no explain phase) apply wherever the
     user's ``@settings`` does not set a value.
     """
-    from .adapters import as_adapter
-    from .observation import DEFAULT_EXTRACTOR
+    from ..adapters import as_adapter
+    from ..observation import DEFAULT_EXTRACTOR
 
     if not (0.0 < alpha < 0.5):
         raise InvalidArgument(f"agent_property: alpha={alpha!r} must be in (0, 0.5)")
@@ -388,7 +369,7 @@ def _plugin_option(name: str) -> Any:
 def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                   max_candidates: int | None, args: tuple[Any, ...],
                   kwargs: dict[str, Any]) -> Any:
-    from .engine import Engine, EngineConfig
+    from ..engine import Engine, EngineConfig
 
     above = getattr(wrapper, "_hypothesis_internal_settings_applied", False)
     below = getattr(test, "_hypothesis_internal_settings_applied", False)
@@ -422,7 +403,7 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     cfg = EngineConfig(max_workers=base["max_workers"], timeout_s=base["timeout_s"],
                        budget=budget, error_policy="record", store_path=store_path,
                        store_mode=mode, extractor=base["extractor"])  # type: ignore[arg-type]
-    loop = _LoopThread()
+    loop = LoopThread()
     engine = Engine(base["agent"], cfg)
     opts = _Options(max_candidates=m, **{**base, "alpha": alpha, "epsilon": epsilon})
     check = AgentCheck(opts, record, loop, engine, inner)
@@ -483,7 +464,7 @@ def _after_pass(record: PropertyRecord, check: AgentCheck, base: dict[str, Any])
                 "regions, `agentverity-props enlarge`, or suppress_health_check="
                 "[HealthCheck.blind_probe_set])")
     if HealthCheck.unstable_verdict not in suppressed:
-        from .decide._rules import beta_cs_interval
+        from ..decide import beta_cs_interval
         k, n = int(check.learner.noise_k), int(check.learner.noise_n)
         eps = check.epsilon
         if n and beta_cs_interval(k, n, record.alpha)[0] > eps:

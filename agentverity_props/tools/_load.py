@@ -131,7 +131,7 @@ def parse_suite(text: str, *, path: str = "<string>",
         errs = exc.errors()
         first = "; ".join(_describe(e, root, path) for e in errs[:3])
         more = f" (and {len(errs) - 3} more)" if len(errs) > 3 else ""
-        from ..adapters._http import redact
+        from ..adapters import redact
         raise BadInput(redact(first + more, secrets), "fix the case file (schema: docs/schemas/"
                                      "tools-cases.schema.json)") from None
     # literal keys and sensitive headers are secrets too, expanded or not

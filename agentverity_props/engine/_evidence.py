@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InvalidArgument
-from .observation import Observation
+from ..observation import Observation
 
 
 @dataclass
@@ -45,29 +43,3 @@ class EvidencePool:
 
     def __iter__(self) -> Any:
         return iter(self._by_fp.values())
-
-
-def clean_inputs(inputs: Iterable[str], *, what: str = "inputs") -> list[str]:
-    """Validate a probe set: non-empty strings, no duplicates (duplicates skew every estimate)."""
-    if isinstance(inputs, str):
-        raise InvalidArgument(
-            f"{what} must be a list of prompts, not one string; wrap it: [prompt]")
-    out: list[str] = []
-    seen: set[str] = set()
-    for i, text in enumerate(inputs):
-        if not isinstance(text, str):
-            raise InvalidArgument(f"{what}[{i}] is {type(text).__name__}; every input must be str")
-        if not text.strip():
-            raise InvalidArgument(f"{what}[{i}] is empty; remove blank inputs")
-        if text in seen:
-            raise InvalidArgument(f"{what}[{i}] duplicates an earlier input; remove duplicates")
-        seen.add(text)
-        out.append(text)
-    if not out:
-        raise InvalidArgument(f"{what} is empty; give at least one prompt")
-    return out
-
-
-def majority(keys: Sequence[str | None]) -> str | None:
-    c = Counter(k for k in keys if k is not None)
-    return c.most_common(1)[0][0] if c else None

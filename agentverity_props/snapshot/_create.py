@@ -1,4 +1,4 @@
-"""Regression references: :func:`create_snapshot` and :func:`compare_snapshot`.
+"""Regression references: :func:`create_snapshot` (checked by :mod:`._check`).
 
 A snapshot records, per input fingerprint, the agent's *reference verdict* (the majority of
 its draws) so that a later version of the agent can be checked against it. A reference is
@@ -33,12 +33,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ._evidence import clean_inputs
-from ._internal.fingerprint import fingerprint, salt_from_env, short
-from ._run import RunConfig, RunResult, arun
-from .errors import AgentCallError, BadInput, BudgetExhausted, Interrupted, InvalidArgument
+from .._internal.fingerprint import fingerprint, salt_from_env, short
+from .._internal.inputs import clean_inputs
+from ..diagnose import RunConfig, RunResult, arun
+from ..errors import AgentCallError, BadInput, BudgetExhausted, Interrupted, InvalidArgument
 
-__all__ = ["SCHEMA", "Refusal", "SnapshotResult", "acreate_snapshot", "compare_snapshot",
+__all__ = ["SCHEMA", "Refusal", "SnapshotResult", "acreate_snapshot",
            "create_snapshot", "load_snapshot", "write_snapshot"]
 
 SCHEMA = "agentverity_props.snapshot/1"
@@ -110,14 +110,14 @@ class SnapshotResult:
                                                 for r in self.refusals)
 
     def summary(self) -> str:
-        from .report._snapshot import render_snapshot_text
+        from ..report import render_snapshot_text
         return render_snapshot_text(self.to_dict(), color=False)
 
 
 def write_snapshot(path: str | Path, document: Mapping[str, Any]) -> None:
     """Write a snapshot document atomically (temp file, fsync, rename)."""
-    from ._internal.atomic import atomic_write_text
-    from .report._json import dumps
+    from .._internal.atomic import atomic_write_text
+    from ..report import dumps
     if document.get("schema") != SCHEMA:
         raise InvalidArgument(f"not a snapshot document (schema {document.get('schema')!r})")
     atomic_write_text(Path(path), dumps(dict(document)))
@@ -136,7 +136,7 @@ def load_snapshot(path: str | Path) -> dict[str, Any]:
     """Read and validate a snapshot file; one-line :class:`BadInput` for anything else."""
     import json
 
-    from ._internal.inputs import read_text_file
+    from .._internal.inputs import read_text_file
 
     p = Path(path)
     text = read_text_file(p, what="snapshot file")
@@ -208,8 +208,8 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                            progress: Callable[[str, int], None] | None = None
                            ) -> SnapshotResult:
     """Async core of :func:`create_snapshot`."""
-    from . import __version__
-    from .engine import Engine, Probe
+    from .. import __version__
+    from ..engine import Engine, Probe
 
     config = config or RunConfig()
     if not isinstance(accept_reference, bool):
@@ -372,16 +372,7 @@ def create_snapshot(agent: Any, inputs: Sequence[str], *, config: RunConfig | No
         >>> res.admitted, [r.rule for r in res.refusals]
         (False, ['accepted'])
     """
-    from .engine import run_sync
+    from ..engine import run_sync
     return run_sync(acreate_snapshot(agent, inputs, config=config,
                                      accept_reference=accept_reference, output=output,
                                      progress=progress))
-
-
-def compare_snapshot(agent: Any, inputs: Sequence[str], snapshot: str | Path | Mapping[str, Any],
-                     *, config: RunConfig | None = None, tolerance: float | None = None,
-                     progress: Callable[[str, int], None] | None = None) -> Any:
-    """Check the agent against a snapshot (see :mod:`agentverity_props._snapshot_check`)."""
-    from ._snapshot_check import compare_snapshot as _impl
-    return _impl(agent, inputs, snapshot, config=config, tolerance=tolerance,
-                 progress=progress)

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from .errors import BadInput
+from ..errors import BadInput
 
 __all__ = ["Embedder", "LexicalEmbedder", "MiniLMEmbedder", "cosine", "default_embedder",
            "get_embedder", "similarity"]

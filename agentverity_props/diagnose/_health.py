@@ -30,8 +30,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .decide._rules import beta_cs_interval
-from .errors import InvalidArgument
+from ..decide import beta_cs_interval
+from ..errors import InvalidArgument
 
 BlindStatus = Literal["blind", "ok", "undecided", "suppressed"]
 

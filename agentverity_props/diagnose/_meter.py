@@ -39,10 +39,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._evidence import EvidencePool
-from .decide import BernoulliSPRT, BetaCS, sprt_expected_n
-from .errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
-from .observation import LAYERS, Observation
+from ..decide import BernoulliSPRT, BetaCS, sprt_expected_n
+from ..engine import EvidencePool
+from ..errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
+from ..observation import LAYERS, Observation
 
 MeterCall = Literal["verdict-deterministic", "verdict-stochastic", "undecided"]
 

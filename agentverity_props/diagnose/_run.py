@@ -12,12 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ._evidence import EvidencePool, clean_inputs
-from ._health import BlindnessResult, HealthCheck, blindness_from_keys
-from ._meter import MeterResult, resolve_epsilon, run_meter, validate_meter_args
-from .errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
-from .observation import DEFAULT_EXTRACTOR, VerdictExtractor
-from .relations import (
+from .._internal.inputs import clean_inputs
+from ..engine import EvidencePool
+from ..errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
+from ..observation import DEFAULT_EXTRACTOR, VerdictExtractor
+from ..relations import (
     DEFAULT_BETA,
     Candidate,
     Relation,
@@ -26,6 +25,8 @@ from .relations import (
     RelationResult,
     builtin_relations,
 )
+from ._health import BlindnessResult, HealthCheck, blindness_from_keys
+from ._meter import MeterResult, resolve_epsilon, run_meter, validate_meter_args
 
 SCHEMA = "agentverity_props.run/2"
 #: Draws one (relation, input) may spend in ``run`` before it is undecided: an input on which
@@ -80,7 +81,7 @@ class RunConfig:
         return resolve_epsilon(self.epsilon, self.precision)
 
     def engine_config(self) -> Any:
-        from .engine import EngineConfig
+        from ..engine import EngineConfig
         return EngineConfig(max_workers=self.max_workers, timeout_s=self.timeout_s,
                             retries=self.retries, backoff_base_s=self.backoff_base_s,
                             budget=self.budget, error_policy=self.error_policy,  # type: ignore[arg-type]
@@ -133,7 +134,7 @@ class RunResult:
         return 0
 
     def summary(self) -> str:
-        from .report._text import render_run_text
+        from ..report import render_run_text
         return render_run_text(self.to_dict(), color=False)
 
     def to_dict(self, *, include_inputs: bool | None = None) -> dict[str, Any]:
@@ -171,7 +172,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                progress: Callable[[str, int], None] | None = None,
                engine: Any = None) -> RunResult:
     """Async core of :func:`run`."""
-    from .engine import Engine, Probe
+    from ..engine import Engine, Probe
 
     config = config or RunConfig()
     texts = clean_inputs(inputs)
@@ -239,7 +240,7 @@ def run(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None 
         >>> result.meter.call
         'verdict-deterministic'
     """
-    from .engine import run_sync
+    from ..engine import run_sync
     return run_sync(arun(agent, inputs, relations, config=config, progress=progress))
 
 
@@ -292,8 +293,8 @@ async def run_relations(eng: Any, probes: list[Any], pool: EvidencePool,
     dismissed falsely with probability at most ``beta`` against its stated alternative. The
     meter's pairs are the first measure of the agent's noise.
     """
-    from .decide import EvidenceLearner
-    from .engine import Probe
+    from ..decide import EvidenceLearner
+    from ..engine import Probe
 
     results = [RelationResult(r) for r in relations]
     jobs: list[Candidate] = []
@@ -331,7 +332,7 @@ def measure(agent: Any, inputs: Sequence[str], *, epsilon: float | None = None,
         >>> m.call, m.calls
         ('verdict-deterministic', 76)
     """
-    from .engine import Engine, Probe, run_sync
+    from ..engine import Engine, Probe, run_sync
 
     eps = resolve_epsilon(epsilon, precision)
     validate_meter_args(epsilon=eps, alpha=alpha, indifference=indifference, layer=layer,

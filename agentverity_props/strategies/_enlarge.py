@@ -35,8 +35,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._evidence import clean_inputs
-from .errors import InvalidArgument
+from .._internal.inputs import clean_inputs
+from ..errors import InvalidArgument
 
 SCHEMA = "agentverity_props.enlarge/1"
 
@@ -139,7 +139,7 @@ def _examples(strategy: Any, n: int, seed: int) -> list[str]:
 def _mutations(seed: int, n: int) -> list[Any]:
     from hypothesis import strategies as st
 
-    from . import strategies as avs
+    from .. import strategies as avs
     strat = st.one_of(avs.case_changes(), avs.whitespace_changes(), avs.punctuation_changes(),
                       avs.politeness_prefixes(), avs.typos(), avs.distractors())
     from hypothesis import HealthCheck, Phase, given, settings
@@ -186,7 +186,7 @@ def _arms(strategy: Any) -> dict[str, Any]:
     """Search arms: one per pack region, or a single arm for a plain strategy."""
     from hypothesis.strategies import SearchStrategy
 
-    from . import strategies as avs
+    from .. import strategies as avs
     if strategy is None:
         strategy = "moderation"
     if isinstance(strategy, SearchStrategy):
@@ -217,9 +217,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         >>> r.skew_before, r.skew_after < 0.9
         (1.0, True)
     """
-    from ._evidence import EvidencePool
-    from ._property import _LoopThread
-    from .engine import Engine, EngineConfig, Probe
+    from ..engine import Engine, EngineConfig, EvidencePool, LoopThread, Probe
 
     texts = clean_inputs(inputs)
     if budget < 2 * len(texts) + 4:
@@ -231,7 +229,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         raise InvalidArgument("enlarge: need 0.5 < threshold < 1 and 0 < margin < threshold-0.5")
     arms = _arms(strategy)
     cfg = engine_config or EngineConfig(max_workers=max_workers, budget=budget)
-    loop = _LoopThread()
+    loop = LoopThread()
     eng = Engine(agent, cfg)
     rng = random.Random(seed)
     res = EnlargeResult(original=texts, added=[], verdicts={}, threshold=threshold,
@@ -323,7 +321,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
                                 if fu != src and fu not in res.verdicts and fu.strip()]))
         family = sum(len(e) for _, e in plans)
         if family:
-            from .relations import Candidate, Relation, RelationDecider, RelationOutcome
+            from ..relations import Candidate, Relation, RelationDecider, RelationOutcome
 
             decider = RelationDecider(eng, pool, alpha_candidate=alpha / family)
             for src, edits in plans:

@@ -36,11 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from ._evidence import EvidencePool, clean_inputs
-from ._internal.fingerprint import short
-from ._run import RunConfig
-from ._snapshot import Refusal, load_snapshot, reference_form, validate_snapshot
-from .errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
+from .._internal.fingerprint import short
+from .._internal.inputs import clean_inputs
+from ..diagnose import RunConfig
+from ..engine import EvidencePool
+from ..errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
+from ._create import Refusal, load_snapshot, reference_form, validate_snapshot
 
 __all__ = ["SCHEMA", "CheckResult", "InputCheck", "acompare_snapshot", "compare_snapshot",
            "confirmation_plan"]
@@ -153,7 +154,7 @@ class CheckResult:
         }
 
     def summary(self) -> str:
-        from .report._snapshot import render_check_text
+        from ..report import render_check_text
         return render_check_text(self.to_dict(), color=False)
 
 
@@ -200,9 +201,9 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
                             engine: Any = None,
                             progress: Callable[[str, int], None] | None = None) -> CheckResult:
     """Async core of :func:`compare_snapshot`."""
-    from ._meter import run_meter
-    from .decide import BernoulliSPRT
-    from .engine import Engine, Probe
+    from ..decide import BernoulliSPRT
+    from ..diagnose import run_meter
+    from ..engine import Engine, Probe
 
     config = config or RunConfig()
     doc = validate_snapshot(dict(snapshot)) if isinstance(snapshot, Mapping) else \
@@ -419,6 +420,6 @@ def compare_snapshot(agent: Any, inputs: Sequence[str],
         A :class:`CheckResult`: ``status`` clean / drift / inadmissible / incomplete,
         ``exit_code`` 0 / 1 / 2 / 2.
     """
-    from .engine import run_sync
+    from ..engine import run_sync
     return run_sync(acompare_snapshot(agent, inputs, snapshot, config=config,
                                       tolerance=tolerance, progress=progress))

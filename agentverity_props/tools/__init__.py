@@ -1,7 +1,7 @@
 """Tool-call assertions: case files, the runner, and :func:`assert_tools` for tests.
 
 Example:
-    >>> from agentverity_props.tools_cases import assert_tools
+    >>> from agentverity_props.tools import assert_tools
     >>> assert_tools(["search_faq"], required=[["lookup_order"], ["search_faq"]]).passed
     True
 """

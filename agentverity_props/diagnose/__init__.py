@@ -1,0 +1,67 @@
+"""Diagnosis before testing: the meter, the blindness health check, and ``run``.
+
+* :func:`measure` / :func:`run_meter` — is the categorical verdict stable enough to test?
+* :func:`blindness_from_keys` and :class:`HealthCheck` — does one verdict dominate?
+* :func:`run` — meter, then blindness, then every relation decided by
+  :mod:`agentverity_props.relations`, all through one engine.
+
+Names load lazily (PEP 562): the health check is needed at test-collection time, numpy only
+once something is measured.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "BlindnessResult": "._health", "HealthCheck": "._health",
+    "blindness_from_keys": "._health",
+    "DEFAULT_MAX_CALLS": "._meter", "PRESETS": "._meter", "InputEvidence": "._meter",
+    "MeterResult": "._meter", "resolve_epsilon": "._meter", "run_meter": "._meter",
+    "validate_meter_args": "._meter",
+    "RunConfig": "._run", "RunResult": "._run", "arun": "._run", "measure": "._run",
+    "run": "._run", "run_relations": "._run",
+}
+
+__all__ = [
+    "DEFAULT_MAX_CALLS",
+    "PRESETS",
+    "BlindnessResult",
+    "HealthCheck",
+    "InputEvidence",
+    "MeterResult",
+    "RunConfig",
+    "RunResult",
+    "arun",
+    "blindness_from_keys",
+    "measure",
+    "resolve_epsilon",
+    "run",
+    "run_meter",
+    "run_relations",
+    "validate_meter_args",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._health import BlindnessResult, HealthCheck, blindness_from_keys
+    from ._meter import (
+        DEFAULT_MAX_CALLS,
+        PRESETS,
+        InputEvidence,
+        MeterResult,
+        resolve_epsilon,
+        run_meter,
+        validate_meter_args,
+    )
+    from ._run import RunConfig, RunResult, arun, measure, run, run_relations
