@@ -328,8 +328,8 @@ def measure(agent: Any, inputs: Sequence[str], *, epsilon: float | None = None,
 
     Example:
         >>> from agentverity_props import measure, from_callable
-        >>> m = measure(from_callable(lambda p: "allow"), ["a", "b", "c"])
-        >>> m.call, m.calls
+        >>> m = measure(from_callable(lambda p: "allow"), ["a", "b", "c"], max_workers=1)
+        >>> m.call, m.calls  # 38 clean pairs (with 4 workers, the trials in flight finish too)
         ('verdict-deterministic', 76)
     """
     from ..engine import Engine, Probe, run_sync
