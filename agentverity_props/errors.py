@@ -20,7 +20,6 @@ __all__ = [
     "InvalidArgument",
     "PropertyViolation",
     "ReplayMiss",
-    "UnstableAgent",
     "violation_class",
 ]
 
@@ -84,10 +83,6 @@ class Interrupted(AgentVerityError):
 
 class Inconclusive(AgentVerityError):
     """The evidence could not decide within the budget (neither pass nor confirmed failure)."""
-
-
-class UnstableAgent(AgentVerityError):
-    """The agent's verdict is too unstable to test a property against (see the meter)."""
 
 
 class PropertyViolation(AgentVerityError, AssertionError):

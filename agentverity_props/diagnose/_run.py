@@ -116,10 +116,15 @@ class RunResult:
         if self.blindness.status == "blind":
             out.append(f"blind probe set: '{self.blindness.modal_verdict}' is "
                        f"{self.blindness.share:.0%} of verdicts")
+        unexercised_ok = HealthCheck.unexercised_relation in HealthCheck.parse(
+            self.config.suppress_health_check)
         for r in self.relations:
             if r.status == "VIOLATED":
                 out.append(f"relation '{r.relation.name}' violated on "
                            f"{r.calibrated_violations} input(s) beyond the agent's noise")
+            elif r.status == "NOT EXERCISED" and not unexercised_ok:
+                out.append(f"relation '{r.relation.name}' was not exercised: its transform "
+                           "left every input unchanged (HealthCheck.unexercised_relation)")
         return out
 
     @property

@@ -31,10 +31,6 @@ class Budget:
             return True
 
     @property
-    def spent(self) -> int:
-        return self._spent
-
-    @property
     def remaining(self) -> int | None:
         """Calls left (None = unlimited)."""
         if self.limit is None:

@@ -9,7 +9,6 @@ do not decode get 400. Only ``opentelemetry-proto`` is needed (extra ``otel``).
 from __future__ import annotations
 
 import base64
-import gzip
 import json
 import threading
 import zlib
@@ -324,8 +323,3 @@ class OTLPReceiver:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def gzip_bytes(data: bytes) -> bytes:
-    """gzip-compress ``data`` (what exporters do with ``compression=gzip``)."""
-    return gzip.compress(data)

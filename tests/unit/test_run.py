@@ -175,3 +175,19 @@ def test_tools_layer():
     assert m.call == "verdict-deterministic"
     assert {k for e in m.per_input for k in e.counts} == {"lookup_order>issue_refund",
                                                           "search_faq"}
+
+
+def test_a_relation_that_changes_no_input_is_a_health_finding_unless_suppressed():
+    from agentverity_props import HealthCheck, Relation
+
+    gate = from_callable(lambda p: "allow", identity="allow-all")
+    noop = Relation("noop", "invariant", lambda t: t)
+    res = run(gate, ["hello", "there", "friend"], [noop], config=RunConfig(max_workers=1))
+    assert res.relations[0].status == "NOT EXERCISED"
+    assert any("not exercised" in f for f in res.findings)
+    assert res.exit_code == 1
+    quiet = run(gate, ["hello", "there", "friend"], [noop], config=RunConfig(
+        max_workers=1, suppress_health_check=[HealthCheck.unexercised_relation,
+                                              HealthCheck.blind_probe_set]))
+    assert quiet.findings == []
+    assert quiet.exit_code == 0
