@@ -15,6 +15,7 @@ __all__ = [
     "AgentVerityError",
     "BadInput",
     "BudgetExhausted",
+    "DrawStopped",
     "Inconclusive",
     "Interrupted",
     "InvalidArgument",
@@ -47,7 +48,13 @@ class BadInput(AgentVerityError, ValueError):
         super().__init__(f"{problem} — {fix}" if fix else problem)
 
 
-class AgentCallError(AgentVerityError):
+class DrawStopped(AgentVerityError):
+    """A draw was not made or did not complete: the call failed, the budget is spent, or a
+    stop was requested. Every caller that makes draws handles these the same way (the
+    evidence is incomplete, never a verdict), so they share this base."""
+
+
+class AgentCallError(DrawStopped):
     """One agent call failed.
 
     Adapters raise it with ``retryable=True`` for transient failures (rate limits, 5xx,
@@ -69,7 +76,7 @@ class AgentCallError(AgentVerityError):
         super().__init__(message)
 
 
-class BudgetExhausted(AgentVerityError):
+class BudgetExhausted(DrawStopped):
     """The hard agent-call budget is spent; no further call is made."""
 
 
@@ -77,7 +84,7 @@ class ReplayMiss(AgentVerityError):
     """Replay mode found no recorded draw for a call: it never falls back to a live call."""
 
 
-class Interrupted(AgentVerityError):
+class Interrupted(DrawStopped):
     """SIGINT/SIGTERM stopped scheduling; finished calls are kept, the evidence is incomplete."""
 
 

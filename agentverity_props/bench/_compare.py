@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
+from .._internal.outcome import exit_code
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ._load import Benchmark
 from ._paired import PooledSign, runs_needed
@@ -137,9 +138,7 @@ class CompareResult:
     @property
     def exit_code(self) -> int:
         """2 incomplete > 1 a later agent is worse than the first on pass rate > 0."""
-        if not self.complete:
-            return 2
-        return 1 if self.regressions else 0
+        return exit_code(incomplete=not self.complete, finding=bool(self.regressions))
 
     def _metric_dict(self, s: PooledSign, metric: str, a: str, b: str,
                      items_per_round: int) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
+from .._internal.outcome import exit_code
 from ._metrics import k_values, pass_at_k, pass_hat_k, percentile, rate_interval, share_of_mode
 
 __all__ = ["SCHEMA", "AttemptRecord", "BenchResult", "TaskResult", "TaskStats"]
@@ -223,9 +224,8 @@ class BenchResult:
     @property
     def exit_code(self) -> int:
         """2 incomplete > 1 any task not passed > 0 all passed."""
-        if not self.complete:
-            return 2
-        return 0 if all(t.status == "PASS" for t in self.tasks) else 1
+        return exit_code(incomplete=not self.complete,
+                         finding=not all(t.status == "PASS" for t in self.tasks))
 
     def task(self, task_id: str) -> TaskResult:
         for t in self.tasks:

@@ -9,9 +9,10 @@ from typing import Any
 
 import click
 
-EXIT_OK = 0
-EXIT_FINDING = 1
-EXIT_INCOMPLETE = 2
+from .._internal.outcome import Exit
+
+EXIT_OK = Exit.OK
+EXIT_INCOMPLETE = Exit.INCOMPLETE
 
 DEBUG_ENV = "AGENTVERITY_PROPS_DEBUG"
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..decide import BernoulliSPRT, BetaCS, sprt_expected_n
 from ..engine import EvidencePool
-from ..errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
+from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
 from ..observation import LAYERS, Observation
 
 MeterCall = Literal["verdict-deterministic", "verdict-stochastic", "undecided"]
@@ -226,7 +226,7 @@ async def run_meter(engine: Any, probes: list[Any], pool: EvidencePool, *, epsil
             del pending[seq]
             try:
                 done[seq] = task.result()
-            except (BudgetExhausted, Interrupted, AgentCallError) as exc:
+            except DrawStopped as exc:
                 kind = getattr(exc, "kind", type(exc).__name__)
                 fail_kinds[str(kind)] += 1
                 failures += 1

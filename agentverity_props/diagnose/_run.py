@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from .._internal.inputs import clean_inputs
+from .._internal.outcome import CandidateStatus, Exit, RelationStatus, exit_code
 from ..engine import EvidencePool
-from ..errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
+from ..errors import DrawStopped, InvalidArgument
 from ..observation import DEFAULT_EXTRACTOR, VerdictExtractor
 from ..relations import (
     DEFAULT_BETA,
@@ -119,24 +120,20 @@ class RunResult:
         unexercised_ok = HealthCheck.unexercised_relation in HealthCheck.parse(
             self.config.suppress_health_check)
         for r in self.relations:
-            if r.status == "VIOLATED":
+            if r.status == RelationStatus.VIOLATED:
                 out.append(f"relation '{r.relation.name}' violated on "
                            f"{r.calibrated_violations} input(s) beyond the agent's noise")
-            elif r.status == "NOT EXERCISED" and not unexercised_ok:
+            elif r.status == RelationStatus.NOT_EXERCISED and not unexercised_ok:
                 out.append(f"relation '{r.relation.name}' was not exercised: its transform "
                            "left every input unchanged (HealthCheck.unexercised_relation)")
         return out
 
     @property
-    def exit_code(self) -> int:
-        """2 incomplete > 1 finding > 2 undecided > 0 clean (see README, "Exit-code precedence")."""
-        if not self.complete:
-            return 2
-        if self.findings:
-            return 1
-        if self.meter.call == "undecided" or any(r.undecided for r in self.relations):
-            return 2
-        return 0
+    def exit_code(self) -> Exit:
+        """The one precedence (README, "Exit codes"): incomplete > finding > undecided."""
+        return exit_code(incomplete=not self.complete, finding=bool(self.findings),
+                         undecided=self.meter.call == "undecided"
+                         or any(r.undecided for r in self.relations))
 
     def summary(self) -> str:
         from ..report import render_run_text
@@ -273,7 +270,7 @@ async def _blindness(eng: Any, probes: list[Any], pool: EvidencePool, meter: Met
         idx = eng.allocate(probe, 1)[0]
         try:
             obs = await eng.draw(probe, idx)
-        except (BudgetExhausted, Interrupted, AgentCallError):
+        except DrawStopped:
             break
         pool.add(probe.fp, idx, obs)
         k = obs.key(config.layer)
@@ -310,7 +307,7 @@ async def run_relations(eng: Any, probes: list[Any], pool: EvidencePool,
             out = RelationOutcome(fp=p.fp, follow_up_fp=fu.fp)
             res.outcomes.append(out)
             if y == p.text:
-                out.status = "skipped"
+                out.status = CandidateStatus.SKIPPED
                 continue
             jobs.append(Candidate(res.relation, p, fu, out))
     if not jobs:

@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._internal.outcome import CandidateStatus
 from ..diagnose import HealthCheck, blindness_from_keys
 from ..engine import EvidencePool, LoopThread
 from ..errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
@@ -151,13 +152,13 @@ class AgentCheck:
             self._cache[key] = self._evaluate(rel, src, fu)
             self._calls_at[key] = self._record.calls
         out = self._cache[key]
-        if out.status in ("incomplete", "undecided"):
+        if out.status in (CandidateStatus.INCOMPLETE, CandidateStatus.UNDECIDED):
             event(f"agentverity: candidate {out.status} ({out.note})")
             reject()
         if out.source is not None:
             self._anchor_keys.setdefault(src.fp, out.source)
         event(f"agentverity: {rel.name} {out.status}")
-        if out.status != "confirmed":
+        if out.status != CandidateStatus.CONFIRMED:
             return
         ce = self._counterexample(rel, source, follow_up, out, self._calls_at[key])
         rec = self._record
@@ -205,9 +206,9 @@ class AgentCheck:
         led = self._engine.ledger
         rec.calls, rec.replayed = led.calls, led.replayed
         rec.raw_violations += out.raw
-        if out.status == "confirmed":
+        if out.status == CandidateStatus.CONFIRMED:
             rec.confirmed += 1
-        if out.status in ("incomplete", "undecided"):
+        if out.status in (CandidateStatus.INCOMPLETE, CandidateStatus.UNDECIDED):
             rec.undecided += 1
             if self._engine.remaining == 0 or not self._engine.can_afford(1):
                 rec.budget_exhausted = True

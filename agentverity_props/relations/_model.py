@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._internal.outcome import CandidateStatus, RelationStatus
 from ..errors import InvalidArgument
 from ..observation import LAYERS
 
@@ -120,7 +121,7 @@ class Relation:
 
 
 #: Every status a candidate can end in (``pending`` only while it is being decided).
-OUTCOME_STATUSES = ("skipped", "pass", "confirmed", "undecided", "incomplete", "pending")
+OUTCOME_STATUSES = tuple(s.value for s in CandidateStatus)
 
 
 @dataclass
@@ -134,7 +135,7 @@ class RelationOutcome:
 
     fp: str
     follow_up_fp: str
-    status: str = "pending"  # one of OUTCOME_STATUSES
+    status: CandidateStatus = CandidateStatus.PENDING
     raw: bool = False
     source: str | None = None
     follow_up: str | None = None
@@ -161,11 +162,11 @@ class RelationResult:
 
     @property
     def exercised(self) -> int:
-        return sum(1 for o in self.outcomes if o.status != "skipped")
+        return sum(1 for o in self.outcomes if o.status != CandidateStatus.SKIPPED)
 
     @property
     def skipped(self) -> int:
-        return sum(1 for o in self.outcomes if o.status == "skipped")
+        return sum(1 for o in self.outcomes if o.status == CandidateStatus.SKIPPED)
 
     @property
     def raw_violations(self) -> int:
@@ -173,27 +174,27 @@ class RelationResult:
 
     @property
     def calibrated_violations(self) -> int:
-        return sum(1 for o in self.outcomes if o.status == "confirmed")
+        return sum(1 for o in self.outcomes if o.status == CandidateStatus.CONFIRMED)
 
     @property
     def incomplete(self) -> int:
-        return sum(1 for o in self.outcomes if o.status == "incomplete")
+        return sum(1 for o in self.outcomes if o.status == CandidateStatus.INCOMPLETE)
 
     @property
     def undecided(self) -> int:
-        return sum(1 for o in self.outcomes if o.status == "undecided")
+        return sum(1 for o in self.outcomes if o.status == CandidateStatus.UNDECIDED)
 
     @property
-    def status(self) -> str:
+    def status(self) -> RelationStatus:
         if self.exercised == 0:
-            return "NOT EXERCISED"
+            return RelationStatus.NOT_EXERCISED
         if self.calibrated_violations:
-            return "VIOLATED"
+            return RelationStatus.VIOLATED
         if self.incomplete:
-            return "INCOMPLETE"
+            return RelationStatus.INCOMPLETE
         if self.undecided:
-            return "UNDECIDED"
-        return "HOLDS"
+            return RelationStatus.UNDECIDED
+        return RelationStatus.HOLDS
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.relation.to_dict(), "status": self.status, "exercised": self.exercised,

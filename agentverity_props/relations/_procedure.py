@@ -30,8 +30,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._internal.outcome import CandidateStatus
 from ..decide import CandidateTest, EvidenceLearner
-from ..errors import AgentCallError, BudgetExhausted, Interrupted
+from ..errors import DrawStopped
 from ._model import Relation, RelationOutcome
 
 if TYPE_CHECKING:
@@ -110,19 +111,19 @@ class RelationDecider:
 
     async def decide(self, candidates: Sequence[Candidate]) -> None:
         """Decide every candidate (each ends pass/confirmed/undecided/incomplete)."""
-        live = [c for c in candidates if c.outcome.status == "pending"]
+        live = [c for c in candidates if c.outcome.status == CandidateStatus.PENDING]
         await self._anchor_sources(live)
         for c in live:
             self._start(c)
-        live = [c for c in live if c.outcome.status == "pending"]
+        live = [c for c in live if c.outcome.status == CandidateStatus.PENDING]
         while live:
             for c in live:
                 self._plan(c)
-            live = [c for c in live if c.outcome.status == "pending"]
+            live = [c for c in live if c.outcome.status == CandidateStatus.PENDING]
             await asyncio.gather(*(self._draw_step(c) for c in live))
             for c in live:
                 self._feed(c)
-            live = [c for c in live if c.outcome.status == "pending"]
+            live = [c for c in live if c.outcome.status == CandidateStatus.PENDING]
 
     # -- steps -------------------------------------------------------------------------------
 
@@ -139,7 +140,7 @@ class RelationDecider:
         out = c.outcome
         ref = reference(self.pool, c.source.fp, c.relation.layer)
         if ref is None:
-            out.status = "incomplete"
+            out.status = CandidateStatus.INCOMPLETE
             out.note = _why_no_source(self.pool, c.source.fp)
             return
         out.source = ref
@@ -174,10 +175,11 @@ class RelationDecider:
             c.plan = test.next_draws(settled=c.settled)
             if "source" in c.plan and test.rounds == 0 and self.may_test is not None \
                     and not self.may_test():
-                self._finish(c, "undecided", "the family's quota of tested candidates is spent")
+                self._finish(c, CandidateStatus.UNDECIDED,
+                             "the family's quota of tested candidates is spent")
                 return
         if self.engine.stopping or not self.engine.can_afford(len(c.plan)):
-            self._finish(c, "incomplete", "draws not made (budget or interrupt)")
+            self._finish(c, CandidateStatus.INCOMPLETE, "draws not made (budget or interrupt)")
             return
         c.indices = {}
         for what in c.plan:
@@ -200,7 +202,8 @@ class RelationDecider:
             out.draws += obs is not None
             key = None if obs is None else obs.key(rel.layer)
             if key is None:
-                self._finish(c, "incomplete", _why(obs, f"{what.replace('_', '-')} draw"))
+                self._finish(c, CandidateStatus.INCOMPLETE,
+                             _why(obs, f"{what.replace('_', '-')} draw"))
                 return
             keys[what] = key
         f_viol = not rel.holds(ref, keys["follow_up"])
@@ -218,12 +221,13 @@ class RelationDecider:
         # the next step scores against the modal verdict of every source draw so far
         out.source = reference(self.pool, c.source.fp, rel.layer) or ref
         if decision is not None:
-            status = {"violation": "confirmed", "pass": "pass"}.get(decision.call, "undecided")
-            self._finish(c, status, "" if status != "undecided" else
+            status = {"violation": CandidateStatus.CONFIRMED,
+                      "pass": CandidateStatus.PASS}.get(decision.call, CandidateStatus.UNDECIDED)
+            self._finish(c, status, "" if status != CandidateStatus.UNDECIDED else
                          "neither e-process crossed its threshold within "
                          f"{test.max_draws} draws")
 
-    def _finish(self, c: Candidate, status: str, note: str) -> None:
+    def _finish(self, c: Candidate, status: CandidateStatus, note: str) -> None:
         out, test = c.outcome, c.test
         out.status, out.note = status, note
         if test is not None:
@@ -238,7 +242,7 @@ class RelationDecider:
             return None
         try:
             obs = await eng.draw(probe, index)
-        except (BudgetExhausted, Interrupted, AgentCallError):
+        except DrawStopped:
             return None
         self.pool.add(probe.fp, index, obs)
         return obs

@@ -38,9 +38,10 @@ import numpy as np
 
 from .._internal.fingerprint import short
 from .._internal.inputs import clean_inputs
+from .._internal.outcome import exit_code
 from ..diagnose import RunConfig
 from ..engine import EvidencePool
-from ..errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument
+from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
 from ._create import Refusal, load_snapshot, reference_form, validate_snapshot
 
 __all__ = ["SCHEMA", "CheckResult", "InputCheck", "acompare_snapshot", "compare_snapshot",
@@ -136,7 +137,8 @@ class CheckResult:
 
     @property
     def exit_code(self) -> int:
-        return {"clean": 0, "drift": 1}.get(self.status, 2)
+        return exit_code(incomplete=self.status not in ("clean", "drift"),
+                         finding=self.status == "drift")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -247,7 +249,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         async def screen(idx: int) -> str | None:
             try:
                 return await _draw_key(eng, probes[idx], layer)
-            except (BudgetExhausted, Interrupted, AgentCallError) as exc:
+            except DrawStopped as exc:
                 nonlocal stop
                 stop = stop or _why(exc)
                 return None
@@ -359,7 +361,7 @@ async def _confirm(eng: Any, ch: InputCheck, probe: Any, layer: str, tol: float)
             break
         try:
             key = await _draw_key(eng, probe, layer)
-        except (BudgetExhausted, Interrupted, AgentCallError):
+        except DrawStopped:
             ch.confirm.append(None)
             break
         ch.confirm.append(key)

@@ -36,7 +36,11 @@ from typing import Any
 from .._internal.fingerprint import fingerprint, salt_from_env, short
 from .._internal.inputs import clean_inputs
 from ..diagnose import RunConfig, RunResult, arun
-from ..errors import AgentCallError, BadInput, BudgetExhausted, Interrupted, InvalidArgument
+from ..errors import (
+    BadInput,
+    DrawStopped,
+    InvalidArgument,
+)
 
 __all__ = ["SCHEMA", "Refusal", "SnapshotResult", "acreate_snapshot",
            "create_snapshot", "load_snapshot", "write_snapshot"]
@@ -190,7 +194,7 @@ async def _top_up(eng: Any, probe: Any, counts: Counter[str], layer: str) -> tup
             break
         try:
             obs = await eng.draw(probe, eng.allocate(probe, 1)[0])
-        except (BudgetExhausted, Interrupted, AgentCallError):
+        except DrawStopped:
             fails += 1
             break
         draws += 1

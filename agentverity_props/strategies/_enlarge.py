@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._internal.inputs import clean_inputs
+from .._internal.outcome import CandidateStatus
 from ..errors import InvalidArgument
 
 SCHEMA = "agentverity_props.enlarge/1"
@@ -333,7 +334,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
                     sp, fp = Probe.make(src), Probe.make(fu)
                     out = RelationOutcome(fp=sp.fp, follow_up_fp=fp.fp)
                     loop.run(decider.decide([Candidate(rel, sp, fp, out)]))
-                    if out.status == "confirmed":
+                    if out.status == CandidateStatus.CONFIRMED:
                         flipped = pool.get(fp.fp).counts(layer).most_common(1)
                         res.boundary_pairs.append(BoundaryPair(
                             src, fu, edit, res.verdicts[src],

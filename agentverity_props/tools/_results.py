@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._internal.outcome import Exit, exit_code
 from ._assert import ToolCheck
 
 __all__ = ["SCHEMA", "CaseResult", "RunResult", "ToolsReport"]
@@ -12,7 +13,6 @@ __all__ = ["SCHEMA", "CaseResult", "RunResult", "ToolsReport"]
 SCHEMA = "agentverity_props.tools/1"
 
 #: exit codes: a definite failure outranks incomplete evidence
-EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -126,14 +126,12 @@ class ToolsReport:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
-    def exit_code(self) -> int:
-        """0 all pass; 1 any case failed; 2 otherwise incomplete (error / inconclusive)."""
+    def exit_code(self) -> Exit:
+        """The one precedence (README, "Exit codes"): a case that errored or stayed
+        inconclusive makes the evidence incomplete (2), which outranks a failed case (1)."""
         statuses = {c.status for c in self.cases}
-        if "fail" in statuses:
-            return EXIT_FAIL
-        if statuses - {"pass"}:
-            return EXIT_INCOMPLETE
-        return EXIT_PASS
+        return exit_code(incomplete=bool(statuses & {"error", "inconclusive"}),
+                         finding="fail" in statuses)
 
     def counts(self) -> dict[str, int]:
         out = {"pass": 0, "fail": 0, "error": 0, "inconclusive": 0}

@@ -248,7 +248,7 @@ cases:
     out = tmp_path / "r.json"
     res = run_cli("--config", str(cases), "--otlp-port", str(rx_port), "--format", "json",
                   "--output", str(out))
-    assert res.returncode == 1, res.stderr  # a definite failure outranks incomplete evidence
+    assert res.returncode == 2, res.stderr  # incomplete evidence outranks a failure
     report = json.loads(out.read_text())
     cases_by = {c["name"]: c for c in report["cases"]}
     assert cases_by["service down"]["status"] == "error"

@@ -1,0 +1,68 @@
+"""Typed outcomes shared by every command: statuses as enums, one exit-code precedence.
+
+Every command ends in one of three exit codes, decided the same way (README, "Exit codes"):
+incomplete evidence (a failed call, an interrupt, a budget that ran out) outranks a finding,
+which outranks an undecided result, which outranks a clean one.
+
+>>> exit_code(incomplete=False, finding=True, undecided=True)
+<Exit.FINDING: 1>
+>>> exit_code(incomplete=True, finding=True)
+<Exit.INCOMPLETE: 2>
+"""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["CandidateStatus", "Exit", "RelationStatus", "exit_code"]
+
+
+class _StrEnum(str, enum.Enum):
+    """A string enum that prints, formats and serialises as its value (``enum.StrEnum`` is
+    3.11+; this package supports 3.10)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class Exit(enum.IntEnum):
+    """Process exit codes of every command."""
+
+    OK = 0
+    FINDING = 1
+    INCOMPLETE = 2  # also: undecided evidence, bad input
+
+
+def exit_code(*, incomplete: bool, finding: bool, undecided: bool = False) -> Exit:
+    """The one precedence: incomplete > finding > undecided > clean."""
+    if incomplete:
+        return Exit.INCOMPLETE
+    if finding:
+        return Exit.FINDING
+    if undecided:
+        return Exit.INCOMPLETE
+    return Exit.OK
+
+
+class RelationStatus(_StrEnum):
+    """A relation's status over a run's inputs."""
+
+    VIOLATED = "VIOLATED"
+    HOLDS = "HOLDS"
+    NOT_EXERCISED = "NOT EXERCISED"
+    INCOMPLETE = "INCOMPLETE"
+    UNDECIDED = "UNDECIDED"
+
+
+class CandidateStatus(_StrEnum):
+    """How one (relation, source, follow-up) candidate ended."""
+
+    SKIPPED = "skipped"
+    PASS = "pass"
+    CONFIRMED = "confirmed"
+    UNDECIDED = "undecided"
+    INCOMPLETE = "incomplete"
+    PENDING = "pending"
