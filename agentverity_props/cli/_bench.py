@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ._common import write_output
+from ._common import use_color, write_output
 from ._options import engine_options, load_agent_ref, progress_bar, store_mode
 
 _FORMATS = click.Choice(["text", "json", "junit"])
@@ -31,12 +31,11 @@ def _render(d: dict[str, Any], fmt: str, kind: str, to_file: bool) -> str:
     if fmt == "json":
         from ..report import dumps
         return dumps(d)
-    import sys
 
     from .. import report as R
     if fmt == "junit":
         return R.render_bench_junit(d) if kind == "bench" else R.render_compare_junit(d)
-    color = sys.stdout.isatty() and not to_file
+    color = use_color(None) and not to_file
     return R.render_bench_text(d, color=color) if kind == "bench" else \
         R.render_compare_text(d, color=color)
 

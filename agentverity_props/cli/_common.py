@@ -55,6 +55,11 @@ def run_cli(group: click.Group, argv: list[str]) -> Any:
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 
+def use_color(output: str | None) -> bool:
+    """Colour codes only for a terminal: never in a file, whatever stdout is."""
+    return output in (None, "-") and sys.stdout.isatty()
+
+
 def write_output(text: str, output: str | None) -> None:
     """Write ``text`` to ``output`` atomically (temp file, fsync, rename), or to stdout."""
     if output in (None, "-"):

@@ -53,7 +53,7 @@ def demo_cmd(which: str, fmt: str, output: str | None, progress: bool) -> int:
     # demo's numbers (calls included) are the same on every run and every machine
     config = RunConfig(include_inputs=True, max_workers=1)
     result: Any = execute_run(load_agent_ref(ref), inputs, None, config, progress=progress)
-    write_output(render(result.to_dict(), fmt), output)
+    write_output(render(result.to_dict(), fmt, output), output)
     if fmt == "text":
         click.echo("\nNext: agentverity-props run --agent YOUR_MODULE:agent --inputs "
                    "prompts.txt   (see README)", err=True)

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ._common import write_output
+from ._common import use_color, write_output
 from ._options import engine_options, extractor, load_agent_ref, progress_bar, store_mode
 
 
@@ -92,7 +92,7 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
         suppress_health_check=suppress_health_check, include_inputs=include_inputs)
     agent = load_agent_ref(agent_ref)
     result = execute_run(agent, inputs, rels, config, progress=progress)
-    write_output(render(result.to_dict(), fmt), output)
+    write_output(render(result.to_dict(), fmt, output), output)
     return result.exit_code
 
 
@@ -122,14 +122,13 @@ def execute_run(agent: Any, inputs: list[str], rels: list[Any] | None, config: A
     return run_sync(go())
 
 
-def render(d: dict[str, Any], fmt: str) -> str:
+def render(d: dict[str, Any], fmt: str, output: str | None = None) -> str:
+    """The run result in ``fmt``; colour only when the text goes to a terminal."""
     if fmt == "json":
         from ..report import dumps
         return dumps(d)
     if fmt == "junit":
         from ..report import render_junit
         return render_junit(d)
-    import sys
-
     from ..report import render_run_text
-    return render_run_text(d, color=sys.stdout.isatty())
+    return render_run_text(d, color=use_color(output))

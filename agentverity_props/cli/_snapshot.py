@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ._common import write_output
+from ._common import use_color, write_output
 from ._options import engine_options, extractor, load_agent_ref, store_mode
 
 _FORMATS = click.Choice(["text", "json", "junit"])
@@ -80,10 +80,9 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
         from ..report import render_snapshot_junit
         text = render_snapshot_junit(d)
     else:
-        import sys
 
         from ..report import render_snapshot_text
-        text = render_snapshot_text(d, color=sys.stdout.isatty(), path=res.path)
+        text = render_snapshot_text(d, color=use_color(None), path=res.path)
     write_output(text, None)
     if not res.admitted:
         click.echo("error: " + res.refusal_message(), err=True)
@@ -127,9 +126,8 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
         from ..report import render_check_junit
         text = render_check_junit(d)
     else:
-        import sys
 
         from ..report import render_check_text
-        text = render_check_text(d, color=sys.stdout.isatty() and output is None)
+        text = render_check_text(d, color=use_color(output))
     write_output(text, output)
     return int(res.exit_code)

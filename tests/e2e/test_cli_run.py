@@ -157,3 +157,29 @@ def test_enlarge_writes_a_less_blind_probe_set(tmp_path):
     written = out.read_text().splitlines()
     assert written[: len(lines)] == lines
     assert len(written) == len(lines) + len(data["added"])
+
+
+def test_a_report_file_written_from_a_terminal_has_no_colour_codes(tmp_path):
+    """On a terminal the text report is coloured; ``-o FILE`` never is (stdout is a pty)."""
+    import os
+    import pty
+
+    agent = tmp_path / "agent.py"
+    agent.write_text("def gate(prompt):\n    return 'block' if 'attack' in prompt else 'allow'\n")
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("plan an attack now\nhello there\n")
+    out = tmp_path / "report.txt"
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "agentverity_props", "run", "--agent",
+                               f"{agent}:gate", "--inputs", str(inputs), "--no-relations",
+                               "--no-progress", "-o", str(out)],
+                              cwd=ROOT, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
+                              timeout=300, check=False)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert proc.returncode == 0
+    text = out.read_text()
+    assert "Meter" in text
+    assert "\x1b[" not in text
