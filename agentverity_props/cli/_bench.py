@@ -7,24 +7,17 @@ compare: exit 0 no agent worse than the first (baseline) on pass rate, 1 one is,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ._common import use_color, write_output
-from ._options import engine_options, load_agent_ref, progress_bar, store_mode
+from ._options import engine_config, engine_options, load_agent_ref, progress_bar
+
+if TYPE_CHECKING:
+    from ..engine import Engine
 
 _FORMATS = click.Choice(["text", "json", "junit"])
-
-
-def _engine_config(eng: dict[str, Any]) -> Any:
-    from ..engine import EngineConfig
-    from ._options import extractor
-    return EngineConfig(
-        max_workers=eng["max_workers"], timeout_s=eng["timeout_s"], retries=eng["retries"],
-        budget=eng["budget"], error_policy=eng["error_policy"], store_path=eng["store_path"],
-        store_mode=store_mode(eng["store_path"], eng["store_mode"]),  # type: ignore[arg-type]
-        extractor=extractor(eng["verdict_key"], eng["verdict_regex"]), seed=eng["seed"])
 
 
 def _render(d: dict[str, Any], fmt: str, kind: str, to_file: bool) -> str:
@@ -78,25 +71,23 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
     configuration error.
     """
     from ..bench import BenchConfig, arun_benchmark, load_benchmark
-    from ..engine import Engine, run_sync
+    from ..engine import run_session
 
     bench = load_benchmark(benchmark_path)
     config = BenchConfig(runs=runs, early_stop="off" if no_early_stop else early_stop,  # type: ignore[arg-type]
                          alpha=alpha, interval=interval,  # type: ignore[arg-type]
-                         include_outputs=include_outputs, engine=_engine_config(eng))
+                         include_outputs=include_outputs, engine=engine_config(eng))
     agent = load_agent_ref(agent_ref)
     bar = progress_bar(progress)
 
-    async def go() -> Any:
-        async with Engine(agent, config.engine_config()) as e:
-            with e.install_signal_handlers():
-                if bar is None:
-                    return await arun_benchmark(agent, bench, config=config, engine=e)
-                with bar:
-                    return await arun_benchmark(agent, bench, config=config, engine=e,
-                                                progress=_ticker(bar, "bench"))
+    async def go(engines: list[Engine]) -> Any:
+        if bar is None:
+            return await arun_benchmark(agent, bench, config=config, engine=engines[0])
+        with bar:
+            return await arun_benchmark(agent, bench, config=config, engine=engines[0],
+                                        progress=_ticker(bar, "bench"))
 
-    res = run_sync(go())
+    res = run_session([agent], config.engine_config(), go)
     write_output(_render(res.to_dict(), fmt, "bench", output is not None), output)
     return int(res.exit_code)
 
@@ -127,7 +118,7 @@ def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int,
     --budget caps each agent's calls.
     """
     from ..bench import CompareConfig, acompare_agents, load_benchmark
-    from ..engine import Engine, run_sync
+    from ..engine import run_session
     from ..errors import BadInput
 
     if len(agent_refs) < 2:
@@ -137,27 +128,17 @@ def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int,
                        "lower --min-runs or raise --max-runs")
     bench = load_benchmark(benchmark_path)
     config = CompareConfig(max_runs=max_runs, min_runs=min_runs, alpha=alpha,
-                           include_outputs=include_outputs, engine=_engine_config(eng))
+                           include_outputs=include_outputs, engine=engine_config(eng))
     agents = [load_agent_ref(r) for r in agent_refs]
     bar = progress_bar(progress)
 
-    async def go() -> Any:
-        engines = [Engine(a, config.engine_config()) for a in agents]
-        try:
-            import contextlib
-            with contextlib.ExitStack() as stack:
-                for e in engines:
-                    stack.enter_context(e.install_signal_handlers())
-                tick = None
-                if bar is not None:
-                    stack.enter_context(bar)
-                    tick = _ticker(bar, "compare")
-                return await acompare_agents(agents, bench, config=config, engines=engines,
-                                             progress=tick)
-        finally:
-            for e in engines:
-                await e.aclose()
+    async def go(engines: list[Engine]) -> Any:
+        if bar is None:
+            return await acompare_agents(agents, bench, config=config, engines=engines)
+        with bar:
+            return await acompare_agents(agents, bench, config=config, engines=engines,
+                                         progress=_ticker(bar, "compare"))
 
-    res = run_sync(go())
+    res = run_session(agents, config.engine_config(), go)
     write_output(_render(res.to_dict(), fmt, "compare", output is not None), output)
     return int(res.exit_code)

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
 from ..errors import BadInput
+
+if TYPE_CHECKING:
+    from ..diagnose import RunConfig
+    from ..engine import EngineConfig
+
+StoreModeName = Literal["off", "record", "replay", "auto"]
 
 
 def engine_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -42,12 +48,16 @@ def engine_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def store_mode(store_path: str | None, mode: str | None) -> str:
+def store_mode(store_path: str | None, mode: str | None) -> StoreModeName:
     if mode is not None and store_path is None:
         raise BadInput(f"--{mode} needs a store", "add --store PATH")
     if store_path is None:
         return "off"
-    return mode or "auto"
+    if mode == "record":
+        return "record"
+    if mode == "replay":
+        return "replay"
+    return "auto"
 
 
 def extractor(verdict_key: str | None, verdict_regex: str | None) -> Any:
@@ -66,6 +76,24 @@ def extractor(verdict_key: str | None, verdict_regex: str | None) -> Any:
     return DEFAULT_EXTRACTOR
 
 
+def engine_config(eng: dict[str, Any]) -> EngineConfig:
+    """The one place CLI engine options become an :class:`EngineConfig` (every command)."""
+    from ..engine import EngineConfig
+
+    return EngineConfig(
+        max_workers=eng["max_workers"], timeout_s=eng["timeout_s"], retries=eng["retries"],
+        budget=eng["budget"], error_policy=eng["error_policy"], store_path=eng["store_path"],
+        store_mode=store_mode(eng["store_path"], eng["store_mode"]),
+        extractor=extractor(eng["verdict_key"], eng["verdict_regex"]), seed=eng["seed"])
+
+
+def run_config(eng: dict[str, Any], **kw: Any) -> RunConfig:
+    """A :class:`RunConfig` from CLI engine options plus the command's own settings."""
+    from ..diagnose import RunConfig
+
+    return RunConfig(engine=engine_config(eng), **kw)
+
+
 def load_agent_ref(ref: str) -> Any:
     from ..adapters import load_agent
     return load_agent(ref)
@@ -81,3 +109,15 @@ def progress_bar(enabled: bool) -> Any:
     return Progress(TextColumn("{task.description}"), BarColumn(),
                     TextColumn("{task.completed} calls"), TimeElapsedColumn(),
                     console=Console(stderr=True), transient=True)
+
+
+def ticker(bar: Any) -> Callable[[str, int], None]:
+    """A ``progress(phase, calls)`` callback that adds a bar per phase."""
+    tasks: dict[str, Any] = {}
+
+    def tick(phase: str, n: int) -> None:
+        if phase not in tasks:
+            tasks[phase] = bar.add_task(phase, total=None)
+        bar.advance(tasks[phase], n)
+
+    return tick

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ._common import use_color, write_output
-from ._options import engine_options, extractor, load_agent_ref, progress_bar, store_mode
+from ._options import engine_options, load_agent_ref, progress_bar, run_config, ticker
+
+if TYPE_CHECKING:
+    from ..diagnose import RunConfig, RunResult
+    from ..engine import Engine
 
 
 def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
@@ -78,48 +82,35 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
     an undecided meter.
     """
     from .._internal.inputs import load_inputs
-    from ..diagnose import RunConfig
 
     inputs = load_inputs(inputs_path)
     rels = load_relations(relations_ref, no_relations)
-    config = RunConfig(
-        epsilon=epsilon, precision=precision, alpha=alpha, indifference=indifference,
-        layer=layer, budget=eng["budget"],
-        max_workers=eng["max_workers"], timeout_s=eng["timeout_s"], retries=eng["retries"],
-        error_policy=eng["error_policy"], store_path=eng["store_path"],
-        store_mode=store_mode(eng["store_path"], eng["store_mode"]),
-        extractor=extractor(eng["verdict_key"], eng["verdict_regex"]), seed=eng["seed"],
-        suppress_health_check=suppress_health_check, include_inputs=include_inputs)
+    config = run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha,
+                        indifference=indifference, layer=layer,
+                        suppress_health_check=suppress_health_check,
+                        include_inputs=include_inputs)
     agent = load_agent_ref(agent_ref)
     result = execute_run(agent, inputs, rels, config, progress=progress)
     write_output(render(result.to_dict(), fmt, output), output)
     return result.exit_code
 
 
-def execute_run(agent: Any, inputs: list[str], rels: list[Any] | None, config: Any, *,
-                progress: bool) -> Any:
+def execute_run(agent: Any, inputs: list[str], rels: list[Any] | None, config: RunConfig, *,
+                progress: bool) -> RunResult:
     """Run with SIGINT/SIGTERM turned into a clean stop and an optional progress bar."""
     from ..diagnose import arun
-    from ..engine import Engine, run_sync
+    from ..engine import run_session
 
     bar = progress_bar(progress)
 
-    async def go() -> Any:
-        async with Engine(agent, config.engine_config()) as eng:
-            with eng.install_signal_handlers():
-                if bar is None:
-                    return await arun(agent, inputs, rels, config=config, engine=eng)
-                with bar:
-                    tasks: dict[str, Any] = {}
+    async def go(engines: list[Engine]) -> RunResult:
+        if bar is None:
+            return await arun(agent, inputs, rels, config=config, engine=engines[0])
+        with bar:
+            return await arun(agent, inputs, rels, config=config, engine=engines[0],
+                              progress=ticker(bar))
 
-                    def tick(phase: str, n: int) -> None:
-                        if phase not in tasks:
-                            tasks[phase] = bar.add_task(phase, total=None)
-                        bar.advance(tasks[phase], n)
-                    return await arun(agent, inputs, rels, config=config, engine=eng,
-                                      progress=tick)
-
-    return run_sync(go())
+    return run_session([agent], config.engine, go)
 
 
 def render(d: dict[str, Any], fmt: str, output: str | None = None) -> str:

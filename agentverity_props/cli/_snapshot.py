@@ -6,35 +6,32 @@ check:    exit 0 clean, 1 drift, 2 not admissible (rule named), incomplete or ba
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from ._common import use_color, write_output
-from ._options import engine_options, extractor, load_agent_ref, store_mode
+from ._options import engine_options, load_agent_ref, run_config
+
+if TYPE_CHECKING:
+    from ..diagnose import RunConfig
+    from ..engine import Engine
+
+T = TypeVar("T")
 
 _FORMATS = click.Choice(["text", "json", "junit"])
 
 
-def _run_config(eng: dict[str, Any], **kw: Any) -> Any:
-    from ..diagnose import RunConfig
-    return RunConfig(
-        budget=eng["budget"], max_workers=eng["max_workers"], timeout_s=eng["timeout_s"],
-        retries=eng["retries"], error_policy=eng["error_policy"],
-        store_path=eng["store_path"], store_mode=store_mode(eng["store_path"], eng["store_mode"]),
-        extractor=extractor(eng["verdict_key"], eng["verdict_regex"]), seed=eng["seed"], **kw)
+def _with_engine(agent: Any, config: RunConfig,
+                 fn: Callable[[Engine], Awaitable[T]]) -> T:
+    """Run ``fn(engine)`` with SIGINT/SIGTERM as a clean stop."""
+    from ..engine import run_session
 
+    async def go(engines: list[Engine]) -> T:
+        return await fn(engines[0])
 
-def _with_engine(agent: Any, config: Any, fn: Any) -> Any:
-    """Run ``fn(engine)`` (a coroutine factory) with SIGINT/SIGTERM as a clean stop."""
-    from ..engine import Engine, run_sync
-
-    async def go() -> Any:
-        async with Engine(agent, config.engine_config()) as e:
-            with e.install_signal_handlers():
-                return await fn(e)
-
-    return run_sync(go())
+    return run_session([agent], config.engine, go)
 
 
 @click.command("snapshot")
@@ -67,7 +64,7 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
     from ..snapshot import acreate_snapshot
 
     inputs = load_inputs(inputs_path)
-    config = _run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha, layer=layer)
+    config = run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha, layer=layer)
     agent = load_agent_ref(agent_ref)
     res = _with_engine(agent, config, lambda e: acreate_snapshot(
         agent, inputs, config=config, accept_reference=accept_reference, output=output,
@@ -114,7 +111,7 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
 
     doc = load_snapshot(snapshot_path)
     inputs = load_inputs(inputs_path)
-    config = _run_config(eng)
+    config = run_config(eng)
     agent = load_agent_ref(agent_ref)
     res = _with_engine(agent, config, lambda e: acompare_snapshot(
         agent, inputs, doc, config=config, tolerance=tolerance, engine=e))

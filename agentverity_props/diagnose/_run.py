@@ -14,9 +14,9 @@ import numpy as np
 
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus, Exit, RelationStatus, exit_code
-from ..engine import EvidencePool
+from ..engine import EngineConfig, EvidencePool
 from ..errors import DrawStopped, InvalidArgument
-from ..observation import DEFAULT_EXTRACTOR, VerdictExtractor
+from ..observation import VerdictExtractor
 from ..relations import (
     DEFAULT_BETA,
     Candidate,
@@ -37,36 +37,69 @@ RUN_MAX_DRAWS = 60
 BLINDNESS_TOP_UP = 64
 
 
-@dataclass(frozen=True)
+#: EngineConfig fields ``RunConfig`` accepts as keywords (applied over ``engine=``).
+ENGINE_FIELDS = ("budget", "max_workers", "timeout_s", "retries", "backoff_base_s",
+                 "backoff_max_s", "error_policy", "store_path", "store_mode", "extractor", "seed")
+
+
+@dataclass(frozen=True, init=False)
 class RunConfig:
-    """Everything ``run`` can be told. Keyword-only; every field has a default.
+    """Everything ``run`` can be told: the run's own settings plus one :class:`EngineConfig`.
 
     ``epsilon`` (or a ``precision`` preset cheap/balanced/strict = 0.10/0.05/0.01) is the
     meter's tolerance on the pair-disagreement rate; ``alpha`` the error rate of every
-    decision; ``budget`` the hard cap on agent calls for the whole run.
+    decision. How the agent is called (``budget``, ``max_workers``, ``timeout_s``, the
+    store, ...) is the nested ``engine``; those fields may also be given as keywords, which
+    are applied over ``engine`` (``RunConfig(budget=200)`` is
+    ``RunConfig(engine=EngineConfig(budget=200))``) and read back as attributes. With a
+    ``store_path`` and no ``store_mode`` the store mode is ``auto``.
+
+    >>> RunConfig(budget=200, max_workers=1).engine.budget
+    200
     """
 
-    epsilon: float | None = None
-    precision: str | None = None
-    alpha: float = 0.05
-    indifference: float = 2.0
-    layer: str = "verdict"
-    budget: int | None = None
-    max_meter_calls: int | None = None
-    max_workers: int = 4
-    timeout_s: float | None = 60.0
-    retries: int = 2
-    backoff_base_s: float = 0.5
-    error_policy: str = "record"
-    store_path: str | None = None
-    store_mode: str | None = None  # None: "auto" with a store_path, else "off"
-    extractor: VerdictExtractor = DEFAULT_EXTRACTOR
-    seed: int = 0
-    blindness_threshold: float = 0.9
-    suppress_health_check: Sequence[HealthCheck | str] = ()
-    include_inputs: bool = False
+    epsilon: float | None
+    precision: str | None
+    alpha: float
+    indifference: float
+    layer: str
+    max_meter_calls: int | None
+    blindness_threshold: float
+    suppress_health_check: Sequence[HealthCheck | str]
+    include_inputs: bool
+    engine: EngineConfig
 
-    def __post_init__(self) -> None:
+    def __init__(self, *, epsilon: float | None = None, precision: str | None = None,
+                 alpha: float = 0.05, indifference: float = 2.0, layer: str = "verdict",
+                 max_meter_calls: int | None = None, blindness_threshold: float = 0.9,
+                 suppress_health_check: Sequence[HealthCheck | str] = (),
+                 include_inputs: bool = False, engine: EngineConfig | None = None,
+                 **engine_fields: Any) -> None:
+        from ..engine import EngineConfig
+
+        unknown = sorted(set(engine_fields) - set(ENGINE_FIELDS))
+        if unknown:
+            raise InvalidArgument(f"RunConfig got unknown argument(s) {', '.join(unknown)}; "
+                                  "engine settings are " + ", ".join(ENGINE_FIELDS))
+        if engine is not None and not isinstance(engine, EngineConfig):
+            raise InvalidArgument("RunConfig(engine=...) must be an EngineConfig")
+        base = engine or EngineConfig()
+        fields = dict(engine_fields)
+        if fields.get("store_mode") is None:
+            fields.pop("store_mode", None)
+            if fields.get("store_path") is not None and engine is None:
+                fields["store_mode"] = "auto"
+        try:
+            eng = replace(base, **fields) if fields else base
+        except TypeError as exc:  # pragma: no cover - guarded by ENGINE_FIELDS
+            raise InvalidArgument(f"RunConfig: {exc}") from None
+        for name, value in (("epsilon", epsilon), ("precision", precision), ("alpha", alpha),
+                            ("indifference", indifference), ("layer", layer),
+                            ("max_meter_calls", max_meter_calls),
+                            ("blindness_threshold", blindness_threshold),
+                            ("suppress_health_check", suppress_health_check),
+                            ("include_inputs", include_inputs), ("engine", eng)):
+            object.__setattr__(self, name, value)
         eps = resolve_epsilon(self.epsilon, self.precision)
         validate_meter_args(epsilon=eps, alpha=self.alpha, indifference=self.indifference,
                             layer=self.layer, max_calls=self.max_meter_calls)
@@ -74,21 +107,54 @@ class RunConfig:
         if not (0.5 < self.blindness_threshold < 1.0):
             raise InvalidArgument(
                 f"blindness_threshold={self.blindness_threshold!r} must be in (0.5, 1)")
-        if self.error_policy not in ("raise", "record"):
-            raise InvalidArgument(f"error_policy={self.error_policy!r}; use 'raise' or 'record'")
+        if eng.error_policy not in ("raise", "record"):
+            raise InvalidArgument(f"error_policy={eng.error_policy!r}; use 'raise' or 'record'")
+
+    # the engine's settings, read through (one source of truth: ``engine``)
+    @property
+    def budget(self) -> int | None:
+        return self.engine.budget
+
+    @property
+    def max_workers(self) -> int:
+        return self.engine.max_workers
+
+    @property
+    def timeout_s(self) -> float | None:
+        return self.engine.timeout_s
+
+    @property
+    def error_policy(self) -> str:
+        return self.engine.error_policy
+
+    @property
+    def store_mode(self) -> str:
+        return self.engine.store_mode
+
+    @property
+    def extractor(self) -> VerdictExtractor:
+        return self.engine.extractor
+
+    @property
+    def seed(self) -> int:
+        return self.engine.seed
 
     @property
     def eps(self) -> float:
         return resolve_epsilon(self.epsilon, self.precision)
 
-    def engine_config(self) -> Any:
-        from ..engine import EngineConfig
-        return EngineConfig(max_workers=self.max_workers, timeout_s=self.timeout_s,
-                            retries=self.retries, backoff_base_s=self.backoff_base_s,
-                            budget=self.budget, error_policy=self.error_policy,  # type: ignore[arg-type]
-                            store_path=self.store_path,
-                            store_mode=self.store_mode or ("auto" if self.store_path else "off"),  # type: ignore[arg-type]
-                            extractor=self.extractor, seed=self.seed)
+    def engine_config(self) -> EngineConfig:
+        return self.engine
+
+    def replace(self, **changes: Any) -> RunConfig:
+        """A copy with ``changes`` (run settings or engine fields)."""
+        own = {k: getattr(self, k) for k in ("epsilon", "precision", "alpha", "indifference",
+                                             "layer", "max_meter_calls", "blindness_threshold",
+                                             "suppress_health_check", "include_inputs",
+                                             "engine")}
+        own.update({k: v for k, v in changes.items() if k in own})
+        eng = {k: v for k, v in changes.items() if k not in own}
+        return RunConfig(**own, **eng)
 
 
 @dataclass(frozen=True)
@@ -339,8 +405,8 @@ def measure(agent: Any, inputs: Sequence[str], *, epsilon: float | None = None,
     eps = resolve_epsilon(epsilon, precision)
     validate_meter_args(epsilon=eps, alpha=alpha, indifference=indifference, layer=layer,
                         max_calls=None)
-    cfg = replace(RunConfig(epsilon=eps, alpha=alpha, layer=layer, budget=budget,
-                            max_workers=max_workers, seed=seed), **engine_kwargs)
+    cfg = RunConfig(epsilon=eps, alpha=alpha, layer=layer, budget=budget,
+                    max_workers=max_workers, seed=seed, **engine_kwargs)
 
     async def go() -> MeterResult:
         async with Engine(agent, cfg.engine_config()) as eng:

@@ -20,7 +20,7 @@ from ._engine import Engine
 from ._evidence import EvidencePool, ProbeEvidence
 from ._ledger import Ledger
 from ._probe import Probe
-from ._session import LoopThread
+from ._session import LoopThread, run_session
 from ._store import Store, StoreKey, StoreMode, StoreRow
 
 __all__ = [
@@ -35,5 +35,6 @@ __all__ = [
     "StoreKey",
     "StoreMode",
     "StoreRow",
+    "run_session",
     "run_sync",
 ]

@@ -9,9 +9,14 @@ instead of ``asyncio.run`` per call (which would rebuild the engine's loop-bound
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from ._config import EngineConfig
+    from ._engine import Engine
 
 T = TypeVar("T")
 
@@ -32,3 +37,25 @@ class LoopThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)
         self.loop.close()
+
+
+def run_session(agents: Sequence[Any], config: EngineConfig,
+                fn: Callable[[list[Engine]], Awaitable[T]]) -> T:
+    """``fn(engines)`` with one engine per agent, SIGINT/SIGTERM turned into a clean stop
+    (finished calls kept, the evidence marked incomplete), every engine closed after: what
+    every command that calls agents does around its work."""
+    from .._internal.aio import run_sync
+    from ._engine import Engine
+
+    async def go() -> T:
+        engines = [Engine(a, config) for a in agents]
+        try:
+            with contextlib.ExitStack() as stack:
+                for e in engines:
+                    stack.enter_context(e.install_signal_handlers())
+                return await fn(engines)
+        finally:
+            for e in engines:
+                await e.aclose()
+
+    return run_sync(go())
