@@ -9,7 +9,10 @@ from typing import Any
 import click
 
 from ._common import write_output
-from ._options import load_agent_ref
+from ._options import engine_config, engine_options, load_agent_ref
+
+#: enlarge always spends a bounded budget (the engine options' --budget, else this)
+DEFAULT_BUDGET = 400
 
 
 def _serialise_inputs(inputs: list[str], path: Path) -> str:
@@ -34,8 +37,6 @@ def _serialise_inputs(inputs: list[str], path: Path) -> str:
 @click.option("--inputs", "inputs_path", required=True, type=click.Path())
 @click.option("--strategy", default="moderation", show_default=True, metavar="PACK",
               help="Strategy pack name (moderation, support_routing, refund_approval) or path.")
-@click.option("--budget", type=click.IntRange(min=10), default=400, show_default=True,
-              help="Agent calls to spend at most.")
 @click.option("--threshold", type=click.FloatRange(0.51, 0.99), default=0.9, show_default=True)
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
               help="Enlarged probe set (.txt one per line, or .json/.jsonl/.yaml).")
@@ -43,11 +44,13 @@ def _serialise_inputs(inputs: list[str], path: Path) -> str:
               help="Also write the JSON result (boundary pairs, calls) here.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--max-workers", type=click.IntRange(1, 256), default=4, show_default=True)
-def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, budget: int, threshold: float,
-                output: str, report: str | None, fmt: str, seed: int, max_workers: int) -> int:
+@engine_options
+def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, threshold: float,
+                output: str, report: str | None, fmt: str, **eng: Any) -> int:
     """Search for minority-verdict inputs and boundary pairs; write an enlarged probe set.
+
+    Takes the engine options of every command (--budget, default 400 here; --max-workers
+    calls at a time; --timeout, --retries, --store, ...).
 
     Exit 0 when the enlarged set's modal share is below the threshold, 1 when the budget ran
     out first (the partial set is still written), 2 on bad input or when agent calls failed
@@ -63,8 +66,9 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, budget: int, th
         raise click.BadParameter("empty strategy")
     load_pack(strategy)  # one-line error for an unknown pack before any agent call
     agent: Any = load_agent_ref(agent_ref)
+    budget = eng["budget"] if eng["budget"] is not None else DEFAULT_BUDGET
     res = enlarge(agent, inputs, strategy=strategy, budget=budget, threshold=threshold,
-                  seed=seed, max_workers=max_workers)
+                  seed=eng["seed"], max_workers=eng["max_workers"], engine=engine_config(eng))
     out = Path(output)
     write_output(_serialise_inputs(res.inputs, out), str(out))
     d = res.to_dict()

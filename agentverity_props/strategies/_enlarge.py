@@ -29,15 +29,19 @@ user's own inputs).
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus
-from ..errors import InvalidArgument
+from ..errors import DrawStopped, InvalidArgument
+
+if TYPE_CHECKING:
+    from ..engine import EngineConfig, Probe
 
 SCHEMA = "agentverity_props.enlarge/1"
 
@@ -199,7 +203,7 @@ def _arms(strategy: Any) -> dict[str, Any]:
 def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: int = 400,
             threshold: float = 0.9, margin: float = 0.1, seed: int = 0,
             max_workers: int = 4, layer: str = "verdict", alpha: float = 0.05,
-            engine_config: Any = None) -> EnlargeResult:
+            engine: EngineConfig | None = None) -> EnlargeResult:
     """Enlarge a blind probe set (see module doc).
 
     Args:
@@ -210,6 +214,9 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         threshold: the blindness threshold; the target share is ``threshold - margin``.
         alpha: family-wise error rate of the boundary pairs reported (each is a relation
             candidate decided beyond the agent's noise).
+        engine: how to call the agent (timeouts, retries, store, ...); ``budget`` and
+            ``max_workers`` are applied over it. The baseline draws and each batch of the
+            adaptive search run ``max_workers`` calls at a time.
 
     Example:
         >>> from agentverity_props import from_callable
@@ -229,7 +236,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
     if not (0.5 < threshold < 1.0) or not (0.0 < margin < threshold - 0.5):
         raise InvalidArgument("enlarge: need 0.5 < threshold < 1 and 0 < margin < threshold-0.5")
     arms = _arms(strategy)
-    cfg = engine_config or EngineConfig(max_workers=max_workers, budget=budget)
+    cfg = replace(engine or EngineConfig(), max_workers=max_workers, budget=budget)
     loop = LoopThread()
     eng = Engine(agent, cfg)
     rng = random.Random(seed)
@@ -238,14 +245,28 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
 
     pool = EvidencePool()
 
-    def verdict(text: str) -> str | None:
-        if not eng.can_afford(1):
+    async def _one(probe: Probe, index: int) -> str | None:
+        try:
+            obs = await eng.draw(probe, index)
+        except DrawStopped:
             return None
-        probe = Probe.make(text)
-        index = eng.allocate(probe, 1)[0]
-        obs = loop.run(eng.draw(probe, index))
         pool.add(probe.fp, index, obs)
         return obs.key(layer)
+
+    def verdicts(texts: Sequence[str]) -> list[str | None]:
+        """One draw of each text, ``max_workers`` at a time (indices allocated in order)."""
+        n = min(len(texts), max(0, eng.remaining if eng.remaining is not None else len(texts)))
+        plan = [(Probe.make(t), 0) for t in texts[:n]]
+        plan = [(pr, eng.allocate(pr, 1)[0]) for pr, _ in plan]
+
+        async def all_of() -> list[str | None]:
+            return list(await asyncio.gather(*(_one(pr, i) for pr, i in plan)))
+
+        got = loop.run(all_of()) if plan else []
+        return got + [None] * (len(texts) - n)
+
+    def verdict(text: str) -> str | None:
+        return verdicts([text])[0]
 
     def confirmed(text: str, first: str) -> bool:
         again = verdict(text)
@@ -255,9 +276,8 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         return bool(res.verdicts) and res.skew_after <= res.target_share
 
     try:
-        # 0. the current verdict of every input (one draw each)
-        for t in texts:
-            v = verdict(t)
+        # 0. the current verdict of every input (one draw each, concurrently)
+        for t, v in zip(texts, verdicts(texts), strict=True):
             if v is not None:
                 res.verdicts[t] = v
         res.phase_calls["baseline"] = eng.ledger.calls
@@ -295,19 +315,47 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         muts = _mutations(seed, 200)
         wins: Counter[str] = Counter()
         tries: Counter[str] = Counter()
+        stale = 0
         while not done() and eng.can_afford(2) and not eng.stopping:
             names = [n for n in pools if pools[n]] + (["mutate"] if minority_found else [])
             if not names:
                 break
-            arm = max(names, key=lambda n: rng.betavariate(1 + wins[n], 1 + tries[n] - wins[n]))
-            if arm == "mutate":
-                base = rng.choice(minority_found)
-                cand = rng.choice(muts).apply(base)
-            else:
-                cand = pools[arm].pop(0)
-            tries[arm] += 1
-            if consider(cand):
-                wins[arm] += 1
+            # a batch of max_workers candidates, each from its own Thompson draw; the
+            # posteriors are updated once the batch is back
+            batch: list[tuple[str, str]] = []
+            for _ in range(cfg.max_workers):
+                names = [n for n in pools if pools[n]] + (["mutate"] if minority_found else [])
+                if not names:
+                    break
+                arm = max(names,
+                          key=lambda n: rng.betavariate(1 + wins[n], 1 + tries[n] - wins[n]))
+                if arm == "mutate":
+                    cand = rng.choice(muts).apply(rng.choice(minority_found))
+                else:
+                    cand = pools[arm].pop(0)
+                if cand not in res.verdicts and cand not in (c for _, c in batch):
+                    batch.append((arm, cand))
+                else:
+                    tries[arm] += 1  # a repeat: the arm is less promising, and no call made
+            if not batch:
+                stale += 1
+                if stale > 100:  # every arm only repeats what was tried: nothing new to find
+                    break
+                continue
+            stale = 0
+            firsts = verdicts([c for _, c in batch])
+            minority = [(a, c, v) for (a, c), v in zip(batch, firsts, strict=True)
+                        if v is not None and v != modal]
+            seconds = verdicts([c for _, c, _ in minority])
+            kept = {c for (_, c, v), again in zip(minority, seconds, strict=True) if again == v}
+            for arm, _ in batch:
+                tries[arm] += 1
+            for arm, cand, v in minority:
+                if cand in kept and not done():
+                    wins[arm] += 1
+                    res.verdicts[cand] = v
+                    res.added.append(cand)
+                    minority_found.append(cand)
         res.phase_calls["adaptive_search"] = eng.ledger.calls - calls1
 
         # 3. boundary pairs: mild edits of minority inputs that flip back to the modal
