@@ -25,7 +25,7 @@ import asyncio
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._internal.fingerprint import fingerprint, salt_from_env
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
@@ -33,6 +33,10 @@ from ..observation import Observation
 from ._evaluators import EvaluatorError
 from ._load import Benchmark, Task
 from ._results import AttemptRecord, BenchResult, TaskResult
+
+if TYPE_CHECKING:
+    from ..engine import Engine, EngineConfig, Probe
+
 
 __all__ = ["BenchConfig", "arun_benchmark", "attempt", "run_benchmark"]
 
@@ -61,7 +65,7 @@ class BenchConfig:
     margin: float = 0.05
     interval: Literal["exact", "wilson"] = "exact"
     include_outputs: bool = False
-    engine: Any = None
+    engine: EngineConfig | None = None
 
     def __post_init__(self) -> None:
         if self.runs is not None and (not isinstance(self.runs, int) or self.runs < 1):
@@ -80,7 +84,7 @@ class BenchConfig:
             if not isinstance(self.engine, EngineConfig):
                 raise InvalidArgument("engine must be an EngineConfig")
 
-    def engine_config(self) -> Any:
+    def engine_config(self) -> EngineConfig:
         from ..engine import EngineConfig
         return self.engine if self.engine is not None else EngineConfig()
 
@@ -88,7 +92,7 @@ class BenchConfig:
 # ------------------------------------------------------------------ one attempt
 
 
-async def attempt(eng: Any, task: Task, probe: Any, index: int, *,
+async def attempt(eng: Engine, task: Task, probe: Probe, index: int, *,
                   include_outputs: bool = False) -> AttemptRecord:
     """One run of ``task`` through ``eng`` at draw ``index``, evaluated.
 
@@ -168,7 +172,7 @@ class _Rule:
         return None
 
 
-async def _run_task(eng: Any, task: Task, probe: Any, indices: list[int],
+async def _run_task(eng: Engine, task: Task, probe: Probe, indices: list[int],
                     config: BenchConfig, alpha_task: float,
                     progress: Callable[[int], None] | None) -> TaskResult:
     rule = _Rule(config.early_stop, task.runs, task.threshold, alpha_task, config.margin)
@@ -198,7 +202,7 @@ async def _run_task(eng: Any, task: Task, probe: Any, indices: list[int],
 
 
 async def arun_benchmark(agent: Any, benchmark: Benchmark, *, config: BenchConfig | None = None,
-                         engine: Any = None,
+                         engine: Engine | None = None,
                          progress: Callable[[int], None] | None = None) -> BenchResult:
     """Async core of :func:`run_benchmark`."""
     from ..engine import Engine, Probe

@@ -35,7 +35,7 @@ import asyncio
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -43,6 +43,10 @@ from ..decide import BernoulliSPRT, BetaCS, sprt_expected_n
 from ..engine import EvidencePool
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
 from ..observation import LAYERS, Observation
+
+if TYPE_CHECKING:
+    from ..engine import Engine, Probe
+
 
 MeterCall = Literal["verdict-deterministic", "verdict-stochastic", "undecided"]
 
@@ -156,7 +160,7 @@ def validate_meter_args(*, epsilon: float, alpha: float, indifference: float, la
         raise InvalidArgument(f"max_calls={max_calls!r} must be at least 2 (one pair)")
 
 
-async def run_meter(engine: Any, probes: list[Any], pool: EvidencePool, *, epsilon: float,
+async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, epsilon: float,
                     alpha: float, indifference: float = 2.0, layer: str = "verdict",
                     max_calls: int | None = None, seed: int = 0,
                     progress: Any = None) -> MeterResult:
@@ -185,7 +189,7 @@ async def run_meter(engine: Any, probes: list[Any], pool: EvidencePool, *, epsil
     stop_reason = ""
     decision = None
 
-    async def pair(probe: Any, idx: list[int]) -> tuple[Any, int, Observation, Observation]:
+    async def pair(probe: Probe, idx: list[int]) -> tuple[Probe, int, Observation, Observation]:
         a = await engine.draw(probe, idx[0])
         pool.add(probe.fp, idx[0], a)
         b = await engine.draw(probe, idx[1])
@@ -283,7 +287,7 @@ async def run_meter(engine: Any, probes: list[Any], pool: EvidencePool, *, epsil
     return _with_advice(result, sprt)
 
 
-def _per_input(probes: list[Any], pool: EvidencePool, layer: str, pair_count: Counter[str],
+def _per_input(probes: list[Probe], pool: EvidencePool, layer: str, pair_count: Counter[str],
                flips: Counter[str]) -> tuple[InputEvidence, ...]:
     out = []
     for p in probes:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,10 @@ from ..relations import (
 )
 from ._health import BlindnessResult, HealthCheck, blindness_from_keys
 from ._meter import MeterResult, resolve_epsilon, run_meter, validate_meter_args
+
+if TYPE_CHECKING:
+    from ..engine import Engine, EngineConfig, Probe
+
 
 SCHEMA = "agentverity_props.run/2"
 #: Draws one (relation, input) may spend in ``run`` before it is undecided: an input on which
@@ -238,7 +242,7 @@ class RunResult:
 async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None = None,
                *, config: RunConfig | None = None,
                progress: Callable[[str, int], None] | None = None,
-               engine: Any = None) -> RunResult:
+               engine: Engine | None = None) -> RunResult:
     """Async core of :func:`run`."""
     from ..engine import Engine, Probe
 
@@ -312,7 +316,7 @@ def run(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None 
     return run_sync(arun(agent, inputs, relations, config=config, progress=progress))
 
 
-async def _blindness(eng: Any, probes: list[Any], pool: EvidencePool, meter: MeterResult,
+async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter: MeterResult,
                      config: RunConfig, suppressed: bool) -> BlindnessResult:
     """Blindness from the meter's first draws, topped up by single draws on random inputs."""
     keys: list[str] = []
@@ -350,7 +354,7 @@ async def _blindness(eng: Any, probes: list[Any], pool: EvidencePool, meter: Met
     return res
 
 
-async def run_relations(eng: Any, probes: list[Any], pool: EvidencePool,
+async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         relations: Sequence[Relation], *, alpha: float,
                         beta: float = DEFAULT_BETA, meter: MeterResult | None = None,
                         seed: int = 0) -> list[RelationResult]:

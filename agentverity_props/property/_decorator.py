@@ -41,7 +41,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
 from ..diagnose import HealthCheck, blindness_from_keys
@@ -54,6 +54,10 @@ from ._records import (
     Counterexample,
     PropertyRecord,
 )
+
+if TYPE_CHECKING:
+    from ..engine import Engine, Probe
+
 
 #: Hypothesis settings for agent-priced tests; a user's ``@settings`` overrides any of them.
 AGENT_SETTINGS_DEFAULTS: dict[str, Any] = {"max_examples": 25, "deadline": None}
@@ -91,7 +95,7 @@ class AgentCheck:
     """
 
     def __init__(self, opts: _Options, record: PropertyRecord, loop: LoopThread,
-                 engine: Any, inner: Callable[..., Any] | None) -> None:
+                 engine: Engine, inner: Callable[..., Any] | None) -> None:
         self._opts = opts
         self._record = record
         self._loop = loop
@@ -199,7 +203,7 @@ class AgentCheck:
             frame = frame.f_back
         return {}
 
-    def _evaluate(self, rel: Relation, src: Any, fu: Any) -> RelationOutcome:
+    def _evaluate(self, rel: Relation, src: Probe, fu: Probe) -> RelationOutcome:
         rec = self._record
         rec.candidates += 1
         out = self._loop.run(self._evaluate_async(rel, src, fu))
@@ -222,7 +226,7 @@ class AgentCheck:
         rec.confirmations += 1
         return True
 
-    async def _evaluate_async(self, rel: Relation, src: Any, fu: Any) -> RelationOutcome:
+    async def _evaluate_async(self, rel: Relation, src: Probe, fu: Probe) -> RelationOutcome:
         from ..relations import Candidate, RelationDecider
 
         out = RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)

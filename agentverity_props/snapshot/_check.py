@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +43,10 @@ from ..diagnose import RunConfig
 from ..engine import EvidencePool
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
 from ._create import Refusal, load_snapshot, reference_form, validate_snapshot
+
+if TYPE_CHECKING:
+    from ..engine import Engine, Probe
+
 
 __all__ = ["SCHEMA", "CheckResult", "InputCheck", "acompare_snapshot", "compare_snapshot",
            "confirmation_plan"]
@@ -160,7 +164,7 @@ class CheckResult:
         return render_check_text(self.to_dict(), color=False)
 
 
-def _prechecks(doc: Mapping[str, Any], probes: list[Any], extractor_id: str) -> list[Refusal]:
+def _prechecks(doc: Mapping[str, Any], probes: list[Probe], extractor_id: str) -> list[Refusal]:
     out = []
     scheme = doc["fingerprints"].get("scheme")
     now = probes[0].fp.split(":", 1)[0]
@@ -190,7 +194,7 @@ def _prechecks(doc: Mapping[str, Any], probes: list[Any], extractor_id: str) -> 
     return out
 
 
-async def _draw_key(eng: Any, probe: Any, layer: str) -> str | None:
+async def _draw_key(eng: Engine, probe: Probe, layer: str) -> str | None:
     """One draw's reference-form key; None for a failed or undecided draw."""
     obs = await eng.draw(probe, eng.allocate(probe, 1)[0])
     key = obs.key(layer)
@@ -200,7 +204,7 @@ async def _draw_key(eng: Any, probe: Any, layer: str) -> str | None:
 async def acompare_snapshot(agent: Any, inputs: Sequence[str],
                             snapshot: str | Path | Mapping[str, Any], *,
                             config: RunConfig | None = None, tolerance: float | None = None,
-                            engine: Any = None,
+                            engine: Engine | None = None,
                             progress: Callable[[str, int], None] | None = None) -> CheckResult:
     """Async core of :func:`compare_snapshot`."""
     from ..decide import BernoulliSPRT
@@ -353,7 +357,7 @@ def _incomplete_msg(checks: list[InputCheck], stop: str) -> str:
         "--budget, then rerun"
 
 
-async def _confirm(eng: Any, ch: InputCheck, probe: Any, layer: str, tol: float) -> None:
+async def _confirm(eng: Engine, ch: InputCheck, probe: Probe, layer: str, tol: float) -> None:
     """Curtailed exact binomial test: stop once ``c`` mismatches or no way to reach them."""
     mism = 0
     for done in range(ch.k):
@@ -392,7 +396,7 @@ def _settle(ch: InputCheck, *, screened: bool, skipped: bool) -> None:
         ch.note = "a screening draw differed, within the allowed noise on confirmation"
 
 
-def _calls(eng: Any, doc: Mapping[str, Any], phase: dict[str, int]) -> dict[str, Any]:
+def _calls(eng: Engine, doc: Mapping[str, Any], phase: dict[str, int]) -> dict[str, Any]:
     full = int(doc["calls"].get("total", 0))
     total = int(eng.ledger.calls)
     return {"total": total, "screen": phase.get("screen", 0),

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._internal.fingerprint import fingerprint, salt_from_env, short
 from .._internal.inputs import clean_inputs
@@ -41,6 +41,10 @@ from ..errors import (
     DrawStopped,
     InvalidArgument,
 )
+
+if TYPE_CHECKING:
+    from ..engine import Engine, Probe
+
 
 __all__ = ["SCHEMA", "Refusal", "SnapshotResult", "acreate_snapshot",
            "create_snapshot", "load_snapshot", "write_snapshot"]
@@ -186,7 +190,7 @@ def validate_snapshot(doc: Any, *, where: str = "snapshot") -> dict[str, Any]:
 # ------------------------------------------------------------------ creating
 
 
-async def _top_up(eng: Any, probe: Any, counts: Counter[str], layer: str) -> tuple[int, int]:
+async def _top_up(eng: Engine, probe: Probe, counts: Counter[str], layer: str) -> tuple[int, int]:
     """Draw until ``counts`` has a strict majority (at most 3 draws): (draws, failures)."""
     draws = fails = 0
     while majority(counts) is None and draws < MAX_REFERENCE_TOP_UP:
@@ -208,7 +212,7 @@ async def _top_up(eng: Any, probe: Any, counts: Counter[str], layer: str) -> tup
 
 async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                            config: RunConfig | None = None, accept_reference: bool = False,
-                           output: str | Path | None = None, engine: Any = None,
+                           output: str | Path | None = None, engine: Engine | None = None,
                            progress: Callable[[str, int], None] | None = None
                            ) -> SnapshotResult:
     """Async core of :func:`create_snapshot`."""

@@ -41,7 +41,7 @@ from .._internal.outcome import CandidateStatus
 from ..errors import DrawStopped, InvalidArgument
 
 if TYPE_CHECKING:
-    from ..engine import EngineConfig, Probe
+    from ..engine import Engine, EngineConfig, Probe
 
 SCHEMA = "agentverity_props.enlarge/1"
 
@@ -407,7 +407,7 @@ def _constant(text: str) -> Callable[[str], str]:
     return transform
 
 
-def _targeted(arms: dict[str, Any], consider: Any, h_budget: int, seed: int, eng: Any,
+def _targeted(arms: dict[str, Any], consider: Any, h_budget: int, seed: int, eng: Engine,
               calls0: int) -> None:
     from hypothesis import HealthCheck, Phase, given, settings, target
     from hypothesis import seed as hseed
