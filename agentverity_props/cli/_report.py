@@ -17,6 +17,7 @@ TEXT_RENDERERS: dict[str, tuple[str, str, str]] = {
     "agentverity_props.snapshot/1": ("._snapshot", "render_snapshot_text",
                                      "render_snapshot_junit"),
     "agentverity_props.check/1": ("._snapshot", "render_check_text", "render_check_junit"),
+    "agentverity_props.tools/1": ("._tools", "render_tools_text", "render_tools_junit"),
 }
 
 

@@ -17,6 +17,7 @@ from ._snapshot import (
     render_snapshot_text,
 )
 from ._text import render_run_text
+from ._tools import render_tools_junit, render_tools_text
 
 __all__ = [
     "dumps",
@@ -32,4 +33,6 @@ __all__ = [
     "render_run_text",
     "render_snapshot_junit",
     "render_snapshot_text",
+    "render_tools_junit",
+    "render_tools_text",
 ]
