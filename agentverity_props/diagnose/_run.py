@@ -178,7 +178,7 @@ class RunResult:
     @property
     def complete(self) -> bool:
         return (self.meter.complete and not self.ledger.get("interrupted")
-                and self.stop_reason != "interrupted"
+                and not self.stop_reason
                 and not any(r.incomplete for r in self.relations))
 
     @property
@@ -281,7 +281,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
             stop = "interrupted"
         c_rel = eng.ledger.calls - calls0 - c_meter - c_blind
         if eng.stopping:
-            stop = "interrupted"
+            stop = eng.stop_cause or "interrupted"
         ledger = eng.ledger.to_dict()
         return RunResult(meter=meter, blindness=blind, relations=tuple(rel_results),
                          ledger=ledger, phase_calls={"meter": c_meter, "blindness": c_blind,

@@ -41,6 +41,11 @@ class EngineConfig:
         extractor: turns each observation into a verdict; its ``config_id`` is part of the
             store key.
         seed: seeds the backoff jitter.
+        fail_fast: stop the engine (no new call; the evidence is incomplete, the cause is on
+            ``Engine.stop_cause``) when each of the agent's first ``fail_fast`` answered draws
+            failed or gave no verdict: an agent that fails persistently costs at most that
+            many draws (plus calls in flight and retries), not a whole run. ``None`` never
+            stops. With ``error_policy="raise"`` the first failure already stops the caller.
 
     Example:
         >>> EngineConfig(max_workers=8, budget=200).budget
@@ -62,6 +67,7 @@ class EngineConfig:
     store_mode: Literal["off", "record", "replay", "auto"] = "off"
     extractor: VerdictExtractor = DEFAULT_EXTRACTOR
     seed: int = 0
+    fail_fast: int | None = 5
 
     def __post_init__(self) -> None:
         if not _is_int(self.max_workers) or self.max_workers < 1:
@@ -71,6 +77,9 @@ class EngineConfig:
                 not _is_real(self.timeout_s) or not self.timeout_s > 0):
             raise InvalidArgument(f"timeout_s must be a number > 0 or None, got "
                                   f"{self.timeout_s!r}; use None to wait without limit")
+        if self.fail_fast is not None and (not _is_int(self.fail_fast) or self.fail_fast < 1):
+            raise InvalidArgument(f"fail_fast must be an int >= 1 or None, got "
+                                  f"{self.fail_fast!r}")
         if not _is_int(self.retries) or self.retries < 0:
             raise InvalidArgument(f"retries must be an int >= 0, got {self.retries!r}; "
                                   "use 0 to never retry")

@@ -120,6 +120,11 @@ class Engine:
         self._last: tuple[Any, _LoopState | None] = (None, None)
         self._stopping = False
         self._closed = False
+        self._fail_fast = config.fail_fast
+        self._usable = 0          # draws answered with a verdict so far
+        self._unusable: list[str] = []  # why each draw failed, while none was usable
+        #: why the engine stopped on its own (a persistently failing agent), else None
+        self.stop_cause: str | None = None
 
     # -- draw indices -----------------------------------------------------------------------
 
@@ -217,6 +222,7 @@ class Engine:
             entry.users -= 1
             if not entry.users:
                 del locks[fp]
+        self._watch(obs)
         if exc is not None and self._raise:
             if isinstance(exc, AgentCallError):
                 raise exc
@@ -379,6 +385,25 @@ class Engine:
                     return False
                 sem.release()  # acquired while being cancelled: give it back
                 return False
+
+    def _watch(self, obs: Observation) -> None:
+        """Fail fast: stop when each of the first ``fail_fast`` answered draws was unusable."""
+        if self._fail_fast is None or self._usable or self.stop_cause is not None:
+            return
+        if obs.error is None and obs.no_decision is None:
+            self._usable += 1
+            return
+        why = (f"{obs.error.kind}: {obs.error.message}" if obs.error is not None
+               else f"no verdict: {obs.no_decision.reason}" if obs.no_decision is not None
+               else "no verdict")
+        self._unusable.append(" ".join(why.split())[:300])
+        if len(self._unusable) >= self._fail_fast:
+            common = max(set(self._unusable), key=self._unusable.count)
+            self.stop_cause = (f"the agent failed on each of its first {len(self._unusable)} "
+                               f"calls ({common}); fix the agent or its verdict extraction "
+                               "and rerun")
+            self._stopping = True
+            self.ledger.stop_cause = self.stop_cause
 
     def request_stop(self) -> None:
         """Start no new call; calls in flight finish and are stored."""

@@ -32,6 +32,7 @@ class Ledger:
         input_tokens, output_tokens, total_tokens, cost_usd: summed from ``Observation.usage``
             when the agent reports them (None while nothing was reported).
         interrupted: a stop was requested (SIGINT/SIGTERM or ``Engine.request_stop``).
+        stop_cause: why the engine stopped on its own (a persistently failing agent), or None.
     """
 
     def __init__(self, budget: int | None = None) -> None:
@@ -50,6 +51,7 @@ class Ledger:
         self.total_tokens: int | None = None
         self.cost_usd: float | None = None
         self.interrupted = False
+        self.stop_cause: str | None = None
 
     # -- updates (called by the engine) ---------------------------------------------------
 
@@ -141,7 +143,7 @@ class Ledger:
                 "cost_usd": self.cost_usd,
                 "budget": self.budget,
                 "budget_remaining": self.budget_remaining,
-                "interrupted": self.interrupted,
+                "interrupted": self.interrupted, "stop_cause": self.stop_cause,
             }
 
     def __repr__(self) -> str:

@@ -112,9 +112,14 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
               f" (budget {budget if budget is not None else 'none'}; replayed "
               f"{led.get('replayed', 0)}, retries {led.get('retries', 0)}, failures "
               f"{led.get('failures', 0)})")
+    cause = (d.get("ledger") or {}).get("stop_cause")
+    if cause:
+        from rich.markup import escape
+        con.print(f"[bold red]Stopped early:[/] {escape(cause)}")
     code = d["exit_code"]
     con.print(f"Exit {code}: {EXIT_MEANING[code]}"
-              + (f" [{d['stop_reason']}]" if d.get("stop_reason") else ""))
+              + (f" \\[{d['stop_reason'][:60]}]" if d.get("stop_reason") and
+                 not (d.get("ledger") or {}).get("stop_cause") else ""))
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
     out: str = con.file.getvalue()
     return out
