@@ -16,6 +16,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._internal.jsonpath import MISSING, lookup, parse_path
+from .errors import InvalidArgument
+
 __all__ = [
     "CallFailure",
     "Layer",
@@ -232,16 +235,20 @@ DEFAULT_EXTRACTOR = VerdictExtractor("default", _default)
 
 
 def by_key(key: str, *, labels: set[str] | None = None) -> VerdictExtractor:
-    """Verdict = ``raw[key]`` of a dict result (dotted paths descend into nested dicts)."""
-    parts = key.split(".")
+    """Verdict = ``raw[key]`` of a dict result; ``key`` is a path (``result.label``,
+    ``$.votes[0].label``: dots descend into objects, ``[n]`` into lists).
+
+    Raises:
+        InvalidArgument: a malformed path.
+    """
+    try:
+        parts = parse_path(key)
+    except ValueError as exc:
+        raise InvalidArgument(f"verdict key: {exc}") from None
 
     def fn(obs: Observation) -> str | None:
-        cur: Any = obs.raw
-        for p in parts:
-            if not isinstance(cur, Mapping) or p not in cur:
-                return None
-            cur = cur[p]
-        return None if cur is None else str(cur)
+        cur = lookup(obs.raw, parts) if isinstance(obs.raw, Mapping) else MISSING
+        return None if cur is MISSING or cur is None else str(cur)
 
     return VerdictExtractor(f"key:{key}", fn, frozenset(labels) if labels else None)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -21,21 +22,34 @@ def check_yaml_size(path: Path, size: int, *, what: str) -> None:
                        "YAML files", "split it, or use a .txt/.jsonl file for long probe sets")
 
 
-def read_text_file(path: str | Path, *, what: str = "inputs file",
-                   yaml_file: bool = False) -> str:
+def read_file_bytes(path: str | os.PathLike[str], *, what: str, yaml_file: bool = False) -> bytes:
+    """The bytes of ``path``, its size checked before reading (4 MB for YAML, else 50 MB).
+
+    Raises:
+        BadInput: missing, a directory, too large or unreadable; one line with the fix.
+    """
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if p.is_dir():
+            raise BadInput(f"{what} {p} is a directory", "pass the path of a file")
+        if size > MAX_INPUT_BYTES:
+            raise BadInput(f"{what} {p} is {size // 1_000_000} MB, over the 50 MB limit",
+                           "split it into smaller files")
+        if yaml_file:
+            check_yaml_size(p, size, what=what)
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise BadInput(f"{what} {p} not found", "check the path") from None
+    except OSError as exc:
+        raise BadInput(f"{what} {p} cannot be read ({exc.strerror or type(exc).__name__})",
+                       "check the path and its permissions") from None
+
+
+def read_text_file(path: str | Path, *, what: str = "inputs file") -> str:
     """UTF-8 text of ``path`` or a one-line BadInput naming the problem and the fix."""
     p = Path(path)
-    if not p.exists():
-        raise BadInput(f"{what} {p} not found", "check the path")
-    if p.is_dir():
-        raise BadInput(f"{what} {p} is a directory", "pass a file")
-    size = p.stat().st_size
-    if size > MAX_INPUT_BYTES:
-        raise BadInput(f"{what} {p} is {size // 1_000_000} MB, over the 50 MB limit",
-                       "split it into smaller files")
-    if yaml_file:
-        check_yaml_size(p, size, what=what)
-    raw = p.read_bytes()
+    raw = read_file_bytes(p, what=what)
     if b"\x00" in raw[:8192]:
         raise BadInput(f"{what} {p} looks binary (contains NUL bytes)", "pass a UTF-8 text file")
     try:
@@ -59,20 +73,20 @@ def load_inputs(path: str | Path) -> list[str]:
     """
     p = Path(path)
     suffix = p.suffix.lower()
-    text = read_text_file(p, yaml_file=suffix in (".yaml", ".yml"))
     items: list[Any]
+    if suffix in (".yaml", ".yml"):
+        from .yaml import read_yaml
+        items = _list_of_prompts(p, read_yaml(p, what="inputs file").data, "YAML",
+                                 "use a list of prompts, or inputs: [...]")
+        return _prompts(p, items)
+    text = read_text_file(p)
     if suffix == ".json":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise BadInput(f"inputs file {p} is not valid JSON (line {exc.lineno}: {exc.msg})",
                            "fix the JSON or use one prompt per line in a .txt file") from None
-        if isinstance(data, dict) and "inputs" in data:
-            data = data["inputs"]
-        if not isinstance(data, list):
-            raise BadInput(f"inputs file {p} holds a JSON {type(data).__name__}",
-                           'use a list of prompts: ["...", "..."]')
-        items = data
+        items = _list_of_prompts(p, data, "JSON", 'use a list of prompts: ["...", "..."]')
     elif suffix == ".jsonl":
         items = []
         for n, line in enumerate(text.splitlines(), 1):
@@ -83,24 +97,22 @@ def load_inputs(path: str | Path) -> list[str]:
             except json.JSONDecodeError as exc:
                 raise BadInput(f"inputs file {p} line {n} is not valid JSON ({exc.msg})",
                                "one JSON string or object per line") from None
-    elif suffix in (".yaml", ".yml"):
-        import yaml
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (line {mark.line + 1})" if mark is not None else ""
-            raise BadInput(f"inputs file {p} is not valid YAML{where}",
-                           "fix the YAML syntax") from None
-        if isinstance(data, dict) and "inputs" in data:
-            data = data["inputs"]
-        if not isinstance(data, list):
-            raise BadInput(f"inputs file {p} holds a YAML {type(data).__name__}",
-                           "use a list of prompts")
-        items = data
     else:
         items = [ln.strip() for ln in text.splitlines()
                  if ln.strip() and not ln.lstrip().startswith("#")]
+    return _prompts(p, items)
+
+
+def _list_of_prompts(p: Path, data: Any, fmt: str, fix: str) -> list[Any]:
+    """A JSON/YAML document's list of prompts: the document itself or its ``inputs``."""
+    if isinstance(data, dict) and "inputs" in data:
+        data = data["inputs"]
+    if not isinstance(data, list):
+        raise BadInput(f"inputs file {p} holds a {fmt} {type(data).__name__}", fix)
+    return data
+
+
+def _prompts(p: Path, items: list[Any]) -> list[str]:
     prompts: list[str] = []
     seen: dict[str, int] = {}
     for i, entry in enumerate(items, 1):

@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation
 
@@ -72,19 +73,6 @@ def _substitute(template: Any, prompt: str) -> Any:
     if isinstance(template, (list, tuple)):
         return [_substitute(v, prompt) for v in template]
     return template
-
-
-def _dig(doc: Any, path: str) -> Any:
-    cur = doc
-    for part in path.split("."):
-        if isinstance(cur, Mapping) and part in cur:
-            cur = cur[part]
-        elif (isinstance(cur, list) and part.lstrip("-").isdigit()
-              and -len(cur) <= int(part) < len(cur)):
-            cur = cur[int(part)]
-        else:
-            return _MISSING
-    return cur
 
 
 _ssl_context: Any = None
@@ -229,15 +217,15 @@ class HTTPAdapter:
                         text = doc[key]
                         break
         else:
-            value = _dig(doc, self.response_path)
-            if value is _MISSING or value is None:
+            value = lookup(doc, self.response_path)
+            if value is MISSING or value is None:
                 raise self._error(f"{self.identity}: the answer has no {self.response_path!r} "
                                   "field", kind="bad_output")
             text = _as_text(value)
         verdict = None
         if self.verdict_path is not None:
-            v = _dig(doc, self.verdict_path)
-            verdict = None if v is _MISSING or v is None else self.redact(_as_text(v))
+            v = lookup(doc, self.verdict_path)
+            verdict = None if v is MISSING or v is None else self.redact(_as_text(v))
         # raw is kept in the record/replay store: a service echoing a credential must not
         # put it there, so it is redacted like the text
         raw = self._scrub(doc) if doc is not _MISSING else None
@@ -309,6 +297,12 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
         json.dumps(body)
     except (TypeError, ValueError):
         raise InvalidArgument("from_http: body must be JSON-serialisable") from None
+    for name, path in (("response_path", response_path), ("verdict_path", verdict_path)):
+        try:
+            if path is not None:
+                parse_path(path)
+        except ValueError as exc:
+            raise InvalidArgument(f"from_http: {name}: {exc}") from None
     return HTTPAdapter(url, method=method, body=body, headers=dict(headers or {}),
                        response_path=response_path, verdict_path=verdict_path,
                        timeout_s=float(timeout_s), span_source=span_source,

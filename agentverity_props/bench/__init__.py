@@ -14,7 +14,7 @@ Example:
     ... tasks:
     ...   - {id: add, name: Add, prompt: "2+2?", evaluation: {type: exact_match, expected: "4"}}
     ... ''')
-    >>> run_benchmark(lambda p: "4", b).exit_code
+    >>> int(run_benchmark(lambda p: "4", b).exit_code)
     0
 """
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._internal.jsonpath import MISSING, lookup
 from ..errors import BadInput
 from ..observation import Observation
 from ._model import (
@@ -106,18 +107,6 @@ def compile_evaluation(spec: Any, *, base_dir: Path) -> CompiledEvaluator:
 _MISSING = object()
 
 
-def _dig(doc: Any, parts: list[str | int]) -> Any:
-    cur = doc
-    for part in parts:
-        if isinstance(cur, Mapping) and str(part) in cur:
-            cur = cur[str(part)]
-        elif isinstance(cur, (list, tuple)) and isinstance(part, int) and part < len(cur):
-            cur = cur[part]
-        else:
-            return _MISSING
-    return cur
-
-
 def _same(a: Any, b: Any) -> bool:
     num = (int, float)
     if isinstance(a, num) and isinstance(b, num) and not isinstance(a, bool) \
@@ -139,8 +128,8 @@ def _json_path(spec: JsonPath) -> CompiledEvaluator:
                 doc = o.raw
         if doc is _MISSING:
             return False, "the answer is not JSON"
-        got = _dig(doc, parts)
-        if got is _MISSING:
+        got = lookup(doc, parts)
+        if got is MISSING:
             return False, f"{spec.path} not found"
         if _same(got, expected):
             return True, f"{spec.path} equals {expected!r}"

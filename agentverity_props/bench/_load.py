@@ -7,15 +7,14 @@ allowed one and the full allowed list.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._internal.yamlpos import line_of as _line_of
-from .._internal.yamlpos import parse_yaml
-from .._internal.yamlpos import where as _where
+from .._internal.jsonpath import format_path
+from .._internal.schema_errors import schema_error
+from .._internal.yaml import YamlDocument, parse_yaml, read_yaml
 from ..errors import BadInput
 from ._evaluators import CompiledEvaluator, compile_evaluation
 from ._model import EVALUATOR_TYPES, BenchmarkFile, TaskSpec
@@ -74,119 +73,48 @@ class Benchmark:
         return replace(self, tasks=tuple(replace(t, runs=runs) for t in self.tasks))
 
 
-
-
-
-
-def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Drop the discriminator tags pydantic inserts into union locations."""
-    out: list[Any] = []
-    for part in loc:
-        prev = out[-1] if out else None
-        inside_eval = prev == "evaluation" or (isinstance(prev, int) and len(out) >= 2
-                                               and out[-2] == "evaluations")
-        if isinstance(part, str) and part in EVALUATOR_TYPES and inside_eval:
-            continue
-        out.append(part)
-    return tuple(out)
-
-
-def _node_at(data: Any, loc: tuple[Any, ...]) -> Any:
-    cur = data
-    for part in loc:
-        if (isinstance(cur, Mapping) and part in cur) or (
-                isinstance(cur, list) and isinstance(part, int) and part < len(cur)):
-            cur = cur[part]
-        else:
-            return None
-    return cur
-
-
-def _allowed_keys(loc: tuple[Any, ...], data: Any) -> list[str]:
-    """The keys allowed in the mapping that holds ``loc[-1]``."""
-    from ..tools import ArgPredicate
-
-    parent = loc[:-1]
-    names = [p for p in parent if not isinstance(p, int)]
-    model: Any
-    if not names:
-        model = BenchmarkFile
-    elif names[-1] == "tasks":
-        model = TaskSpec
-    elif names[-1] in ("evaluation", "evaluations"):
-        node = _node_at(data, parent)
-        kind = node.get("type") if isinstance(node, Mapping) else None
-        model = EVALUATOR_TYPES.get(str(kind))
-        if model is None:
-            return ["type", "(then the keys of that evaluator type)"]
-    elif names[-1] == "args":
-        model = ArgPredicate
-    else:
-        return []
-    return sorted(model.model_fields)
-
-
-def _describe(err: Mapping[str, Any], root: Any, data: Any, path: str) -> str:
-    loc = _clean_loc(tuple(err.get("loc", ())))
-    line = _line_of(root, loc)
-    at = f"{path}:{line}" if line else path
-    if err.get("type") == "extra_forbidden":
-        key = str(loc[-1]) if loc else "?"
-        allowed = _allowed_keys(loc, data)
-        hint = difflib.get_close_matches(key, allowed, n=1)
-        sugg = f"; did you mean {hint[0]!r}?" if hint else ""
-        return (f"{at}: unknown key {key!r} in {_where(loc[:-1])}{sugg} "
-                f"(allowed: {', '.join(allowed)})")
-    if err.get("type") == "union_tag_invalid":
+def _describe(err: Mapping[str, Any], loc: tuple[str | int, ...]) -> tuple[str, str] | None:
+    if err["type"] == "union_tag_invalid":
         got = (err.get("ctx") or {}).get("tag", "?")
-        return (f"{at}: {_where(loc)}: unknown evaluation type {got!r} (use one of "
-                f"{', '.join(EVALUATOR_TYPES)})")
-    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-    if err.get("type") == "string_type" and not isinstance(err.get("input"), (dict, list)):
-        msg += (f" (YAML read {err.get('input')!r} as a {type(err.get('input')).__name__}: "
-                "quote it)")
-    return f"{at}: {_where(loc)}: {msg}"
+        return (f"unknown evaluation type {got!r} (use one of {', '.join(EVALUATOR_TYPES)})",
+                "change type: to one of those")
+    return None
 
 
 def parse_benchmark(text: str, *, path: str = "<string>",
                     base_dir: str | Path | None = None) -> Benchmark:
     """Parse and validate benchmark-file text (see :func:`load_benchmark`)."""
+    return _benchmark(parse_yaml(text, source=path), base_dir)
+
+
+def _benchmark(doc: YamlDocument, base_dir: str | Path | None) -> Benchmark:
     from pydantic import ValidationError
 
-    root, data = parse_yaml(text, path)
-    if data is None:
-        raise BadInput(f"{path}: the benchmark file is empty",
-                       'add version: "1", name: and tasks:')
-    if not isinstance(data, dict):
-        raise BadInput(f"{path}: the top level must be a mapping (version, name, tasks), "
-                       f"got a {type(data).__name__}", _SCHEMA_HINT)
+    data = doc.require_mapping("benchmark file",
+                               f'start with version: "1", name: and tasks: ({_SCHEMA_HINT})')
     try:
         model = BenchmarkFile.model_validate(data)
     except ValidationError as exc:
-        errs = exc.errors()
-        first = "; ".join(_describe(e, root, data, path) for e in errs[:3])
-        more = f" (and {len(errs) - 3} more)" if len(errs) > 3 else ""
-        raise BadInput(first + more, f"fix the benchmark file ({_SCHEMA_HINT})") from None
+        raise schema_error(exc, doc, BenchmarkFile, describe=_describe,
+                           fix=f"fix the benchmark file ({_SCHEMA_HINT})") from None
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     default_runs = model.runs or 1
     tasks = []
     for i, spec in enumerate(model.tasks):
         evaluators = []
         for j, ev in enumerate(spec.all_evaluations()):
-            key = "evaluation" if spec.evaluation is not None else "evaluations"
-            loc: tuple[Any, ...] = ("tasks", i, key) if key == "evaluation" else \
-                ("tasks", i, key, j)
+            loc: tuple[str | int, ...] = ("tasks", i, "evaluation") \
+                if spec.evaluation is not None else ("tasks", i, "evaluations", j)
             try:
                 evaluators.append(compile_evaluation(ev, base_dir=base))
             except BadInput as exc:
-                line = _line_of(root, loc)
-                raise BadInput(f"{path}:{line}: {_where(loc)}: {exc.problem}",
-                               exc.fix) from None
+                raise BadInput(f"{doc.at(doc.line_of(loc))}: {format_path(loc)}: "
+                               f"{exc.problem}", exc.fix) from None
         tasks.append(Task(spec=spec, evaluators=tuple(evaluators),
                           runs=spec.runs or default_runs,
                           threshold=spec.threshold if spec.threshold is not None
                           else model.threshold))
-    return Benchmark(model=model, tasks=tuple(tasks), path=path)
+    return Benchmark(model=model, tasks=tuple(tasks), path=doc.source)
 
 
 def load_benchmark(path: str | Path) -> Benchmark:
@@ -203,8 +131,6 @@ def load_benchmark(path: str | Path) -> Benchmark:
         >>> b.tasks[0].id  # doctest: +SKIP
         'greeting'
     """
-    from .._internal.inputs import read_text_file
-
     p = Path(path)
-    text = read_text_file(p, what="benchmark file", yaml_file=True)
-    return parse_benchmark(text, path=str(p), base_dir=p.resolve().parent)
+    doc = read_yaml(p, what="benchmark file")
+    return _benchmark(doc, p.resolve().parent)

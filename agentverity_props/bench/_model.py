@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .._internal.jsonpath import parse_path
 from ..tools import ArgPredicate
 
 __all__ = [
@@ -225,35 +226,14 @@ class BenchmarkFile(_Strict):
         return self
 
 
-_SEGMENT = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\[(['\"])(.*?)\3\]")
-
-
 def parse_json_path(path: str) -> list[str | int]:
-    """``"$.a.b[0]"`` or ``"a.b.0"`` -> ``["a", "b", 0]``; ``ValueError`` if malformed.
+    """``"$.a.b[0]"`` or ``"a.b.0"`` -> ``["a", "b", 0]``; ``ValueError`` if malformed
+    (the one path syntax: :mod:`agentverity_props._internal.jsonpath`).
 
     >>> parse_json_path("$.items[1].name")
     ['items', 1, 'name']
     """
-    s = path.strip()
-    if s.startswith("$"):
-        s = s[1:]
-    elif s and not s.startswith((".", "[")):
-        s = "." + s
-    out: list[str | int] = []
-    pos = 0
-    while pos < len(s):
-        m = _SEGMENT.match(s, pos)
-        if m is None:
-            raise ValueError(f"malformed path {path!r} at {s[pos:pos + 10]!r}; use $.a.b[0]")
-        if m.group(1) is not None:
-            seg = m.group(1)
-            out.append(int(seg) if seg.isdigit() else seg)
-        elif m.group(2) is not None:
-            out.append(int(m.group(2)))
-        else:
-            out.append(m.group(4))
-        pos = m.end()
-    return out
+    return parse_path(path)
 
 
 def json_schema() -> dict[str, Any]:

@@ -7,17 +7,18 @@ install). Anything that looks like a path is read as a file.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from .._internal.schema_errors import schema_error
+from .._internal.yaml import read_yaml
 from ..errors import BadInput, InvalidArgument
 from ..relations import Perturbation
 from ._perturb import (
@@ -33,17 +34,7 @@ from ._perturb import (
     whitespace_changes,
 )
 from ._prompts import Lexicon, Template, parse_template, template_texts
-from ._schema import (
-    CountOptions,
-    DistractorOptions,
-    EntitySwapOptions,
-    ParaphraseOptions,
-    PolitenessOptions,
-    Region,
-    StrategyPack,
-    TypoOptions,
-)
-from ._yaml import YamlDocument, format_key_path, read_yaml
+from ._schema import StrategyPack
 
 __all__ = ["available_packs", "from_pack", "load_pack", "pack_dirs", "pack_perturbations"]
 
@@ -128,19 +119,18 @@ def load_pack(name_or_path: str | os.PathLike[str]) -> StrategyPack:
         ['everyday', 'borderline', 'violation']
     """
     path, source = _resolve(name_or_path)
-    doc = read_yaml(path, source=source)
-    if not isinstance(doc.data, dict):
-        raise BadInput(
-            f"{source}: line 1: a pack must be a YAML mapping, found a "
-            f"{type(doc.data).__name__}",
-            "start with `version: 1`, then name:, description:, regions:")
+    doc = read_yaml(path, what="strategy pack", source=source, style="spelled")
+    data = doc.require_mapping(
+        "strategy pack", "start with `version: 1`, then name:, description:, regions: "
+                         "(or copy a shipped pack, e.g. strategies/moderation.yaml)")
     try:
-        return StrategyPack.model_validate(doc.data)
+        return StrategyPack.model_validate(data)
     except ValidationError as exc:
-        raise _bad_input(doc, exc) from None
+        raise schema_error(exc, doc, StrategyPack, describe=_describe,
+                           fix="see strategies/README.md for the pack format") from None
 
 
-# -- turning pydantic errors into one line ---------------------------------------------------
+# -- pack wording for validation errors -------------------------------------------------------
 
 _MISSING_FIX = {
     "version": "add `version: 1` as the first line",
@@ -155,100 +145,23 @@ _PERTURBATION_FORMS = (
     "`entity_swap: {mapping: {Alice: [Priya]}}`")
 
 
-def _clean_loc(loc: Sequence[str | int]) -> tuple[tuple[str | int, ...], bool]:
-    """Drop pydantic's union tags and '[key]' markers; say whether the error is in a key."""
-    out: list[str | int] = []
-    in_key = False
-    for i, part in enumerate(loc):
-        if i >= 2 and loc[0] == "perturbations" and i == 2:
-            continue  # the discriminator tag pydantic inserts after the item index
-        if part == "[key]":
-            in_key = True
-            continue
-        out.append(part)
-    return tuple(out), in_key
-
-
-_OPTIONS: dict[str, type[BaseModel]] = {
-    "typo": TypoOptions, "whitespace": CountOptions, "punctuation": CountOptions,
-    "politeness": PolitenessOptions, "distractor": DistractorOptions,
-    "paraphrase": ParaphraseOptions, "entity_swap": EntitySwapOptions,
-}
-
-
-def _allowed_keys(parent: tuple[str | int, ...]) -> list[str]:
-    """The keys the format allows in the mapping at ``parent`` (for "did you mean")."""
-    if not parent:
-        return list(StrategyPack.model_fields)
-    if parent[0] == "regions" and len(parent) == 2:
-        return list(Region.model_fields)
-    if parent[0] == "perturbations" and len(parent) == 3:
-        options = _OPTIONS.get(str(parent[2]))
-        return list(options.model_fields) if options else []
-    return []
-
-
-def _describe(err: Any, path: tuple[str | int, ...], in_key: bool) -> tuple[str, str]:
+def _describe(err: Mapping[str, Any], path: tuple[str | int, ...]) -> tuple[str, str] | None:
+    """The pack format's own words for some errors (the rest: schema_errors' generic ones)."""
     kind = err["type"]
     last = path[-1] if path else ""
     value = err.get("input")
-    if kind == "extra_forbidden":
-        allowed = _allowed_keys(path[:-1])
-        close = difflib.get_close_matches(str(last), allowed)[:1]
-        fix = f"did you mean {close[0]!r}? rename it" if close else "remove it"
-        if allowed:
-            fix += f"; allowed here: {', '.join(allowed)}"
-        return f"unknown key {last!r}", fix
-    if kind == "missing":
-        return f"missing required key {last!r}", _MISSING_FIX.get(str(last), f"add {last}:")
+    if kind == "missing" and last in _MISSING_FIX:
+        return f"missing required key {last!r}", _MISSING_FIX[str(last)]
     if kind == "literal_error" and path == ("version",):
         return f"unsupported version {value!r}", "this release reads `version: 1` packs"
     if kind in ("literal_error", "perturbation_item"):
         return f"not a valid perturbation: {value!r}", _PERTURBATION_FORMS
-    if kind == "pack_semantics":
-        return err["ctx"]["problem"], err["ctx"]["fix"]
     if kind == "string_pattern_mismatch":
         what = "pack name" if path == ("name",) else "name"
         return (f"{what} {value!r} is not allowed",
                 "use letters, digits and '_' (pack names: lower case, '-' too), "
                 "starting with a letter")
-    if kind in ("string_type", "int_type", "float_type", "list_type", "dict_type",
-                "model_type", "int_parsing", "float_parsing"):
-        want = {"string_type": "a string", "int_type": "an integer", "int_parsing": "an integer",
-                "float_type": "a number", "float_parsing": "a number", "list_type": "a list",
-                "dict_type": "a mapping", "model_type": "a mapping"}[kind]
-        fix = ("quote it in YAML (e.g. '42', 'yes')" if want == "a string"
-               else f"write {want} here")
-        return f"must be {want}, got {type(value).__name__} {value!r}"[:160], fix
-    if kind in ("too_short", "string_too_short"):
-        return "must not be empty", "add at least one entry"
-    if kind in ("greater_than", "greater_than_equal", "less_than_equal", "less_than"):
-        return f"{err['msg'].lower()}, got {value!r}", "change the number"
-    return err["msg"], "see strategies/README.md for the pack format"
-
-
-def _bad_input(doc: YamlDocument, exc: ValidationError) -> BadInput:
-    located = []
-    for err in exc.errors():
-        loc = err["loc"]
-        if err["type"] == "pack_semantics":
-            loc = tuple(err["ctx"]["path"])
-        path, in_key = _clean_loc(loc)
-        is_key = in_key or err["type"] == "extra_forbidden"
-        line = doc.line_of(path, key=is_key)
-        located.append((line, path, err, in_key))
-    # An unknown key usually *is* the missing one misspelt: report it first, and do not count
-    # the "missing" error it causes as a second problem.
-    misspelt = {(path[:-1], close) for _, path, err, _ in located
-                if err["type"] == "extra_forbidden"
-                for close in difflib.get_close_matches(str(path[-1]), _allowed_keys(path[:-1]))}
-    located = [item for item in located
-               if not (item[2]["type"] == "missing" and (item[1][:-1], item[1][-1]) in misspelt)]
-    located.sort(key=lambda item: (item[2]["type"] != "extra_forbidden", item[0]))
-    line, path, err, in_key = located[0]
-    problem, fix = _describe(err, path, in_key)
-    more = f" (and {len(located) - 1} more problem(s))" if len(located) > 1 else ""
-    return BadInput(f"{doc.source}: line {line}: {format_key_path(path)}: {problem}{more}", fix)
+    return None
 
 
 # -- compiling a pack -------------------------------------------------------------------------

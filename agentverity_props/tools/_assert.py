@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import InvalidArgument, violation_class
 from ..observation import Observation, ToolCall
 
@@ -20,7 +21,6 @@ __all__ = ["OPS", "ArgRule", "ToolCheck", "assert_tools", "normalize_required",
            "tool_called"]
 
 OPS = ("equals", "contains", "regex", "gt", "lt")
-_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,10 @@ class ArgRule:
     def __post_init__(self) -> None:
         if self.op not in OPS:
             raise InvalidArgument(f"ArgRule op {self.op!r} is not one of {', '.join(OPS)}")
+        try:
+            parse_path(self.arg)
+        except ValueError as exc:
+            raise InvalidArgument(f"ArgRule arg: {exc}") from None
         if self.op == "regex":
             try:
                 re.compile(str(self.value))
@@ -48,8 +52,8 @@ class ArgRule:
         return f"{self.tool}.{self.arg} {self.op} {self.value!r}"
 
     def holds(self, arguments: Mapping[str, Any]) -> bool:
-        actual = _dig(arguments, self.arg)
-        if actual is _MISSING:
+        actual = lookup(arguments, self.arg)
+        if actual is MISSING:
             return False
         v = self.value
         if self.op == "equals":
@@ -97,18 +101,6 @@ class ArgRule:
 
 def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def _dig(doc: Any, path: str) -> Any:
-    cur = doc
-    for part in path.split("."):
-        if isinstance(cur, Mapping) and part in cur:
-            cur = cur[part]
-        elif isinstance(cur, (list, tuple)) and part.isdigit() and int(part) < len(cur):
-            cur = cur[int(part)]
-        else:
-            return _MISSING
-    return cur
 
 
 @dataclass(frozen=True)

@@ -10,17 +10,15 @@ value is remembered as a secret and redacted from all output.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from .._internal.yamlpos import line_of as _line_of
-from .._internal.yamlpos import parse_yaml
-from .._internal.yamlpos import where as _where
+from .._internal.jsonpath import format_path
+from .._internal.schema_errors import schema_error
+from .._internal.yaml import YamlDocument, parse_yaml, read_yaml
 from ..errors import BadInput
 from ._model import Case, SuiteConfig, ToolsSuite
 
@@ -58,7 +56,7 @@ def expand_env(data: Any, *, env: Mapping[str, str] | None = None,
             value = env.get(name)
             if not value:
                 state = "is empty" if value == "" else "is not set"
-                raise BadInput(f"{_where(here)} references ${{{name}}} but environment "
+                raise BadInput(f"{format_path(here)} references ${{{name}}} but environment "
                                f"variable {name} {state}",
                                f"export {name} before running (its value is never printed)")
             secrets.add(value)
@@ -77,63 +75,24 @@ def expand_env(data: Any, *, env: Mapping[str, str] | None = None,
     return walk(data, loc), secrets
 
 
-
-
-def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
-    from ._model import ArgPredicate
-    parent = [p for p in loc[:-1] if not isinstance(p, int)]
-    if not parent:
-        model: Any = ToolsSuite
-    elif parent[-1] == "config":
-        model = SuiteConfig
-    elif parent[-1] == "cases":
-        model = Case
-    elif parent[-1] == "tool_args":
-        model = ArgPredicate
-    else:
-        return []
-    return sorted(model.model_fields)
-
-
-def _describe(err: Mapping[str, Any], root: Any, path: str) -> str:
-    loc = tuple(err.get("loc", ()))
-    # pydantic adds the union member ("str", "list[str]") to the location: drop it
-    loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p in
-                                                                ("str", "int", "float"))))
-    line = _line_of(root, loc)
-    at = f"{path}:{line}" if line else path
-    if err.get("type") == "extra_forbidden":
-        key = str(loc[-1]) if loc else "?"
-        allowed = _allowed_keys(loc)
-        hint = difflib.get_close_matches(key, allowed, n=1)
-        sugg = f"; did you mean {hint[0]!r}?" if hint else ""
-        return (f"{at}: unknown key {key!r} in {_where(loc[:-1])}{sugg} "
-                f"(allowed: {', '.join(allowed)})")
-    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-    return f"{at}: {_where(loc)}: {msg}"
-
-
 def parse_suite(text: str, *, path: str = "<string>",
                 env: Mapping[str, str] | None = None) -> LoadedSuite:
     """Parse and validate case-file text (see :func:`load_suite`)."""
+    return _suite(parse_yaml(text, source=path), env)
+
+
+def _suite(doc: YamlDocument, env: Mapping[str, str] | None) -> LoadedSuite:
     from pydantic import ValidationError
 
-    root, data = parse_yaml(text, path)
-    if data is None:
-        raise BadInput(f"{path}: the case file is empty", "add config: and cases:")
-    if not isinstance(data, dict):
-        raise BadInput(f"{path}: the top level must be a mapping with config: and cases:, "
-                       f"got {type(data).__name__}", "see docs/tools.md")
-    data, secrets = expand_env(data, env=env)
+    data, secrets = expand_env(doc.require_mapping(
+        "case file", "start with config: and cases: (see docs/tools.md)"), env=env)
     try:
         suite = ToolsSuite.model_validate(data)
     except ValidationError as exc:
-        errs = exc.errors()
-        first = "; ".join(_describe(e, root, path) for e in errs[:3])
-        more = f" (and {len(errs) - 3} more)" if len(errs) > 3 else ""
         from ..adapters import redact
-        raise BadInput(redact(first + more, secrets), "fix the case file (schema: docs/schemas/"
-                                     "tools-cases.schema.json)") from None
+        err = schema_error(exc, YamlDocument(doc.source, data, doc.root, doc.style), ToolsSuite,
+                           fix="fix the case file (schema: docs/schemas/tools-cases.schema.json)")
+        raise BadInput(redact(err.problem, secrets), redact(err.fix or "", secrets)) from None
     # literal keys and sensitive headers are secrets too, expanded or not
     holders: list[SuiteConfig | Case] = [suite.config, *suite.cases]
     for holder in holders:
@@ -143,7 +102,7 @@ def parse_suite(text: str, *, path: str = "<string>",
         for name, value in holder.headers.items():
             if _SENSITIVE.search(name) and value:
                 secrets.add(value)
-    return LoadedSuite(suite=suite, secrets=frozenset(secrets), path=path)
+    return LoadedSuite(suite=suite, secrets=frozenset(secrets), path=doc.source)
 
 
 def load_suite(path: str | os.PathLike[str], *,
@@ -154,14 +113,4 @@ def load_suite(path: str | os.PathLike[str], *,
         BadInput: unreadable file, malformed YAML (with its line), an unset variable, or
             a schema violation (with its place and line).
     """
-    p = Path(path)
-    try:
-        from .._internal.inputs import check_yaml_size
-        check_yaml_size(p, p.stat().st_size, what="case file")
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BadInput(f"case file {str(p)!r} not found", "check the --config path") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read case file {str(p)!r}: {type(exc).__name__}",
-                       "check the file's permissions and encoding (UTF-8)") from None
-    return parse_suite(text, path=str(p), env=env)
+    return _suite(read_yaml(path, what="case file"), env)

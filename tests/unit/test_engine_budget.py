@@ -51,8 +51,9 @@ def test_budget_is_never_exceeded(max_workers, budget, retries, seed, failure_ra
     else:
         agent = attempt  # type: ignore[assignment]
 
+    # the budget alone: fail-fast (a stop after persistent failures) is tested on its own
     cfg = EngineConfig(max_workers=max_workers, budget=budget, retries=retries,
-                       backoff_base_s=0.0001, backoff_max_s=0.001, seed=seed)
+                       backoff_base_s=0.0001, backoff_max_s=0.001, seed=seed, fail_fast=None)
     probes = [Probe.make(f"q{i}", salt=b"") for i in range(n_probes)]
 
     async def main(eng: Engine) -> list[object]:

@@ -27,7 +27,7 @@ def _raises(prompt: str) -> str:
     raise RuntimeError("model API key missing")
 
 
-@pytest.mark.parametrize("agent, cause", [
+@pytest.mark.parametrize(("agent", "cause"), [
     (_raises, "RuntimeError: model API key missing"),
     (lambda p: None, "agent returned NoneType"),
     (lambda p: {"score": 0.2}, "no verdict"),
@@ -43,7 +43,8 @@ def test_a_persistently_failing_agent_stops_the_engine_with_the_cause(agent, cau
     got = _draw_many(eng, 40)
     assert len(calls) == 5
     assert eng.stopping
-    assert eng.stop_cause is not None and cause in eng.stop_cause
+    assert eng.stop_cause is not None
+    assert cause in eng.stop_cause
     assert eng.ledger.to_dict()["stop_cause"] == eng.stop_cause
     assert all(isinstance(g, DrawStopped) for g in got[5:])
 

@@ -99,7 +99,7 @@ def test_unset_or_empty_variable(env: dict[str, str]) -> None:
 
 
 def test_malformed_yaml_has_line() -> None:
-    with pytest.raises(BadInput, match=r"f\.yaml:3:\d+: malformed YAML"):
+    with pytest.raises(BadInput, match=r"f\.yaml:3:\d+: YAML syntax error"):
         parse_suite("cases:\n  - name: x\n  url: [\n", path="f.yaml")
 
 
