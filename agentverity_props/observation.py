@@ -189,7 +189,7 @@ class VerdictExtractor:
     """
 
     config_id: str
-    fn: Callable[[Observation], str | None]
+    fn: Callable[[Observation], str | NoDecision | None]
     labels: frozenset[str] | None = None
 
     def apply(self, obs: Observation) -> Observation:
@@ -200,6 +200,8 @@ class VerdictExtractor:
         except Exception as exc:  # a user's extractor must not crash a run
             return _stamped(obs, None,
                             NoDecision(f"extractor raised {type(exc).__name__}: {exc}"))
+        if isinstance(verdict, NoDecision):  # the extractor says why there is none
+            return _stamped(obs, None, verdict)
         if verdict is None:
             return _stamped(obs, None, NoDecision("no verdict found"))
         verdict = str(verdict)
@@ -246,9 +248,16 @@ def by_key(key: str, *, labels: set[str] | None = None) -> VerdictExtractor:
     except ValueError as exc:
         raise InvalidArgument(f"verdict key: {exc}") from None
 
-    def fn(obs: Observation) -> str | None:
-        cur = lookup(obs.raw, parts) if isinstance(obs.raw, Mapping) else MISSING
-        return None if cur is MISSING or cur is None else str(cur)
+    def fn(obs: Observation) -> str | NoDecision | None:
+        raw = obs.raw
+        if not isinstance(raw, Mapping):
+            return NoDecision(f"the verdict key {key!r} needs a JSON object answer; the agent "
+                              f"answered {type(raw).__name__ if raw is not None else 'text'}")
+        cur = lookup(raw, parts)
+        if cur is MISSING or cur is None:
+            keys = ", ".join(sorted(str(k) for k in raw)[:12]) or "none"
+            return NoDecision(f"the verdict key {key!r} is absent; the answers have keys {keys}")
+        return str(cur)
 
     return VerdictExtractor(f"key:{key}", fn, frozenset(labels) if labels else None)
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ._common import use_color, write_output
+from ._common import say_stop, use_color, write_output
 from ._options import engine_config, engine_options, load_agent_ref, progress_bar
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
             return await arun_benchmark(agent, bench, config=config, engine=engines[0],
                                         progress=_ticker(bar, "bench"))
 
-    res = run_session([agent], config.engine_config(), go)
+    res = run_session([agent], config.engine_config(), go, on_stop=say_stop)
     write_output(_render(res.to_dict(), fmt, "bench", output is not None), output)
     return int(res.exit_code)
 
@@ -139,6 +139,6 @@ def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int,
             return await acompare_agents(agents, bench, config=config, engines=engines,
                                          progress=_ticker(bar, "compare"))
 
-    res = run_session(agents, config.engine_config(), go)
+    res = run_session(agents, config.engine_config(), go, on_stop=say_stop)
     write_output(_render(res.to_dict(), fmt, "compare", output is not None), output)
     return int(res.exit_code)

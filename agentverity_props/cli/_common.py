@@ -55,6 +55,11 @@ def run_cli(group: click.Group, argv: list[str]) -> Any:
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 
+def say_stop(cause: str) -> None:
+    """Why the run stopped early, on the user's terminal (stderr)."""
+    click.echo(f"stopped early: {cause}", err=True)
+
+
 def use_color(output: str | None) -> bool:
     """Colour codes only for a terminal: never in a file, whatever stdout is."""
     return output in (None, "-") and sys.stdout.isatty()

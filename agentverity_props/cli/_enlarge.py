@@ -86,6 +86,10 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, threshold: floa
             kinds = ", ".join(f"{k} x{v}" for k, v in led.get("failure_kinds", {}).items())
             lines.append(f"incomplete: {led.get('failures', 0)} agent call(s) failed ({kinds}); "
                          "their inputs were left out of the shares")
+            samples = [m for ms in (led.get("failure_samples") or {}).values() for m in ms]
+            cause = res.cause or led.get("stop_cause") or (samples[0] if samples else None)
+            if cause:
+                lines.append(f"cause: {cause}")
         for p in res.boundary_pairs[:10]:
             lines.append(f"  boundary: {p.source_verdict} {p.source!r}\n         -> "
                          f"{p.follow_up_verdict} {p.follow_up!r} ({p.edit['name']})")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ._common import use_color, write_output
+from ._common import say_stop, use_color, write_output
 from ._options import engine_options, load_agent_ref, run_config
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def _with_engine(agent: Any, config: RunConfig,
     async def go(engines: list[Engine]) -> T:
         return await fn(engines[0])
 
-    return run_session([agent], config.engine, go)
+    return run_session([agent], config.engine, go, on_stop=say_stop)
 
 
 @click.command("snapshot")

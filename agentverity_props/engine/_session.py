@@ -40,10 +40,12 @@ class LoopThread:
 
 
 def run_session(agents: Sequence[Any], config: EngineConfig,
-                fn: Callable[[list[Engine]], Awaitable[T]]) -> T:
+                fn: Callable[[list[Engine]], Awaitable[T]], *,
+                on_stop: Callable[[str], None] | None = None) -> T:
     """``fn(engines)`` with one engine per agent, SIGINT/SIGTERM turned into a clean stop
     (finished calls kept, the evidence marked incomplete), every engine closed after: what
-    every command that calls agents does around its work."""
+    every command that calls agents does around its work. ``on_stop`` hears why an engine
+    stopped on its own (an agent failing persistently), once per cause."""
     from .._internal.aio import run_sync
     from ._engine import Engine
 
@@ -57,5 +59,8 @@ def run_session(agents: Sequence[Any], config: EngineConfig,
         finally:
             for e in engines:
                 await e.aclose()
+            if on_stop is not None:
+                for cause in dict.fromkeys(e.stop_cause for e in engines if e.stop_cause):
+                    on_stop(cause)
 
     return run_sync(go())

@@ -424,10 +424,14 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
             from hypothesis.errors import Unsatisfiable
             if isinstance(exc, Unsatisfiable) and record.undecided:
                 record.status = "inconclusive"
+                failing = _failure_cause(engine)
+                fix = ("fix the agent (or its verdict extraction) and rerun" if failing else
+                       "raise budget= in @agent_property or --agentverity-budget")
                 raise Inconclusive(
                     f"no candidate could be decided ({record.undecided} undecided, "
-                    f"{record.calls} calls, budget exhausted: {record.budget_exhausted}) — "
-                    "raise budget= in @agent_property or --agentverity-budget") from exc
+                    f"{record.calls} calls, budget exhausted: {record.budget_exhausted}"
+                    + (f"; the agent's calls failed: {failing}" if failing else "")
+                    + f") — {fix}") from exc
             record.status = "failed" if _contains_violation(exc) else "error"
             raise
         except BaseException as exc:
@@ -443,6 +447,16 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
         loop.close()
         led = engine.ledger
         record.calls, record.replayed = led.calls, led.replayed
+
+
+def _failure_cause(engine: Engine) -> str | None:
+    """Why the agent's draws failed, when they did: the engine's stop cause, else the first
+    failure sample (already redacted by the engine)."""
+    if engine.stop_cause:
+        return engine.stop_cause
+    led = engine.ledger.to_dict()
+    samples = [m for ms in (led.get("failure_samples") or {}).values() for m in ms]
+    return samples[0] if samples else None
 
 
 def _contains_violation(exc: BaseException) -> bool:

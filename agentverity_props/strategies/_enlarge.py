@@ -75,11 +75,15 @@ class EnlargeResult:
     modal_verdict: str | None = None
     stop_reason: str = ""
     ledger: dict[str, Any] = field(default_factory=dict)
+    #: why no usable verdict was had, when none was (a failing agent, a wrong verdict key)
+    cause: str | None = None
 
     @property
     def complete(self) -> bool:
-        """False when an agent call failed: the shares are then computed without it."""
-        return not self.ledger.get("failures") and not self.ledger.get("interrupted")
+        """False when an agent call failed or no input got a usable verdict: the shares are
+        then computed without them (or not at all)."""
+        return (not self.ledger.get("failures") and not self.ledger.get("interrupted")
+                and not self.ledger.get("stop_cause") and bool(self.verdicts))
 
     @property
     def inputs(self) -> list[str]:
@@ -114,7 +118,7 @@ class EnlargeResult:
             "original": len(self.original), "added": list(self.added),
             "boundary_pairs": [p.to_dict() for p in self.boundary_pairs],
             "calls": self.calls, "phase_calls": dict(self.phase_calls), "budget": self.budget,
-            "ledger": dict(self.ledger),
+            "ledger": dict(self.ledger), "cause": self.cause,
             "privacy": "added inputs and boundary pairs are kept verbatim: they are the "
                        "product (generated from the strategy or edits of your inputs)",
         }
@@ -283,6 +287,11 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         res.phase_calls["baseline"] = eng.ledger.calls
         if not res.verdicts:
             res.stop_reason = "no usable verdict for the original inputs"
+            reasons = [o.no_decision.reason if o.no_decision is not None else
+                       f"{o.error.kind}: {o.error.message}" if o.error is not None else "?"
+                       for ev in pool for o in ev.draws.values()]
+            res.cause = eng.stop_cause or (max(set(reasons), key=reasons.count)
+                                           if reasons else None)
             return res
         modal = Counter(res.verdicts.values()).most_common(1)[0][0]
         res.modal_verdict = modal
