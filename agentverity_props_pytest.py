@@ -45,10 +45,18 @@ def pytest_addoption(parser: Any) -> None:
 def pytest_configure(config: Any) -> None:
     config.addinivalue_line(
         "markers", "agentverity: an agent property test (added by @agent_property)")
+    budget, epsilon, alpha = (config.getoption(OPT_BUDGET), config.getoption(OPT_EPSILON),
+                              config.getoption(OPT_ALPHA))
+    # refused here, once, as a usage error (exit 4), not as a traceback inside every test
+    if budget is not None and budget < 2:
+        raise pytest.UsageError(f"{OPT_BUDGET}={budget} must be >= 2 (agent calls per test)")
+    if epsilon is not None and not 0.0 < epsilon < 0.5:
+        raise pytest.UsageError(f"{OPT_EPSILON}={epsilon} must be in (0, 0.5)")
+    if alpha is not None and not 0.0 < alpha < 0.5:
+        raise pytest.UsageError(f"{OPT_ALPHA}={alpha} must be in (0, 0.5), e.g. 0.05")
     OPTIONS.clear()
-    OPTIONS.update(budget=config.getoption(OPT_BUDGET), epsilon=config.getoption(OPT_EPSILON),
-                   alpha=config.getoption(OPT_ALPHA), store=config.getoption(OPT_STORE),
-                   store_mode=config.getoption(OPT_MODE))
+    OPTIONS.update(budget=budget, epsilon=epsilon, alpha=alpha,
+                   store=config.getoption(OPT_STORE), store_mode=config.getoption(OPT_MODE))
 
 
 def pytest_collection_modifyitems(items: list[Any]) -> None:
@@ -116,10 +124,11 @@ def _format_counterexample(rec: Any) -> str:
              f"  verdicts: source {m.source_value!r} -> follow-up {m.follow_up_value!r}"]
     c = m.confirmation
     if c:
-        lines.append(f"  evidence: {c['follow_up_violations']}/{c['follow_up_draws']} follow-up "
-                     f"vs {c['source_violations']}/{c['source_draws']} source re-draws violate; "
-                     f"one-sided Fisher exact p={c['p_value']:.3g} <= alpha/{rec.max_candidates}"
-                     f"/2 looks = {c.get('alpha_per_look', c['alpha']):.3g}")
+        lines.append(f"  evidence: {c.get('follow_up_violations')}/{c.get('follow_up_draws')} "
+                     f"follow-up vs {c.get('source_violations')}/{c.get('source_draws')} source "
+                     f"re-draws violate; sequential e-value {c.get('e_violation', 0):.3g} >= "
+                     f"1/alpha_candidate (alpha/{rec.max_candidates} = "
+                     f"{c.get('alpha', 0):.3g})")
     if f is not None and f.source != m.source:
         lines.append(f"  first found:       {f.source!r}")
     lines.append(f"  calls: {rec.calls} (shrinking {rec.shrink_calls}; replayed "
@@ -148,18 +157,18 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
                       f" {r.raw_violations} raw flips, {r.confirmed} confirmed")
         for w in r.warnings:
             tr.write_line(f"    warning: {w}")
-    if not verbose and warned:
-        tr.write_line(f"  {warned} run(s) with health warnings (-v shows them)")
         if r.minimal is not None:
             tr.write_line(f"    minimal counterexample ({r.minimal.relation}): "
                           f"{r.minimal.source!r}")
+    if not verbose and warned:
+        tr.write_line(f"  {warned} run(s) with health warnings (-v shows them)")
     path = config.getoption(OPT_REPORT)
     if path:
         import json
         from pathlib import Path
 
         from agentverity_props._internal.atomic import atomic_write_text
-        from agentverity_props.property._records import counterexample_report
+        from agentverity_props.property import counterexample_report
         data = counterexample_report(recs)
         atomic_write_text(Path(path), json.dumps(data, indent=2, default=str) + "\n")
         tr.write_line(f"counterexample report written to {path}")

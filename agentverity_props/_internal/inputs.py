@@ -50,8 +50,10 @@ def read_text_file(path: str | Path, *, what: str = "inputs file") -> str:
     """UTF-8 text of ``path`` or a one-line BadInput naming the problem and the fix."""
     p = Path(path)
     raw = read_file_bytes(p, what=what)
-    if b"\x00" in raw[:8192]:
-        raise BadInput(f"{what} {p} looks binary (contains NUL bytes)", "pass a UTF-8 text file")
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise BadInput(f"{what} {p} is binary, not text (a NUL byte at byte {nul})",
+                       "pass a UTF-8 text file")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

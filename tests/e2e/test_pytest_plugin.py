@@ -219,3 +219,45 @@ def test_ledger(agentverity_ledger):
 ''')
     res = pytester.runpytest_subprocess("-p", "no:randomly")
     res.assert_outcomes(passed=2)
+
+
+@pytest.mark.parametrize("option", ["--agentverity-alpha=2", "--agentverity-budget=-5",
+                                    "--agentverity-epsilon=0.7"])
+def test_bad_plugin_options_are_a_usage_error_not_a_traceback_per_test(pytester, option):
+    pytester.makepyfile(test_props=HEADER + '''
+@agent_property(agent=gate)
+@given(prompt=prompts)
+def test_case(check, prompt):
+    check.invariant(prompt, prompt, name="same")
+''')
+    res = pytester.runpytest_subprocess(option)
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    err = res.stderr.str()
+    assert option.split("=")[0] in err
+    assert "Traceback" not in err + res.stdout.str()
+
+
+def test_summary_of_many_passing_runs_with_a_warning_and_a_failure(pytester):
+    """More than ten runs, not verbose, one with a health warning: listed without a crash."""
+    pytester.makepyfile(test_props=HEADER + '''
+blind = from_callable(lambda p: "allow", identity="blind")
+
+@pytest.mark.parametrize("k", range(11))
+@agent_property(agent=blind)
+@settings(database=None, max_examples=12)
+@given(prompt=prompts)
+def test_many(check, prompt, k):
+    check.invariant(prompt, prompt + "!", name="bang")
+
+@agent_property(agent=gate)
+@settings(database=None, max_examples=60)
+@given(prompt=prompts)
+def test_case(check, prompt):
+    check.invariant(prompt, prompt.upper(), name="case")
+''')
+    res = pytester.runpytest_subprocess()
+    res.assert_outcomes(passed=11, failed=1)
+    out = res.stdout.str()
+    assert "passed runs not listed" in out
+    assert "minimal counterexample (case)" in out
+    assert "UnboundLocalError" not in out + res.stderr.str()
