@@ -131,31 +131,24 @@ def is_error(d: float, call: str, *, epsilon: float = EPSILON) -> bool:
 # ------------------------------------------------------------------ fixed-sample Wilson
 
 
-def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Two-sided Wilson score interval (95% by default)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def wilson_pairs_to_certify(epsilon: float) -> int:
     """Smallest n at which zero flips in n pairs give a Wilson upper bound below epsilon.
 
     >>> wilson_pairs_to_certify(0.05)
     73
     """
+    from agentverity_props.decide import wilson
+
     n = 1
-    while wilson_interval(0, n)[1] >= epsilon:
+    while wilson(0, n)[1] >= epsilon:
         n += 1
     return n
 
 
 def wilson_call(flips: int, n: int, epsilon: float) -> str:
-    lo, hi = wilson_interval(flips, n)
+    from agentverity_props.decide import wilson
+
+    lo, hi = wilson(flips, n)
     if lo > epsilon:
         return "stochastic"
     if hi < epsilon:

@@ -26,9 +26,9 @@ from statistics import median
 from typing import Any
 
 from .._internal.outcome import exit_code
+from ..decide import PooledSign, runs_needed
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ._load import Benchmark
-from ._paired import PooledSign, runs_needed
 from ._results import AttemptRecord, TaskStats, summarize
 from ._run import attempt
 

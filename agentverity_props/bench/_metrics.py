@@ -6,37 +6,30 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
+from ..decide import beta_cs_interval
+from ..decide import clopper_pearson as _clopper_pearson
+from ..decide import wilson as _wilson
+
 __all__ = ["clopper_pearson", "k_values", "pass_at_k", "pass_hat_k", "percentile",
            "rate_interval", "share_of_mode", "wilson"]
 
 
 def clopper_pearson(s: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
-    """Exact two-sided ``1 - alpha`` interval for a binomial rate (Clopper-Pearson).
+    """:func:`agentverity_props.decide.clopper_pearson`, two-sided, with ``alpha`` positional.
 
     >>> clopper_pearson(10, 10)[0] > 0.69
     True
     """
-    from scipy.special import betaincinv  # beta quantiles without importing scipy.stats
-
-    if n == 0:
-        return 0.0, 1.0
-    lo = 0.0 if s == 0 else float(betaincinv(s, n - s + 1, alpha / 2))
-    hi = 1.0 if s == n else float(betaincinv(s + 1, n - s, 1 - alpha / 2))
-    return lo, hi
+    return _clopper_pearson(s, n, alpha=alpha)
 
 
 def wilson(s: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
-    """Wilson score two-sided ``1 - alpha`` interval."""
-    from scipy.special import ndtri
+    """:func:`agentverity_props.decide.wilson` at confidence ``1 - alpha``.
 
-    if n == 0:
-        return 0.0, 1.0
-    z = float(ndtri(1 - alpha / 2))
-    p = s / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, centre - half), min(1.0, centre + half)
+    Written ``2 (1 - alpha/2) - 1``: the normal quantile is then taken at exactly the
+    rounded ``1 - alpha/2``, where ``1 - alpha`` could move it in the last bits.
+    """
+    return _wilson(s, n, confidence=2 * (1 - alpha / 2) - 1)
 
 
 def rate_interval(s: int, n: int, *, alpha: float, method: str,
@@ -47,7 +40,6 @@ def rate_interval(s: int, n: int, *, alpha: float, method: str,
     the anytime-valid beta-binomial mixture confidence sequence instead.
     """
     if stopped_early:
-        from ..decide import beta_cs_interval
         lo, hi = beta_cs_interval(s, n, alpha)
         return lo, hi, "beta-mixture confidence sequence (anytime-valid; stopped early)"
     if method == "wilson":

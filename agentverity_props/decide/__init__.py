@@ -1,11 +1,29 @@
-"""Sequential decision rules: pure numpy/scipy, no agents, no I/O.
+"""Every piece of statistics in agentverity-props: pure numpy/scipy, no agents, no I/O.
 
-Every yes/no/undecided in agentverity-props is one of these rules fed one outcome at a time.
-Each rule states its estimand and its error rate, and stays valid under optional stopping
-(the user may stop or continue at any time, and the run may check after every outcome):
-all of them are e-processes, bounded by Ville's inequality.
+Each function or rule states its estimand and its error rate.
+
+- Sequential decision rules, fed one outcome at a time (:class:`BernoulliSPRT`,
+  :func:`pass_rate_rule`, :class:`PairedSignTest`, :class:`PooledSign`, the relation test
+  :class:`CandidateTest`): e-processes, bounded by Ville's inequality, so they stay valid
+  under optional stopping (the user may stop or continue at any time, and the run may check
+  after every outcome).
+- Anytime-valid confidence sequences: :class:`BetaCS` / :func:`beta_cs_interval`, the
+  paired :func:`difference_interval`, and the blindness bounds built on them
+  (:func:`mixture_share_bounds`, :func:`census_share_bounds`).
+- Fixed-sample procedures, valid only when the sample size is fixed in advance (or the
+  stop cannot change the decision): :func:`wilson`, :func:`clopper_pearson`, and the
+  curtailed exact binomial test (:func:`confirmation_plan`).
 """
 
+from ._binomial import binomial_tail, confirmation_plan, confirmation_settled
+from ._blindness import (
+    census_share_bounds,
+    census_shares,
+    max_share_at_least,
+    mixture_share_bounds,
+)
+from ._intervals import clopper_pearson, wilson
+from ._paired import PairedSignTest, PooledSign, difference_interval, runs_needed, sign_log_e
 from ._relation_test import (
     MAX_DRAWS,
     MISS_FLOOR,
@@ -18,7 +36,6 @@ from ._rules import (
     BernoulliSPRT,
     BetaCS,
     Decision,
-    PairedSignTest,
     SequentialRule,
     beta_cs_interval,
     pass_rate_rule,
@@ -35,9 +52,22 @@ __all__ = [
     "Decision",
     "EvidenceLearner",
     "PairedSignTest",
+    "PooledSign",
     "SequentialRule",
     "beta_cs_interval",
+    "binomial_tail",
+    "census_share_bounds",
+    "census_shares",
+    "clopper_pearson",
+    "confirmation_plan",
+    "confirmation_settled",
+    "difference_interval",
+    "max_share_at_least",
+    "mixture_share_bounds",
     "pass_rate_rule",
     "round_bets",
+    "runs_needed",
+    "sign_log_e",
     "sprt_expected_n",
+    "wilson",
 ]

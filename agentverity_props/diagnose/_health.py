@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..decide import beta_cs_interval
+from ..decide import census_share_bounds, census_shares, max_share_at_least, mixture_share_bounds
 from ..errors import InvalidArgument
 
 BlindStatus = Literal["blind", "ok", "undecided", "suppressed"]
@@ -115,43 +115,33 @@ def _replace_status(r: BlindnessResult, status: BlindStatus) -> BlindnessResult:
     return replace(r, status=status)
 
 
+def _status(bounds: dict[str, tuple[float, float]], threshold: float,
+            suppressed: bool) -> BlindStatus:
+    if suppressed:
+        return "suppressed"
+    call = max_share_at_least(bounds, threshold)
+    return "undecided" if call is None else "blind" if call else "ok"
+
+
 def _census(per_input: list[list[str]], threshold: float, alpha: float,
             suppressed: bool) -> BlindnessResult:
-    n_inputs = len(per_input)
-    labels = Counter(k for ks in per_input for k in ks)
-    if not labels or n_inputs == 0:
+    """Bound B (module doc): :func:`~agentverity_props.decide.census_share_bounds`."""
+    counts = [Counter(ks) for ks in per_input]
+    bounds = census_share_bounds(counts, alpha=alpha)
+    if not bounds:
         return BlindnessResult("undecided", threshold, alpha, None, None, None, None, 0, {})
-    k = max(2, len(labels))
-    a = alpha / (n_inputs * k)
-    bounds: dict[str, tuple[float, float]] = {}
-    for v in labels:
-        lo_sum = hi_sum = 0.0
-        for ks in per_input:
-            if not ks:
-                hi_sum += 1.0
-                continue
-            lo, hi = beta_cs_interval(sum(1 for x in ks if x == v), len(ks), a)
-            lo_sum += lo
-            hi_sum += hi
-        bounds[v] = (lo_sum / n_inputs, hi_sum / n_inputs)
-    share = {v: sum(sum(1 for x in ks if x == v) / len(ks) for ks in per_input if ks)
-             / n_inputs for v in labels}
+    share = census_shares(counts)
     modal = max(share, key=lambda v: share[v])
     lo, hi = bounds[modal]
-    if suppressed:
-        status: BlindStatus = "suppressed"
-    elif lo >= threshold:
-        status = "blind"
-    elif all(h < threshold for _, h in bounds.values()):
-        status = "ok"
-    else:
-        status = "undecided"
-    return BlindnessResult(status, threshold, alpha, modal, share[modal], lo, hi,
-                           sum(len(ks) for ks in per_input), dict(labels), method="census")
+    labels = Counter(k for ks in per_input for k in ks)
+    return BlindnessResult(_status(bounds, threshold, suppressed), threshold, alpha, modal,
+                           share[modal], lo, hi, sum(len(ks) for ks in per_input),
+                           dict(labels), method="census")
 
 
 def _mixture(keys: list[str], threshold: float, alpha: float,
              suppressed: bool) -> BlindnessResult:
+    """Bound A (module doc): :func:`~agentverity_props.decide.mixture_share_bounds`."""
     if not (0.5 < threshold < 1.0):
         raise InvalidArgument(f"blindness threshold={threshold!r} must be in (0.5, 1)")
     dist = Counter(keys)
@@ -159,17 +149,8 @@ def _mixture(keys: list[str], threshold: float, alpha: float,
     if n == 0:
         return BlindnessResult("suppressed" if suppressed else "undecided", threshold, alpha,
                                None, None, None, None, 0, {})
-    k = max(2, len(dist))
-    a = alpha / k
+    bounds = mixture_share_bounds(dist, alpha=alpha)
     modal, count = dist.most_common(1)[0]
-    lo, hi = beta_cs_interval(count, n, a)
-    others_hi = [beta_cs_interval(c, n, a)[1] for v, c in dist.items() if v != modal]
-    if suppressed:
-        status: BlindStatus = "suppressed"
-    elif lo >= threshold:
-        status = "blind"
-    elif hi < threshold and all(h < threshold for h in others_hi):
-        status = "ok"
-    else:
-        status = "undecided"
-    return BlindnessResult(status, threshold, alpha, modal, count / n, lo, hi, n, dict(dist))
+    lo, hi = bounds[modal]
+    return BlindnessResult(_status(bounds, threshold, suppressed), threshold, alpha, modal,
+                           count / n, lo, hi, n, dict(dist))

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import io
 import itertools
-import math
 import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from ..decide import wilson  # re-exported: the report views draw Wilson intervals
 
 __all__ = ["PALETTE", "Interval", "bar_svg", "grouped_shares_svg", "intervals_svg", "lines_svg",
            "meter_history_svg", "wilson"]
@@ -33,22 +34,6 @@ _GRID = "#020304"  # becomes var(--grid)
 
 _counter = itertools.count(1)
 _lock = threading.RLock()  # matplotlib's rcParams are process-global
-
-
-def wilson(k: int, n: int, *, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval for ``k`` successes in ``n`` trials (95% by default).
-
-    >>> lo, hi = wilson(0, 10)
-    >>> lo == 0.0 and 0.27 < hi < 0.28
-    True
-    """
-    if n <= 0:
-        return 0.0, 1.0
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True)

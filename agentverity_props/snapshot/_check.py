@@ -39,6 +39,7 @@ import numpy as np
 from .._internal.fingerprint import short
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import exit_code
+from ..decide import binomial_tail, confirmation_plan, confirmation_settled
 from ..diagnose import RunConfig
 from ..engine import EvidencePool
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
@@ -53,32 +54,6 @@ __all__ = ["SCHEMA", "CheckResult", "InputCheck", "acompare_snapshot", "compare_
 
 SCHEMA = "agentverity_props.check/1"
 MIN_SCREEN_CAP = 300
-
-
-def confirmation_plan(tolerance: float, alpha_input: float) -> tuple[int, int]:
-    """``(k, c)``: draws and mismatches needed to confirm drift on one input.
-
-    ``k`` is the smallest size at which ``k - 1`` mismatches out of ``k`` are significant
-    (one matching draw is tolerated), ``c`` the smallest count with
-    ``P(Binomial(k, tolerance) >= c) <= alpha_input``.
-
-    >>> confirmation_plan(0.10, 0.05 / 20)
-    (5, 4)
-    """
-    if not (0.0 < tolerance < 0.5):
-        raise InvalidArgument(f"tolerance={tolerance!r} must be in (0, 0.5)")
-    for k in range(1, 400):
-        if _tail(k - 1, k, tolerance) <= alpha_input:
-            c = next(c for c in range(1, k + 1) if _tail(c, k, tolerance) <= alpha_input)
-            return k, c
-    raise InvalidArgument(f"tolerance={tolerance!r} is too high to confirm drift; use < 0.5")
-
-
-def _tail(c: int, k: int, p: float) -> float:
-    """``P(Binomial(k, p) >= c)``."""
-    from scipy.special import bdtrc  # P(X > c - 1), without importing scipy.stats
-
-    return 1.0 if c <= 0 else float(bdtrc(c - 1, k, p))
 
 
 @dataclass
@@ -358,10 +333,10 @@ def _incomplete_msg(checks: list[InputCheck], stop: str) -> str:
 
 
 async def _confirm(eng: Engine, ch: InputCheck, probe: Probe, layer: str, tol: float) -> None:
-    """Curtailed exact binomial test: stop once ``c`` mismatches or no way to reach them."""
+    """Curtailed exact binomial test (:func:`~agentverity_props.decide.confirmation_plan`)."""
     mism = 0
     for done in range(ch.k):
-        if mism >= ch.c or mism + (ch.k - done) < ch.c:
+        if confirmation_settled(mism, done, k=ch.k, c=ch.c):
             break
         try:
             key = await _draw_key(eng, probe, layer)
@@ -372,7 +347,7 @@ async def _confirm(eng: Engine, ch: InputCheck, probe: Probe, layer: str, tol: f
         if key is None:
             break
         mism += key != ch.reference
-    ch.p_value = _tail(mism, len(ch.confirm), tol) if ch.confirm else None
+    ch.p_value = binomial_tail(mism, len(ch.confirm), tol) if ch.confirm else None
 
 
 def _settle(ch: InputCheck, *, screened: bool, skipped: bool) -> None:

@@ -313,7 +313,7 @@ def test_malformed_yaml_exit_two_with_line(tmp_path: Path) -> None:
     res = run_cli("--config", str(cases))
     assert res.returncode == 2
     assert f"{cases}:" in res.stderr
-    assert "malformed YAML" in res.stderr
+    assert "YAML syntax error" in res.stderr
     assert ":5:" in res.stderr or ":4:" in res.stderr
 
 

@@ -21,7 +21,7 @@ from agentverity_props.bench import (
     pass_hat_k,
     run_benchmark,
 )
-from agentverity_props.bench._metrics import clopper_pearson, wilson
+from agentverity_props.decide import clopper_pearson, wilson
 from agentverity_props.engine import EngineConfig
 from agentverity_props.errors import BadInput, InvalidArgument
 from agentverity_props.report._json import dumps
@@ -111,12 +111,12 @@ def test_unknown_keys_name_the_key_and_the_line(text, needle):
      "    evaluation: {type: regex, pattern: '('}\n", "invalid regular expression"),
     ('version: "1"\nname: x\nruns: many\ntasks: []\n', "b.yaml:3: runs"),
     ('version: "1"\nname: x\ntasks:\n  - {id: a, prompt: q, evaluation: {type: exact_match, '
-     "expected: 12}}\n", "YAML read 12 as a int: quote it"),
+     "expected: 12}}\n", "YAML read 12 as an int: quote it"),
     ('version: "1"\nname: x\ntasks:\n  - {id: a, prompt: q, evaluation: {type: contains, '
      "expected: q}}\n  - {id: a, prompt: r, evaluation: {type: contains, expected: r}}\n",
      "duplicate task id 'a'"),
     ('version: "1"\nname: x\ntasks:\n  - {id: a, prompt: q}\n', "exactly one of 'evaluation'"),
-    ("version: [\n", "malformed YAML"),
+    ("version: [\n", "b.yaml:2:1: YAML syntax error"),
     ("", "empty"),
     ("- 1\n", "top level must be a mapping"),
     ('version: "1"\nname: x\ntasks:\n  - {id: a, prompt: q, evaluation: {type: custom, '
@@ -294,7 +294,7 @@ def test_metrics_match_their_definitions():
         subsets = list(combinations(runs, k))
         assert pass_at_k(n, c, k) == pytest.approx(sum(any(s) for s in subsets) / len(subsets))
         assert pass_hat_k(n, c, k) == pytest.approx(sum(all(s) for s in subsets) / len(subsets))
-    lo, hi = clopper_pearson(0, 10)
+    lo, hi = clopper_pearson(0, 10, alpha=0.05)
     assert lo == 0.0
     assert hi == pytest.approx(1 - 0.025 ** 0.1)
     lo, hi = wilson(5, 10)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from agentverity_props import RunConfig, compare_snapshot, create_snapshot
+from agentverity_props.decide import confirmation_plan
 from agentverity_props.errors import BadInput, InvalidArgument
 from agentverity_props.observation import by_key
 from agentverity_props.report._json import dumps
-from agentverity_props.snapshot._check import confirmation_plan
 from agentverity_props.snapshot._create import load_snapshot, write_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]

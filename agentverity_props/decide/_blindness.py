@@ -1,0 +1,122 @@
+"""Bounds on the largest share of one category in a mixture over a finite population.
+
+Estimand: ``pi_max = max_v pi_v`` with ``pi_v = mean_i p_iv``, where ``p_iv`` is the
+probability that one draw from unit ``i`` of a finite population of ``N`` units falls in
+category ``v`` (a unit picked uniformly, then drawn once). Two ways to bound every ``pi_v``
+at once, each valid at every sample size and under optional stopping:
+
+A. *Mixture sample* (:func:`mixture_share_bounds`): draws whose unit is picked uniformly at
+   random (with replacement) are i.i.d. with ``P(v) = pi_v``, so a beta-binomial mixture
+   confidence sequence (:func:`~agentverity_props.decide.beta_cs_interval`) per observed
+   category, at ``alpha / max(2, K)`` (Bonferroni over the ``K`` observed categories), bounds
+   every ``pi_v`` simultaneously with probability at least ``1 - alpha``.
+B. *Census* (:func:`census_share_bounds`): ``pi_v`` is the mean of the ``p_iv`` over the ``N``
+   units, so confidence sequences per unit and category at ``alpha / (N max(2, K))`` bound it
+   by averaging; a unit never drawn contributes ``[0, 1]``.
+
+:func:`max_share_at_least` turns simultaneous bounds into a call on ``pi_max >= threshold``
+whose error rate is the bounds' ``alpha``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
+
+from ._rules import beta_cs_interval
+
+__all__ = ["census_share_bounds", "census_shares", "max_share_at_least",
+           "mixture_share_bounds"]
+
+K = TypeVar("K", bound=Hashable)
+
+
+def mixture_share_bounds(counts: Mapping[K, int], *,
+                         alpha: float) -> dict[K, tuple[float, float]]:
+    """Simultaneous ``(low, high)`` bounds on each ``pi_v`` from an i.i.d. mixture sample.
+
+    ``counts`` maps each observed category to its count among the draws (method A of the
+    module doc). No draw: no bound (an empty dict).
+
+    >>> b = mixture_share_bounds({"yes": 195, "no": 5}, alpha=0.05)
+    >>> b["yes"][0] > 0.9 and b["no"][1] < 0.1
+    True
+    """
+    n = sum(counts.values())
+    if n == 0:
+        return {}
+    a = alpha / max(2, len(counts))
+    return {v: beta_cs_interval(c, n, a) for v, c in counts.items()}
+
+
+def _labels(per_input: Sequence[Mapping[K, int]]) -> list[K]:
+    """Every category seen, in first-seen order."""
+    return list(dict.fromkeys(v for counts in per_input for v in counts))
+
+
+def census_share_bounds(per_input: Sequence[Mapping[K, int]], *,
+                        alpha: float) -> dict[K, tuple[float, float]]:
+    """Simultaneous ``(low, high)`` bounds on each ``pi_v`` over a finite population.
+
+    ``per_input[i]`` maps each category to its count among the draws of unit ``i`` (empty for
+    a unit never drawn); method B of the module doc. No draw at all: an empty dict.
+
+    >>> b = census_share_bounds([{"yes": 30}, {"yes": 29, "no": 1}, {}], alpha=0.05)
+    >>> b["yes"][0] < 2 / 3 and b["no"][1] > 1 / 3  # the unit never drawn may be all "no"
+    True
+    """
+    labels = _labels(per_input)
+    n_inputs = len(per_input)
+    if not labels or n_inputs == 0:
+        return {}
+    a = alpha / (n_inputs * max(2, len(labels)))
+    bounds: dict[K, tuple[float, float]] = {}
+    for v in labels:
+        lo_sum = hi_sum = 0.0
+        for counts in per_input:
+            n = sum(counts.values())
+            if not n:
+                hi_sum += 1.0
+                continue
+            lo, hi = beta_cs_interval(counts.get(v, 0), n, a)
+            lo_sum += lo
+            hi_sum += hi
+        bounds[v] = (lo_sum / n_inputs, hi_sum / n_inputs)
+    return bounds
+
+
+def census_shares(per_input: Sequence[Mapping[K, int]]) -> dict[K, float]:
+    """The point estimate of each ``pi_v``: per-unit shares averaged over all ``N`` units.
+
+    >>> census_shares([{"yes": 3, "no": 1}, {"yes": 2}])
+    {'yes': 0.875, 'no': 0.125}
+    """
+    n_inputs = len(per_input)
+    return {v: sum(counts.get(v, 0) / sum(counts.values())
+                   for counts in per_input if sum(counts.values())) / n_inputs
+            for v in _labels(per_input)}
+
+
+def max_share_at_least(bounds: Mapping[K, tuple[float, float]],
+                       threshold: float) -> bool | None:
+    """Call ``pi_max >= threshold`` from simultaneous bounds on every ``pi_v``.
+
+    True when some lower bound reaches ``threshold``, False when every upper bound is below
+    it, None (undecided) otherwise or when there is no bound at all. When the bounds hold
+    jointly with probability ``1 - alpha``, either call is wrong with probability at most
+    ``alpha``.
+
+    >>> max_share_at_least({"yes": (0.93, 0.99), "no": (0.0, 0.05)}, 0.9)
+    True
+    >>> max_share_at_least({"yes": (0.6, 0.85), "no": (0.1, 0.3)}, 0.9)
+    False
+    >>> max_share_at_least({"yes": (0.6, 0.95)}, 0.9) is None
+    True
+    """
+    if not bounds:
+        return None
+    if any(lo >= threshold for lo, _ in bounds.values()):
+        return True
+    if all(hi < threshold for _, hi in bounds.values()):
+        return False
+    return None
