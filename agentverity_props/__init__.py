@@ -13,8 +13,9 @@ scipy, Hypothesis and every optional integration load only when first used.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._internal.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -105,17 +106,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agentverity_props' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -20,8 +20,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._internal.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "METRICS": "._compare", "CompareConfig": "._compare", "CompareResult": "._compare",
@@ -75,18 +76,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    # lazy (PEP 562): `bench` does not pay for the comparison's statistics imports
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agentverity_props.bench' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -11,8 +11,9 @@ once something is measured.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
     "BlindnessResult": "._health", "HealthCheck": "._health",
@@ -44,13 +45,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
