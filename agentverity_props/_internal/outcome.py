@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["CandidateStatus", "Exit", "RelationStatus", "exit_code"]
+__all__ = ["CandidateStatus", "Exit", "RelationStatus", "StopReason", "exit_code"]
 
 
 class _StrEnum(str, enum.Enum):
@@ -66,3 +66,11 @@ class CandidateStatus(_StrEnum):
     UNDECIDED = "undecided"
     INCOMPLETE = "incomplete"
     PENDING = "pending"
+
+
+class StopReason(_StrEnum):
+    """Why a command stopped drawing before its rule decided (the evidence is incomplete);
+    the cause of an agent that failed persistently is in the ledger's ``stop_cause``."""
+
+    INTERRUPTED = "interrupted"
+    BUDGET = "call budget exhausted"

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
-from .._internal.outcome import exit_code
+from .._internal.outcome import StopReason, exit_code
 from ..decide import PooledSign, runs_needed
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ._load import Benchmark
@@ -111,7 +111,7 @@ class CompareResult:
     def complete(self) -> bool:
         """No interrupt, budget left, and no failed agent call (an ERROR run is missing
         evidence for the paired analysis)."""
-        return self.stop_reason not in ("interrupted", "call budget exhausted") and \
+        return self.stop_reason not in (StopReason.INTERRUPTED, StopReason.BUDGET) and \
             not any(a.status == "ERROR" for agent in self.attempts for task in agent
                     for a in task)
 
@@ -272,9 +272,9 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
             if failed:
                 first = failed[0]
                 if isinstance(first, Interrupted):
-                    stop = "interrupted"
+                    stop = StopReason.INTERRUPTED
                 elif isinstance(first, BudgetExhausted):
-                    stop = "call budget exhausted"
+                    stop = StopReason.BUDGET
                 else:
                     raise first
                 break  # a partial round is never fed to the tests (pooled validity)
@@ -298,7 +298,7 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
                 stop = "decided"
                 break
             if any(e.stopping for e in engs):
-                stop = "interrupted"
+                stop = StopReason.INTERRUPTED
                 break
         else:
             stop = f"max runs reached ({config.max_runs})"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from .._internal.outcome import exit_code
+from .._internal.outcome import StopReason, exit_code
 from ._metrics import k_values, pass_at_k, pass_hat_k, percentile, rate_interval, share_of_mode
 
 __all__ = ["SCHEMA", "AttemptRecord", "BenchResult", "TaskResult", "TaskStats"]
@@ -218,7 +218,7 @@ class BenchResult:
         """Every task decided, no interrupt, and no failed agent call: an ERROR run is graded
         as agentverdict does, but a failed call is missing evidence, so the exit code is 2."""
         return all(t.decision is not None for t in self.tasks) and \
-            self.stop_reason != "interrupted" and \
+            self.stop_reason != StopReason.INTERRUPTED and \
             not any(t.stats.errors for t in self.tasks)
 
     @property

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._internal.fingerprint import fingerprint, salt_from_env
+from .._internal.outcome import StopReason
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ..observation import Observation
 from ._evaluators import EvaluatorError
@@ -183,10 +184,10 @@ async def _run_task(eng: Engine, task: Task, probe: Probe, indices: list[int],
         try:
             rec = await attempt(eng, task, probe, idx, include_outputs=config.include_outputs)
         except BudgetExhausted:
-            stop = "call budget exhausted"
+            stop = StopReason.BUDGET
             break
         except Interrupted:
-            stop = "interrupted"
+            stop = StopReason.INTERRUPTED
             break
         attempts.append(rec)
         if progress is not None:
@@ -225,7 +226,7 @@ async def arun_benchmark(agent: Any, benchmark: Benchmark, *, config: BenchConfi
             _run_task(eng, t, p, idx, config, alpha_task, progress) for t, p, idx in plan))
         stop = next((r.stop_reason for r in results if r.stop_reason), "")
         if eng.stopping:
-            stop = "interrupted"
+            stop = StopReason.INTERRUPTED
         return BenchResult(agent=eng.agent.identity, benchmark=bench, config=config,
                            tasks=tuple(results), ledger=eng.ledger.to_dict(),
                            stop_reason=stop)

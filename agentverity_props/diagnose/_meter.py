@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from .._internal.outcome import StopReason
 from ..decide import BernoulliSPRT, BetaCS, sprt_expected_n
 from ..engine import EvidencePool
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
@@ -201,13 +202,13 @@ async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, 
         if decision is not None or stop_reason:
             return False
         if engine.stopping:
-            stop_reason = "interrupted"
+            stop_reason = StopReason.INTERRUPTED
             return False
         if 2 * scheduled + 2 > cap:
             stop_reason = f"meter call cap reached ({cap} calls)"
             return False
         if not engine.can_afford(2):
-            stop_reason = "call budget exhausted"
+            stop_reason = StopReason.BUDGET
             return False
         return True
 
@@ -236,8 +237,8 @@ async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, 
                 failures += 1
                 done[seq] = (None, 0, None, None)
                 if not stop_reason:
-                    stop_reason = {BudgetExhausted: "call budget exhausted",
-                                   Interrupted: "interrupted"}.get(
+                    stop_reason = {BudgetExhausted: StopReason.BUDGET,
+                                   Interrupted: StopReason.INTERRUPTED}.get(
                         type(exc), f"agent call failed ({kind}) under error policy 'raise'")
         # feed finished trials in the order they were scheduled, one at a time
         while fed in done:
@@ -275,7 +276,7 @@ async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, 
         stop_reason = stop_reason or "decided"
     per_input = _per_input(probes, pool, layer, pair_count, flips)
     calls = engine.ledger.calls - calls0
-    complete = failures == 0 and stop_reason != "interrupted"
+    complete = failures == 0 and stop_reason != StopReason.INTERRUPTED
     result = MeterResult(
         call=call, epsilon=epsilon, alpha=alpha, indifference=indifference, layer=layer,
         calls=calls, draws=sum(e.draws for e in per_input), pairs=pairs,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._internal.inputs import clean_inputs
-from .._internal.outcome import CandidateStatus, Exit, RelationStatus, exit_code
+from .._internal.outcome import CandidateStatus, Exit, RelationStatus, StopReason, exit_code
 from ..engine import EngineConfig, EvidencePool
 from ..errors import DrawStopped, InvalidArgument
 from ..observation import VerdictExtractor
@@ -271,17 +271,17 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         blind = await _blindness(eng, probes, pool, meter, config,
                                  HealthCheck.blind_probe_set in suppressed)
         c_blind = eng.ledger.calls - calls0 - c_meter
-        stop = meter.stop_reason if meter.stop_reason == "interrupted" else ""
+        stop = meter.stop_reason if meter.stop_reason == StopReason.INTERRUPTED else ""
         rel_results: list[RelationResult] = []
         if rels and not eng.stopping:
             rel_results = await run_relations(eng, probes, pool, rels, alpha=config.alpha,
                                               meter=meter, seed=config.seed)
         elif rels:
             rel_results = [RelationResult(r) for r in rels]
-            stop = "interrupted"
+            stop = StopReason.INTERRUPTED
         c_rel = eng.ledger.calls - calls0 - c_meter - c_blind
         if eng.stopping:
-            stop = eng.stop_cause or "interrupted"
+            stop = eng.stop_cause or StopReason.INTERRUPTED
         ledger = eng.ledger.to_dict()
         return RunResult(meter=meter, blindness=blind, relations=tuple(rel_results),
                          ledger=ledger, phase_calls={"meter": c_meter, "blindness": c_blind,

@@ -38,7 +38,7 @@ import numpy as np
 
 from .._internal.fingerprint import short
 from .._internal.inputs import clean_inputs
-from .._internal.outcome import exit_code
+from .._internal.outcome import StopReason, exit_code
 from ..decide import binomial_tail, confirmation_plan, confirmation_settled
 from ..diagnose import RunConfig
 from ..engine import EvidencePool
@@ -300,7 +300,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         elif stop or eng.stopping or failed or any(ch.status == "incomplete" for ch in checks):
             status = "incomplete"
             if eng.stopping:
-                stop = "interrupted"
+                stop = StopReason.INTERRUPTED
             elif failed and not stop:
                 kinds = ", ".join(f"{k} x{v}" for k, v in eng.ledger.failure_kinds.items())
                 stop = f"{failed} agent call(s) failed ({kinds})"
@@ -317,9 +317,9 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
 
 def _why(exc: Exception) -> str:
     if isinstance(exc, BudgetExhausted):
-        return "call budget exhausted"
+        return StopReason.BUDGET
     if isinstance(exc, Interrupted):
-        return "interrupted"
+        return StopReason.INTERRUPTED
     return f"agent call failed ({getattr(exc, 'kind', 'error')}) under error policy 'raise'"
 
 
