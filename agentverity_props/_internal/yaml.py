@@ -25,7 +25,7 @@ from typing import Any, Literal
 import yaml
 
 from ..errors import BadInput
-from .inputs import read_file_bytes
+from .files import read_file_bytes
 
 __all__ = ["Style", "YamlDocument", "parse_yaml", "read_yaml"]
 

@@ -22,12 +22,27 @@ def _module_of(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path) -> list[tuple[str, list[str], int]]:
-    """(absolute module, imported names, line) for every intra-package import in ``path``."""
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """ids of the nodes under ``if TYPE_CHECKING:`` (never executed: no runtime edge)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            out.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return out
+
+
+def _imports(path: Path, *, runtime_only: bool = False) -> list[tuple[str, list[str], int]]:
+    """(absolute module, imported names, line) for every intra-package import in ``path``
+    (lazy ones inside functions included; with ``runtime_only``, not the ones under
+    ``if TYPE_CHECKING:``)."""
     module = _module_of(path)
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_nodes(tree) if runtime_only else set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -106,6 +121,21 @@ def test_no_import_cycle_between_folders() -> None:
 def test_no_folder_reaches_into_another_folders_private_parts() -> None:
     _, private = _edges()
     assert private == []
+
+
+def test_no_import_cycle_between_modules() -> None:
+    """Module by module, runtime imports only (a package importing its own submodules, and a
+    module importing its parent package, are not cycles: the parent is always loaded
+    first)."""
+    modules = {_module_of(p): p for p in _files()}
+    graph: dict[str, set[str]] = defaultdict(set)
+    for mod, path in modules.items():
+        for target, names, _ in _imports(path, runtime_only=True):
+            for dst in [target, *(f"{target}.{n}" for n in names)]:
+                ancestor = mod.startswith(dst + ".")
+                if dst in modules and dst != mod and not ancestor:
+                    graph[mod].add(dst)
+    assert _cycles(graph) == []
 
 
 def test_every_feature_has_a_folder() -> None:
