@@ -91,7 +91,11 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
                         include_inputs=include_inputs)
     agent = load_agent_ref(agent_ref)
     result = execute_run(agent, inputs, rels, config, progress=progress)
-    write_output(render(result.to_dict(), fmt, output), output)
+    # the terminal is the user's own screen: name inputs by their text there; files keep
+    # fingerprints unless --include-inputs
+    on_screen = fmt == "text" and output in (None, "-")
+    write_output(render(result.to_dict(include_inputs=include_inputs or on_screen), fmt,
+                        output), output)
     return result.exit_code
 
 

@@ -269,13 +269,15 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                                 progress=tick("meter"))
         c_meter = eng.ledger.calls - calls0
         blind = await _blindness(eng, probes, pool, meter, config,
-                                 HealthCheck.blind_probe_set in suppressed)
+                                 HealthCheck.blind_probe_set in suppressed,
+                                 progress=tick("blindness"))
         c_blind = eng.ledger.calls - calls0 - c_meter
         stop = meter.stop_reason if meter.stop_reason == StopReason.INTERRUPTED else ""
         rel_results: list[RelationResult] = []
         if rels and not eng.stopping:
             rel_results = await run_relations(eng, probes, pool, rels, alpha=config.alpha,
-                                              meter=meter, seed=config.seed)
+                                              meter=meter, seed=config.seed,
+                                              progress=tick("relations"))
         elif rels:
             rel_results = [RelationResult(r) for r in rels]
             stop = StopReason.INTERRUPTED
@@ -317,7 +319,8 @@ def run(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None 
 
 
 async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter: MeterResult,
-                     config: RunConfig, suppressed: bool) -> BlindnessResult:
+                     config: RunConfig, suppressed: bool, *,
+                     progress: Callable[[int], None] | None = None) -> BlindnessResult:
     """Blindness from the meter's first draws, topped up by single draws on random inputs."""
     keys: list[str] = []
     for fp, idx in meter.first_draws:
@@ -343,6 +346,8 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
         except DrawStopped:
             break
         pool.add(probe.fp, idx, obs)
+        if progress is not None:
+            progress(1)
         k = obs.key(config.layer)
         if k is None:
             continue
@@ -357,7 +362,8 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
 async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         relations: Sequence[Relation], *, alpha: float,
                         beta: float = DEFAULT_BETA, meter: MeterResult | None = None,
-                        seed: int = 0) -> list[RelationResult]:
+                        seed: int = 0, progress: Callable[[int], None] | None = None
+                        ) -> list[RelationResult]:
     """Decide every exercised (relation, input) with the one relation procedure.
 
     The family is every exercised (relation, input) pair: each is tested at ``alpha / m``,
@@ -387,7 +393,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         # a disagreeing pair has one draw off the input's modal verdict (about)
         learner.observe_noise(meter.disagreements, 2 * meter.pairs)
     decider = RelationDecider(eng, pool, alpha_candidate=alpha / len(jobs), beta=beta,
-                              learner=learner, max_draws=RUN_MAX_DRAWS, futility=True)
+                              learner=learner, max_draws=RUN_MAX_DRAWS, futility=True,
+                              progress=progress)
     await decider.decide(jobs)
     return results
 

@@ -224,6 +224,13 @@ class Engine:
                 del locks[fp]
         self._watch(obs)
         if exc is not None and self._raise:
+            # error_policy "raise": the first failed call stops everything, with its cause
+            if self.stop_cause is None:
+                self.stop_cause = (f"the agent call failed ({obs.error.kind}: "
+                                   f"{obs.error.message}) and the error policy is 'raise'"
+                                   if obs.error is not None else "an agent call failed")
+                self.ledger.stop_cause = self.stop_cause
+            self._stopping = True
             if isinstance(exc, AgentCallError):
                 raise exc
             assert obs.error is not None

@@ -101,13 +101,15 @@ class RelationDecider:
     def __init__(self, engine: Engine, pool: EvidencePool, *, alpha_candidate: float,
                  beta: float = DEFAULT_BETA, learner: EvidenceLearner | None = None,
                  may_test: Callable[[], bool] | None = None, max_draws: int | None = None,
-                 futility: bool = False) -> None:
+                 futility: bool = False,
+                 progress: Callable[[int], None] | None = None) -> None:
         self.engine, self.pool = engine, pool
         self.alpha_candidate, self.beta = alpha_candidate, beta
         self.learner = learner or EvidenceLearner()
         self.may_test = may_test
         self.max_draws = max_draws
         self.futility = futility
+        self.progress = progress
 
     async def decide(self, candidates: Sequence[Candidate]) -> None:
         """Decide every candidate (each ends pass/confirmed/undecided/incomplete)."""
@@ -121,6 +123,8 @@ class RelationDecider:
                 self._plan(c)
             live = [c for c in live if c.outcome.status == CandidateStatus.PENDING]
             await asyncio.gather(*(self._draw_step(c) for c in live))
+            if self.progress is not None:
+                self.progress(sum(len(c.indices) for c in live))
             for c in live:
                 self._feed(c)
             live = [c for c in live if c.outcome.status == CandidateStatus.PENDING]

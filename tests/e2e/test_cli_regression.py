@@ -248,3 +248,23 @@ def test_snapshot_write_killed_midway_leaves_the_previous_snapshot(tmp_path):
             assert len(doc["padding"]) == 30_000_000
             assert doc["generation"] >= 1
     assert interrupted >= 1  # at least one kill landed mid-write
+
+
+def test_the_shipped_sample_benchmark_runs_as_documented() -> None:
+    """examples/moderation_benchmark.yaml: bench and compare exactly as its header says."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).parents[2]
+    bench = root / "examples" / "moderation_benchmark.yaml"
+    run = [sys.executable, "-m", "agentverity_props"]
+    res = subprocess.run([*run, "bench", "--agent", "examples/plain_gate.py:gate",
+                          "--benchmark", str(bench)], cwd=root, capture_output=True,
+                         text=True, timeout=300, check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "every task passed" in res.stdout
+    res = subprocess.run([*run, "compare", "examples/plain_gate.py:gate",
+                          "examples/plain_gate.py:noisy_gate", "--benchmark", str(bench)],
+                         cwd=root, capture_output=True, text=True, timeout=300, check=False)
+    assert res.returncode in (0, 1), res.stdout + res.stderr
+    assert "A vs B" in res.stdout
