@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["CandidateStatus", "Exit", "RelationStatus", "StopReason", "exit_code"]
+__all__ = ["CandidateStatus", "CaseStatus", "CheckStatus", "Exit", "InputCheckStatus",
+           "RelationStatus", "StopReason", "TaskStatus", "exit_code"]
 
 
 class _StrEnum(str, enum.Enum):
@@ -26,6 +27,9 @@ class _StrEnum(str, enum.Enum):
 
     def __format__(self, spec: str) -> str:
         return format(str(self.value), spec)
+
+    def __repr__(self) -> str:  # reads as the string it equals, in reports and REPLs
+        return repr(str(self.value))
 
 
 class Exit(enum.IntEnum):
@@ -74,3 +78,41 @@ class StopReason(_StrEnum):
 
     INTERRUPTED = "interrupted"
     BUDGET = "call budget exhausted"
+
+
+class TaskStatus(_StrEnum):
+    """A benchmark attempt (PASS / FAIL / ERROR) or task (also INCOMPLETE: undecided)."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+    INCOMPLETE = "INCOMPLETE"
+
+
+class CaseStatus(_StrEnum):
+    """A tool-call case, or one of its runs (runs are never inconclusive)."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"
+    INCONCLUSIVE = "inconclusive"
+
+
+class CheckStatus(_StrEnum):
+    """A snapshot check as a whole."""
+
+    CLEAN = "clean"
+    DRIFT = "drift"
+    INADMISSIBLE = "inadmissible"
+    INCOMPLETE = "incomplete"
+
+
+class InputCheckStatus(_StrEnum):
+    """One input of a snapshot check."""
+
+    UNSCREENED = "unscreened"
+    CLEAN = "clean"
+    DRIFT = "drift"
+    NOISE = "noise"
+    UNCONFIRMED = "unconfirmed"
+    INCOMPLETE = "incomplete"

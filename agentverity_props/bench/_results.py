@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from .._internal.outcome import StopReason, exit_code
+from .._internal.outcome import StopReason, TaskStatus, exit_code
 from ._metrics import k_values, pass_at_k, pass_hat_k, percentile, rate_interval, share_of_mode
 
 __all__ = ["SCHEMA", "AttemptRecord", "BenchResult", "TaskResult", "TaskStats"]
@@ -23,7 +23,7 @@ class AttemptRecord:
     """One run of one task: ``PASS`` / ``FAIL`` / ``ERROR`` and what it cost."""
 
     index: int
-    status: str
+    status: TaskStatus
     latency_s: float
     output_fp: str | None
     output: str | None
@@ -143,14 +143,14 @@ class TaskResult:
                    alpha=config.alpha, interval=config.interval)
 
     @property
-    def status(self) -> str:
+    def status(self) -> TaskStatus:
         if self.decision is None:
-            return "INCOMPLETE"
+            return TaskStatus.INCOMPLETE
         if self.decision == "pass":
-            return "PASS"
+            return TaskStatus.PASS
         if self.stats.failures == 0 and self.stats.errors > 0:
-            return "ERROR"
-        return "FAIL"
+            return TaskStatus.ERROR
+        return TaskStatus.FAIL
 
     @property
     def calls_saved(self) -> int:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._internal.fingerprint import fingerprint, salt_from_env
-from .._internal.outcome import StopReason
+from .._internal.outcome import StopReason, TaskStatus
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ..observation import Observation
 from ._evaluators import EvaluatorError
@@ -112,7 +112,7 @@ async def attempt(eng: Engine, task: Task, probe: Probe, index: int, *,
     base: dict[str, Any] = {"index": index, "latency_s": obs.latency_s, "tokens": tokens,
                             "cost_usd": cost}
     if obs.error is not None:
-        return AttemptRecord(status="ERROR", output_fp=None, output=None,
+        return AttemptRecord(status=TaskStatus.ERROR, output_fp=None, output=None,
                              message=f"agent call failed ({obs.error.kind}): "
                                      f"{obs.error.message}"[:500], ok=False, **base)
     out_fp = fingerprint(obs.text, salt_from_env())
@@ -120,13 +120,13 @@ async def attempt(eng: Engine, task: Task, probe: Probe, index: int, *,
     try:
         results = [ev.check(obs, include_outputs) for ev in task.evaluators]
     except EvaluatorError as exc:
-        return AttemptRecord(status="ERROR", output_fp=out_fp, output=output,
+        return AttemptRecord(status=TaskStatus.ERROR, output_fp=out_fp, output=output,
                              message=str(exc)[:500], ok=True, **base)
     failed = [msg for ok, msg in results if not ok]
     if failed:
-        return AttemptRecord(status="FAIL", output_fp=out_fp, output=output,
+        return AttemptRecord(status=TaskStatus.FAIL, output_fp=out_fp, output=output,
                              message="; ".join(failed)[:500], ok=True, **base)
-    return AttemptRecord(status="PASS", output_fp=out_fp, output=output,
+    return AttemptRecord(status=TaskStatus.PASS, output_fp=out_fp, output=output,
                          message=None, ok=True, **base)
 
 

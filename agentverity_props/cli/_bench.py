@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ._common import say_stop, use_color, write_output
-from ._options import engine_config, engine_options, load_agent_ref, progress_bar
+from ._options import engine_config, engine_options, load_agent_ref, progress_bar, progress_option
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -60,7 +60,7 @@ def _ticker(bar: Any, label: str) -> Any:
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the report here (atomically) instead of stdout.")
-@click.option("--progress", is_flag=True, help="Progress bar on stderr (only on a terminal).")
+@progress_option
 @engine_options
 def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop: str,
               no_early_stop: bool, alpha: float, interval: str, include_outputs: bool,
@@ -106,7 +106,7 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the report here (atomically) instead of stdout.")
-@click.option("--progress", is_flag=True, help="Progress bar on stderr (only on a terminal).")
+@progress_option
 @engine_options
 def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int, min_runs: int,
                 alpha: float, include_outputs: bool, fmt: str, output: str | None,

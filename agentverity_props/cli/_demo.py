@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ._common import write_output
+from ._options import progress_option
 
 DEMOS = {
     "moderation": ("agentverity_props.examples.moderation:buggy_agent", "moderation.txt",
@@ -26,7 +27,7 @@ DEMOS = {
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text",
               show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None)
-@click.option("--progress/--no-progress", default=True, help="Progress bar on a terminal.")
+@progress_option
 def demo_cmd(which: str, fmt: str, output: str | None, progress: bool) -> int:
     """Run meter, blindness and relations on an offline example agent (no network, seconds).
 

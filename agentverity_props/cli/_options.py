@@ -121,3 +121,33 @@ def ticker(bar: Any) -> Callable[[str, int], None]:
         bar.advance(tasks[phase], n)
 
     return tick
+
+
+# -- choices derived from the library (never retyped) -------------------------------------
+
+
+def _layers() -> list[str]:
+    from ..observation import LAYERS
+    return list(LAYERS)
+
+
+def _precisions() -> list[str]:
+    from ..diagnose import PRESETS
+    return list(PRESETS)
+
+
+def _health_checks() -> list[str]:
+    from ..diagnose import HealthCheck
+    return [h.value for h in HealthCheck]
+
+
+LAYER_CHOICE = click.Choice(_layers())
+PRECISION_CHOICE = click.Choice(_precisions())
+HEALTH_CHECK_CHOICE = click.Choice(_health_checks())
+
+
+def progress_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--progress/--no-progress``: the same flag and default on every command."""
+    return click.option("--progress/--no-progress", default=True, show_default=True,
+                        help="Progress bar on stderr (shown only when stderr is a "
+                             "terminal).")(f)

@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ._common import use_color, write_output
-from ._options import engine_options, load_agent_ref, progress_bar, run_config, ticker
+from ._options import (
+    HEALTH_CHECK_CHOICE,
+    LAYER_CHOICE,
+    PRECISION_CHOICE,
+    engine_options,
+    load_agent_ref,
+    progress_bar,
+    progress_option,
+    run_config,
+    ticker,
+)
 
 if TYPE_CHECKING:
     from ..diagnose import RunConfig, RunResult
@@ -48,14 +58,14 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
               help="module:attr or path/to/file.py:attr (see docs/agents.md).")
 @click.option("--inputs", "inputs_path", required=True, type=click.Path(),
               help="Probe set: one prompt per line (.txt), or .json/.jsonl/.yaml list.")
-@click.option("--precision", type=click.Choice(["cheap", "balanced", "strict"]), default=None,
+@click.option("--precision", type=PRECISION_CHOICE, default=None,
               help="Epsilon preset: cheap 0.10, balanced 0.05, strict 0.01.")
 @click.option("--epsilon", type=float, default=None, help="Tolerance on the pair-disagreement "
               "rate (default 0.05).")
 @click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
 @click.option("--indifference", type=click.FloatRange(1.05, 10.0), default=2.0,
               show_default=True, help="The meter's guarantees hold at epsilon/r and epsilon*r.")
-@click.option("--layer", type=click.Choice(["verdict", "text", "tools"]), default="verdict",
+@click.option("--layer", type=LAYER_CHOICE, default="verdict",
               show_default=True)
 @click.option("--relations", "relations_ref", default=None, metavar="REF|NAMES",
               help="Built-in names (case,typo,...) or module:attr of a list of Relation.")
@@ -67,9 +77,8 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
 @click.option("--include-inputs", is_flag=True,
               help="Keep raw prompts in the report (off: fingerprints only).")
 @click.option("--suppress-health-check", multiple=True,
-              type=click.Choice(["blind_probe_set", "unexercised_relation", "unstable_verdict"]))
-@click.option("--progress/--no-progress", default=True, show_default=True,
-              help="Progress bar on stderr (shown only when stderr is a terminal).")
+              type=HEALTH_CHECK_CHOICE)
+@progress_option
 @engine_options
 def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: float | None,
             alpha: float, indifference: float, layer: str, relations_ref: str | None,

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from ._common import say_stop, use_color, write_output
-from ._options import engine_options, load_agent_ref, run_config
+from ._options import (
+    LAYER_CHOICE,
+    PRECISION_CHOICE,
+    engine_options,
+    load_agent_ref,
+    run_config,
+)
 
 if TYPE_CHECKING:
     from ..diagnose import RunConfig
@@ -43,11 +49,11 @@ def _with_engine(agent: Any, config: RunConfig,
               help="The snapshot file (written atomically, only when admitted).")
 @click.option("--accept-reference", is_flag=True,
               help="Approve the reference verdicts (without it nothing is written: a preview).")
-@click.option("--precision", type=click.Choice(["cheap", "balanced", "strict"]), default=None)
+@click.option("--precision", type=PRECISION_CHOICE, default=None)
 @click.option("--epsilon", type=float, default=None,
               help="Tolerance on the pair-disagreement rate (default 0.05).")
 @click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
-@click.option("--layer", type=click.Choice(["verdict", "text", "tools"]), default="verdict",
+@click.option("--layer", type=LAYER_CHOICE, default="verdict",
               show_default=True)
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
               help="Report format on stdout.")

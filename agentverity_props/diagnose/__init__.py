@@ -18,7 +18,7 @@ from .._internal.lazy import lazy_exports
 _EXPORTS = {
     "BlindnessResult": "._health", "HealthCheck": "._health",
     "blindness_from_keys": "._health",
-    "DEFAULT_MAX_CALLS": "._meter", "PRESETS": "._meter", "InputEvidence": "._meter",
+    "DEFAULT_MAX_CALLS": "._meter", "PRESETS": "._presets", "InputEvidence": "._meter",
     "MeterResult": "._meter", "resolve_epsilon": "._meter", "run_meter": "._meter",
     "validate_meter_args": "._meter",
     "RunConfig": "._run", "RunResult": "._run", "arun": "._run", "measure": "._run",
@@ -52,11 +52,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._health import BlindnessResult, HealthCheck, blindness_from_keys
     from ._meter import (
         DEFAULT_MAX_CALLS,
-        PRESETS,
         InputEvidence,
         MeterResult,
         resolve_epsilon,
         run_meter,
         validate_meter_args,
     )
+    from ._presets import PRESETS
     from ._run import RunConfig, RunResult, arun, measure, run, run_relations

@@ -44,6 +44,7 @@ from ..decide import BernoulliSPRT, BetaCS, sprt_expected_n
 from ..engine import EvidencePool
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
 from ..observation import LAYERS, Observation
+from ._presets import PRESETS
 
 if TYPE_CHECKING:
     from ..engine import Engine, Probe
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 
 MeterCall = Literal["verdict-deterministic", "verdict-stochastic", "undecided"]
 
-PRESETS: dict[str, float] = {"cheap": 0.10, "balanced": 0.05, "strict": 0.01}
 DEFAULT_MAX_CALLS = 600
 
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from .._internal.fingerprint import short
 from .._internal.inputs import clean_inputs
-from .._internal.outcome import StopReason, exit_code
+from .._internal.outcome import CheckStatus, InputCheckStatus, StopReason, exit_code
 from ..decide import binomial_tail, confirmation_plan, confirmation_settled
 from ..diagnose import RunConfig
 from ..engine import EvidencePool
@@ -66,7 +66,7 @@ class InputCheck:
     confirm: list[str | None] = field(default_factory=list)
     k: int = 0
     c: int = 0
-    status: str = "unscreened"
+    status: InputCheckStatus = InputCheckStatus.UNSCREENED
     p_value: float | None = None
     note: str = ""
 
@@ -98,7 +98,7 @@ class InputCheck:
 class CheckResult:
     """The result of :func:`compare_snapshot`; ``to_dict()`` is check/1 JSON."""
 
-    status: str  # clean | drift | inadmissible | incomplete
+    status: CheckStatus
     agent: str
     snapshot: dict[str, Any]
     inadmissible: tuple[Refusal, ...]
@@ -212,7 +212,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         meta["same_agent"] = eng.agent.identity == doc["agent"]
         pre = _prechecks(doc, probes, config.extractor.config_id)
         if pre:
-            return CheckResult("inadmissible", eng.agent.identity, meta, tuple(pre), (),
+            return CheckResult(CheckStatus.INADMISSIBLE, eng.agent.identity, meta, tuple(pre), (),
                                empty_adm, None, _calls(eng, doc, {}), tol, alpha_input,
                                eng.ledger.to_dict())
         checks = [InputCheck(p.fp, refs[p.fp], k=k, c=c) for p in probes]
@@ -296,9 +296,9 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         # draw that would have differed, so "clean" would be a guess
         failed = eng.ledger.failures
         if inadmissible:
-            status = "inadmissible"
+            status = CheckStatus.INADMISSIBLE
         elif stop or eng.stopping or failed or any(ch.status == "incomplete" for ch in checks):
-            status = "incomplete"
+            status = CheckStatus.INCOMPLETE
             if eng.stopping:
                 stop = StopReason.INTERRUPTED
             elif failed and not stop:
@@ -306,7 +306,8 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
                 stop = f"{failed} agent call(s) failed ({kinds})"
             inadmissible.append(Refusal("complete", _incomplete_msg(checks, stop)))
         else:
-            status = "drift" if any(ch.status == "drift" for ch in checks) else "clean"
+            status = (CheckStatus.DRIFT if any(ch.status == InputCheckStatus.DRIFT for ch in checks)
+                      else CheckStatus.CLEAN)
         return CheckResult(status, eng.agent.identity, meta, tuple(inadmissible),
                            tuple(checks), admission, stability, _calls(eng, doc, phase),
                            tol, alpha_input, eng.ledger.to_dict())
@@ -352,22 +353,23 @@ async def _confirm(eng: Engine, ch: InputCheck, probe: Probe, layer: str, tol: f
 
 def _settle(ch: InputCheck, *, screened: bool, skipped: bool) -> None:
     if not screened:
-        ch.status, ch.note = "incomplete", "no usable screening draw"
+        ch.status, ch.note = InputCheckStatus.INCOMPLETE, "no usable screening draw"
         return
     if not ch.mismatched:
-        ch.status = "clean"
+        ch.status = InputCheckStatus.CLEAN
         return
     if skipped:
-        ch.status, ch.note = "unconfirmed", "not confirmed: the evidence is not admissible"
+        ch.status = InputCheckStatus.UNCONFIRMED
+        ch.note = "not confirmed: the evidence is not admissible"
         return
     mism = sum(x is not None and x != ch.reference for x in ch.confirm)
     if mism >= ch.c:
-        ch.status = "drift"
+        ch.status = InputCheckStatus.DRIFT
         ch.note = f"{mism} of {len(ch.confirm)} confirmation draws differ from the reference"
     elif None in ch.confirm:
-        ch.status, ch.note = "incomplete", "a confirmation draw failed"
+        ch.status, ch.note = InputCheckStatus.INCOMPLETE, "a confirmation draw failed"
     else:
-        ch.status = "noise"
+        ch.status = InputCheckStatus.NOISE
         ch.note = "a screening draw differed, within the allowed noise on confirmation"
 
 

@@ -312,9 +312,12 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
     m, b = run.meter, run.blindness
     if not run.complete or no_ref or interrupted:
         why = []
-        if m.failures:
-            kinds = ", ".join(f"{k} x{v}" for k, v in sorted(m.failure_kinds.items()))
-            why.append(f"{m.failures} draw(s) failed ({kinds})")
+        # every failed draw of the run (meter, blindness, relations), not the meter's alone
+        failures = run.ledger.get("failures") or m.failures
+        kinds_map = run.ledger.get("failure_kinds") or m.failure_kinds
+        if failures:
+            kinds = ", ".join(f"{k} x{v}" for k, v in sorted(kinds_map.items()))
+            why.append(f"{failures} draw(s) failed ({kinds})")
         if run.stop_reason or interrupted:
             why.append(run.stop_reason or "interrupted")
         if no_ref:

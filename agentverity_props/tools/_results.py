@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._internal.outcome import Exit, exit_code
+from .._internal.outcome import CaseStatus, Exit, exit_code
 from ._assert import ToolCheck
 
 __all__ = ["SCHEMA", "CaseResult", "RunResult", "ToolsReport"]
@@ -20,7 +20,7 @@ class RunResult:
     """One call of one case."""
 
     index: int
-    status: str  # "pass" | "fail" | "error"
+    status: CaseStatus  # runs: pass | fail | error
     trace_id: str | None = None
     tools: tuple[dict[str, Any], ...] = ()
     check: ToolCheck | None = None
@@ -54,7 +54,7 @@ class CaseResult:
 
     name: str
     target: str
-    status: str
+    status: CaseStatus
     runs: tuple[RunResult, ...]
     max_runs: int
     min_pass_rate: float

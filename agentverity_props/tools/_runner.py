@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .._internal.outcome import CaseStatus
 from ..errors import BudgetExhausted
 from ..observation import Observation
 from ._assert import assert_tools
@@ -119,7 +120,7 @@ def _probe_text(case: Case) -> str:
 def _judge(index: int, obs: Observation, *, case: Case, sim_threshold: float | None,
            embedder: Any, secrets: frozenset[str], trace_id: str | None) -> RunResult:
     if obs.error is not None:
-        return RunResult(index=index, status="error", trace_id=trace_id,
+        return RunResult(index=index, status=CaseStatus.ERROR, trace_id=trace_id,
                          latency_s=obs.latency_s, error_kind=obs.error.kind,
                          error=_redact(obs.error.message, secrets)
                          + (f" (after {obs.error.attempts} attempts)"
@@ -135,7 +136,8 @@ def _judge(index: int, obs: Observation, *, case: Case, sim_threshold: float | N
         if sim < sim_threshold:
             reasons.append(f"similarity to baseline {sim:.3f} < {sim_threshold:g} "
                            f"({embedder.name})")
-    return RunResult(index=index, status="fail" if reasons else "pass", trace_id=trace_id,
+    status = CaseStatus.FAIL if reasons else CaseStatus.PASS
+    return RunResult(index=index, status=status, trace_id=trace_id,
                      tools=tuple(t.to_dict() for t in obs.tools), check=check, similarity=sim,
                      latency_s=obs.latency_s, reasons=tuple(reasons))
 
@@ -160,7 +162,7 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
         adapter, target = _adapter(case, suite, sources, span_wait, secrets)
     except Exception as exc:  # a broken agent reference is this case's error, not the run's
         msg = _redact(str(exc), secrets)
-        return CaseResult(target=case.url or case.agent or "?", status="error", runs=(),
+        return CaseResult(target=case.url or case.agent or "?", status=CaseStatus.ERROR, runs=(),
                           decided_by="not run", message=msg, **common), 0
     request_timeout = case.timeout_s or cfg.answer_timeout_s
     config = EngineConfig(max_workers=1, timeout_s=request_timeout + span_wait + 5.0,
@@ -170,7 +172,7 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
     probe = Probe.make(_probe_text(case))
     runs: list[RunResult] = []
     decided_by = ""
-    status = ""
+    status: CaseStatus | None = None
     message = None
     consecutive_errors = 0
     cut_short = False
@@ -198,12 +200,12 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
             cs.update(passed)
             if rule is None:
                 if not passed:
-                    status, decided_by = "fail", f"call {i + 1} failed (min_pass_rate 1)"
+                    status, decided_by = CaseStatus.FAIL, f"call {i + 1} failed (min_pass_rate 1)"
                     break
             else:
                 d = rule.update(passed)
                 if d is not None:
-                    status = d.call
+                    status = CaseStatus(d.call)
                     decided_by = (f"sequential pass-rate test after {d.n} calls "
                                   f"(e-value {d.e_value:.3g}, alpha {cfg.alpha:g})")
                     break
@@ -214,22 +216,22 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
     n_err = len(runs) - n_ok
     if not status:
         if cut_short:
-            status = "error"
+            status = CaseStatus.ERROR
             decided_by = f"the call budget ran out after {len(runs)} of {max_runs} calls"
         elif n_ok == 0:
-            status, decided_by = "error", "no call produced evidence"
+            status, decided_by = CaseStatus.ERROR, "no call produced evidence"
             if runs and message is None:
                 message = runs[-1].error
             elif runs:
                 message = f"{message}; last: {runs[-1].error}"
         elif rule is None and n_err == 0:
-            status, decided_by = "pass", f"all {n_ok} calls passed"
+            status, decided_by = CaseStatus.PASS, f"all {n_ok} calls passed"
         elif rule is None:
-            status, decided_by = "error", f"{n_ok} calls passed, {n_err} failed to run"
+            status, decided_by = CaseStatus.ERROR, f"{n_ok} calls passed, {n_err} failed to run"
             last = next(r.error for r in reversed(runs) if r.status == "error")
             message = f"{message + '; ' if message else ''}last error: {last}"
         else:
-            status = "inconclusive"
+            status = CaseStatus.INCONCLUSIVE
             decided_by = (f"undecided after {n_ok} calls: raise runs or lower min_pass_rate "
                           f"(alpha {cfg.alpha:g})")
     interval = cs.interval() if n_ok else None
@@ -263,7 +265,7 @@ async def run_suite_async(loaded: LoadedSuite, *, options: RunOptions | None = N
                 results.append(CaseResult(
                     name=case.name, target=_redact(case.url or case.agent or "?",
                                                    loaded.secrets),
-                    status="error", runs=(), max_runs=0, min_pass_rate=1.0,
+                    status=CaseStatus.ERROR, runs=(), max_runs=0, min_pass_rate=1.0,
                     alpha=suite.config.alpha, decided_by="not run",
                     message=f"the call budget of {budget} is spent"))
                 continue
