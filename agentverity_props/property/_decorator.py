@@ -113,6 +113,7 @@ class AgentCheck:
     def invariant(self, source: str, follow_up: str, *, name: str = "invariant",
                   layer: str | None = None) -> None:
         """The follow-up must get the same verdict as the source."""
+        __tracebackhide__ = True  # pytest: the failure is the user's test
         rel = Relation(name, "invariant", _identity, layer=layer or self._opts.layer)
         self._decide(rel, source, follow_up)
 
@@ -120,6 +121,7 @@ class AgentCheck:
                  decreasing: bool = False, name: str = "monotone",
                  layer: str | None = None) -> None:
         """The follow-up's verdict must not be lower in ``order`` (higher if ``decreasing``)."""
+        __tracebackhide__ = True  # pytest: the failure is the user's test
         rel = Relation(name, "monotone", _identity, layer=layer or self._opts.layer,
                        order=tuple(order), decreasing=decreasing)
         self._decide(rel, source, follow_up)
@@ -128,12 +130,14 @@ class AgentCheck:
                     expected: str | Callable[[str], str], name: str = "directional",
                     layer: str | None = None) -> None:
         """The follow-up's verdict must equal ``expected`` (a label or f(source verdict))."""
+        __tracebackhide__ = True  # pytest: the failure is the user's test
         rel = Relation(name, "directional", _identity, layer=layer or self._opts.layer,
                        expected=expected)
         self._decide(rel, source, follow_up)
 
     def relation(self, rel: Relation, source: str) -> None:
         """Apply a :class:`Relation` (its transform makes the follow-up) to ``source``."""
+        __tracebackhide__ = True  # pytest: the failure is the user's test
         if not isinstance(rel, Relation):
             raise InvalidArgument(f"check.relation expects a Relation, got {type(rel).__name__}")
         self._decide(rel, source, rel.apply(source))
@@ -141,6 +145,7 @@ class AgentCheck:
     # -- machinery ---------------------------------------------------------------------
 
     def _decide(self, rel: Relation, source: str, follow_up: str) -> None:
+        __tracebackhide__ = True  # pytest: the failure is the user's test
         from hypothesis import event, reject
 
         if not isinstance(source, str) or not isinstance(follow_up, str):
@@ -330,6 +335,7 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
 
         @functools.wraps(test)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True  # pytest: the failure is the user's test
             return _run_property(test, wrapper, inner, base, max_candidates, args, kwargs)
 
         wrapper.__signature__ = outer_sig  # type: ignore[attr-defined]
@@ -374,6 +380,7 @@ def _plugin_option(name: str) -> Any:
 def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                   max_candidates: int | None, args: tuple[Any, ...],
                   kwargs: dict[str, Any]) -> Any:
+    __tracebackhide__ = True  # pytest: the failure is the user's test
     from ..engine import Engine, EngineConfig
 
     above = getattr(wrapper, "_hypothesis_internal_settings_applied", False)
