@@ -199,6 +199,44 @@ class RunResult:
         return out
 
     @property
+    def advice(self) -> list[str]:
+        """What to do next when the evidence is incomplete or undecided (never a guess that a
+        rerun would not follow: budgets are the calls spent plus a floor for what is left)."""
+        out: list[str] = []
+        budget = self.config.budget
+        calls = int(self.ledger.get("calls", 0))
+        cause = self.ledger.get("stop_cause")
+        if cause:
+            out.append(f"the agent is failing: {cause}")
+            return out
+        pending = sum(r.incomplete for r in self.relations)
+        if budget is not None and calls >= budget and (pending or not self.meter.complete):
+            from ._meter import DEFAULT_MAX_CALLS
+            exercised = sum(r.exercised for r in self.relations)
+            # sure: the meter's cap, the blindness top-up, one anchor per input and every
+            # candidate's draw allowance (each stops within it); typical: what was spent
+            # plus the pending candidates at the cost of the decided ones (at least 6)
+            meter_cap = self.config.max_meter_calls or DEFAULT_MAX_CALLS
+            sure = (meter_cap + BLINDNESS_TOP_UP + len(self.inputs)
+                    + exercised * (RUN_MAX_DRAWS + 1))
+            decided = [o for r in self.relations for o in r.outcomes
+                       if o.status in (CandidateStatus.PASS, CandidateStatus.CONFIRMED)]
+            per = max(6.0, sum(o.draws for o in decided) / len(decided)) if decided else 6.0
+            typical = min(sure, int(calls + pending * per) + 1)
+            out.append(f"the call budget ({budget}) ran out with {pending} (relation, input) "
+                       f"candidate(s) undecided: --budget {typical} is likely to be enough "
+                       f"and --budget {sure} is sure to be (each candidate stops within "
+                       f"{RUN_MAX_DRAWS} draws); add --store PATH to keep the calls made")
+        elif self.meter.call == "undecided" and self.meter.advice:
+            out.append(self.meter.advice)
+        undecided = sum(r.undecided for r in self.relations)
+        if undecided and not out:
+            out.append(f"{undecided} (relation, input) candidate(s) stayed undecided: the agent "
+                       "is too noisy on those inputs to decide at this alpha; remove them or "
+                       "accept the UNDECIDED status")
+        return out
+
+    @property
     def exit_code(self) -> Exit:
         """The one precedence (README, "Exit codes"): incomplete > finding > undecided."""
         return exit_code(incomplete=not self.complete, finding=bool(self.findings),
@@ -219,6 +257,7 @@ class RunResult:
             "exit_code": self.exit_code,
             "stop_reason": self.stop_reason,
             "findings": self.findings,
+            "advice": self.advice,
             "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "indifference": cfg.indifference,
                        "layer": cfg.layer, "budget": cfg.budget, "max_workers": cfg.max_workers,
                        "timeout_s": cfg.timeout_s, "error_policy": cfg.error_policy,

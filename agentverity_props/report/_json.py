@@ -88,4 +88,5 @@ def migrate_run_v1(d: dict[str, Any]) -> dict[str, Any]:
             outcomes.append(o)
         rels.append({**r, "undecided": 0, "outcomes": outcomes})
     out["relations"] = rels
+    out.setdefault("advice", [])
     return out

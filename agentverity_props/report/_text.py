@@ -7,7 +7,7 @@ from typing import Any
 
 EXIT_MEANING = {0: "clean: measured, not blind, no confirmed violation",
                 1: "finding: blind probe set or confirmed violation",
-                2: "incomplete or undecided evidence (see above)"}
+                2: "incomplete or undecided evidence"}
 
 
 def _console(color: bool, width: int = 100) -> Any:
@@ -112,6 +112,10 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
               f" (budget {budget if budget is not None else 'none'}; replayed "
               f"{led.get('replayed', 0)}, retries {led.get('retries', 0)}, failures "
               f"{led.get('failures', 0)})")
+    for line in d.get("advice") or ():
+        if not (d.get("ledger") or {}).get("stop_cause"):
+            from rich.markup import escape as _esc
+            con.print(f"[bold]Next:[/] {_esc(line)}")
     cause = (d.get("ledger") or {}).get("stop_cause")
     if cause:
         from rich.markup import escape

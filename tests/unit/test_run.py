@@ -191,3 +191,27 @@ def test_a_relation_that_changes_no_input_is_a_health_finding_unless_suppressed(
                                               HealthCheck.blind_probe_set]))
     assert quiet.findings == []
     assert quiet.exit_code == 0
+
+
+def test_budget_advice_works_when_followed():
+    """The advice printed when the budget runs out is tested by doing what it says."""
+    import re
+
+    from agentverity_props.examples.plain import make_gate
+
+    text = (Path(__file__).parents[2] / "agentverity_props/examples/moderation.txt").read_text()
+    inputs = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+
+    def run_with(budget: int | None):
+        return run(make_gate(seed=7, noise=0.15), inputs,
+                   config=RunConfig(budget=budget, max_workers=1))
+
+    short = run_with(50)
+    (advice,) = [a for a in short.advice if "--budget" in a]
+    likely, sure = (int(n) for n in re.findall(r"--budget (\d+)", advice))
+    assert likely <= sure
+    for budget in (likely, sure):
+        again = run_with(budget)
+        assert again.ledger["calls"] <= budget
+        assert not any(r.incomplete for r in again.relations), again.advice
+        assert again.meter.complete
