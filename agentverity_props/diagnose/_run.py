@@ -150,15 +150,6 @@ class RunConfig:
     def engine_config(self) -> EngineConfig:
         return self.engine
 
-    def replace(self, **changes: Any) -> RunConfig:
-        """A copy with ``changes`` (run settings or engine fields)."""
-        own = {k: getattr(self, k) for k in ("epsilon", "precision", "alpha", "indifference",
-                                             "layer", "max_meter_calls", "blindness_threshold",
-                                             "suppress_health_check", "include_inputs",
-                                             "engine")}
-        own.update({k: v for k, v in changes.items() if k in own})
-        eng = {k: v for k, v in changes.items() if k not in own}
-        return RunConfig(**own, **eng)
 
 
 @dataclass(frozen=True)
