@@ -104,9 +104,12 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the report here (atomically) instead of stdout.")
+@click.option("--include-inputs", is_flag=True,
+              help="Name inputs by their text in a text report written to a file (on a "
+                   "terminal they always are; JSON keeps fingerprints).")
 @engine_options
 def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: float | None,
-              fmt: str, output: str | None, **eng: Any) -> int:
+              fmt: str, output: str | None, include_inputs: bool, **eng: Any) -> int:
     """Check the agent against a snapshot: re-admit sequentially, then find drift.
 
     Exit codes: 0 clean; 1 drift on at least one input; 2 the evidence is not admissible
@@ -130,7 +133,11 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
         text = render_check_junit(d)
     else:
 
+        from ..engine import Probe
         from ..report import render_check_text
-        text = render_check_text(d, color=use_color(output))
+        on_screen = output in (None, "-")
+        labels = ({Probe.make(t).fp: t for t in inputs} if on_screen or include_inputs
+                  else None)
+        text = render_check_text(d, color=use_color(output), labels=labels)
     write_output(text, output)
     return int(res.exit_code)

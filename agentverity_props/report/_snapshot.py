@@ -66,7 +66,10 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     return out
 
 
-def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 120) -> str:
+def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 120,
+                      labels: dict[str, str] | None = None) -> str:
+    """The check result as terminal text; ``labels`` (fingerprint -> input text) names the
+    inputs by their text (the CLI passes it for a terminal or ``--include-inputs``)."""
     from rich.table import Table
 
     con = _console(color, width)
@@ -100,7 +103,9 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
             ref, cur = e["reference"], e["current"]
             if ref.startswith(("sha256:", "hmac-sha256:")):
                 lit = False
-            t.add_row(short(e["fp"]), f"[{_IN_STYLE[e['status']]}]{e['status']}[/]",
+            name = (labels or {}).get(e["fp"])
+            shown = _e(name[:60]) if name else short(e["fp"])
+            t.add_row(shown, f"[{_IN_STYLE[e['status']]}]{e['status']}[/]",
                       _e(ref if lit else short(ref)),
                       "–" if cur is None else _e(cur if lit else short(cur)),
                       f"{cf['mismatches']}/{cf['draws']} differ (need {cf['c']} of "

@@ -26,6 +26,7 @@ leaves the previous snapshot intact.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ from ..errors import (
 )
 
 if TYPE_CHECKING:
+    from ..diagnose import BlindnessResult
     from ..engine import Engine, Probe
 
 
@@ -306,6 +308,20 @@ def _private_blindness(b: dict[str, Any], layer: str) -> dict[str, Any]:
     return out
 
 
+def _blindness_fix(b: BlindnessResult, *, n_inputs: int) -> str:
+    """The concrete next step for a probe set that is (or may be) blind: how many inputs
+    with another verdict bring the share down by the interval's width below the threshold."""
+    if b.share is None or b.ci_high is None or not n_inputs:
+        return "add inputs with other verdicts (agentverity-props enlarge)"
+    width = max(b.ci_high - b.share, 0.0)
+    target = max(0.5, b.threshold - width)
+    modal_inputs = b.share * n_inputs
+    need = max(1, math.ceil(modal_inputs / target - n_inputs))
+    return (f"add at least {need} input(s) whose verdict is not '{b.modal_verdict}' (share "
+            f"{target:.0%} or less leaves room for the interval): agentverity-props enlarge "
+            f"--threshold {min(0.99, max(0.51, target)):.2f} does it")
+
+
 def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *,
            interrupted: bool, layer: str) -> list[Refusal]:
     out: list[Refusal] = []
@@ -342,10 +358,10 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
         share = "" if b.share is None else (
             f": '{modal}' is {b.share:.0%} of {b.sample} sampled verdicts "
             f"(CI [{b.ci_low:.3f}, {b.ci_high:.3f}], threshold {b.threshold:g})")
+        todo = _blindness_fix(b, n_inputs=len(run.inputs) or b.sample or 0)
         msg = {"blind": f"the probe set is blind{share} — a reference would test little; "
-                        "add inputs with other verdicts (agentverity-props enlarge)",
-               "undecided": f"blindness is undecided{share} — add inputs with other verdicts "
-                            "(agentverity-props enlarge) or more inputs, then rerun",
+                        f"{todo}",
+               "undecided": f"blindness is undecided{share} — {todo}, then rerun",
                "suppressed": "the blindness health check is suppressed — a reference needs "
                              "it; do not suppress blind_probe_set"}[b.status]
         out.append(Refusal("not-blind", msg))

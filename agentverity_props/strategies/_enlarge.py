@@ -205,7 +205,7 @@ def _arms(strategy: Any) -> dict[str, Any]:
 
 
 def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: int = 400,
-            threshold: float = 0.9, margin: float = 0.1, seed: int = 0,
+            threshold: float = 0.9, margin: float = 0.2, seed: int = 0,
             max_workers: int = 4, layer: str = "verdict", alpha: float = 0.05,
             engine: EngineConfig | None = None) -> EnlargeResult:
     """Enlarge a blind probe set (see module doc).
@@ -216,6 +216,9 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         strategy: a pack name/path or a ``SearchStrategy[str]`` (default: the moderation pack).
         budget: agent calls to spend at most.
         threshold: the blindness threshold; the target share is ``threshold - margin``.
+        margin: how far below the threshold to aim (0.2 by default: the anytime interval
+            of a later ``run`` or ``snapshot`` is about 0.1 wide either side at a hundred
+            sampled verdicts, and its upper bound must clear the threshold too).
         alpha: family-wise error rate of the boundary pairs reported (each is a relation
             candidate decided beyond the agent's noise).
         engine: how to call the agent (timeouts, retries, store, ...); ``budget`` and

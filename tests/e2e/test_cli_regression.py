@@ -268,3 +268,31 @@ def test_the_shipped_sample_benchmark_runs_as_documented() -> None:
                          cwd=root, capture_output=True, text=True, timeout=300, check=False)
     assert res.returncode in (0, 1), res.stdout + res.stderr
     assert "A vs B" in res.stdout
+
+
+def test_enlarge_then_snapshot_is_admitted_on_the_shipped_deterministic_gate(tmp_path) -> None:
+    """The shipped probe set is too close to blind for a snapshot; the refusal says what to
+    do, and after enlarge (which aims below the threshold by the interval's width) the
+    snapshot is admitted."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).parents[2]
+    run = [sys.executable, "-m", "agentverity_props"]
+    gate = "examples/plain_gate.py:gate"
+    probes = "examples/inputs/moderation.txt"
+    res = subprocess.run([*run, "snapshot", "--agent", gate, "--inputs", probes, "-o",
+                          str(tmp_path / "s.json"), "--accept-reference"], cwd=root,
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert res.returncode == 2
+    assert "agentverity-props enlarge --threshold" in res.stderr
+    more = tmp_path / "more.txt"
+    res = subprocess.run([*run, "enlarge", "--agent", gate, "--inputs", probes, "-o",
+                          str(more)], cwd=root, capture_output=True, text=True, timeout=300,
+                         check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
+    res = subprocess.run([*run, "snapshot", "--agent", gate, "--inputs", str(more), "-o",
+                          str(tmp_path / "s.json"), "--accept-reference"], cwd=root,
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (tmp_path / "s.json").exists()
