@@ -255,6 +255,17 @@ def _identity(text: str) -> str:
 
 
 def _literal_ok(value: Any) -> bool:
+    """Whether ``repr(value)`` is Python that rebuilds it, for the ``@example(...)`` line:
+    JSON-like data, and the ``Perturbation`` values (and tuples of them) the shipped
+    follow-up strategies draw."""
+    from ..relations import Perturbation
+
+    if isinstance(value, Perturbation):
+        return True
+    if isinstance(value, (tuple, list)):
+        return all(_literal_ok(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _literal_ok(v) for k, v in value.items())
     try:
         json.dumps(value)
     except (TypeError, ValueError):

@@ -33,7 +33,9 @@ class Counterexample:
         if not self.kwargs:
             return "@example(...)  # arguments not recoverable"
         args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items())
-        return f"@example({args})"
+        hint = ("  # from agentverity_props.strategies import Perturbation"
+                if "Perturbation(" in args else "")
+        return f"@example({args}){hint}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"relation": self.relation, "rtype": self.rtype, "source": self.source,

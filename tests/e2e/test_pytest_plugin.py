@@ -261,3 +261,32 @@ def test_case(check, prompt):
     assert "passed runs not listed" in out
     assert "minimal counterexample (case)" in out
     assert "UnboundLocalError" not in out + res.stderr.str()
+
+
+def test_the_reproduce_line_of_a_follow_ups_strategy_is_runnable(pytester):
+    """@example(...) with Perturbation values: pasted back, it reproduces the failure."""
+    body = '''
+import agentverity_props.strategies as avs
+from agentverity_props.strategies import Perturbation
+from hypothesis import Phase
+upper = from_callable(lambda p: "block" if "URGENT" in p else "allow", identity="upper")
+sources = st.sampled_from(["this is urgent now", "hello there"])
+
+@agent_property(agent=upper)
+@settings(database=None, max_examples=40{phases})
+{example}@given(t=avs.follow_ups(sources, avs.case_changes()))
+def test_fu(check, t):
+    src, pert, fu = t
+    check.invariant(src, fu, name="case")
+'''
+    pytester.makepyfile(test_fu=HEADER + body.format(phases="", example=""))
+    res = pytester.runpytest_subprocess()
+    res.assert_outcomes(failed=1)
+    line = next(ln for ln in res.stdout.lines if "reproduce: @example(" in ln)
+    example = line.split("reproduce: ", 1)[1].split("  #")[0]
+    assert "arguments not recoverable" not in example
+    pytester.makepyfile(test_fu=HEADER + body.format(
+        phases=", phases=[Phase.explicit]", example=example + "\n"))
+    res = pytester.runpytest_subprocess()
+    res.assert_outcomes(failed=1)
+    assert "CaseViolation" in res.stdout.str()
