@@ -359,13 +359,16 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
     return decorate
 
 
-def _merged_settings(user: Any, *, user_applied: bool) -> Any:  # user: hypothesis.settings
+def _merged_settings(user: Any, *, user_applied: bool,
+                     replayable: bool = False) -> Any:  # user: hypothesis.settings
     """Agent defaults under the user's settings.
 
     A user who applied ``@settings`` anywhere owns ``max_examples``; when they applied none,
     25 examples are used unless a loaded profile changed Hypothesis's stock 100. ``deadline``
     (agents are slow) and the ``explain`` phase (it re-runs examples) are dropped unless the
-    user's settings changed them from the active profile.
+    user's settings changed them from the active profile. With a record/replay store
+    (``replayable``) the run is derandomized and reads no example database, unless the user
+    set those: a recording then replays with zero calls whatever ``.hypothesis`` holds.
     """
     from hypothesis import HealthCheck as HypothesisHealthCheck
     from hypothesis import Phase, settings
@@ -380,6 +383,11 @@ def _merged_settings(user: Any, *, user_applied: bool) -> Any:  # user: hypothes
         overrides["deadline"] = None
     if user.phases == default.phases:
         overrides["phases"] = [p for p in default.phases if p is not Phase.explain]
+    if replayable:
+        if user.derandomize == default.derandomize:
+            overrides["derandomize"] = True
+        if user.database == default.database:
+            overrides["database"] = None
     return settings(user, **overrides)
 
 
@@ -402,7 +410,11 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
         test._agentverity_original_settings = user_settings
     if not above:
         user_settings = test._agentverity_original_settings
-    merged = _merged_settings(user_settings, user_applied=above or below)
+    store_path = base["store_path"] or _plugin_option("store")
+    mode = base["store_mode"] or _plugin_option("store_mode") or (
+        "auto" if store_path else "off")
+    merged = _merged_settings(user_settings, user_applied=above or below,
+                              replayable=mode != "off")
     test._hypothesis_internal_use_settings = merged
     examples = getattr(wrapper, "hypothesis_explicit_examples", None)
     if examples is not None and examples is not getattr(test, "hypothesis_explicit_examples",
@@ -414,9 +426,6 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     budget = _plugin_option("budget") or base["budget"]
     alpha = _plugin_option("alpha") or base["alpha"]
     epsilon = _plugin_option("epsilon") or base["epsilon"]
-    store_path = base["store_path"] or _plugin_option("store")
-    mode = base["store_mode"] or _plugin_option("store_mode") or (
-        "auto" if store_path else "off")
     m = max_candidates or (merged.max_examples + 200)
     name = f"{getattr(inner, '__module__', '?')}::{getattr(inner, '__qualname__', '?')}"
     record = PropertyRecord(test=name, agent=base["agent"].identity, alpha=alpha,

@@ -290,3 +290,43 @@ def test_fu(check, t):
     res = pytester.runpytest_subprocess()
     res.assert_outcomes(failed=1)
     assert "CaseViolation" in res.stdout.str()
+
+
+def test_a_recorded_suite_replays_with_zero_calls_without_the_example_database(pytester):
+    """Record with a store, delete .hypothesis, replay: the same examples, no agent call."""
+    pytester.makepyfile(test_props=HEADER + '''
+import os
+
+def counted(prompt):
+    with open(os.environ["CALLS_FILE"], "a") as f:
+        f.write("x")
+    return "block" if "attack" in prompt else "allow"
+
+counted_gate = from_callable(counted, identity="counted-gate")
+
+@agent_property(agent=counted_gate)
+@settings(max_examples=15)
+@given(prompt=prompts)
+def test_case(check, prompt):
+    check.invariant(prompt, prompt + " ", name="space")
+''')
+    calls = pytester.path / "calls.txt"
+    store = pytester.path / "store.sqlite3"
+    env = {"CALLS_FILE": str(calls)}
+    import os
+    os.environ.update(env)
+    try:
+        res = pytester.runpytest_subprocess(f"--agentverity-store={store}",
+                                            "--agentverity-store-mode=record")
+        res.assert_outcomes(passed=1)
+        recorded = len(calls.read_text())
+        assert recorded > 0
+        import shutil
+        shutil.rmtree(pytester.path / ".hypothesis", ignore_errors=True)
+        calls.write_text("")
+        res = pytester.runpytest_subprocess(f"--agentverity-store={store}",
+                                            "--agentverity-store-mode=replay")
+        res.assert_outcomes(passed=1)
+        assert calls.read_text() == ""
+    finally:
+        os.environ.pop("CALLS_FILE", None)
