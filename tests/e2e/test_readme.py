@@ -39,3 +39,26 @@ def test_python_examples_run_and_print_what_readme_shows(index, tmp_path):
     assert proc.returncode == 0, proc.stderr
     if expected:
         assert proc.stdout.strip() == expected.strip()
+
+
+def test_readme_regression_commands_run_as_written(tmp_path):
+    """The CLI block of README runs line by line from a copy of the repository's examples:
+    no command ends in a usage error or a traceback, and each exit code is as documented."""
+    import shutil
+
+    block = README.split("Regression references, after a first diagnosis")[1]
+    commands = re.search(r"```bash\n(.*?)\n```", block, re.S).group(1).splitlines()
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    expected = {"enlarge": {0}, "snapshot": {0}, "check": {0, 1}, "bench": {0},
+                "compare": {0, 1}, "run": {0, 1}, "report": {0}}
+    for line in commands:
+        args = line.split()
+        assert args[0] == "agentverity-props", line
+        proc = subprocess.run([sys.executable, "-m", "agentverity_props", *args[1:]],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                              check=False)
+        assert proc.returncode in expected[args[1]], (line, proc.stdout[-2000:],
+                                                      proc.stderr[-2000:])
+        assert "Traceback" not in proc.stderr, line
+    assert (tmp_path / "snap.json").exists()
+    assert (tmp_path / "run.html").exists()
