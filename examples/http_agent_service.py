@@ -43,7 +43,7 @@ def setup_tracing(endpoint: str | None, service_name: str) -> Any:
 
     provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint,
-                                                                    timeout=5)))
+                                                                    timeout=2)))
     trace.set_tracer_provider(provider)
     return provider
 
@@ -75,8 +75,10 @@ class SupportService:
                     span.set_attribute(f"baggage.{key}", str(value))
                 return self._run(prompt)
         finally:
-            # export before answering, so the caller need not wait for the batch timer
-            self.provider.force_flush(timeout_millis=5000)
+            # export before answering, so the caller need not wait for the batch timer; a
+            # receiver that is not listening must not slow the answer down (half a second at
+            # most: the spans of that call are then missing, which the caller reports)
+            self.provider.force_flush(timeout_millis=500)
 
     def _run(self, prompt: str) -> dict[str, Any]:
         agent = self._build(rng=self._rng, ambiguity=self._ambiguity)
