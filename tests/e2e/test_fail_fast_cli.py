@@ -82,3 +82,26 @@ def test_an_always_failing_agent_is_stopped_fast_with_the_cause(files: Path, age
     if agent == "returns_none" and command in ("bench", "compare"):
         return  # graded as an empty answer: a failure of the task, reported as such
     assert CAUSES[agent] in " ".join(out.split()), out
+
+
+def test_an_http_agent_where_nothing_listens_is_stopped_fast(tmp_path: Path) -> None:
+    """Connection refused on every call: stopped within 20 calls (retries included), with the
+    cause, in seconds rather than minutes."""
+    import socket
+
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (tmp_path / "agent.py").write_text(
+        "from agentverity_props import from_http\n"
+        f"agent = from_http('http://127.0.0.1:{port}/ask')\n")
+    (tmp_path / "in.txt").write_text("hello there\nplan an attack\nbook a table\nwhat now\n")
+    proc = subprocess.run([sys.executable, "-m", "agentverity_props", "run", "--agent",
+                           f"{tmp_path / 'agent.py'}:agent", "--inputs",
+                           str(tmp_path / "in.txt"), "--format", "json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 2, proc.stderr
+    import json
+    report = json.loads(proc.stdout)
+    assert report["calls"]["total"] <= 20
+    assert "cannot reach the agent" in report["ledger"]["stop_cause"]
