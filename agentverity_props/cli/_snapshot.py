@@ -17,7 +17,10 @@ from ._options import (
     PRECISION_CHOICE,
     engine_options,
     load_agent_ref,
+    progress_bar,
+    progress_option,
     run_config,
+    ticker,
 )
 
 if TYPE_CHECKING:
@@ -30,12 +33,19 @@ _FORMATS = click.Choice(["text", "json", "junit"])
 
 
 def _with_engine(agent: Any, config: RunConfig,
-                 fn: Callable[[Engine], Awaitable[T]]) -> T:
-    """Run ``fn(engine)`` with SIGINT/SIGTERM as a clean stop."""
+                 fn: Callable[[Engine, Callable[[str, int], None] | None], Awaitable[T]], *,
+                 progress: bool = False) -> T:
+    """Run ``fn(engine, tick)`` with SIGINT/SIGTERM as a clean stop and a progress bar on a
+    terminal (``tick`` is None without one)."""
     from ..engine import run_session
 
+    bar = progress_bar(progress)
+
     async def go(engines: list[Engine]) -> T:
-        return await fn(engines[0])
+        if bar is None:
+            return await fn(engines[0], None)
+        with bar:
+            return await fn(engines[0], ticker(bar))
 
     return run_session([agent], config.engine, go, on_stop=say_stop)
 
@@ -57,10 +67,11 @@ def _with_engine(agent: Any, config: RunConfig,
               show_default=True)
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
               help="Report format on stdout.")
+@progress_option
 @engine_options
 def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference: bool,
                  precision: str | None, epsilon: float | None, alpha: float, layer: str,
-                 fmt: str, **eng: Any) -> int:
+                 fmt: str, progress: bool, **eng: Any) -> int:
     """Record the agent's reference verdicts, if they are worth keeping.
 
     Refused (exit 2) unless the run is complete, the meter calls the verdict deterministic,
@@ -72,9 +83,9 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
     inputs = load_inputs(inputs_path)
     config = run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha, layer=layer)
     agent = load_agent_ref(agent_ref)
-    res = _with_engine(agent, config, lambda e: acreate_snapshot(
+    res = _with_engine(agent, config, lambda e, tick: acreate_snapshot(
         agent, inputs, config=config, accept_reference=accept_reference, output=output,
-        engine=e))
+        engine=e, progress=tick), progress=progress)
     d = res.to_dict()
     if fmt == "json":
         from ..report import dumps
@@ -107,9 +118,11 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
 @click.option("--include-inputs", is_flag=True,
               help="Name inputs by their text in a text report written to a file (on a "
                    "terminal they always are; JSON keeps fingerprints).")
+@progress_option
 @engine_options
 def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: float | None,
-              fmt: str, output: str | None, include_inputs: bool, **eng: Any) -> int:
+              fmt: str, output: str | None, include_inputs: bool, progress: bool,
+              **eng: Any) -> int:
     """Check the agent against a snapshot: re-admit sequentially, then find drift.
 
     Exit codes: 0 clean; 1 drift on at least one input; 2 the evidence is not admissible
@@ -122,8 +135,9 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
     inputs = load_inputs(inputs_path)
     config = run_config(eng)
     agent = load_agent_ref(agent_ref)
-    res = _with_engine(agent, config, lambda e: acompare_snapshot(
-        agent, inputs, doc, config=config, tolerance=tolerance, engine=e))
+    res = _with_engine(agent, config, lambda e, tick: acompare_snapshot(
+        agent, inputs, doc, config=config, tolerance=tolerance, engine=e, progress=tick),
+        progress=progress)
     d = res.to_dict()
     if fmt == "json":
         from ..report import dumps
