@@ -17,6 +17,11 @@ score is ever computed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..engine import EngineConfig
+
 import asyncio
 import itertools
 import string
@@ -58,7 +63,7 @@ class CompareConfig:
     min_runs: int = 1
     alpha: float = 0.05
     include_outputs: bool = False
-    engine: Any = None
+    engine: EngineConfig | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_runs, int) or self.max_runs < 1:

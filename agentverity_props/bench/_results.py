@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._run import BenchConfig
+
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
@@ -130,7 +135,7 @@ class TaskResult:
 
     @classmethod
     def build(cls, task: Any, attempts: list[AttemptRecord], *,
-              decision: tuple[str, str] | None, stop_reason: str, config: Any,
+              decision: tuple[str, str] | None, stop_reason: str, config: BenchConfig,
               include_prompt: bool) -> TaskResult:
         from .._internal.fingerprint import fingerprint, salt_from_env
         return cls(id=task.id, name=task.name, category=task.spec.category,
@@ -208,7 +213,7 @@ class BenchResult:
 
     agent: str
     benchmark: Any
-    config: Any
+    config: BenchConfig
     tasks: tuple[TaskResult, ...]
     ledger: dict[str, Any] = field(default_factory=dict)
     stop_reason: str = ""
