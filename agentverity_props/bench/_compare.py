@@ -17,18 +17,13 @@ score is ever computed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ..engine import EngineConfig
-
 import asyncio
 import itertools
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from statistics import median
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import StopReason, exit_code
 from ..decide import PooledSign, runs_needed
@@ -36,6 +31,9 @@ from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ._load import Benchmark
 from ._results import AttemptRecord, TaskStats, summarize
 from ._run import attempt
+
+if TYPE_CHECKING:
+    from ..engine import EngineConfig
 
 __all__ = ["METRICS", "CompareConfig", "CompareResult", "acompare_agents", "compare_agents"]
 

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ._run import BenchConfig
-
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import StopReason, TaskStatus, exit_code
 from ._metrics import k_values, pass_at_k, pass_hat_k, percentile, rate_interval, share_of_mode
+
+if TYPE_CHECKING:
+    from ._run import BenchConfig
 
 __all__ = ["SCHEMA", "AttemptRecord", "BenchResult", "TaskResult", "TaskStats"]
 
