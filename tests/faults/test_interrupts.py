@@ -279,7 +279,7 @@ def test_sigint_during_enlarge_keeps_the_previous_output(tmp_path: Path) -> None
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 @pytest.mark.xfail(strict=True, reason=(
     "product gap: `tools` does not turn SIGINT/SIGTERM into a clean stop (cli/_tools.py and "
-    "tools_cases/_runner.py never call Engine.install_signal_handlers): SIGINT ends it with "
+    "tools/_runner.py never call Engine.install_signal_handlers): SIGINT ends it with "
     "'error: interrupted' and no report, SIGTERM kills it (exit -15) with no report at all. "
     "Fix: run the suite under install_signal_handlers and write the partial report (cases "
     "not finished marked incomplete/interrupted), exit 2."))
