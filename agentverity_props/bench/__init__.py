@@ -34,8 +34,9 @@ _EXPORTS: dict[str, str] = {
     "wilson": "._metrics",
     "EVALUATOR_TYPES": "._model", "BenchmarkFile": "._model", "TaskSpec": "._model",
     "json_schema": "._model",
-    "PooledSign": "._paired", "difference_interval": "._paired", "runs_needed": "._paired",
-    "sign_log_e": "._paired",
+    # the comparison's paired statistics live in decide/ (exported here under their names)
+    "PooledSign": "..decide", "difference_interval": "..decide", "runs_needed": "..decide",
+    "sign_log_e": "..decide",
     "SCHEMA": "._results", "AttemptRecord": "._results", "BenchResult": "._results",
     "TaskResult": "._results", "TaskStats": "._results",
     "BenchConfig": "._run", "arun_benchmark": "._run", "run_benchmark": "._run",
@@ -80,6 +81,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..decide import PooledSign, difference_interval, runs_needed, sign_log_e
     from ._compare import (
         METRICS,
         CompareConfig,
@@ -91,6 +93,5 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._load import Benchmark, Task, load_benchmark, parse_benchmark
     from ._metrics import clopper_pearson, pass_at_k, pass_hat_k, wilson
     from ._model import EVALUATOR_TYPES, BenchmarkFile, TaskSpec, json_schema
-    from ._paired import PooledSign, difference_interval, runs_needed, sign_log_e
     from ._results import SCHEMA, AttemptRecord, BenchResult, TaskResult, TaskStats
     from ._run import BenchConfig, arun_benchmark, run_benchmark

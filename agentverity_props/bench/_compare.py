@@ -3,7 +3,7 @@
 Each *round* runs every task once per agent (task order fixed; draw indices reserved in that
 order, so record/replay reproduces a comparison). Run ``i`` of task ``t`` by one agent is
 paired with run ``i`` of task ``t`` by another. Three metrics per agent pair, each an
-anytime-valid paired sign test on discordant items (:mod:`._paired`):
+anytime-valid paired sign test on discordant items (:mod:`agentverity_props.decide`):
 
 - ``pass_rate`` (primary): A wins an item when it passes and B does not;
 - ``error_rate``: A wins when B's call errored and A's did not;

@@ -7,15 +7,13 @@ compare: exit 0 no agent worse than the first (baseline) on pass rate, 1 one is,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 import click
 
-from ._common import say_stop, use_color, write_output
-from ._options import engine_config, engine_options, load_agent_ref, progress_bar, progress_option
-
-if TYPE_CHECKING:
-    from ..engine import Engine
+from ._common import use_color, write_output
+from ._options import engine_config, engine_options, load_agent_ref, progress_option, session
 
 _FORMATS = click.Choice(["text", "json", "junit"])
 
@@ -33,11 +31,10 @@ def _render(d: dict[str, Any], fmt: str, kind: str, to_file: bool) -> str:
         R.render_compare_text(d, color=color)
 
 
-def _ticker(bar: Any, label: str) -> Any:
-    if bar is None:
-        return None
-    task = bar.add_task(label, total=None)
-    return lambda n: bar.advance(task, n)
+def _phase(tick: Callable[[str, int], None] | None,
+           label: str) -> Callable[[int], None] | None:
+    """A ``progress(calls)`` callback for one labelled bar (None without a bar)."""
+    return None if tick is None else (lambda n: tick(label, n))
 
 
 @click.command("bench")
@@ -71,23 +68,15 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
     configuration error.
     """
     from ..bench import BenchConfig, arun_benchmark, load_benchmark
-    from ..engine import run_session
 
     bench = load_benchmark(benchmark_path)
     config = BenchConfig(runs=runs, early_stop="off" if no_early_stop else early_stop,  # type: ignore[arg-type]
                          alpha=alpha, interval=interval,  # type: ignore[arg-type]
                          include_outputs=include_outputs, engine=engine_config(eng))
     agent = load_agent_ref(agent_ref)
-    bar = progress_bar(progress)
-
-    async def go(engines: list[Engine]) -> Any:
-        if bar is None:
-            return await arun_benchmark(agent, bench, config=config, engine=engines[0])
-        with bar:
-            return await arun_benchmark(agent, bench, config=config, engine=engines[0],
-                                        progress=_ticker(bar, "bench"))
-
-    res = run_session([agent], config.engine_config(), go, on_stop=say_stop)
+    res = session([agent], config.engine_config(), lambda engines, tick: arun_benchmark(
+        agent, bench, config=config, engine=engines[0], progress=_phase(tick, "bench")),
+        progress=progress)
     write_output(_render(res.to_dict(), fmt, "bench", output is not None), output)
     return int(res.exit_code)
 
@@ -118,7 +107,6 @@ def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int,
     --budget caps each agent's calls.
     """
     from ..bench import CompareConfig, acompare_agents, load_benchmark
-    from ..engine import run_session
     from ..errors import BadInput
 
     if len(agent_refs) < 2:
@@ -130,15 +118,8 @@ def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int,
     config = CompareConfig(max_runs=max_runs, min_runs=min_runs, alpha=alpha,
                            include_outputs=include_outputs, engine=engine_config(eng))
     agents = [load_agent_ref(r) for r in agent_refs]
-    bar = progress_bar(progress)
-
-    async def go(engines: list[Engine]) -> Any:
-        if bar is None:
-            return await acompare_agents(agents, bench, config=config, engines=engines)
-        with bar:
-            return await acompare_agents(agents, bench, config=config, engines=engines,
-                                         progress=_ticker(bar, "compare"))
-
-    res = run_session(agents, config.engine_config(), go, on_stop=say_stop)
+    res = session(agents, config.engine_config(), lambda engines, tick: acompare_agents(
+        agents, bench, config=config, engines=engines, progress=_phase(tick, "compare")),
+        progress=progress)
     write_output(_render(res.to_dict(), fmt, "compare", output is not None), output)
     return int(res.exit_code)

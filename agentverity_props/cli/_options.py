@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import click
 
@@ -11,7 +11,9 @@ from ..errors import BadInput
 
 if TYPE_CHECKING:
     from ..diagnose import RunConfig
-    from ..engine import EngineConfig
+    from ..engine import Engine, EngineConfig
+
+T = TypeVar("T")
 
 StoreModeName = Literal["off", "record", "replay", "auto"]
 
@@ -151,3 +153,24 @@ def progress_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--progress/--no-progress", default=True, show_default=True,
                         help="Progress bar on stderr (shown only when stderr is a "
                              "terminal).")(f)
+
+
+def session(agents: Sequence[Any], config: EngineConfig,
+            work: Callable[[list[Engine], Callable[[str, int], None] | None], Awaitable[T]], *,
+            progress: bool, report_stop: bool = True) -> T:
+    """What every command that calls agents does around its work: one engine per agent,
+    SIGINT/SIGTERM as a clean stop, a progress bar on a terminal (``work`` gets the
+    ``tick(phase, calls)`` callback, or None), and why an engine stopped on its own said on
+    stderr (``report_stop=False`` when the report itself says it)."""
+    from ..engine import run_session
+    from ._common import say_stop
+
+    bar = progress_bar(progress)
+
+    async def go(engines: list[Engine]) -> T:
+        if bar is None:
+            return await work(engines, None)
+        with bar:
+            return await work(engines, ticker(bar))
+
+    return run_session(agents, config, go, on_stop=say_stop if report_stop else None)

@@ -13,15 +13,13 @@ from ._options import (
     PRECISION_CHOICE,
     engine_options,
     load_agent_ref,
-    progress_bar,
     progress_option,
     run_config,
-    ticker,
+    session,
 )
 
 if TYPE_CHECKING:
     from ..diagnose import RunConfig, RunResult
-    from ..engine import Engine
 
 
 def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
@@ -110,20 +108,13 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
 
 def execute_run(agent: Any, inputs: list[str], rels: list[Any] | None, config: RunConfig, *,
                 progress: bool) -> RunResult:
-    """Run with SIGINT/SIGTERM turned into a clean stop and an optional progress bar."""
+    """Run with SIGINT/SIGTERM turned into a clean stop and an optional progress bar (the
+    report itself says why the run stopped early, if it did)."""
     from ..diagnose import arun
-    from ..engine import run_session
 
-    bar = progress_bar(progress)
-
-    async def go(engines: list[Engine]) -> RunResult:
-        if bar is None:
-            return await arun(agent, inputs, rels, config=config, engine=engines[0])
-        with bar:
-            return await arun(agent, inputs, rels, config=config, engine=engines[0],
-                              progress=ticker(bar))
-
-    return run_session([agent], config.engine, go)
+    return session([agent], config.engine, lambda engines, tick: arun(
+        agent, inputs, rels, config=config, engine=engines[0], progress=tick),
+        progress=progress, report_stop=False)
 
 
 def render(d: dict[str, Any], fmt: str, output: str | None = None) -> str:

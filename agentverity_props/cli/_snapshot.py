@@ -6,48 +6,22 @@ check:    exit 0 clean, 1 drift, 2 not admissible (rule named), incomplete or ba
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 import click
 
-from ._common import say_stop, use_color, write_output
+from ._common import use_color, write_output
 from ._options import (
     LAYER_CHOICE,
     PRECISION_CHOICE,
     engine_options,
     load_agent_ref,
-    progress_bar,
     progress_option,
     run_config,
-    ticker,
+    session,
 )
 
-if TYPE_CHECKING:
-    from ..diagnose import RunConfig
-    from ..engine import Engine
-
-T = TypeVar("T")
-
 _FORMATS = click.Choice(["text", "json", "junit"])
-
-
-def _with_engine(agent: Any, config: RunConfig,
-                 fn: Callable[[Engine, Callable[[str, int], None] | None], Awaitable[T]], *,
-                 progress: bool = False) -> T:
-    """Run ``fn(engine, tick)`` with SIGINT/SIGTERM as a clean stop and a progress bar on a
-    terminal (``tick`` is None without one)."""
-    from ..engine import run_session
-
-    bar = progress_bar(progress)
-
-    async def go(engines: list[Engine]) -> T:
-        if bar is None:
-            return await fn(engines[0], None)
-        with bar:
-            return await fn(engines[0], ticker(bar))
-
-    return run_session([agent], config.engine, go, on_stop=say_stop)
 
 
 @click.command("snapshot")
@@ -83,9 +57,9 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
     inputs = load_inputs(inputs_path)
     config = run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha, layer=layer)
     agent = load_agent_ref(agent_ref)
-    res = _with_engine(agent, config, lambda e, tick: acreate_snapshot(
+    res = session([agent], config.engine, lambda engines, tick: acreate_snapshot(
         agent, inputs, config=config, accept_reference=accept_reference, output=output,
-        engine=e, progress=tick), progress=progress)
+        engine=engines[0], progress=tick), progress=progress)
     d = res.to_dict()
     if fmt == "json":
         from ..report import dumps
@@ -135,9 +109,9 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
     inputs = load_inputs(inputs_path)
     config = run_config(eng)
     agent = load_agent_ref(agent_ref)
-    res = _with_engine(agent, config, lambda e, tick: acompare_snapshot(
-        agent, inputs, doc, config=config, tolerance=tolerance, engine=e, progress=tick),
-        progress=progress)
+    res = session([agent], config.engine, lambda engines, tick: acompare_snapshot(
+        agent, inputs, doc, config=config, tolerance=tolerance, engine=engines[0],
+        progress=tick), progress=progress)
     d = res.to_dict()
     if fmt == "json":
         from ..report import dumps

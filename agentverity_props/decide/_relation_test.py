@@ -196,7 +196,6 @@ class CandidateTest:
 
     def screen(self, follow_up_violates: bool, *, settled: bool = True) -> Decision | None:
         """The screen: the first follow-up draw against the reference."""
-        self.screened = True
         return self.follow_up(follow_up_violates, settled=settled)
 
     def follow_up(self, violates: bool, *, settled: bool = True) -> Decision | None:
@@ -254,6 +253,7 @@ class CandidateTest:
         return min(max(q, 0.001), 0.999)
 
     def _count_follow_up(self, violates: bool, *, feed_pass: bool) -> None:
+        self.screened = True  # the first follow-up draw, alone or in a round, is the screen
         if feed_pass:
             self._feed_pass(violates)
         self.f_n += 1

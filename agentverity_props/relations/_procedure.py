@@ -217,7 +217,6 @@ class RelationDecider:
         if not test.screened:
             out.follow_up = keys["follow_up"]
             out.raw = f_viol
-            test.screened = True
         if s_viol is not None:
             decision = test.round(follow_up=f_viol, source=s_viol, settled=c.settled)
         else:
