@@ -168,7 +168,12 @@ class RunResult:
 
     @property
     def complete(self) -> bool:
-        return (self.meter.complete and not self.ledger.get("interrupted")
+        """False when evidence is missing: a failed draw, an interrupt, a stop, or a budget
+        that ran out before the meter decided (whether a trial was in flight when it ran out
+        must not decide this)."""
+        budget_cut = (self.meter.stop_reason == StopReason.BUDGET
+                      and self.meter.call == "undecided")
+        return (self.meter.complete and not budget_cut and not self.ledger.get("interrupted")
                 and not self.stop_reason
                 and not any(r.incomplete for r in self.relations))
 
