@@ -9,7 +9,13 @@ from typing import Any
 import click
 
 from ._common import write_output
-from ._options import engine_config, engine_options, load_agent_ref
+from ._options import (
+    engine_config,
+    engine_options,
+    load_agent_ref,
+    progress_option,
+    progress_ticker,
+)
 
 #: enlarge always spends a bounded budget (the engine options' --budget, else this)
 DEFAULT_BUDGET = 400
@@ -45,8 +51,9 @@ def _serialise_inputs(inputs: list[str], path: Path) -> str:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @engine_options
+@progress_option
 def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, threshold: float,
-                output: str, report: str | None, fmt: str, **eng: Any) -> int:
+                output: str, report: str | None, fmt: str, progress: bool, **eng: Any) -> int:
     """Search for minority-verdict inputs and boundary pairs; write an enlarged probe set.
 
     Takes the engine options of every command (--budget, default 400 here; --max-workers
@@ -67,8 +74,11 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, threshold: floa
     load_pack(strategy)  # one-line error for an unknown pack before any agent call
     agent: Any = load_agent_ref(agent_ref)
     budget = eng["budget"] if eng["budget"] is not None else DEFAULT_BUDGET
-    res = enlarge(agent, inputs, strategy=strategy, budget=budget, threshold=threshold,
-                  seed=eng["seed"], max_workers=eng["max_workers"], engine=engine_config(eng))
+    bar, tick = progress_ticker(progress, budget)
+    with bar:
+        res = enlarge(agent, inputs, strategy=strategy, budget=budget, threshold=threshold,
+                      seed=eng["seed"], max_workers=eng["max_workers"],
+                      engine=engine_config(eng), progress=tick)
     out = Path(output)
     write_output(_serialise_inputs(res.inputs, out), str(out))
     d = res.to_dict()

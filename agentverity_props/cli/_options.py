@@ -113,16 +113,31 @@ def progress_bar(enabled: bool) -> Any:
                     console=Console(stderr=True), transient=True)
 
 
-def ticker(bar: Any) -> Callable[[str, int], None]:
-    """A ``progress(phase, calls)`` callback that adds a bar per phase."""
+def ticker(bar: Any, budget: int | None = None) -> Callable[[str, int], None]:
+    """A ``progress(phase, calls)`` callback: a first line for the whole command (calls spent,
+    against the budget when there is one), then a line per phase as it starts."""
+    total = bar.add_task("all calls" + (f" (budget {budget})" if budget else ""),
+                         total=budget)
     tasks: dict[str, Any] = {}
 
     def tick(phase: str, n: int) -> None:
         if phase not in tasks:
-            tasks[phase] = bar.add_task(phase, total=None)
+            tasks[phase] = bar.add_task(f"  {phase}", total=None)
         bar.advance(tasks[phase], n)
+        bar.advance(total, n)
 
     return tick
+
+
+def progress_ticker(enabled: bool, budget: int | None = None
+                    ) -> tuple[Any, Callable[[str, int], None] | None]:
+    """``(bar, tick)`` for commands that run their own engine: the bar is a context manager
+    (a no-op one when disabled or not on a terminal) and ``tick`` is None then."""
+    import contextlib
+    bar = progress_bar(enabled)
+    if bar is None:
+        return contextlib.nullcontext(), None
+    return bar, ticker(bar, budget)
 
 
 # -- choices derived from the library (never retyped) -------------------------------------
@@ -171,6 +186,6 @@ def session(agents: Sequence[Any], config: EngineConfig,
         if bar is None:
             return await work(engines, None)
         with bar:
-            return await work(engines, ticker(bar))
+            return await work(engines, ticker(bar, config.budget))
 
     return run_session(agents, config, go, on_stop=say_stop if report_stop else None)

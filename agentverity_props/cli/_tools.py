@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ._common import write_output
+from ._options import progress_option, progress_ticker
 
 
 @click.command("tools")
@@ -23,9 +24,10 @@ from ._common import write_output
               help="Hard cap on agent calls for the whole file (retries included).")
 @click.option("--embedder", type=click.Choice(["auto", "minilm", "lexical"]), default=None,
               help="Similarity embedder for baseline_answer (default: the file's, else auto).")
+@progress_option
 def tools(*, config_path: str, fmt: str, output: str | None, runs: int | None,
           otlp_port: int | None, span_timeout: float | None, budget: int | None,
-          embedder: str | None) -> int:
+          embedder: str | None, progress: bool) -> int:
     """Assert that agents called the tools they should, from OpenTelemetry spans.
 
     Exit 0 when every case passes, 1 when any case fails, 2 on a configuration error or
@@ -34,9 +36,13 @@ def tools(*, config_path: str, fmt: str, output: str | None, runs: int | None,
     from ..tools import RunOptions, load_suite, render, run_suite
 
     loaded = load_suite(config_path)
-    report = run_suite(loaded, options=RunOptions(runs=runs, otlp_port=otlp_port,
-                                                  span_timeout_s=span_timeout, budget=budget,
-                                                  embedder=embedder))
+    bar, tick = progress_ticker(progress, budget if budget is not None
+                                else loaded.suite.config.budget)
+    with bar:
+        report = run_suite(loaded, options=RunOptions(runs=runs, otlp_port=otlp_port,
+                                                      span_timeout_s=span_timeout,
+                                                      budget=budget, embedder=embedder,
+                                                      progress=tick))
     from ..adapters import redact
     text = redact(render(report, fmt), loaded.secrets)
     write_output(text, output)

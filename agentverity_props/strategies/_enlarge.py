@@ -207,7 +207,8 @@ def _arms(strategy: Any) -> dict[str, Any]:
 def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: int = 400,
             threshold: float = 0.9, margin: float = 0.2, seed: int = 0,
             max_workers: int = 4, layer: str = "verdict", alpha: float = 0.05,
-            engine: EngineConfig | None = None) -> EnlargeResult:
+            engine: EngineConfig | None = None,
+            progress: Callable[[str, int], None] | None = None) -> EnlargeResult:
     """Enlarge a blind probe set (see module doc).
 
     Args:
@@ -224,6 +225,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         engine: how to call the agent (timeouts, retries, store, ...); ``budget`` and
             ``max_workers`` are applied over it. The baseline draws and each batch of the
             adaptive search run ``max_workers`` calls at a time.
+        progress: called as ``progress(phase, calls)`` as draws complete (the CLI's bar).
 
     Example:
         >>> from agentverity_props import from_callable
@@ -251,12 +253,18 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
                         target_share=threshold - margin, budget=budget)
 
     pool = EvidencePool()
+    phase = ["baseline"]
+
+    def tick(n: int) -> None:
+        if progress is not None:
+            progress(phase[0], n)
 
     async def _one(probe: Probe, index: int) -> str | None:
         try:
             obs = await eng.draw(probe, index)
         except DrawStopped:
             return None
+        tick(1)
         pool.add(probe.fp, index, obs)
         return obs.key(layer)
 
@@ -315,6 +323,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
 
         # 1. Hypothesis with targeting: a third of what is left
         calls0 = eng.ledger.calls
+        phase[0] = "targeted search"
         h_budget = max(0, (eng.remaining or 0) // 3)
         if not done() and h_budget >= 4:
             _targeted(arms, consider, h_budget, seed, eng, calls0)
@@ -322,6 +331,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
 
         # 2. own adaptive search: Thompson sampling over arms (+ mutation of finds)
         calls1 = eng.ledger.calls
+        phase[0] = "adaptive search"
         pools = {} if done() else {name: _examples(s, 120, seed + i)
                                    for i, (name, s) in enumerate(arms.items())}
         muts = _mutations(seed, 200)
@@ -384,7 +394,8 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         if family:
             from ..relations import Candidate, Relation, RelationDecider, RelationOutcome
 
-            decider = RelationDecider(eng, pool, alpha_candidate=alpha / family)
+            phase[0] = "boundary pairs"
+            decider = RelationDecider(eng, pool, alpha_candidate=alpha / family, progress=tick)
             for src, edits in plans:
                 for fu, edit in edits:
                     if not eng.can_afford(2) or eng.stopping:

@@ -15,7 +15,7 @@ three in a row end the case as ``error``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,8 @@ class RunOptions:
     span_timeout_s: float | None = None
     budget: int | None = None
     embedder: str | None = None
+    #: ``progress(phase, calls)`` after each call (the CLI's bar); phase = "case <name>"
+    progress: Callable[[str, int], None] | None = None
 
 
 def _redact(text: str, secrets: Iterable[str]) -> str:
@@ -185,6 +187,8 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
                 message = str(exc)
                 cut_short = True
                 break
+            if opts.progress is not None:
+                opts.progress(f"case {case.name}", 1)
             trace_id = getattr(adapter, "last_trace_id", None)
             run = _judge(i, obs, case=case, sim_threshold=sim_threshold, embedder=embedder,
                          secrets=secrets, trace_id=trace_id)
