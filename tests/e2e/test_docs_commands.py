@@ -1,0 +1,182 @@
+"""Every command the documentation shows runs as written.
+
+Each shell block of README.md, docs/*.md and examples/README.md is read line by line
+(``\\`` continuations joined, ``$`` prompts and trailing comments dropped). The
+``agentverity-props`` commands of one document run in order in one scratch directory holding
+a copy of ``examples/`` (so a file one command writes is there for the next), as a real
+subprocess: none may end in a usage error or a traceback, and each must exit 0 or 1 (the
+documented codes of a finished run). A line ending in ``&`` that starts an example service is
+started in the background and awaited; fixed ports in a document are replaced by free ones.
+``pip install`` lines must name extras that exist and that the test environment installs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "examples" / "README.md"]
+SHELL = ("bash", "sh", "shell", "console", "")
+PORT = re.compile(r"(?<![\d.])(4318|8080|8000)(?!\d)")
+
+pytestmark = pytest.mark.e2e
+
+
+def shell_lines(text: str) -> list[str]:
+    """The command lines of a document's shell blocks."""
+    out: list[str] = []
+    for body in _blocks(text):
+        for raw in body.replace("\\\n", " ").splitlines():
+            line = raw.strip()
+            if line.startswith("$ "):
+                line = line[2:]
+            if not line or line.startswith("#"):
+                continue
+            out.append(line)
+    return out
+
+
+def _blocks(text: str) -> list[str]:
+    """The bodies of the fenced blocks whose language is a shell (or none)."""
+    blocks: list[str] = []
+    lang: str | None = None
+    body: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("```"):
+            if lang is None:
+                lang, body = line[3:].strip(), []
+            else:
+                if lang in SHELL:
+                    blocks.append("\n".join(body) + "\n")
+                lang = None
+        elif lang is not None:
+            body.append(line)
+    return blocks
+
+
+def _strip_comment(line: str) -> str:
+    lex = shlex.shlex(line, posix=True, punctuation_chars=False)
+    lex.whitespace_split = True
+    lex.commenters = "#"
+    return " ".join(t if t in ("&&", "&") else shlex.quote(t) for t in lex)
+
+
+def commands(doc: Path) -> list[str]:
+    """The lines to run or check, ``a && b`` chains split into their commands."""
+    lines: list[str] = []
+    for x in shell_lines(doc.read_text(encoding="utf-8")):
+        try:
+            lines += [part.strip() for part in _strip_comment(x).split(" && ")]
+        except ValueError:  # prose or program output in a plain block, not a command
+            continue
+    return [x for x in lines if x and (_argv(x)[1][:1] == ["agentverity-props"]
+                                        or x.rstrip().endswith("&") or "pip install" in x)]
+
+
+def _argv(line: str) -> tuple[dict[str, str], list[str]]:
+    """``A=1 B=2 cmd args`` -> ({A: 1, B: 2}, [cmd, args])."""
+    words = shlex.split(line.rstrip("& "))
+    env: dict[str, str] = {}
+    while words and re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]):
+        k, v = words.pop(0).split("=", 1)
+        env[k] = v
+    return env, words
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _extras() -> tuple[set[str], str]:
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = meta["optional-dependencies"]
+    return set(extras), " ".join(extras["dev"])
+
+
+def _check_install(line: str) -> None:
+    names, dev = _extras()
+    for spec in re.findall(r"\[([a-z0-9_,\- ]+)\]", line):
+        for extra in (e.strip() for e in spec.split(",")):
+            assert extra in names, f"{line!r}: no extra {extra!r} in pyproject.toml"
+            assert extra == "dev" or extra == "similarity" or extra in dev, \
+                f"{line!r}: the test environment ([dev]) does not install [{extra}]"
+
+
+DOCS_WITH_COMMANDS = [d for d in DOCS if commands(d)]
+
+
+@pytest.mark.parametrize("doc", DOCS_WITH_COMMANDS, ids=lambda d: str(d.relative_to(ROOT)))
+def test_every_documented_command_runs(doc: Path, tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    (tmp_path / "agentverity_props").symlink_to(ROOT / "agentverity_props")
+    ports: dict[str, str] = {}
+    services: list[subprocess.Popen[str]] = []
+    env0 = {**os.environ, "AGENTVERITY_PROPS_NO_BROWSER": "1"}
+    ran = 0
+    try:
+        for written in commands(doc):
+            if "pip install" in written:
+                _check_install(written)
+                continue
+            line = PORT.sub(lambda m: ports.setdefault(m.group(1), str(_free_port())), written)
+            env, argv = _argv(line)
+            if argv[0] == "agentverity-props":
+                argv = [sys.executable, "-m", "agentverity_props", *argv[1:]]
+            elif argv[0] == "python":
+                argv[0] = sys.executable
+            if line.rstrip().endswith("&"):
+                services.append(_start(argv, {**env0, **env}, tmp_path))
+                continue
+            proc = subprocess.run(argv, cwd=tmp_path, env={**env0, **env}, capture_output=True,
+                                  text=True, timeout=600, check=False)
+            ran += 1
+            where = f"{doc.name}: {line}\n{proc.stdout[-1500:]}\n{proc.stderr[-1500:]}"
+            assert "Traceback" not in proc.stderr, where
+            assert "Usage:" not in proc.stderr, where
+            assert proc.returncode in (0, 1), where
+    finally:
+        for s in services:
+            s.terminate()
+            try:
+                s.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                s.kill()
+                s.communicate(timeout=10)
+    assert ran or not any("agentverity-props" in c for c in commands(doc))
+
+
+def _start(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+    """A documented background service; returns once it says it listens."""
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], 60)
+    line = proc.stdout.readline() if ready else ""
+    if "LISTENING" not in line:
+        proc.kill()
+        _, err = proc.communicate(timeout=10)
+        pytest.fail(f"{' '.join(argv)} did not start: {line!r} {err[-2000:]}")
+    return proc
+
+
+def test_the_harness_sees_the_commands_it_should() -> None:
+    readme = commands(ROOT / "README.md")
+    assert any("agentverity-props demo" in c for c in readme)
+    assert any(c.startswith("agentverity-props enlarge") for c in readme)
+    assert _argv("A=1 B='x y' agentverity-props run --x 1 &") == (
+        {"A": "1", "B": "x y"}, ["agentverity-props", "run", "--x", "1"])
+    assert _strip_comment("agentverity-props report r.json   # a comment") == \
+        "agentverity-props report r.json"
