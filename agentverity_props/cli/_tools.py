@@ -46,6 +46,9 @@ def tools(*, config_path: str, fmt: str, output: str | None, runs: int | None,
     from ..adapters import redact
     text = redact(render(report, fmt), loaded.secrets)
     write_output(text, output)
+    for note in report.notes:
+        if note.startswith("interrupted"):
+            click.echo(note, err=True)
     if output not in (None, "-") and fmt != "text":
         # a file got the machine-readable report: keep a short human summary on stderr
         k = report.counts()

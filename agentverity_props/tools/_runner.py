@@ -14,13 +14,16 @@ three in a row end the case as ``error``.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable, Iterable
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from .._internal.outcome import CaseStatus
-from ..errors import BudgetExhausted
+from ..errors import BudgetExhausted, Interrupted
 from ..observation import Observation
 from ._assert import assert_tools
 from ._load import LoadedSuite
@@ -48,6 +51,41 @@ class RunOptions:
 def _redact(text: str, secrets: Iterable[str]) -> str:
     from ..adapters import redact
     return redact(text, secrets)
+
+
+class _Stop:
+    """SIGINT/SIGTERM during a suite: the case running stops starting calls (its calls in
+    flight finish and are judged), the cases after it are not run, and the report is written
+    as incomplete. A second SIGINT raises ``KeyboardInterrupt`` (the user insists)."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.engine: Any = None
+
+    def request(self) -> None:
+        self.requested = True
+        if self.engine is not None:
+            self.engine.request_stop()
+
+    @contextlib.contextmanager
+    def handlers(self) -> Iterator[_Stop]:
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+
+        def handler(signum: int, frame: Any) -> None:
+            if signum == signal.SIGINT and self.requested:
+                raise KeyboardInterrupt
+            self.request()
+
+        old: dict[signal.Signals, Any] = {}
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old[sig] = signal.signal(sig, handler)
+            yield self
+        finally:
+            for sig, previous in old.items():
+                signal.signal(sig, signal.SIG_DFL if previous is None else previous)
 
 
 class _Sources:
@@ -145,7 +183,8 @@ def _judge(index: int, obs: Observation, *, case: Case, sim_threshold: float | N
 
 
 async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts: RunOptions,
-                    embedder: Any, budget_left: int | None) -> tuple[CaseResult, int]:
+                    embedder: Any, budget_left: int | None, stop: _Stop | None = None
+                    ) -> tuple[CaseResult, int]:
     from ..decide import BetaCS, pass_rate_rule
     from ..engine import Engine, EngineConfig, Probe
 
@@ -179,6 +218,11 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
     consecutive_errors = 0
     cut_short = False
     eng = Engine(adapter, config)
+    interrupted = False
+    if stop is not None:
+        stop.engine = eng
+        if stop.requested:
+            eng.request_stop()
     try:
         for i in range(max_runs):
             try:
@@ -186,6 +230,9 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
             except BudgetExhausted as exc:
                 message = str(exc)
                 cut_short = True
+                break
+            except Interrupted:
+                interrupted = True
                 break
             if opts.progress is not None:
                 opts.progress(f"case {case.name}", 1)
@@ -219,7 +266,11 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
     n_ok = sum(r.status != "error" for r in runs)
     n_err = len(runs) - n_ok
     if not status:
-        if cut_short:
+        if interrupted:
+            status = CaseStatus.INCONCLUSIVE if n_ok else CaseStatus.ERROR
+            decided_by = f"interrupted after {len(runs)} of {max_runs} calls"
+            message = "interrupted (SIGINT/SIGTERM); rerun to finish this case"
+        elif cut_short:
             status = CaseStatus.ERROR
             decided_by = f"the call budget ran out after {len(runs)} of {max_runs} calls"
         elif n_ok == 0:
@@ -257,34 +308,47 @@ async def run_suite_async(loaded: LoadedSuite, *, options: RunOptions | None = N
     budget = opts.budget if opts.budget is not None else suite.config.budget
     sources = _Sources(suite, opts)
     results: list[CaseResult] = []
-    total = 0
     notes: list[str] = []
     if suite.config.base_url:
         notes.append("config.base_url/api_key (a vendor span API) are accepted but unused: "
                      "spans come from the built-in OTLP receiver")
+    stop = _Stop()
     try:
-        for case in suite.cases:
-            left = None if budget is None else budget - total
-            if left is not None and left <= 0:
-                results.append(CaseResult(
-                    name=case.name, target=_redact(case.url or case.agent or "?",
-                                                   loaded.secrets),
-                    status=CaseStatus.ERROR, runs=(), max_runs=0, min_pass_rate=1.0,
-                    alpha=suite.config.alpha, decided_by="not run",
-                    message=f"the call budget of {budget} is spent"))
-                continue
-            result, calls = await _run_case(case, loaded=loaded, sources=sources, opts=opts,
-                                            embedder=embedder, budget_left=left)
-            total += calls
-            results.append(result)
+        with stop.handlers():
+            total = await _cases(loaded, opts, sources, embedder, budget, stop, results)
         described = sources.describe()
     finally:
         sources.close()
+    if stop.requested:
+        notes.append("interrupted: the cases not finished are incomplete; rerun to finish them")
     if any(c.agent is not None for c in suite.cases):
         described = (*described, "in-process OpenTelemetry SDK")
     return ToolsReport(config_path=loaded.path, cases=tuple(results),
                        span_sources=described, embedder=embedder.name if embedder else None,
                        calls=total, budget=budget, notes=tuple(notes))
+
+
+async def _cases(loaded: LoadedSuite, opts: RunOptions, sources: _Sources, embedder: Any,
+                 budget: int | None, stop: _Stop, results: list[CaseResult]) -> int:
+    """Run the cases in order into ``results``; the calls spent."""
+    suite = loaded.suite
+    total = 0
+    for case in suite.cases:
+        left = None if budget is None else budget - total
+        why = ("interrupted before this case started" if stop.requested else
+               f"the call budget of {budget} is spent" if left is not None and left <= 0
+               else None)
+        if why is not None:
+            results.append(CaseResult(
+                name=case.name, target=_redact(case.url or case.agent or "?", loaded.secrets),
+                status=CaseStatus.ERROR, runs=(), max_runs=0, min_pass_rate=1.0,
+                alpha=suite.config.alpha, decided_by="not run", message=why))
+            continue
+        result, calls = await _run_case(case, loaded=loaded, sources=sources, opts=opts,
+                                        embedder=embedder, budget_left=left, stop=stop)
+        total += calls
+        results.append(result)
+    return total
 
 
 def run_suite(loaded: LoadedSuite, *, options: RunOptions | None = None) -> ToolsReport:
