@@ -12,7 +12,7 @@ from ._base import Adapter
 from ._callable import CallableAdapter, from_callable
 
 __all__ = ["Adapter", "CallableAdapter", "StrandsAdapter", "as_adapter", "from_callable",
-           "from_http", "from_strands", "load_agent", "load_object", "redact"]
+           "from_http", "from_langgraph", "from_strands", "load_agent", "load_object", "redact"]
 
 
 def __getattr__(name: str) -> Any:
@@ -47,6 +47,12 @@ def from_strands(factory: Any, **kwargs: Any) -> Any:
     return _impl(factory, **kwargs)
 
 
+def from_langgraph(graph_or_factory: Any, **kwargs: Any) -> Any:
+    """Adapter over a compiled LangGraph graph, or a factory of them (extra ``langgraph``)."""
+    from ._langgraph import from_langgraph as _impl
+    return _impl(graph_or_factory, **kwargs)
+
+
 def from_http(url: str, **kwargs: Any) -> Any:
     """Adapter over an HTTP endpoint (httpx, async)."""
     from ._http import from_http as _impl
@@ -57,6 +63,9 @@ def as_adapter(agent: Any) -> Adapter:
     """Accept an adapter as is; wrap a plain callable with :func:`from_callable`."""
     if isinstance(agent, Adapter):
         return agent
+    from ._langgraph import is_langgraph_graph
+    if is_langgraph_graph(agent):  # a compiled graph is callable, but not with a prompt
+        return from_langgraph(agent)
     if callable(agent):
         return from_callable(agent)
     from ..errors import InvalidArgument

@@ -12,10 +12,13 @@ What ``attr`` may be, checked in this order:
 
 1. an adapter (``identity``, ``is_async``, ``invoke``, ``ainvoke``) — used as is;
 2. a ``strands.Agent`` instance — refused: one Agent keeps its history, expose a factory;
+   a compiled LangGraph graph — :func:`~agentverity_props.adapters.from_langgraph` (a fresh
+   ``thread_id`` per call);
 3. a zero-argument factory — called once: an adapter it returns is used as is; a
    ``strands.Agent`` makes the *factory* go through
-   :func:`~agentverity_props.adapters.from_strands`; a callable taking the prompt goes through
-   :func:`~agentverity_props.adapters.from_callable`;
+   :func:`~agentverity_props.adapters.from_strands`, a compiled LangGraph graph through
+   :func:`~agentverity_props.adapters.from_langgraph` (called once per call); a callable
+   taking the prompt goes through :func:`~agentverity_props.adapters.from_callable`;
 4. a callable taking the prompt — :func:`~agentverity_props.adapters.from_callable`.
 
 A callable whose parameters all have defaults counts as a factory, unless its first
@@ -42,6 +45,7 @@ from typing import Any
 
 from ..errors import BadInput
 from ._base import Adapter
+from ._langgraph import from_langgraph, is_langgraph_graph
 from ._strands import is_strands_agent
 
 __all__ = ["BARE_FILE_ATTRS", "load_agent"]
@@ -51,7 +55,8 @@ _PROMPT_NAMES = frozenset({"prompt", "task", "text", "input", "query", "message"
                            "user_input", "request"})
 _IDENT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _EXAMPLE = "e.g. examples/moderation_gate.py:agent or mypkg.agents:make_agent"
-_KINDS = ("an adapter, a zero-argument factory returning a strands.Agent or an adapter, "
+_KINDS = ("an adapter, a compiled LangGraph graph, a zero-argument factory returning a "
+          "strands.Agent, a compiled LangGraph graph or an adapter, "
           "or a function taking the prompt")
 
 
@@ -313,6 +318,12 @@ def _coerce(obj: Any, *, label: str, id_base: str) -> Adapter:
                        "and refuses concurrent calls",
                        "expose a zero-argument factory instead (def make_agent(): return "
                        "Agent(...)) and reference it")
+    if is_langgraph_graph(obj):  # callable (a Runnable), but not with a prompt
+        return from_langgraph(obj, identity=f"langgraph:{id_base}")
+    if type(obj).__name__ == "StateGraph" and type(obj).__module__.startswith("langgraph."):
+        raise BadInput(f"{label} is an uncompiled StateGraph",
+                       "reference the compiled graph (graph = builder.compile()) or a "
+                       "factory returning it")
     if not callable(obj):
         raise BadInput(f"{label} is a {type(obj).__name__}, not an agent", f"reference {_KINDS}")
     kind, n_required = _call_kind(obj)
@@ -331,8 +342,11 @@ def _coerce(obj: Any, *, label: str, id_base: str) -> Adapter:
     if is_strands_agent(made):
         from ._strands import from_strands
         return from_strands(obj, identity=f"strands:{id_base}")
+    if is_langgraph_graph(made):
+        return from_langgraph(obj, identity=f"langgraph:{id_base}")
     if callable(made) and _call_kind(made)[0] == "prompt":
         return from_callable(made, identity=f"callable:{id_base}")
     raise BadInput(f"factory {label} returned {type(made).__name__}, not an agent",
-                   "return a strands.Agent or an adapter (from_strands, from_callable, "
+                   "return a strands.Agent, a compiled LangGraph graph or an adapter "
+                   "(from_strands, from_langgraph, from_callable, "
                    "from_http) from it, or make it take the prompt")

@@ -142,6 +142,10 @@ def _adapter(case: Case, suite: ToolsSuite, sources: _Sources, span_wait: float,
     from ..otel import TracedAdapter
     assert case.agent is not None
     inner = load_agent(case.agent)
+    if getattr(inner, "tool_source", "spans") == "messages":
+        # the framework's own messages name each tool and its status (from_langgraph):
+        # read them as they are, no spans needed
+        return inner, case.agent
     exclude: tuple[str, ...] = ()
     name_of = getattr(inner, "_structured_tool_name", None)
     if callable(name_of):
