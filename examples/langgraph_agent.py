@@ -239,8 +239,8 @@ class OfflineChatModel(BaseChatModel):
 # ------------------------------------------------------------------ the graph
 
 
-def build_graph(model: OfflineChatModel) -> Any:
-    """Compile the support graph around ``model``."""
+def build_graph(model: OfflineChatModel, *, checkpointer: Any = None) -> Any:
+    """Compile the support graph around ``model`` (with ``checkpointer``, if given)."""
     with_tools = model.bind_tools(TOOLS)
     structured = model.with_structured_output(Triage)
 
@@ -258,7 +258,7 @@ def build_graph(model: OfflineChatModel) -> Any:
     builder.add_conditional_edges("agent", tools_condition, {"tools": "tools", END: "respond"})
     builder.add_edge("tools", "agent")
     builder.add_edge("respond", END)
-    return builder.compile(name="support-triage")
+    return builder.compile(checkpointer=checkpointer, name="support-triage")
 
 
 def graph_factory(*, seed: int | None = 0, ambiguity: float = 0.2,

@@ -1,0 +1,476 @@
+"""from_langgraph against real compiled LangGraph graphs on an offline chat model.
+
+The support graph of ``examples/langgraph_agent.py`` (StateGraph, ToolNode, structured
+output through ``with_structured_output``) runs on ``OfflineChatModel``, a real
+``BaseChatModel`` emitting ``AIMessage.tool_calls`` and drawing its noise from its own
+``random.Random``. Small graphs built here cover the other state shapes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("langgraph")
+
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import TypedDict
+
+from agentverity_props import agent_property
+from agentverity_props.adapters import as_adapter, load_agent, load_object
+from agentverity_props.adapters import from_langgraph as public_from_langgraph
+from agentverity_props.adapters._langgraph import LangGraphAdapter, from_langgraph
+from agentverity_props.engine import Engine, EngineConfig, Probe, run_sync
+from agentverity_props.errors import AgentCallError, BadInput, InvalidArgument, PropertyViolation
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "langgraph_agent.py"
+SUPPORT_INPUTS = ROOT / "examples" / "inputs" / "support.txt"
+ex = load_object(f"{EXAMPLE}:graph_factory", cwd=ROOT).__globals__  # the example module
+REFUND_OVER_LIMIT = "Refund order 1004 please"
+AMBIGUOUS = "I was charged twice for order 1002."
+
+
+def support(seed: int = 0, ambiguity: float = 0.2, **kw) -> LangGraphAdapter:
+    return from_langgraph(ex["graph_factory"](seed=seed, ambiguity=ambiguity, **kw))
+
+
+def gather(adapter, prompt: str, n: int):
+    async def main():
+        return await asyncio.gather(*(adapter.ainvoke(prompt) for _ in range(n)))
+    return asyncio.run(main())
+
+
+# ------------------------------------------------------------------ what one call leaves
+
+
+def test_answer_tools_statuses_arguments_and_usage():
+    obs = support(seed=1).invoke("I want a refund for order 1001, it arrived broken.")
+    assert [(t.name, t.status) for t in obs.tools] == [("lookup_order", "success"),
+                                                       ("issue_refund", "success")]
+    assert dict(obs.tools[1].arguments) == {"order_id": "1001", "amount": 25.0}
+    assert all(t.call_id and t.call_id.startswith("call_") for t in obs.tools)
+    assert obs.text == "refunded $25.00 for order 1001"
+    assert obs.verdict == "refund"
+    assert obs.raw == {"structured_response": {"verdict": "refund",
+                                               "reply": "refunded $25.00 for order 1001"}}
+    # two tool-calling turns, one answer, one structured-output call: all four counted
+    assert obs.usage is not None
+    assert obs.usage.input_tokens > 0
+    assert obs.usage.total_tokens == obs.usage.input_tokens + obs.usage.output_tokens
+    assert obs.latency_s > 0
+
+
+def test_a_tool_that_errors_is_recorded_but_not_fired():
+    obs = support(seed=1).invoke(REFUND_OVER_LIMIT)
+    assert [(t.name, t.status) for t in obs.tools] == [("lookup_order", "success"),
+                                                       ("issue_refund", "error")]
+    assert obs.fired_tools() == ("lookup_order",)
+    assert obs.key("tools") == "lookup_order"
+    assert obs.text == "I could not complete that; a supervisor will follow up."
+    lost = support(seed=1).invoke("I want a refund but I lost my order number.")
+    assert [(t.name, t.status) for t in lost.tools] == [("lookup_order", "error")]
+    assert lost.fired_tools() == ()
+
+
+def test_usage_reaches_the_cost_ledger():
+    with Engine(support(seed=2), EngineConfig(max_workers=2)) as eng:
+        obs = run_sync(eng.draws(Probe.make("How do I reset my password?"), 3))
+    assert eng.ledger.calls == 3
+    assert eng.ledger.input_tokens == sum(o.usage.input_tokens for o in obs) > 0
+    assert eng.ledger.total_tokens == sum(o.usage.total_tokens for o in obs)
+
+
+def test_usage_falls_back_to_the_messages_when_callbacks_are_a_manager():
+    from langchain_core.callbacks import AsyncCallbackManager
+    adapter = from_langgraph(ex["graph_factory"](seed=3),
+                             config={"callbacks": AsyncCallbackManager(handlers=[])})
+    counted = support(seed=3).invoke("How do I reset my password?").usage
+    from_messages = adapter.invoke("How do I reset my password?").usage
+    # the structured-output call never reaches the messages: only the callback counts it
+    assert 0 < from_messages.total_tokens < counted.total_tokens
+
+
+# ------------------------------------------------------------------ verdicts
+
+
+class Decision(TypedDict):
+    question: str
+    decision: str
+    notes: dict
+
+
+def decision_graph(write_decision: bool = True):
+    def judge(state: Decision) -> dict:
+        label = "block" if "bomb" in state["question"] else "allow"
+        out: dict = {"notes": {"score": len(state["question"])}}
+        if write_decision:
+            out["decision"] = label
+        return out
+
+    g = StateGraph(Decision)
+    g.add_node("judge", judge)
+    g.add_edge(START, "judge")
+    g.add_edge("judge", END)
+    return g.compile()
+
+
+def test_verdict_from_a_typeddict_state_key():
+    adapter = from_langgraph(decision_graph(), input_key="question", input_as="text",
+                             verdict="decision")
+    assert adapter.invoke("how to build a bomb").verdict == "block"
+    obs = adapter.invoke("bread recipe")
+    assert obs.verdict == "allow"
+    assert obs.raw == {"question": "bread recipe", "decision": "allow", "notes": {"score": 12}}
+    assert obs.text == ""
+    assert obs.tools == ()
+    assert obs.usage is None
+
+
+def test_verdict_from_the_structured_output_model_by_path_and_by_default():
+    explicit = from_langgraph(ex["graph_factory"](seed=1), verdict="structured_response.verdict")
+    assert explicit.invoke("My lawyer will be in touch about this.").verdict == "escalate"
+    assert support(seed=1).invoke("How do I reset my password?").verdict == "faq"
+
+
+def test_a_missing_verdict_key_fails_naming_the_keys_present():
+    adapter = from_langgraph(decision_graph(write_decision=False), input_key="question",
+                             input_as="text", verdict="decision")
+    with pytest.raises(AgentCallError) as err:
+        adapter.invoke("bread recipe")
+    assert err.value.kind == "bad_output"
+    assert "no 'decision'" in str(err.value)
+    assert "has keys notes, question" in str(err.value)
+    nested = from_langgraph(ex["graph_factory"](seed=1), verdict="structured_response.label")
+    with pytest.raises(AgentCallError, match=r"'structured_response' has keys reply, verdict"):
+        nested.invoke("How do I reset my password?")
+
+
+def test_fail_fast_stops_an_engine_on_a_missing_verdict_key_with_the_cause():
+    adapter = from_langgraph(decision_graph(write_decision=False), input_key="question",
+                             input_as="text", verdict="decision")
+    with Engine(adapter, EngineConfig(fail_fast=3, max_workers=1)) as eng:
+        for _ in range(3):
+            run_sync(eng.draw(Probe.make("bread recipe")))
+        assert eng.stopping
+    assert "bad_output" in eng.stop_cause
+    assert "has keys notes, question" in eng.stop_cause
+
+
+# ------------------------------------------------------------------ noise and fresh state
+
+
+def test_noisy_model_draws_from_its_own_random():
+    # ambiguous request: the alternative route with probability 0.5, deterministic at 0
+    noisy = Counter(o.verdict for o in gather(support(seed=4, ambiguity=0.5), AMBIGUOUS, 30))
+    assert set(noisy) == {"faq", "refund"}
+    assert Counter(o.verdict for o in gather(support(seed=4, ambiguity=0.0), AMBIGUOUS, 30)) \
+        == Counter({"faq": 30})
+
+    def sequence() -> list[str | None]:
+        adapter = support(seed=7, ambiguity=0.5)
+        out = []
+        for _ in range(12):
+            random.seed(0)  # Hypothesis reseeds the global random: the model must not care
+            out.append(adapter.invoke(AMBIGUOUS).verdict)
+        return out
+
+    first, second = sequence(), sequence()
+    assert first == second
+    assert len(set(first)) == 2
+
+
+def test_checkpointed_graph_gets_a_fresh_thread_per_call_and_forgets_it():
+    saver = InMemorySaver()
+    graph = ex["build_graph"](ex["OfflineChatModel"](rng=random.Random(0)), checkpointer=saver)
+    adapter = from_langgraph(graph)
+    obs = gather(adapter, "I want a refund for order 1001, it arrived broken.", 8)
+    # every call saw only its own conversation: the same two tools, never accumulated ones
+    assert {tuple(t.name for t in o.tools) for o in obs} == {("lookup_order", "issue_refund")}
+    assert not saver.storage  # each call's thread was deleted once read
+
+
+def test_a_reused_thread_would_leak_history_so_the_adapter_never_reuses_one():
+    """Control: the same graph called twice on one thread_id does accumulate messages."""
+    saver = InMemorySaver()
+    graph = ex["build_graph"](ex["OfflineChatModel"](rng=random.Random(0)), checkpointer=saver)
+    config = {"configurable": {"thread_id": "same"}}
+    prompt = {"messages": [{"role": "user", "content": "How do I reset my password?"}]}
+    first = asyncio.run(graph.ainvoke(prompt, config=config))
+    second = asyncio.run(graph.ainvoke(prompt, config=config))
+    assert len(second["messages"]) > len(first["messages"])
+    adapter = from_langgraph(graph)
+    assert [len(adapter.invoke("How do I reset my password?").tools) for _ in range(3)] \
+        == [1, 1, 1]
+
+
+def test_factory_is_called_once_per_call():
+    built = []
+
+    def make():
+        graph = ex["build_graph"](ex["OfflineChatModel"](rng=random.Random(len(built))))
+        built.append(graph)
+        return graph
+
+    adapter = from_langgraph(make)
+    gather(adapter, "How do I reset my password?", 3)
+    assert len(built) == 3
+    assert len({id(g) for g in built}) == 3
+
+
+# ------------------------------------------------------------------ failures, timeouts
+
+
+class RateLimitError(Exception):
+    pass
+
+
+def failing_graph(exc: BaseException | None = None, sleep_s: float = 0.0):
+    class S(TypedDict):
+        messages: list
+
+    async def node(state: S) -> dict:
+        if sleep_s:
+            await asyncio.sleep(sleep_s)
+        if exc is not None:
+            raise exc
+        return {}
+
+    g = StateGraph(S)
+    g.add_node("n", node)
+    g.add_edge(START, "n")
+    g.add_edge("n", END)
+    return g.compile()
+
+
+def test_rate_limits_are_retried_other_errors_are_not():
+    with Engine(from_langgraph(failing_graph(RateLimitError("429 slow down"))),
+                EngineConfig(retries=2, backoff_base_s=0.0, backoff_max_s=0.0)) as eng:
+        obs = run_sync(eng.draw(Probe.make("hi")))
+    assert obs.error.kind == "rate_limit"
+    assert obs.error.attempts == 3
+    with Engine(from_langgraph(failing_graph(ValueError("broken node"))),
+                EngineConfig(retries=2)) as eng:
+        obs = run_sync(eng.draw(Probe.make("hi")))
+    assert obs.error.kind == "error"
+    assert obs.error.attempts == 1
+    assert "ValueError: broken node" in obs.error.message
+
+
+def test_engine_timeout_cancels_the_graph_on_its_loop():
+    with Engine(from_langgraph(failing_graph(sleep_s=30)),
+                EngineConfig(timeout_s=0.3, retries=0)) as eng:
+        obs = run_sync(eng.draw(Probe.make("hi")))
+    assert obs.error.kind == "timeout"
+    assert obs.error.attempts == 1
+
+
+def test_recursion_limit_names_the_fix():
+    class S(TypedDict):
+        n: str
+
+    g = StateGraph(S)
+    g.add_node("loop", lambda s: {"n": s["n"] + "+"})
+    g.add_edge(START, "loop")
+    g.add_edge("loop", "loop")
+    adapter = from_langgraph(g.compile(), input_key="n", input_as="text",
+                             config={"recursion_limit": 5})
+    with pytest.raises(AgentCallError, match=r"GraphRecursionError.*recursion_limit"):
+        adapter.invoke("x")
+
+
+def test_an_interrupted_graph_is_bad_output():
+    from langgraph.types import interrupt
+
+    class S(TypedDict):
+        q: str
+
+    g = StateGraph(S)
+    g.add_node("ask", lambda s: {"q": interrupt("approve?")})
+    g.add_edge(START, "ask")
+    g.add_edge("ask", END)
+    adapter = from_langgraph(g.compile(checkpointer=InMemorySaver()), input_key="q",
+                             input_as="text")
+    with pytest.raises(AgentCallError, match="interrupt") as err:
+        adapter.invoke("x")
+    assert err.value.kind == "bad_output"
+
+
+def test_eager_validation_and_factory_errors():
+    builder = StateGraph(Decision)
+    with pytest.raises(InvalidArgument, match="uncompiled StateGraph"):
+        from_langgraph(builder)
+    with pytest.raises(InvalidArgument, match="compiled graph or a zero-argument factory"):
+        from_langgraph(42)
+    with pytest.raises(InvalidArgument, match=r"requires arguments \(seed\)"):
+        from_langgraph(lambda seed: None)
+    with pytest.raises(InvalidArgument, match="input_as"):
+        from_langgraph(decision_graph(), input_as="json")
+    with pytest.raises(InvalidArgument, match="verdict path"):
+        from_langgraph(decision_graph(), verdict="a..b")
+    with pytest.raises(AgentCallError, match=r"uncompiled StateGraph: return graph\.compile"):
+        from_langgraph(lambda: builder).invoke("x")
+    with pytest.raises(AgentCallError, match=r"factory .* raised RuntimeError: no"):
+        from_langgraph(lambda: (_ for _ in ()).throw(RuntimeError("no"))).invoke("x")
+
+
+# ------------------------------------------------------------------ references, wrappers
+
+
+def test_references_detect_graphs_and_factories(tmp_path):
+    adapter = load_agent(f"{EXAMPLE}:make_agent")
+    assert isinstance(adapter, LangGraphAdapter)
+    assert adapter.identity == "langgraph:langgraph_agent.make_agent"
+    assert adapter.invoke("How do I reset my password?").verdict == "faq"
+    (tmp_path / "g.py").write_text(textwrap.dedent("""
+        from langgraph.graph import END, START, StateGraph
+        from typing_extensions import TypedDict
+
+        class S(TypedDict):
+            question: str
+            verdict: str
+
+        builder = StateGraph(S)
+        builder.add_node("j", lambda s: {"verdict": "ok"})
+        builder.add_edge(START, "j")
+        builder.add_edge("j", END)
+        graph = builder.compile()
+    """))
+    assert isinstance(load_agent(f"{tmp_path / 'g.py'}:graph"), LangGraphAdapter)
+    with pytest.raises(BadInput, match="uncompiled StateGraph") as err:
+        load_agent(f"{tmp_path / 'g.py'}:builder")
+    assert "builder.compile()" in err.value.fix
+
+
+def test_as_adapter_and_the_public_wrapper():
+    graph = decision_graph()
+    assert isinstance(as_adapter(graph), LangGraphAdapter)
+    adapter = public_from_langgraph(graph, input_key="question", input_as="text",
+                                    verdict="decision", identity="langgraph:x")
+    assert isinstance(adapter, LangGraphAdapter)
+    assert adapter.identity == "langgraph:x"
+
+
+# ------------------------------------------------------------------ @agent_property
+
+WORDS = ["hello", "please", "charged", "urgent", "order", "refund"]
+# n filler words then one word: the planted bug needs URGENT and more than 40 characters,
+# so the shrink-order minimum is six "hello" then "urgent" (42 characters)
+PLANTED_MINIMUM = "hello hello hello hello hello hello urgent"
+
+
+def test_agent_property_shrinks_the_planted_bug_to_its_minimum():
+    from agentverity_props.property import RECORDS
+
+    buggy = support(seed=11, ambiguity=0.2, planted_bug=True)
+
+    @agent_property(agent=buggy, budget=6000)
+    @seed(3)
+    @settings(database=None, max_examples=30, suppress_health_check=list(HealthCheck))
+    @given(prompt=st.builds(lambda n, w: " ".join(["hello"] * n + [w]), st.integers(0, 12),
+                            st.sampled_from(WORDS)))
+    def test_case_invariance(check, prompt):
+        check.invariant(prompt, prompt.upper(), name="case")
+
+    with pytest.raises(PropertyViolation):
+        test_case_invariance()
+    assert RECORDS[-1].minimal is not None
+    assert RECORDS[-1].minimal.source == PLANTED_MINIMUM
+
+
+def test_agent_property_holds_on_the_clean_noisy_graph():
+    clean = support(seed=11, ambiguity=0.2)
+
+    @agent_property(agent=clean, budget=4000)
+    @seed(3)
+    @settings(database=None, max_examples=15, suppress_health_check=list(HealthCheck))
+    @given(prompt=st.builds(lambda n, w: " ".join(["hello"] * n + [w]), st.integers(0, 12),
+                            st.sampled_from(WORDS)))
+    def test_case_invariance(check, prompt):
+        check.invariant(prompt, prompt.upper(), name="case")
+
+    test_case_invariance()
+
+
+# ------------------------------------------------------------------ the real CLI
+
+
+def cli(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "agentverity_props", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def test_cli_run_on_the_example_graph(tmp_path):
+    out = tmp_path / "run.json"
+    proc = cli("run", "--agent", "examples/langgraph_agent.py:make_agent", "--inputs",
+               str(SUPPORT_INPUTS), "--format", "json", "--output", str(out), "--no-progress",
+               "--budget", "400")
+    assert proc.returncode in (0, 1, 2), proc.stderr
+    data = json.loads(out.read_text())
+    assert data["agent"] == "langgraph:langgraph_agent.make_agent"
+    assert data["ledger"]["failures"] == 0
+    assert data["ledger"]["input_tokens"] > 0
+    assert data["meter"]["call"] in ("verdict-stochastic", "verdict-deterministic", "undecided")
+    assert data["ledger"]["calls"] <= 400
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_run_with_an_absent_verdict_key_stops_fast_with_the_keys():
+    proc = cli("run", "--agent", "examples/langgraph_agent.py:make_agent", "--inputs",
+               str(SUPPORT_INPUTS), "--verdict-key", "structured_response.label",
+               "--no-progress")
+    assert proc.returncode == 2
+    assert "structured_response.label" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_tools_cases_on_the_example_graph(tmp_path):
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(textwrap.dedent("""
+        cases:
+          - name: refund looks the order up, then refunds
+            agent: langgraph_agent:make_agent
+            prompt: "I want a refund for order 1002"
+            runs: 3
+            tool_sequence: [lookup_order, issue_refund]
+            tool_args:
+              - {tool: issue_refund, arg: amount, equals: 120.0}
+          - name: FAQ, never a refund
+            agent: langgraph_agent:make_agent
+            prompt: "How do I reset my password?"
+            runs: 2
+            required_tools: [search_faq]
+            forbidden_tools: [issue_refund]
+          - name: a refund over the limit does not fire
+            agent: langgraph_agent:make_agent
+            prompt: "Refund order 1004 now"
+            runs: 2
+            required_tools: [lookup_order, issue_refund]
+    """))
+    out = tmp_path / "tools.json"
+    proc = cli("tools", "--config", str(cases), "--format", "json", "--output", str(out),
+               "--no-progress", cwd=ROOT / "examples")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    report = json.loads(out.read_text())
+    status = {c["name"]: c["status"] for c in report["cases"]}
+    assert status == {"refund looks the order up, then refunds": "pass",
+                      "FAQ, never a refund": "pass",
+                      "a refund over the limit does not fire": "fail"}
+    over = next(c for c in report["cases"] if c["name"].startswith("a refund over"))
+    run = over["runs"][0]
+    assert [(t["name"], t["status"]) for t in run["tools"]] == [("lookup_order", "success"),
+                                                                ("issue_refund", "error")]
+    assert any("issue_refund" in r for r in run["reasons"])
