@@ -11,8 +11,9 @@ from typing import Any
 from ._base import Adapter
 from ._callable import CallableAdapter, from_callable
 
-__all__ = ["Adapter", "CallableAdapter", "StrandsAdapter", "as_adapter", "from_callable",
-           "from_http", "from_langgraph", "from_strands", "load_agent", "load_object", "redact"]
+__all__ = ["Adapter", "CallableAdapter", "OpenAIAgentsAdapter", "StrandsAdapter", "as_adapter",
+           "from_callable", "from_http", "from_langgraph", "from_openai_agents", "from_strands",
+           "load_agent", "load_object", "redact"]
 
 
 def __getattr__(name: str) -> Any:
@@ -20,6 +21,9 @@ def __getattr__(name: str) -> Any:
     if name == "StrandsAdapter":
         from ._strands import StrandsAdapter
         return StrandsAdapter
+    if name == "OpenAIAgentsAdapter":
+        from ._openai_agents import OpenAIAgentsAdapter
+        return OpenAIAgentsAdapter
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -53,6 +57,13 @@ def from_langgraph(graph_or_factory: Any, **kwargs: Any) -> Any:
     return _impl(graph_or_factory, **kwargs)
 
 
+def from_openai_agents(agent_or_factory: Any, **kwargs: Any) -> Any:
+    """Adapter over an OpenAI Agents SDK ``Agent`` or a factory of them (extra
+    ``openai-agents``)."""
+    from ._openai_agents import from_openai_agents as _impl
+    return _impl(agent_or_factory, **kwargs)
+
+
 def from_http(url: str, **kwargs: Any) -> Any:
     """Adapter over an HTTP endpoint (httpx, async)."""
     from ._http import from_http as _impl
@@ -66,6 +77,9 @@ def as_adapter(agent: Any) -> Adapter:
     from ._langgraph import is_langgraph_graph
     if is_langgraph_graph(agent):  # a compiled graph is callable, but not with a prompt
         return from_langgraph(agent)
+    from ._openai_agents import is_openai_agent
+    if is_openai_agent(agent):  # an SDK Agent is a stateless configuration: safe to reuse
+        return from_openai_agents(agent)
     if callable(agent):
         return from_callable(agent)
     from ..errors import InvalidArgument

@@ -14,10 +14,13 @@ What ``attr`` may be, checked in this order:
 2. a ``strands.Agent`` instance — refused: one Agent keeps its history, expose a factory;
    a compiled LangGraph graph — :func:`~agentverity_props.adapters.from_langgraph` (a fresh
    ``thread_id`` per call);
+   an OpenAI Agents SDK ``agents.Agent`` —
+   :func:`~agentverity_props.adapters.from_openai_agents` (a configuration: reused);
 3. a zero-argument factory — called once: an adapter it returns is used as is; a
    ``strands.Agent`` makes the *factory* go through
    :func:`~agentverity_props.adapters.from_strands`, a compiled LangGraph graph through
-   :func:`~agentverity_props.adapters.from_langgraph` (called once per call); a callable
+   :func:`~agentverity_props.adapters.from_langgraph`, an ``agents.Agent`` through
+   :func:`~agentverity_props.adapters.from_openai_agents` (called once per call); a callable
    taking the prompt goes through :func:`~agentverity_props.adapters.from_callable`;
 4. a callable taking the prompt — :func:`~agentverity_props.adapters.from_callable`.
 
@@ -46,6 +49,7 @@ from typing import Any
 from ..errors import BadInput
 from ._base import Adapter
 from ._langgraph import from_langgraph, is_langgraph_graph
+from ._openai_agents import from_openai_agents, is_openai_agent
 from ._strands import is_strands_agent
 
 __all__ = ["BARE_FILE_ATTRS", "load_agent"]
@@ -55,8 +59,8 @@ _PROMPT_NAMES = frozenset({"prompt", "task", "text", "input", "query", "message"
                            "user_input", "request"})
 _IDENT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _EXAMPLE = "e.g. examples/moderation_gate.py:agent or mypkg.agents:make_agent"
-_KINDS = ("an adapter, a compiled LangGraph graph, a zero-argument factory returning a "
-          "strands.Agent, a compiled LangGraph graph or an adapter, "
+_KINDS = ("an adapter, a compiled LangGraph graph, an agents.Agent, a zero-argument factory "
+          "returning a strands.Agent, a compiled LangGraph graph, an agents.Agent or an adapter, "
           "or a function taking the prompt")
 
 
@@ -320,6 +324,8 @@ def _coerce(obj: Any, *, label: str, id_base: str) -> Adapter:
                        "Agent(...)) and reference it")
     if is_langgraph_graph(obj):  # callable (a Runnable), but not with a prompt
         return from_langgraph(obj, identity=f"langgraph:{id_base}")
+    if is_openai_agent(obj):  # an SDK Agent is a configuration: each run starts empty
+        return from_openai_agents(obj, identity=f"openai-agents:{id_base}")
     if type(obj).__name__ == "StateGraph" and type(obj).__module__.startswith("langgraph."):
         raise BadInput(f"{label} is an uncompiled StateGraph",
                        "reference the compiled graph (graph = builder.compile()) or a "
@@ -344,9 +350,11 @@ def _coerce(obj: Any, *, label: str, id_base: str) -> Adapter:
         return from_strands(obj, identity=f"strands:{id_base}")
     if is_langgraph_graph(made):
         return from_langgraph(obj, identity=f"langgraph:{id_base}")
+    if is_openai_agent(made):
+        return from_openai_agents(obj, identity=f"openai-agents:{id_base}")
     if callable(made) and _call_kind(made)[0] == "prompt":
         return from_callable(made, identity=f"callable:{id_base}")
     raise BadInput(f"factory {label} returned {type(made).__name__}, not an agent",
-                   "return a strands.Agent, a compiled LangGraph graph or an adapter "
-                   "(from_strands, from_langgraph, from_callable, "
+                   "return a strands.Agent, a compiled LangGraph graph, an agents.Agent or an "
+                   "adapter (from_strands, from_langgraph, from_openai_agents, from_callable, "
                    "from_http) from it, or make it take the prompt")

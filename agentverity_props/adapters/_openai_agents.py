@@ -1,0 +1,561 @@
+"""OpenAI Agents SDK agents as agents under test: :func:`from_openai_agents`.
+
+One call is one ``await Runner.run(agent, prompt)`` on the engine's event loop, with nothing
+carried over from earlier calls: no session, no ``previous_response_id``, a fresh context
+and session when factories for them are given, and a new trace id.
+
+What one call leaves behind (an :class:`~agentverity_props.observation.Observation`):
+
+* ``text`` — ``final_output`` when it is a string; for a structured ``output_type``, the text
+  of the last assistant message (the JSON the model answered);
+* ``raw`` — the structured output as a JSON-ready dict (pydantic model, dataclass or
+  TypedDict), ``None`` for text output;
+* ``verdict`` — the structured output's ``verdict`` field (or the one named by
+  ``verdict=``); a structured output without it fails the call, naming the fields it has;
+* ``tools`` — every ``ToolCallItem`` of ``RunResult.new_items`` in order, with its parsed
+  arguments and call id. Status: ``error`` when the SDK attached an error to the tool's
+  function span (a tool that raised and whose ``failure_error_function`` turned the
+  exception into a message for the model), when no ``ToolCallOutputItem`` answered the
+  call, or when a hosted tool reports ``failed``; otherwise ``success``. Spans are read by a
+  local tracing processor registered with the SDK on first use (it uploads nothing);
+* ``usage`` — input/output/total tokens summed over ``RunResult.raw_responses``.
+
+When SDK tracing is disabled (``set_tracing_disabled``, ``OPENAI_AGENTS_DISABLE_TRACING``,
+``RunConfig(tracing_disabled=True)``) no span reaches the processor: a tool call is then an
+error only when its output is the SDK's default failure message.
+
+While a call runs inside a recording OpenTelemetry span (the ``tools`` command wraps every
+in-process agent in one), the processor also emits one GenAI ``execute_tool`` span per tool
+call, so span-based tool assertions see the same calls with the same statuses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from .._internal.jsonpath import MISSING, lookup, parse_path
+from ..errors import AgentCallError, InvalidArgument
+from ..observation import Observation, ToolCall, Usage
+
+__all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
+
+#: how the SDK's default ``failure_error_function`` message to the model starts when a tool
+#: raised (older releases append the error)
+DEFAULT_TOOL_ERROR = "An error occurred while running the tool."
+_HOSTED_FAILED = frozenset({"failed", "incomplete", "cancelled"})
+_RETRYABLE = {"RateLimitError": "rate_limit", "APITimeoutError": "timeout",
+              "InternalServerError": "http_5xx", "APIConnectionError": "connection"}
+
+
+def is_openai_agent(obj: Any) -> bool:
+    """True for an ``agents.Agent`` of the OpenAI Agents SDK, checked without importing it.
+
+    ``agents`` is a common package name: the class must come from a module ``agents.*``
+    *and* the loaded ``agents`` package must be the SDK (it exports ``Runner``).
+    """
+    if isinstance(obj, type):
+        return False
+    if not any(cls.__name__ == "Agent" and (cls.__module__ == "agents"
+                                           or cls.__module__.startswith("agents."))
+               for cls in type(obj).__mro__):
+        return False
+    return hasattr(sys.modules.get("agents"), "Runner")
+
+
+def _qualname(fn: Any) -> str:
+    mod = getattr(fn, "__module__", None) or "?"
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    return f"{mod}.{name}"
+
+
+# ------------------------------------------------------------------ the tracing processor
+
+
+@dataclasses.dataclass
+class _ToolSpan:
+    name: str
+    error: str | None
+    arguments: str | None
+    started_at: str | None
+    ended_at: str | None
+
+
+class _Watch:
+    """The function spans of one adapter call's trace, outermost run only."""
+
+    __slots__ = ("function_ids", "order", "otel_context", "parents", "seen", "spans")
+
+    def __init__(self, otel_context: Any) -> None:
+        self.otel_context = otel_context
+        self.seen = False
+        self.parents: dict[str, str | None] = {}
+        self.function_ids: set[str] = set()
+        self.order: dict[str, int] = {}  # function span id -> start order
+        self.spans: list[tuple[int, _ToolSpan]] = []
+
+
+class _ToolSpanProcessor:
+    """An SDK ``TracingProcessor`` (duck-typed) that keeps the tool spans of watched traces.
+
+    Only traces an adapter call registered are kept, and only until that call reads them,
+    so memory stays flat; everything else passes through untouched.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._watches: dict[str, _Watch] = {}
+        self._order = 0
+
+    def watch(self, trace_id: str, otel_context: Any) -> _Watch:
+        w = _Watch(otel_context)
+        with self._lock:
+            self._watches[trace_id] = w
+        return w
+
+    def unwatch(self, trace_id: str) -> None:
+        with self._lock:
+            self._watches.pop(trace_id, None)
+
+    def on_trace_start(self, trace: Any) -> None:
+        w = self._watches.get(getattr(trace, "trace_id", ""))
+        if w is not None:
+            w.seen = True
+
+    def on_trace_end(self, trace: Any) -> None:
+        return None
+
+    def on_span_start(self, span: Any) -> None:
+        w = self._watches.get(span.trace_id)
+        if w is None:
+            return
+        with self._lock:
+            w.parents[span.span_id] = span.parent_id
+            if type(span.span_data).__name__ == "FunctionSpanData":
+                w.function_ids.add(span.span_id)
+                self._order += 1
+                w.order[span.span_id] = self._order
+
+    def on_span_end(self, span: Any) -> None:
+        w = self._watches.get(span.trace_id)
+        if w is None:
+            return
+        is_agent = type(span.span_data).__name__ == "AgentSpanData"
+        if not is_agent and span.span_id not in w.function_ids:
+            return
+        # a tool of an agent used as a tool runs in the same trace: only the outer run's count
+        parent = w.parents.get(span.span_id)
+        while parent is not None:
+            if parent in w.function_ids:
+                return
+            parent = w.parents.get(parent)
+        error = span.error
+        data = span.span_data
+        if is_agent:  # an agent that called no tool still leaves a span for span readers
+            if w.otel_context is not None:
+                _emit_otel("invoke_agent", str(data.name), w.otel_context,
+                           started_at=span.started_at, ended_at=span.ended_at,
+                           error=None if error is None else str(error.get("message")))
+            return
+        record = _ToolSpan(
+            name=str(data.name),
+            error=None if error is None else str(error.get("message") or "error"),
+            arguments=data.input if isinstance(data.input, str) else None,
+            started_at=span.started_at, ended_at=span.ended_at)
+        with self._lock:
+            w.spans.append((w.order.get(span.span_id, 0), record))
+        if w.otel_context is not None:
+            _emit_otel("execute_tool", record.name, w.otel_context, started_at=record.started_at,
+                       ended_at=record.ended_at, error=record.error,
+                       arguments=record.arguments or "{}")
+
+    def shutdown(self, timeout: float | None = None) -> None:
+        return None
+
+    def force_flush(self) -> None:
+        return None
+
+
+_processor_lock = threading.Lock()
+_processor: _ToolSpanProcessor | None = None
+
+
+def _ensure_processor() -> _ToolSpanProcessor:
+    """The process-wide processor, (re-)registered if ``set_trace_processors`` dropped it."""
+    global _processor
+    from agents.tracing import get_trace_provider
+
+    provider = get_trace_provider()
+    with _processor_lock:
+        first = _processor is None
+        if _processor is None:
+            _processor = _ToolSpanProcessor()
+        current = getattr(getattr(provider, "_multi_processor", None), "_processors", None)
+        if first or (isinstance(current, tuple) and _processor not in current):
+            provider.register_processor(_processor)  # type: ignore[arg-type]
+        return _processor
+
+
+def _otel_parent() -> Any:
+    """The current OpenTelemetry context when a recording span is active, else None."""
+    otel_trace = sys.modules.get("opentelemetry.trace")
+    if otel_trace is None:  # nobody imported OpenTelemetry: nobody is recording
+        return None
+    if not otel_trace.get_current_span().is_recording():
+        return None
+    from opentelemetry import context
+    return context.get_current()
+
+
+def _ns(iso: str | None) -> int | None:
+    if not iso:
+        return None
+    try:
+        return int(datetime.fromisoformat(iso).timestamp() * 1e9)
+    except ValueError:
+        return None
+
+
+def _emit_otel(operation: str, name: str, parent: Any, *, started_at: str | None,
+               ended_at: str | None, error: str | None, arguments: str | None = None) -> None:
+    """One GenAI span (``execute_tool`` or ``invoke_agent``) under ``parent``, SDK-timed."""
+    from opentelemetry import trace
+    from opentelemetry.trace import Status, StatusCode
+
+    attributes: dict[str, Any] = {"gen_ai.operation.name": operation,
+                                  "gen_ai.system": "openai_agents"}
+    if operation == "execute_tool":
+        attributes.update({"gen_ai.tool.name": name, "gen_ai.tool.call.arguments": arguments,
+                           "gen_ai.tool.status": "error" if error else "success"})
+    else:
+        attributes["gen_ai.agent.name"] = name
+    tracer = trace.get_tracer("agentverity_props.openai_agents")
+    span = tracer.start_span(f"{operation} {name}", context=parent,
+                             start_time=_ns(started_at), attributes=attributes)
+    if error:
+        span.set_status(Status(StatusCode.ERROR, error))
+    span.end(end_time=_ns(ended_at))
+
+
+# ------------------------------------------------------------------ the adapter
+
+
+class OpenAIAgentsAdapter:
+    """Adapter running an OpenAI Agents SDK agent per call (see :func:`from_openai_agents`)."""
+
+    is_async = True
+
+    def __init__(self, source: Any, *, identity: str, verdict: str | None,
+                 run_config: Any = None, max_turns: int | None = None,
+                 context_factory: Callable[[], Any] | None = None,
+                 session_factory: Callable[[], Any] | None = None) -> None:
+        self._source = source
+        self._is_factory = not is_openai_agent(source)
+        self.identity = identity
+        self.verdict = verdict
+        self._verdict_path = parse_path(verdict) if verdict is not None else None
+        self.run_config = run_config
+        self.max_turns = max_turns
+        self.context_factory = context_factory
+        self.session_factory = session_factory
+
+    def __repr__(self) -> str:
+        return f"from_openai_agents({self.identity.removeprefix('openai-agents:')})"
+
+    def invoke(self, prompt: str) -> Observation:
+        """Synchronous call (runs :meth:`ainvoke` on a private event loop)."""
+        from .._internal.aio import run_sync
+        return run_sync(self.ainvoke(prompt))
+
+    async def ainvoke(self, prompt: str) -> Observation:
+        """One call: a fresh run of the agent on ``prompt``, turned into an Observation."""
+        from agents import RunConfig, Runner
+        from agents.tracing import gen_trace_id
+
+        t0 = time.perf_counter()
+        agent = self._agent()
+        kwargs: dict[str, Any] = {}
+        if self.max_turns is not None:
+            kwargs["max_turns"] = self.max_turns
+        if self.context_factory is not None:
+            kwargs["context"] = self._build(self.context_factory, "context_factory")
+        if self.session_factory is not None:
+            kwargs["session"] = self._build(self.session_factory, "session_factory")
+        processor = _ensure_processor()
+        trace_id = gen_trace_id()  # one trace per call: its spans are this call's tools
+        config = (dataclasses.replace(self.run_config, trace_id=trace_id)
+                  if self.run_config is not None else RunConfig(trace_id=trace_id))
+        watch = processor.watch(trace_id, _otel_parent())
+        try:
+            try:
+                result = await Runner.run(agent, prompt, run_config=config, **kwargs)
+            except Exception as exc:
+                raise _map_error(exc) from exc
+        finally:
+            processor.unwatch(trace_id)
+        latency = time.perf_counter() - t0
+        return self._observe(result, watch, latency)
+
+    def _agent(self) -> Any:
+        if not self._is_factory:
+            return self._source
+        agent = self._build(self._source, "agent factory")
+        if not is_openai_agent(agent):
+            raise AgentCallError(
+                f"agent factory {_qualname(self._source)} returned {type(agent).__name__}, "
+                "not an agents.Agent; return Agent(...) from it", kind="error")
+        return agent
+
+    def _build(self, factory: Callable[[], Any], what: str) -> Any:
+        try:
+            return factory()
+        except Exception as exc:
+            raise AgentCallError(f"{what} {_qualname(factory)} raised "
+                                 f"{type(exc).__name__}: {exc}", kind="error") from exc
+
+    # -------------------------------------------------------------- result -> Observation
+
+    def _observe(self, result: Any, watch: _Watch, latency: float) -> Observation:
+        final = result.final_output
+        raw: Any = None
+        verdict = None
+        if isinstance(final, str):
+            text = final
+        else:
+            raw = _jsonable(final)
+            text = _last_message_text(result) or json.dumps(raw, sort_keys=True, default=str)
+            if self._verdict_path is not None:
+                verdict = self._verdict_of(final, raw)
+        return Observation(text=text.strip(), verdict=verdict, raw=raw, latency_s=latency,
+                           tools=_tool_calls(result.new_items, watch), usage=_usage(result))
+
+    def _verdict_of(self, final: Any, raw: Any) -> str:
+        assert self._verdict_path is not None
+        value = lookup(raw, self._verdict_path) if isinstance(raw, Mapping) else MISSING
+        if value is MISSING or value is None:
+            fields = ", ".join(sorted(str(k) for k in raw)) if isinstance(raw, Mapping) else ""
+            have = f"its fields: {fields}" if fields else "it has no fields"
+            raise AgentCallError(
+                f"the structured output {type(final).__name__} has no {self.verdict!r} "
+                f"({'it is None' if value is None else have}); name the verdict field with "
+                f"from_openai_agents(..., verdict='<field>'), or verdict=None to choose it "
+                "with --verdict-key / by_key()", kind="bad_output")
+        return str(value)
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    return json.loads(json.dumps(value, default=str))
+
+
+def _last_message_text(result: Any) -> str:
+    from agents.items import ItemHelpers
+
+    for item in reversed(result.new_items):
+        if getattr(item, "type", None) == "message_output_item":
+            return str(ItemHelpers.text_message_output(item))
+    return ""
+
+
+def _get(raw: Any, key: str) -> Any:
+    return raw.get(key) if isinstance(raw, Mapping) else getattr(raw, key, None)
+
+
+def _arguments(text: Any) -> dict[str, Any]:
+    if not isinstance(text, str) or not text.strip():
+        return {}
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return {"input": text}
+    return dict(parsed) if isinstance(parsed, Mapping) else {"input": parsed}
+
+
+def _tool_calls(items: list[Any], watch: _Watch) -> tuple[ToolCall, ...]:
+    calls: list[tuple[str | None, str, dict[str, Any], str | None]] = []
+    outputs: dict[str, Any] = {}
+    for item in items:
+        kind = getattr(item, "type", None)
+        raw = getattr(item, "raw_item", None)
+        if kind == "tool_call_item":
+            typ = str(_get(raw, "type") or "tool")
+            if typ == "function_call":
+                calls.append((_get(raw, "call_id"), str(_get(raw, "name")),
+                              _arguments(_get(raw, "arguments")), None))
+            else:  # hosted or local built-in tools: the item carries its own status
+                status = str(_get(raw, "status") or "")
+                failed = status in _HOSTED_FAILED or bool(_get(raw, "error"))
+                name = str(_get(raw, "name") or typ)
+                calls.append((_get(raw, "call_id") or _get(raw, "id"), name,
+                              _arguments(_get(raw, "arguments")),
+                              "error" if failed else "success"))
+        elif kind == "tool_call_output_item":
+            outputs[str(_get(raw, "call_id"))] = getattr(item, "output", None)
+    with_spans = watch.seen
+    spans: dict[str, list[_ToolSpan]] = {}
+    for _, span in sorted(watch.spans, key=lambda pair: pair[0]):
+        spans.setdefault(span.name, []).append(span)
+    out: list[ToolCall] = []
+    for call_id, name, args, known in calls:
+        if known is not None:
+            out.append(ToolCall(name, args, known, call_id))
+            continue
+        if call_id is None or str(call_id) not in outputs:
+            status = "error"  # the call never got an answer: it did not run to completion
+        else:
+            queue = spans.get(name) or next(
+                (v for k, v in spans.items() if k.endswith("." + name) and v), None)
+            if with_spans and queue:
+                status = "error" if queue.pop(0).error else "success"
+            else:  # no tracing: only the SDK's default failure message is recognisable
+                said = str(outputs[str(call_id)])
+                status = "error" if said.startswith(DEFAULT_TOOL_ERROR) else "success"
+        out.append(ToolCall(name, args, status, str(call_id) if call_id is not None else None))
+    return tuple(out)
+
+
+def _usage(result: Any) -> Usage | None:
+    responses = list(getattr(result, "raw_responses", None) or ())
+    if not responses:
+        return None
+    tin = tout = total = 0
+    for response in responses:
+        usage = getattr(response, "usage", None)
+        tin += int(getattr(usage, "input_tokens", 0) or 0)
+        tout += int(getattr(usage, "output_tokens", 0) or 0)
+        total += int(getattr(usage, "total_tokens", 0) or 0)
+    return Usage(input_tokens=tin, output_tokens=tout, total_tokens=total or tin + tout)
+
+
+def _map_error(exc: BaseException) -> AgentCallError:
+    """Classify a failed run: provider throttling, timeouts and 5xx are retryable."""
+    chain: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and all(cur is not seen for seen in chain):
+        chain.append(cur)
+        cur = cur.__cause__
+    for err in chain:
+        for cls in type(err).__mro__:
+            kind = _RETRYABLE.get(cls.__name__)
+            if kind is not None and cls.__module__.startswith("openai"):
+                retry_after = None
+                headers = getattr(getattr(err, "response", None), "headers", None)
+                if kind == "rate_limit" and headers is not None:
+                    from ._http import parse_retry_after
+                    retry_after = parse_retry_after(headers.get("retry-after"))
+                return AgentCallError(_describe(err), kind=kind, retryable=True,
+                                      retry_after_s=retry_after)
+        if isinstance(err, TimeoutError):
+            return AgentCallError(_describe(err), kind="timeout", retryable=True)
+    name = type(exc).__name__
+    if name == "ModelBehaviorError":
+        return AgentCallError(_describe(exc), kind="bad_output")
+    if name.endswith("GuardrailTripwireTriggered"):
+        return AgentCallError(_describe(exc), kind="guardrail")
+    return AgentCallError(_describe(exc), kind="error")
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _check_factory(fn: Any, what: str) -> None:
+    if not callable(fn):
+        raise InvalidArgument(f"{what} must be a zero-argument callable, got "
+                              f"{type(fn).__name__}")
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # builtins and some C callables have no signature
+        return
+    required = [p.name for p in sig.parameters.values()
+                if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if required:
+        raise InvalidArgument(f"{what} {_qualname(fn)} requires arguments "
+                              f"({', '.join(required)}); pass a zero-argument callable")
+
+
+def from_openai_agents(
+    agent_or_factory: Any,
+    *,
+    verdict: str | None = "verdict",
+    identity: str | None = None,
+    run_config: Any = None,
+    max_turns: int | None = None,
+    context_factory: Callable[[], Any] | None = None,
+    session_factory: Callable[[], Any] | None = None,
+) -> OpenAIAgentsAdapter:
+    """Adapter over an OpenAI Agents SDK ``Agent``, or a zero-argument factory of one.
+
+    An ``Agent`` is a configuration: the conversation lives in the run (and in a session,
+    when one is passed), so one instance may serve every call. A factory is called once per
+    call, for agents whose tools or model keep state of their own.
+
+    Args:
+        agent_or_factory: an ``agents.Agent``, or a zero-argument callable returning one.
+        verdict: the field of the structured output (``output_type``) that is the verdict; a
+            dotted path descends into nested models. ``None``: the engine's extractor
+            chooses (``--verdict-key``, ``--verdict-regex``).
+        identity: stable name used in record/replay keys (default ``"openai-agents:"`` + the
+            agent's name, or the factory's ``module.qualname``).
+        run_config: an ``agents.RunConfig`` for every call; its ``trace_id`` is replaced by a
+            fresh one per call.
+        max_turns: ``Runner.run``'s ``max_turns`` (default: the SDK's).
+        context_factory: builds the run ``context`` afresh for every call.
+        session_factory: builds a fresh ``Session`` for every call (a shared session would
+            carry one draw's conversation into the next).
+
+    Raises:
+        InvalidArgument: not an Agent nor a zero-argument callable; a malformed ``verdict``
+            path; ``run_config`` is not a ``RunConfig``; a factory needing arguments.
+
+    Example:
+        >>> from pathlib import Path
+        >>> from agentverity_props.adapters import load_object
+        >>> examples = Path(__file__).resolve().parents[2] / "examples"
+        >>> make_agent = load_object(f"{examples}/openai_agents_agent.py:make_agent")
+        >>> obs = from_openai_agents(make_agent).invoke("How do I reset my password?")
+        >>> obs.verdict, [(t.name, t.status) for t in obs.tools]
+        ('faq', [('search_faq', 'success')])
+    """
+    if isinstance(agent_or_factory, type):
+        raise InvalidArgument(
+            f"from_openai_agents got the class {agent_or_factory.__name__}; pass an "
+            "agents.Agent or a factory: lambda: Agent(...)")
+    instance = is_openai_agent(agent_or_factory)
+    if not instance:
+        _check_factory(agent_or_factory, "from_openai_agents: the agent factory")
+    if verdict is not None:
+        if not isinstance(verdict, str):
+            raise InvalidArgument(f"verdict must be a field name or None, got {verdict!r}")
+        try:
+            parse_path(verdict)
+        except ValueError as exc:
+            raise InvalidArgument(f"from_openai_agents verdict: {exc}") from None
+    if run_config is not None:
+        from agents import RunConfig
+        if not isinstance(run_config, RunConfig):
+            raise InvalidArgument(f"run_config must be an agents.RunConfig, got "
+                                  f"{type(run_config).__name__}")
+    if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+        raise InvalidArgument(f"max_turns must be a positive integer, got {max_turns!r}")
+    for fn, what in ((context_factory, "context_factory"), (session_factory, "session_factory")):
+        if fn is not None:
+            _check_factory(fn, what)
+    if identity is None:
+        identity = "openai-agents:" + (str(agent_or_factory.name) if instance
+                                       else _qualname(agent_or_factory))
+    return OpenAIAgentsAdapter(agent_or_factory, identity=identity, verdict=verdict,
+                               run_config=run_config, max_turns=max_turns,
+                               context_factory=context_factory,
+                               session_factory=session_factory)
