@@ -1,0 +1,316 @@
+"""``AgentStateMachine``: conversations as Hypothesis state machines.
+
+Hypothesis's :class:`~hypothesis.stateful.RuleBasedStateMachine` assumes a deterministic
+system; an agent is not one. So, as for ``@agent_property``, the *decisions* are made
+deterministic instead of the agent: each step's checks are decided once per run (replaying the
+conversation with fresh draws) and cached per (conversation, check), so the shrinker and the
+final replay see one answer per candidate and Hypothesis never raises ``Flaky``. Shrinking a
+failing run removes and simplifies steps, i.e. turns: the report is the shortest conversation
+Hypothesis could reach that still violates beyond the agent's noise.
+
+Example:
+    >>> from hypothesis import strategies as st
+    >>> from agentverity_props.conversation import conversation_machine, from_history, never_before
+    >>> def agent(messages):
+    ...     return {"text": "ok", "verdict": "chat", "tools": []}
+    >>> Machine = conversation_machine(agent=from_history(agent),
+    ...     turns=st.sampled_from(["hi", "refund please"]),
+    ...     invariants=[never_before("issue_refund", required="lookup_order")], max_turns=3)
+    >>> record = run_conversation_test(Machine, max_examples=5)
+    >>> record.status, record.minimal
+    ('passed', {})
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+
+from .._internal.outcome import CandidateStatus
+from ..errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
+from ._checks import ConversationRelation, Invariant
+from ._records import RECORDS, RECORDS_LOCK, ConversationRecord
+from ._run import ConversationRun
+from ._session import conversational
+
+__all__ = ["CONVERSATION_SETTINGS", "AgentStateMachine", "conversation_machine",
+           "run_conversation_test"]
+
+#: Hypothesis settings for conversation tests (a ``settings=`` passed in overrides them).
+CONVERSATION_SETTINGS: dict[str, Any] = {"max_examples": 30, "deadline": None,
+                                         "database": None, "print_blob": True}
+
+_RUNS_LOCK = threading.Lock()
+
+
+class AgentStateMachine(RuleBasedStateMachine):
+    """A conversation with an agent as a Hypothesis state machine.
+
+    Subclass it (or build one with :func:`conversation_machine`): set ``agent`` and the
+    checks, and write rules that call :meth:`say` with a user turn drawn from a strategy.
+    After every turn each invariant is decided on the conversation so far; the built-in
+    ``edit_earlier_turn`` rule (when ``relations`` are set) decides a conversation relation
+    on it. Run it with ``Machine.TestCase`` (unittest/pytest) or :func:`run_conversation_test`.
+
+    Class attributes:
+        agent: a conversational agent (``from_history``, ``from_chat``,
+            ``from_strands_conversation``, or a ``from_strands`` adapter).
+        conversation_invariants: :class:`Invariant` checked at every turn (Hypothesis's own
+            ``invariants`` name is taken).
+        conversation_relations: :class:`ConversationRelation` the machine may apply between
+            turns.
+        max_turns: steps per example (Hypothesis's ``stateful_step_count``).
+        alpha: family-wise false-violation rate of the run; beta: false-pass rate of each
+            candidate against its alternative; budget: agent calls (turns) the run may spend.
+    """
+
+    agent: ClassVar[Any] = None
+    conversation_invariants: ClassVar[Sequence[Invariant]] = ()
+    conversation_relations: ClassVar[Sequence[ConversationRelation]] = ()
+    max_turns: ClassVar[int] = 6
+    alpha: ClassVar[float] = 0.05
+    beta: ClassVar[float] = 0.01
+    budget: ClassVar[int | None] = 20_000
+    max_workers: ClassVar[int] = 4
+    timeout_s: ClassVar[float | None] = 60.0
+    max_candidates: ClassVar[int | None] = None
+    seed_draws: ClassVar[int] = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        run = type(self).__dict__.get("_agentverity_run")
+        if run is None:
+            raise InvalidArgument(
+                f"{type(self).__name__} decides its checks within one run: run it with "
+                f"{type(self).__name__}.TestCase or run_conversation_test({type(self).__name__})"
+                ", not run_state_machine_as_test")
+        self._run: ConversationRun = run
+        self.turns: tuple[str, ...] = ()
+        run.record.examples += 1
+
+    # -- turns ---------------------------------------------------------------------------
+
+    def say(self, message: str) -> None:
+        """One user turn, then every invariant decided at it."""
+        __tracebackhide__ = True  # pytest: the failure is the conversation's
+        if not isinstance(message, str):
+            raise InvalidArgument(f"say() takes the user turn as str, got "
+                                  f"{type(message).__name__}")
+        self.turns = (*self.turns, message)
+        for inv in self.conversation_invariants:
+            out = self._run.invariant(self.turns, inv)
+            self._settle(out)
+            if out.status == CandidateStatus.CONFIRMED:
+                key = (inv.key(), _fp(self.turns))
+                ce = self._run.counterexample(check=inv, turns=self.turns, out=out, key=key)
+                d = ce.decision
+                raise violation_class(inv.name)(
+                    f"invariant '{inv.name}' violated at turn {len(self.turns)} of a "
+                    f"{len(self.turns)}-turn conversation, beyond the agent's noise: "
+                    f"{d.get('follow_up_violations')}/{d.get('follow_up_draws')} replays "
+                    f"violate (tolerance {inv.tolerance:g}; e-value "
+                    f"{d.get('e_violation', 0):.3g} >= 1/{self._run.record.alpha_candidate:.3g})")
+
+    @precondition(lambda self: bool(self.conversation_relations) and len(self.turns) >= 2)
+    @rule(data=st.data())
+    def edit_earlier_turn(self, data: Any) -> None:
+        """A conversation relation on the conversation so far (edit an earlier turn; the last
+        turn's verdict must not change)."""
+        __tracebackhide__ = True  # pytest: the failure is the conversation's
+        rel: ConversationRelation = data.draw(st.sampled_from(list(self.conversation_relations)),
+                                              label="relation")
+        pos = data.draw(st.integers(0, len(self.turns) - 2), label="position")
+        options = rel.options(self.turns, pos)
+        if not options:
+            return
+        choice = data.draw(st.sampled_from(options), label="edit")
+        edited = rel.apply(self.turns, pos, choice)
+        if edited == self.turns:
+            return
+        out = self._run.relation(self.turns, rel, edited)
+        self._settle(out)
+        if out.status == CandidateStatus.CONFIRMED:
+            key = (rel.key(), _fp(self.turns), _fp(edited))
+            ce = self._run.counterexample(check=rel, turns=self.turns, out=out, key=key,
+                                          edited=edited,
+                                          edit={"edit": rel.kind, "position": pos + 1})
+            d = ce.decision
+            raise violation_class(rel.name)(
+                f"relation '{rel.name}' violated: the {rel.kind} edit of turn {pos + 1} changes "
+                f"turn {len(self.turns)}'s verdict from {out.source!r} to {out.follow_up!r}; "
+                f"{d.get('follow_up_violations')}/{d.get('follow_up_draws')} edited replays vs "
+                f"{d.get('source_violations')}/{d.get('source_draws')} replays leave it "
+                f"(e-value {d.get('e_violation', 0):.3g})")
+
+    def _settle(self, out: Any) -> None:
+        from hypothesis import event, reject
+        if out.status in (CandidateStatus.INCOMPLETE, CandidateStatus.UNDECIDED):
+            event(f"agentverity: conversation check {out.status} ({out.note})")
+            reject()
+
+    # -- running -------------------------------------------------------------------------
+
+    @classmethod
+    def _to_test_case(cls) -> Any:  # type: ignore[override]
+        import unittest
+
+        machine = cls
+
+        class ConversationTestCase(unittest.TestCase):
+            settings = None
+
+            def runTest(self) -> None:
+                __tracebackhide__ = True
+                run_conversation_test(machine, settings=self.settings)
+
+        ConversationTestCase.__name__ = cls.__name__ + ".TestCase"
+        ConversationTestCase.__qualname__ = cls.__qualname__ + ".TestCase"
+        return ConversationTestCase
+
+
+def _fp(turns: tuple[str, ...]) -> str:
+    from ._draws import conversation_fp
+    return conversation_fp(turns)
+
+
+def conversation_machine(*, agent: Any, turns: st.SearchStrategy[str],
+                         invariants: Sequence[Invariant] = (),
+                         relations: Sequence[ConversationRelation] = (), max_turns: int = 6,
+                         alpha: float = 0.05, beta: float = 0.01, budget: int | None = 20_000,
+                         max_workers: int = 4, timeout_s: float | None = 60.0,
+                         name: str = "ConversationMachine") -> type[AgentStateMachine]:
+    """An :class:`AgentStateMachine` whose one turn rule draws user turns from ``turns``.
+
+    Args:
+        agent: a conversational agent (see :func:`conversational`); refused eagerly when it
+            cannot hold a conversation.
+        turns: the strategy of user turns (``st.sampled_from(pack)`` shrinks toward the
+            first entries: list the simplest turns first).
+        invariants / relations: the checks (at least one).
+        max_turns: steps per example.
+    """
+    conv = conversational(agent)
+    if not isinstance(turns, st.SearchStrategy):
+        raise InvalidArgument("turns must be a Hypothesis strategy of str, e.g. "
+                              "st.sampled_from([...])")
+    invs, rels = tuple(invariants), tuple(relations)
+    if not invs and not rels:
+        raise InvalidArgument("conversation_machine needs invariants=[...] or relations=[...]")
+    _validate(alpha, beta, budget, max_turns)
+
+    def user_turn(self: AgentStateMachine, message: str) -> None:
+        __tracebackhide__ = True
+        self.say(message)
+
+    attrs = {"agent": conv, "conversation_invariants": invs, "conversation_relations": rels,
+             "max_turns": max_turns,
+             "alpha": alpha, "beta": beta, "budget": budget, "max_workers": max_workers,
+             "timeout_s": timeout_s, "user_turn": rule(message=turns)(user_turn),
+             "__module__": __name__}
+    return type(name, (AgentStateMachine,), attrs)
+
+
+def _validate(alpha: float, beta: float, budget: int | None, max_turns: int) -> None:
+    if not (0.0 < alpha < 0.5):
+        raise InvalidArgument(f"alpha={alpha!r} must be in (0, 0.5)")
+    if not (0.0 < beta < 0.5):
+        raise InvalidArgument(f"beta={beta!r} must be in (0, 0.5)")
+    if budget is not None and budget < 2:
+        raise InvalidArgument(f"budget={budget!r} must be >= 2 or None")
+    if not isinstance(max_turns, int) or max_turns < 1:
+        raise InvalidArgument(f"max_turns={max_turns!r} must be an int >= 1")
+
+
+def run_conversation_test(machine: type[AgentStateMachine], *, settings: Any = None,
+                          max_examples: int | None = None, seed: int | None = None
+                          ) -> ConversationRecord:
+    """Run ``machine`` as a Hypothesis test; return its record (raise on a violation).
+
+    Settings: ``CONVERSATION_SETTINGS`` under ``settings`` (a ``hypothesis.settings``);
+    ``stateful_step_count`` is the machine's ``max_turns`` unless ``settings`` sets it.
+
+    Raises:
+        PropertyViolation: a check's subclass (``<Name>Violation``), the minimal conversation
+            in its message and in the record.
+        Inconclusive: the budget ran out with candidates undecided and no violation.
+    """
+    __tracebackhide__ = True
+    from hypothesis import HealthCheck
+    from hypothesis import settings as Settings
+    from hypothesis.errors import Unsatisfiable
+    from hypothesis.stateful import run_state_machine_as_test
+
+    if not (isinstance(machine, type) and issubclass(machine, AgentStateMachine)):
+        raise InvalidArgument("run_conversation_test expects an AgentStateMachine subclass")
+    if machine.agent is None:
+        raise InvalidArgument(f"{machine.__name__}.agent is not set: agent = from_history(fn), "
+                              "from_chat(factory) or from_strands_conversation(factory)")
+    agent = conversational(machine.agent)
+    _validate(machine.alpha, machine.beta, machine.budget, machine.max_turns)
+    base = dict(CONVERSATION_SETTINGS, stateful_step_count=machine.max_turns,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                       HealthCheck.data_too_large])
+    if max_examples is not None:
+        base["max_examples"] = max_examples
+    merged = Settings(settings, **{k: v for k, v in base.items()
+                                   if settings is None or k in ("suppress_health_check",)
+                                   or getattr(settings, k) == getattr(Settings.default, k)})
+    m = machine.max_candidates or merged.max_examples * (machine.max_turns + 1) + 200
+    name = f"{machine.__module__}.{machine.__qualname__}"
+    run = ConversationRun(agent=agent, test=name, alpha=machine.alpha, beta=machine.beta,
+                          budget=machine.budget, max_turns=machine.max_turns, max_candidates=m,
+                          max_workers=machine.max_workers, timeout_s=machine.timeout_s,
+                          seed=machine.seed_draws if seed is None else seed)
+    rec = run.record
+    rec.seed = getattr(machine, "_hypothesis_internal_use_seed", None)
+    with _RUNS_LOCK:
+        if "_agentverity_run" in machine.__dict__:
+            raise InvalidArgument(f"{machine.__name__} is already running")
+        setattr(machine, "_agentverity_run", run)  # noqa: B010 - read from the class dict
+    with RECORDS_LOCK:
+        RECORDS.append(rec)
+    try:
+        try:
+            run_state_machine_as_test(machine, settings=merged)
+        except PropertyViolation as exc:
+            rec.status = "failed"
+            rec.blob = _blob(exc)
+            raise
+        except Unsatisfiable as exc:
+            rec.status = "inconclusive"
+            raise Inconclusive(f"no conversation check could be decided ({rec.undecided} "
+                               f"undecided, {rec.calls} calls, budget exhausted: "
+                               f"{rec.budget_exhausted}) — raise the machine's budget") from exc
+        except BaseException as exc:
+            rec.status = "failed" if _has_violation(exc) else "error"
+            rec.blob = _blob(exc)
+            raise
+        if rec.budget_exhausted:
+            rec.status = "inconclusive"
+            raise Inconclusive(f"agent-call budget ({rec.calls} calls) ran out with "
+                               f"{rec.undecided} check(s) undecided and no confirmed violation "
+                               "— raise the machine's budget")
+        rec.status = "passed"
+        return rec
+    finally:
+        with _RUNS_LOCK:
+            delattr(machine, "_agentverity_run")
+        run.close()
+
+
+def _has_violation(exc: BaseException) -> bool:
+    if isinstance(exc, PropertyViolation):
+        return True
+    return any(_has_violation(e) for e in getattr(exc, "exceptions", ()))
+
+
+def _blob(exc: BaseException) -> str | None:
+    """Hypothesis's ``@reproduce_failure(...)`` line, when it printed one."""
+    for note in getattr(exc, "__notes__", ()) or ():
+        if "@reproduce_failure(" in note:
+            return note[note.index("@reproduce_failure("):].strip()
+    return None

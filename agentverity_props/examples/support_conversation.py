@@ -1,0 +1,164 @@
+"""Example: the support agent as a *conversation*, with a planted multi-turn bug.
+
+The agent answers each user turn knowing the whole conversation (a ``from_history`` agent:
+``fn(messages) -> dict``), with the routing of :mod:`agentverity_props.examples.support`:
+
+* a refund request with an order number in it: ``lookup_order`` then ``issue_refund``;
+* a refund request without one, when an earlier turn gave the order number: the same (the
+  agent remembers the number);
+* a refund request with no known order: ask for the number (no tool);
+* a turn that only gives an order number: acknowledge it (``noted``, no tool);
+* angry words: ``escalate_to_human``; anything else: ``search_faq`` (small talk: ``chat``).
+
+**The planted bug** (``bug=True``): when the order number was given *two or more turns
+earlier*, a refund request skips the lookup and calls ``issue_refund`` straight away. The
+shortest conversation that shows it has three turns: the order number, any turn, the refund.
+
+**Noise** (``noise=q``): on every turn, with probability ``q`` the agent takes another action
+than its rule says (one of ask / noted / faq / escalate, never a refund), drawn from the
+agent's own ``random.Random``. So a correct agent never refunds without a lookup, and the bug
+shows on about ``1 - q`` of the draws that reach it. The verdict is the first tool called, or
+``ask_order`` / ``noted`` / ``chat`` when there is none.
+
+>>> fn = support_conversation(seed=0, noise=0.0, bug=True)
+>>> turns = ["my order is 1002", "thanks", "I want a refund"]
+>>> msgs = []
+>>> for t in turns:
+...     msgs.append({"role": "user", "content": t})
+...     out = fn(msgs)
+...     msgs.append({"role": "assistant", "content": out["text"]})
+>>> out["verdict"], [t["name"] for t in out["tools"]]
+('issue_refund', ['issue_refund'])
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .support import ORDERS, route
+
+__all__ = ["FILLERS", "PARAPHRASES", "TURNS", "noisy_support", "support_conversation"]
+
+_ORDER_ID = re.compile(r"#?\b(\d{4})\b")
+_BENIGN = ("ask_order", "noted", "faq", "escalate")
+
+#: User turns, simplest first (Hypothesis's sampled_from shrinks toward the first entries).
+TURNS: tuple[str, ...] = (
+    "hi",
+    "my order is 1002",
+    "I want a refund",
+    "thanks",
+    "how long does shipping take?",
+    "refund order 1003 please",
+    "my order number is 1004",
+    "can I get my money back?",
+    "I forgot my password",
+    "this is unacceptable, I will call my lawyer",
+    "ok",
+    "order #1005 arrived broken",
+)
+#: Small talk for the "irrelevant turn" relation.
+FILLERS: tuple[str, ...] = ("thanks", "ok", "hi")
+#: Paraphrases for the "paraphrased turn" relation.
+PARAPHRASES: dict[str, tuple[str, ...]] = {
+    "my order is 1002": ("order number 1002", "it's order 1002"),
+    "I want a refund": ("please refund me", "I would like my money back"),
+    "thanks": ("thank you",),
+    "hi": ("hello",),
+}
+
+
+def _decide(user_turns: Sequence[str], *, bug: bool) -> tuple[str, str | None]:
+    """(action, order id) the rule says for the last user turn."""
+    last = user_turns[-1]
+    now = _ORDER_ID.search(last)
+    earlier = [(i, m.group(1)) for i, t in enumerate(user_turns[:-1])
+               for m in [_ORDER_ID.search(t)] if m]
+    primary, _ = route(last)
+    if primary == "refund":
+        if now:
+            return "lookup_refund", now.group(1)
+        if earlier:
+            i, oid = earlier[-1]
+            gap = len(user_turns) - 1 - i
+            if bug and gap >= 2:
+                return "refund_direct", oid  # the planted bug: the lookup is skipped
+            return "lookup_refund", oid
+        return "ask_order", None
+    if primary == "escalate":
+        return "escalate", None
+    if now:
+        return "noted", now.group(1)
+    if len(last.split()) <= 2:
+        return "chat", None
+    return "faq", None
+
+
+def _act(action: str, oid: str | None, text: str) -> dict[str, Any]:
+    tools: list[dict[str, Any]] = []
+    if action == "lookup_refund":
+        assert oid is not None
+        ok = oid in ORDERS
+        tools.append({"name": "lookup_order", "arguments": {"order_id": oid},
+                      "status": "success" if ok else "error"})
+        if ok:
+            tools.append({"name": "issue_refund",
+                          "arguments": {"order_id": oid, "amount": ORDERS[oid]}})
+        reply = f"Refunded order {oid}." if ok else "I could not find that order."
+    elif action == "refund_direct":
+        tools.append({"name": "issue_refund",
+                      "arguments": {"order_id": oid, "amount": ORDERS.get(oid or "", 0.0)}})
+        reply = f"Refunded order {oid}."
+    elif action == "escalate":
+        tools.append({"name": "escalate_to_human", "arguments": {"reason": text[:120]}})
+        reply = "A human will contact you."
+    elif action == "faq":
+        tools.append({"name": "search_faq", "arguments": {"query": text[:120]}})
+        reply = "Here is what our FAQ says."
+    elif action == "noted":
+        reply = f"Noted, order {oid}. How can I help?"
+    elif action == "ask_order":
+        reply = "Please send your four-digit order number."
+    else:
+        reply = "Happy to help."
+    verdict = tools[0]["name"] if tools else action
+    return {"text": reply, "verdict": verdict, "tools": tools}
+
+
+def support_conversation(*, seed: int = 0, noise: float = 0.0, bug: bool = True
+                         ) -> Callable[[list[Mapping[str, str]]], dict[str, Any]]:
+    """The support agent as ``fn(messages) -> dict`` (wrap with ``from_history``).
+
+    Args:
+        seed: seeds the agent's own ``random.Random`` (Hypothesis reseeds the global one).
+        noise: the per-turn probability of a different, benign action.
+        bug: plant the multi-turn bug (refund without lookup when the order number came two or
+            more turns earlier).
+    """
+    if not 0.0 <= noise < 1.0:
+        raise ValueError(f"noise must be in [0, 1), got {noise}")
+    rng = random.Random(seed)
+    lock = threading.Lock()  # the engine may call from several threads at once
+
+    def agent(messages: list[Mapping[str, str]]) -> dict[str, Any]:
+        user_turns = [m["content"] for m in messages if m.get("role") == "user"]
+        if not user_turns:
+            raise ValueError("the conversation has no user turn")
+        action, oid = _decide(user_turns, bug=bug)
+        with lock:
+            if noise and rng.random() < noise:
+                action = rng.choice([a for a in _BENIGN if a != action])
+        return _act(action, oid, user_turns[-1])
+
+    agent.__qualname__ = f"support_conversation(seed={seed}, noise={noise}, bug={bug})"
+    return agent
+
+
+def noisy_support(*, seed: int = 0, bug: bool = True) -> Callable[[list[Mapping[str, str]]],
+                                                                  dict[str, Any]]:
+    """The goal's agent: 15% noise on every turn."""
+    return support_conversation(seed=seed, noise=0.15, bug=bug)
