@@ -10,8 +10,9 @@ What one call leaves behind (an :class:`~agentverity_props.observation.Observati
   of the last assistant message (the JSON the model answered);
 * ``raw`` — the structured output as a JSON-ready dict (pydantic model, dataclass or
   TypedDict), ``None`` for text output;
-* ``verdict`` — the structured output's ``verdict`` field (or the one named by
-  ``verdict=``); a structured output without it fails the call, naming the fields it has;
+* ``verdict`` — the structured output's field named by ``verdict=``; a structured output
+  without it fails the call, naming the fields it has. By default the ``verdict`` field when
+  the output has one, else ``None`` (the engine's extractor decides: ``--verdict-key``...);
 * ``tools`` — every ``ToolCallItem`` of ``RunResult.new_items`` in order, with its parsed
   arguments and call id. Status: ``error`` when the SDK attached an error to the tool's
   function span (a tool that raised and whose ``failure_error_function`` turned the
@@ -51,6 +52,7 @@ __all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
 #: raised (older releases append the error)
 DEFAULT_TOOL_ERROR = "An error occurred while running the tool."
 _HOSTED_FAILED = frozenset({"failed", "incomplete", "cancelled"})
+_AUTO: Any = type("_Auto", (), {"__repr__": lambda self: "'verdict' if present"})()
 _RETRYABLE = {"RateLimitError": "rate_limit", "APITimeoutError": "timeout",
               "InternalServerError": "http_5xx", "APIConnectionError": "connection"}
 
@@ -252,7 +254,7 @@ class OpenAIAgentsAdapter:
 
     is_async = True
 
-    def __init__(self, source: Any, *, identity: str, verdict: str | None,
+    def __init__(self, source: Any, *, identity: str, verdict: Any = _AUTO,
                  run_config: Any = None, max_turns: int | None = None,
                  context_factory: Callable[[], Any] | None = None,
                  session_factory: Callable[[], Any] | None = None) -> None:
@@ -260,7 +262,9 @@ class OpenAIAgentsAdapter:
         self._is_factory = not is_openai_agent(source)
         self.identity = identity
         self.verdict = verdict
-        self._verdict_path = parse_path(verdict) if verdict is not None else None
+        self._auto = verdict is _AUTO  # the default: a verdict field is used if there is one
+        path = "verdict" if self._auto else verdict
+        self._verdict_path = parse_path(path) if path is not None else None
         self.run_config = run_config
         self.max_turns = max_turns
         self.context_factory = context_factory
@@ -336,17 +340,23 @@ class OpenAIAgentsAdapter:
         return Observation(text=text.strip(), verdict=verdict, raw=raw, latency_s=latency,
                            tools=_tool_calls(result.new_items, watch), usage=_usage(result))
 
-    def _verdict_of(self, final: Any, raw: Any) -> str:
+    def _verdict_of(self, final: Any, raw: Any) -> str | None:
         assert self._verdict_path is not None
         value = lookup(raw, self._verdict_path) if isinstance(raw, Mapping) else MISSING
-        if value is MISSING or value is None:
+        if self._auto and value is MISSING:
+            return None  # no verdict field: the engine's extractor decides
+        name = type(final).__name__
+        key = "verdict" if self._auto else self.verdict
+        if value is None:
+            raise AgentCallError(f"the structured output {name} has {key!r} = None, not a "
+                                 "label", kind="bad_output")
+        if value is MISSING:
             fields = ", ".join(sorted(str(k) for k in raw)) if isinstance(raw, Mapping) else ""
             have = f"its fields: {fields}" if fields else "it has no fields"
             raise AgentCallError(
-                f"the structured output {type(final).__name__} has no {self.verdict!r} "
-                f"({'it is None' if value is None else have}); name the verdict field with "
-                f"from_openai_agents(..., verdict='<field>'), or verdict=None to choose it "
-                "with --verdict-key / by_key()", kind="bad_output")
+                f"the structured output {name} has no {key!r} ({have}); name the verdict "
+                "field with from_openai_agents(..., verdict='<field>'), or verdict=None to "
+                "choose it with --verdict-key / by_key()", kind="bad_output")
         return str(value)
 
 
@@ -488,7 +498,7 @@ def _check_factory(fn: Any, what: str) -> None:
 def from_openai_agents(
     agent_or_factory: Any,
     *,
-    verdict: str | None = "verdict",
+    verdict: str | None = _AUTO,
     identity: str | None = None,
     run_config: Any = None,
     max_turns: int | None = None,
@@ -504,8 +514,10 @@ def from_openai_agents(
     Args:
         agent_or_factory: an ``agents.Agent``, or a zero-argument callable returning one.
         verdict: the field of the structured output (``output_type``) that is the verdict; a
-            dotted path descends into nested models. ``None``: the engine's extractor
-            chooses (``--verdict-key``, ``--verdict-regex``).
+            dotted path descends into nested models; an output without it fails the call.
+            ``None``: the engine's extractor chooses (``--verdict-key``,
+            ``--verdict-regex``). Default: the ``verdict`` field when the output has one,
+            else as ``None``.
         identity: stable name used in record/replay keys (default ``"openai-agents:"`` + the
             agent's name, or the factory's ``module.qualname``).
         run_config: an ``agents.RunConfig`` for every call; its ``trace_id`` is replaced by a
@@ -535,7 +547,7 @@ def from_openai_agents(
     instance = is_openai_agent(agent_or_factory)
     if not instance:
         _check_factory(agent_or_factory, "from_openai_agents: the agent factory")
-    if verdict is not None:
+    if verdict is not None and verdict is not _AUTO:
         if not isinstance(verdict, str):
             raise InvalidArgument(f"verdict must be a field name or None, got {verdict!r}")
         try:

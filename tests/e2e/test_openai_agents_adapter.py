@@ -213,23 +213,42 @@ def test_missing_verdict_field_fails_naming_the_fields_present():
         return [_message(json.dumps({"label": "block", "reason": "r"}))]
 
     agent = make(script, tools=[], output_type=Label)
-    with pytest.raises(AgentCallError, match=r"no 'verdict' \(its fields: label, reason\)") as e:
-        from_openai_agents(agent).invoke("x")
+    with pytest.raises(AgentCallError, match=r"no 'decision' \(its fields: label, reason\)") as e:
+        from_openai_agents(agent, verdict="decision").invoke("x")
     assert e.value.kind == "bad_output"
     assert not e.value.retryable
     assert from_openai_agents(agent, verdict="label").invoke("x").verdict == "block"
-    # verdict=None leaves the choice to the engine's extractor (--verdict-key)
-    free = from_openai_agents(agent, verdict=None)
-    assert free.invoke("x").verdict is None
-    with Engine(free, EngineConfig(extractor=by_key("label"))) as eng:
-        assert run_sync(eng.draw(Probe.make("x"))).verdict == "block"
+    # by default a structured output without a verdict field leaves the choice to the
+    # engine's extractor (--verdict-key), as does verdict=None
+    for adapter in (from_openai_agents(agent), from_openai_agents(agent, verdict=None)):
+        obs = adapter.invoke("x")
+        assert obs.verdict is None
+        assert obs.raw == {"label": "block", "reason": "r"}
+        with Engine(adapter, EngineConfig(extractor=by_key("label"))) as eng:
+            assert run_sync(eng.draw(Probe.make("x"))).verdict == "block"
+        with Engine(adapter, EngineConfig(extractor=by_key("verdict"))) as eng:
+            missing = run_sync(eng.draw(Probe.make("x")))
+        assert missing.verdict is None
+        assert "keys label, reason" in missing.no_decision.reason
+
+
+def test_a_null_verdict_field_fails_even_by_default():
+    agent = make(lambda turn, items, rng: [_message(json.dumps({"verdict": None}))],
+                 tools=[], output_type=Optional)
+    with pytest.raises(AgentCallError, match="'verdict' = None") as e:
+        from_openai_agents(agent).invoke("x")
+    assert e.value.kind == "bad_output"
+
+
+class Optional(BaseModel):
+    verdict: str | None
 
 
 def test_a_failed_verdict_field_through_the_engine_is_a_failure_never_a_verdict():
     def script(turn, items, rng):
         return [_message(json.dumps({"label": "block", "reason": "r"}))]
 
-    with Engine(from_openai_agents(make(script, tools=[], output_type=Label)),
+    with Engine(from_openai_agents(make(script, tools=[], output_type=Label), verdict="kind"),
                 EngineConfig(retries=0)) as eng:
         obs = run_sync(eng.draw(Probe.make("x")))
     assert obs.verdict is None
