@@ -11,8 +11,10 @@ from typing import Any
 from ._base import Adapter
 from ._callable import CallableAdapter, from_callable
 
-__all__ = ["Adapter", "CallableAdapter", "OpenAIAgentsAdapter", "StrandsAdapter", "as_adapter",
-           "from_callable", "from_http", "from_langgraph", "from_openai_agents", "from_strands",
+__all__ = ["Adapter", "CallableAdapter", "OpenAIAgentsAdapter", "PydanticAIAdapter",
+           "StrandsAdapter", "as_adapter",
+           "from_callable", "from_http", "from_langgraph", "from_openai_agents",
+           "from_pydantic_ai", "from_strands",
            "load_agent", "load_object", "redact"]
 
 
@@ -24,6 +26,9 @@ def __getattr__(name: str) -> Any:
     if name == "OpenAIAgentsAdapter":
         from ._openai_agents import OpenAIAgentsAdapter
         return OpenAIAgentsAdapter
+    if name == "PydanticAIAdapter":
+        from ._pydantic_ai import PydanticAIAdapter
+        return PydanticAIAdapter
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -64,6 +69,12 @@ def from_openai_agents(agent_or_factory: Any, **kwargs: Any) -> Any:
     return _impl(agent_or_factory, **kwargs)
 
 
+def from_pydantic_ai(agent_or_factory: Any, **kwargs: Any) -> Any:
+    """Adapter over a ``pydantic_ai.Agent`` or a factory of them (extra ``pydantic-ai``)."""
+    from ._pydantic_ai import from_pydantic_ai as _impl
+    return _impl(agent_or_factory, **kwargs)
+
+
 def from_http(url: str, **kwargs: Any) -> Any:
     """Adapter over an HTTP endpoint (httpx, async)."""
     from ._http import from_http as _impl
@@ -80,6 +91,9 @@ def as_adapter(agent: Any) -> Adapter:
     from ._openai_agents import is_openai_agent
     if is_openai_agent(agent):  # an SDK Agent is a stateless configuration: safe to reuse
         return from_openai_agents(agent)
+    from ._pydantic_ai import is_pydantic_ai_agent
+    if is_pydantic_ai_agent(agent):  # stateless between runs: safe to reuse
+        return from_pydantic_ai(agent)
     if callable(agent):
         return from_callable(agent)
     from ..errors import InvalidArgument

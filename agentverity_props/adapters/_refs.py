@@ -16,11 +16,14 @@ What ``attr`` may be, checked in this order:
    ``thread_id`` per call);
    an OpenAI Agents SDK ``agents.Agent`` —
    :func:`~agentverity_props.adapters.from_openai_agents` (a configuration: reused);
+   a ``pydantic_ai.Agent`` — :func:`~agentverity_props.adapters.from_pydantic_ai` (no history
+   between runs: reused);
 3. a zero-argument factory — called once: an adapter it returns is used as is; a
    ``strands.Agent`` makes the *factory* go through
    :func:`~agentverity_props.adapters.from_strands`, a compiled LangGraph graph through
    :func:`~agentverity_props.adapters.from_langgraph`, an ``agents.Agent`` through
-   :func:`~agentverity_props.adapters.from_openai_agents` (called once per call); a callable
+   :func:`~agentverity_props.adapters.from_openai_agents`, a ``pydantic_ai.Agent`` through
+   :func:`~agentverity_props.adapters.from_pydantic_ai` (called once per call); a callable
    taking the prompt goes through :func:`~agentverity_props.adapters.from_callable`;
 4. a callable taking the prompt — :func:`~agentverity_props.adapters.from_callable`.
 
@@ -50,6 +53,7 @@ from ..errors import BadInput
 from ._base import Adapter
 from ._langgraph import from_langgraph, is_langgraph_graph
 from ._openai_agents import from_openai_agents, is_openai_agent
+from ._pydantic_ai import from_pydantic_ai, is_pydantic_ai_agent
 from ._strands import is_strands_agent
 
 __all__ = ["BARE_FILE_ATTRS", "load_agent"]
@@ -59,9 +63,9 @@ _PROMPT_NAMES = frozenset({"prompt", "task", "text", "input", "query", "message"
                            "user_input", "request"})
 _IDENT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _EXAMPLE = "e.g. examples/moderation_gate.py:agent or mypkg.agents:make_agent"
-_KINDS = ("an adapter, a compiled LangGraph graph, an agents.Agent, a zero-argument factory "
-          "returning a strands.Agent, a compiled LangGraph graph, an agents.Agent or an adapter, "
-          "or a function taking the prompt")
+_KINDS = ("an adapter, a compiled LangGraph graph, an agents.Agent, a pydantic_ai.Agent, a "
+          "zero-argument factory returning a strands.Agent, a compiled LangGraph graph, an "
+          "agents.Agent, a pydantic_ai.Agent or an adapter, or a function taking the prompt")
 
 
 def _one_line(text: str, limit: int = 240) -> str:
@@ -326,6 +330,8 @@ def _coerce(obj: Any, *, label: str, id_base: str) -> Adapter:
         return from_langgraph(obj, identity=f"langgraph:{id_base}")
     if is_openai_agent(obj):  # an SDK Agent is a configuration: each run starts empty
         return from_openai_agents(obj, identity=f"openai-agents:{id_base}")
+    if is_pydantic_ai_agent(obj):  # a pydantic-ai Agent keeps no history between runs
+        return from_pydantic_ai(obj, identity=f"pydantic-ai:{id_base}")
     if type(obj).__name__ == "StateGraph" and type(obj).__module__.startswith("langgraph."):
         raise BadInput(f"{label} is an uncompiled StateGraph",
                        "reference the compiled graph (graph = builder.compile()) or a "
@@ -352,9 +358,12 @@ def _coerce(obj: Any, *, label: str, id_base: str) -> Adapter:
         return from_langgraph(obj, identity=f"langgraph:{id_base}")
     if is_openai_agent(made):
         return from_openai_agents(obj, identity=f"openai-agents:{id_base}")
+    if is_pydantic_ai_agent(made):
+        return from_pydantic_ai(obj, identity=f"pydantic-ai:{id_base}")
     if callable(made) and _call_kind(made)[0] == "prompt":
         return from_callable(made, identity=f"callable:{id_base}")
     raise BadInput(f"factory {label} returned {type(made).__name__}, not an agent",
-                   "return a strands.Agent, a compiled LangGraph graph, an agents.Agent or an "
-                   "adapter (from_strands, from_langgraph, from_openai_agents, from_callable, "
-                   "from_http) from it, or make it take the prompt")
+                   "return a strands.Agent, a compiled LangGraph graph, an agents.Agent, a "
+                   "pydantic_ai.Agent or an adapter (from_strands, from_langgraph, "
+                   "from_openai_agents, from_pydantic_ai, from_callable, from_http) from it, "
+                   "or make it take the prompt")
