@@ -10,6 +10,8 @@ Each function or rule states its estimand and its error rate.
 - Anytime-valid confidence sequences: :class:`BetaCS` / :func:`beta_cs_interval`, the
   paired :func:`difference_interval`, and the blindness bounds built on them
   (:func:`mixture_share_bounds`, :func:`census_share_bounds`).
+- The draw-dependence health check's test martingale (:class:`DependenceTest`): are the
+  draws of one input independent, the assumption every other rule rests on?
 - Fixed-sample procedures, valid only when the sample size is fixed in advance (or the
   stop cannot change the decision): :func:`wilson`, :func:`clopper_pearson`, and the
   curtailed exact binomial test (:func:`confirmation_plan`).
@@ -22,6 +24,7 @@ from ._blindness import (
     max_share_at_least,
     mixture_share_bounds,
 )
+from ._dependence import DependenceTest, block_e_value
 from ._intervals import clopper_pearson, wilson
 from ._paired import PairedSignTest, PooledSign, difference_interval, runs_needed, sign_log_e
 from ._relation_test import (
@@ -50,12 +53,14 @@ __all__ = [
     "BetaCS",
     "CandidateTest",
     "Decision",
+    "DependenceTest",
     "EvidenceLearner",
     "PairedSignTest",
     "PooledSign",
     "SequentialRule",
     "beta_cs_interval",
     "binomial_tail",
+    "block_e_value",
     "census_share_bounds",
     "census_shares",
     "clopper_pearson",

@@ -6,10 +6,22 @@ Estimand
 
 Design
     Each *trial* picks an input uniformly at random (with replacement, from the meter's own
-    seeded generator) and draws it twice. The trial's outcome "the two draws disagree" is then
-    exactly Bernoulli(``theta``) and independent of every other trial, whatever the
-    heterogeneity across inputs and however correlated the draws of one input are: nothing is
-    pooled as if independent. Every draw belongs to a pair; none is discarded.
+    seeded generator) and draws it twice. Assumption: the draws of one input are independent
+    given the input (no response cache, sticky session or replicas taking turns; the
+    ``dependent_draws`` health check of ``run`` tests it). Under it the trial's outcome "the
+    two draws disagree" is exactly Bernoulli(``theta``) and independent of every other trial,
+    whatever the heterogeneity across inputs (some inputs may flip often, most never):
+    nothing is pooled across inputs as if they were alike. Every draw belongs to a pair;
+    none is discarded.
+
+Spread pairs
+    Trials run in *waves* of ``max(2, max_workers)``: every first draw of the wave, then every
+    second draw in an order shuffled by the meter's generator, so the two draws of a pair are
+    never back to back and their positions in the call sequence are random (an agent whose
+    behaviour depends on the call's position, such as replicas taking turns, is then seen as
+    the mixture it is). The wave's inputs, draw indices and order are fixed before its draws,
+    and the next wave is planned only once this one is fed: the same seed requests the same
+    draws in the same order.
 
     The outcomes feed :class:`~agentverity_props.decide.BernoulliSPRT` with
     ``p0 = epsilon / r`` and ``p1 = epsilon * r`` (``r`` = ``indifference``, default 2),
@@ -53,6 +65,8 @@ if TYPE_CHECKING:
 MeterCall = Literal["verdict-deterministic", "verdict-stochastic", "undecided"]
 
 DEFAULT_MAX_CALLS = 600
+#: The assumption every printed guarantee rests on (the dependence health check tests it).
+ASSUMPTION = "assuming the draws of one input are independent given the input"
 
 
 @dataclass(frozen=True)
@@ -113,7 +127,7 @@ class MeterResult:
         lo, hi = self.epsilon / self.indifference, min(1.0, self.epsilon * self.indifference)
         return (f"P(verdict-deterministic) <= {self.alpha:g} when theta >= {hi:g}; "
                 f"P(verdict-stochastic) <= {self.alpha:g} when theta <= {lo:g}; "
-                "valid under optional stopping")
+                f"valid under optional stopping, {ASSUMPTION}")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -174,14 +188,12 @@ async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, 
     rng = np.random.default_rng(seed)
     cap = DEFAULT_MAX_CALLS if max_calls is None else max_calls
     calls0 = engine.ledger.calls
-    # trials in flight at once; each is sequential within its probe. Up to workers-1 trials
-    # may finish after the decision: they are kept as evidence, never discarded.
+    # trials in flight at once. Up to a wave's other trials may finish after the decision:
+    # they are kept as evidence, never discarded.
     workers = max(1, engine.config.max_workers)
 
-    pending: dict[int, asyncio.Future[Any]] = {}
-    done: dict[int, Any] = {}
     first_draws: list[tuple[str, int]] = []
-    scheduled = fed = 0
+    scheduled = 0
     pairs = disagreements = failures = 0
     fail_kinds: Counter[str] = Counter()
     flips: Counter[str] = Counter()
@@ -189,13 +201,9 @@ async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, 
     history: list[tuple[int, float, float]] = []
     stop_reason = ""
     decision = None
-
-    async def pair(probe: Probe, idx: list[int]) -> tuple[Probe, int, Observation, Observation]:
-        a = await engine.draw(probe, idx[0])
-        pool.add(probe.fp, idx[0], a)
-        b = await engine.draw(probe, idx[1])
-        pool.add(probe.fp, idx[1], b)
-        return probe, idx[0], a, b
+    # a wave of trials: every first draw, then every second draw in a shuffled order, so the
+    # two draws of a pair are never back to back (module docstring, "Spread pairs")
+    wave_size = max(2, workers)
 
     def may_schedule() -> bool:
         nonlocal stop_reason
@@ -212,59 +220,70 @@ async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, 
             return False
         return True
 
-    def schedule() -> None:
-        # Trial k is scheduled only once trials < k - workers have been fed, so the set of
-        # trials ever scheduled depends on the outcomes alone, never on completion timing:
-        # a replay allocates exactly the same draw indices.
-        nonlocal scheduled
-        while scheduled < fed + workers and may_schedule():
-            probe = probes[int(rng.integers(len(probes)))]
-            pending[scheduled] = asyncio.ensure_future(pair(probe, engine.allocate(probe, 2)))
-            scheduled += 1
+    async def one(probe: Probe, idx: int) -> Observation | DrawStopped:
+        try:
+            obs = await engine.draw(probe, idx)
+        except DrawStopped as exc:
+            return exc
+        pool.add(probe.fp, idx, obs)
+        return obs
 
-    schedule()
-    while pending:
-        finished, _ = await asyncio.wait(pending.values(), return_when=asyncio.FIRST_COMPLETED)
-        for seq, task in list(pending.items()):
-            if task not in finished:
+    def stopped(exc: DrawStopped) -> None:
+        nonlocal failures, stop_reason
+        kind = getattr(exc, "kind", type(exc).__name__)
+        fail_kinds[str(kind)] += 1
+        failures += 1
+        if not stop_reason:
+            stop_reason = {BudgetExhausted: StopReason.BUDGET,
+                           Interrupted: StopReason.INTERRUPTED}.get(
+                type(exc), f"agent call failed ({kind}) under error policy 'raise'")
+
+    while True:
+        # The wave is planned (inputs, draw indices, order of the second draws) from the
+        # meter's own generator before any of its draws, and the next wave only once this
+        # one is fed: the draws requested depend on outcomes only, never on timing.
+        wave: list[tuple[Probe, list[int]]] = []
+        while len(wave) < wave_size and may_schedule():
+            probe = probes[int(rng.integers(len(probes)))]
+            wave.append((probe, engine.allocate(probe, 2)))
+            scheduled += 1
+        if not wave:
+            break
+        order = [int(i) for i in rng.permutation(len(wave))]
+        firsts = await asyncio.gather(*(one(p, idx[0]) for p, idx in wave))
+        seconds: dict[int, Observation | DrawStopped] = {}
+        todo = [k for k in order if isinstance(firsts[k], Observation)]
+        got = await asyncio.gather(*(one(wave[k][0], wave[k][1][1]) for k in todo))
+        seconds = dict(zip(todo, got, strict=True))
+        # feed the wave's trials in the order they were planned, one at a time
+        for k, (probe, idx) in enumerate(wave):
+            a, b = firsts[k], seconds.get(k)
+            if isinstance(a, DrawStopped):
+                stopped(a)
                 continue
-            del pending[seq]
-            try:
-                done[seq] = task.result()
-            except DrawStopped as exc:
-                kind = getattr(exc, "kind", type(exc).__name__)
-                fail_kinds[str(kind)] += 1
-                failures += 1
-                done[seq] = (None, 0, None, None)
-                if not stop_reason:
-                    stop_reason = {BudgetExhausted: StopReason.BUDGET,
-                                   Interrupted: StopReason.INTERRUPTED}.get(
-                        type(exc), f"agent call failed ({kind}) under error policy 'raise'")
-        # feed finished trials in the order they were scheduled, one at a time
-        while fed in done:
-            probe, i0, a, b = done.pop(fed)
-            fed += 1
-            if probe is not None and a is not None and b is not None:
-                ka, kb = a.key(layer), b.key(layer)
-                if ka is None or kb is None:
-                    for o in (a, b):
-                        if o.key(layer) is None:
-                            failures += 1
-                            fail_kinds[o.error.kind if o.error else "no_decision"] += 1
-                else:
-                    pairs += 1
-                    first_draws.append((probe.fp, i0))
-                    pair_count[probe.fp] += 1
-                    dis = ka != kb
-                    disagreements += dis
-                    flips[probe.fp] += dis
-                    cs.update(dis)
-                    history.append((2 * pairs, *cs.interval()))
-                    if decision is None:
-                        decision = sprt.update(dis)
-                    if progress is not None:
-                        progress(2)
-            schedule()
+            if isinstance(b, DrawStopped):
+                stopped(b)
+                continue
+            assert b is not None
+            ka, kb = a.key(layer), b.key(layer)
+            if ka is None or kb is None:
+                for o in (a, b):
+                    if o.key(layer) is None:
+                        failures += 1
+                        fail_kinds[o.error.kind if o.error else "no_decision"] += 1
+                continue
+            pairs += 1
+            first_draws.append((probe.fp, idx[0]))
+            pair_count[probe.fp] += 1
+            dis = ka != kb
+            disagreements += dis
+            flips[probe.fp] += dis
+            cs.update(dis)
+            history.append((2 * pairs, *cs.interval()))
+            if decision is None:
+                decision = sprt.update(dis)
+            if progress is not None:
+                progress(2)
 
     ci_low, ci_high = cs.interval()
     if decision is None:
