@@ -19,7 +19,10 @@ probability ``ambiguity``. The verdict is the route: ``refund``, ``escalate`` or
 
 Planted bug (``make_buggy_agent``): a prompt longer than 40 characters containing ``URGENT``
 in upper case is escalated, whatever it says; a case relation (``prompt -> prompt.upper()``)
-exposes it.
+exposes it. Multi-turn planted bug (``make_multiturn_buggy_agent``): once a conversation was
+escalated, a later refund request skips ``lookup_order`` and refunds at once; the invariant
+``never_before("issue_refund", required="lookup_order")`` over a conversation (one
+``thread_id``, ``from_langgraph(...).conversation()``) exposes it in two turns.
 
 CLI references (probes in ``examples/inputs/support.txt``)::
 
@@ -29,6 +32,7 @@ CLI references (probes in ``examples/inputs/support.txt``)::
 References:
     make_agent        zero-argument factory -> a compiled graph (seed 1234, ambiguity 0.2)
     make_buggy_agent  the same with the planted bug
+    make_multiturn_buggy_agent  the same with the multi-turn planted bug
     agent             ``from_langgraph(make_agent)``: an adapter to pass to the library
 """
 
@@ -64,6 +68,7 @@ __all__ = [
     "graph_factory",
     "make_agent",
     "make_buggy_agent",
+    "make_multiturn_buggy_agent",
     "route",
 ]
 
@@ -177,6 +182,7 @@ class OfflineChatModel(BaseChatModel):
     rng: random.Random = Field(default_factory=random.Random)
     ambiguity: float = 0.2
     planted_bug: bool = False
+    multiturn_bug: bool = False
 
     @property
     def _llm_type(self) -> str:
@@ -202,12 +208,14 @@ class OfflineChatModel(BaseChatModel):
 
     def _decide(self, messages: list[BaseMessage], tools: Sequence[Any],
                 tool_choice: Any) -> AIMessage:
-        prompt = next(str(m.content) for m in messages if isinstance(m, HumanMessage))
-        results = [m for m in messages if isinstance(m, ToolMessage)]
-        calls = [c for m in messages if isinstance(m, AIMessage) for c in m.tool_calls]
+        # this turn only: a conversation (same thread_id) carries the earlier turns too
+        start = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage))
+        prompt, turn = str(messages[start].content), messages[start + 1:]
+        results = [m for m in turn if isinstance(m, ToolMessage)]
+        calls = [c for m in turn if isinstance(m, AIMessage) for c in m.tool_calls]
         if tool_choice == "any" and len(tools) == 1:  # with_structured_output(Triage)
             first = calls[0]["name"] if calls else "search_faq"
-            final = next((str(m.content) for m in reversed(messages)
+            final = next((str(m.content) for m in reversed(turn)
                           if isinstance(m, AIMessage) and m.content), "")
             name = tools[0]["function"]["name"]
             return _call(name, verdict=ROUTE_OF_TOOL.get(first, "faq"), reply=final)
@@ -219,6 +227,12 @@ class OfflineChatModel(BaseChatModel):
             if alternative is not None and self.rng.random() < self.ambiguity:
                 chosen = alternative
             if chosen == "refund":
+                if self.multiturn_bug and any(
+                        c["name"] == "escalate_to_human" for m in messages[:start]
+                        if isinstance(m, AIMessage) for c in m.tool_calls):
+                    # planted: once escalated, refunds skip the order lookup
+                    return _call("issue_refund", order_id=order_id,
+                                 amount=ORDERS.get(order_id, 0.0))
                 return _call("lookup_order", order_id=order_id)
             if chosen == "escalate":
                 return _call("escalate_to_human", reason=prompt[:120])
@@ -261,8 +275,8 @@ def build_graph(model: OfflineChatModel, *, checkpointer: Any = None) -> Any:
     return builder.compile(checkpointer=checkpointer, name="support-triage")
 
 
-def graph_factory(*, seed: int | None = 0, ambiguity: float = 0.2,
-                  planted_bug: bool = False) -> Callable[[], Any]:
+def graph_factory(*, seed: int | None = 0, ambiguity: float = 0.2, planted_bug: bool = False,
+                  multiturn_bug: bool = False) -> Callable[[], Any]:
     """A zero-argument factory of compiled graphs sharing one ``random.Random(seed)``."""
     if not 0.0 <= ambiguity <= 1.0:
         raise ValueError(f"ambiguity must be in [0, 1], got {ambiguity}")
@@ -270,11 +284,13 @@ def graph_factory(*, seed: int | None = 0, ambiguity: float = 0.2,
 
     def make_agent() -> Any:
         return build_graph(OfflineChatModel(rng=rng, ambiguity=ambiguity,
-                                            planted_bug=planted_bug))
+                                            planted_bug=planted_bug,
+                                            multiturn_bug=multiturn_bug))
 
     return make_agent
 
 
 make_agent = graph_factory(seed=1234)
 make_buggy_agent = graph_factory(seed=1234, planted_bug=True)
+make_multiturn_buggy_agent = graph_factory(seed=1234, multiturn_bug=True)
 agent = from_langgraph(make_agent, identity="langgraph:examples/langgraph_agent.py:agent")

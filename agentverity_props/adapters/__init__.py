@@ -11,8 +11,8 @@ from typing import Any
 from ._base import Adapter
 from ._callable import CallableAdapter, from_callable
 
-__all__ = ["Adapter", "CallableAdapter", "OpenAIAgentsAdapter", "PydanticAIAdapter",
-           "StrandsAdapter", "as_adapter",
+__all__ = ["Adapter", "CallableAdapter", "LangGraphAdapter", "OpenAIAgentsAdapter",
+           "PydanticAIAdapter", "StrandsAdapter", "as_adapter",
            "from_callable", "from_http", "from_langgraph", "from_openai_agents",
            "from_pydantic_ai", "from_strands",
            "load_agent", "load_object", "redact"]
@@ -23,6 +23,9 @@ def __getattr__(name: str) -> Any:
     if name == "StrandsAdapter":
         from ._strands import StrandsAdapter
         return StrandsAdapter
+    if name == "LangGraphAdapter":
+        from ._langgraph import LangGraphAdapter
+        return LangGraphAdapter
     if name == "OpenAIAgentsAdapter":
         from ._openai_agents import OpenAIAgentsAdapter
         return OpenAIAgentsAdapter

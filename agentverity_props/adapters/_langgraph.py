@@ -114,18 +114,26 @@ class LangGraphAdapter:
         return obs
 
     async def _run(self, graph: Any, payload: Any, thread_id: str, counter: Any) -> Any:
-        config = dict(self.config)
-        configurable = dict(config.get("configurable") or {})
-        configurable["thread_id"] = thread_id
-        config["configurable"] = configurable
-        callbacks = config.get("callbacks")
-        if callbacks is None or isinstance(callbacks, (list, tuple)):
-            config["callbacks"] = [*(callbacks or ()), counter]
+        config = self._config({"thread_id": thread_id}, counter)
         try:
             state = await graph.ainvoke(payload, config=config, **self.invoke_kwargs)
         except Exception as exc:
             raise _map_error(exc) from exc
-        if isinstance(state, Mapping) and state.get(_INTERRUPT):
+        interrupted = isinstance(state, Mapping) and bool(state.get(_INTERRUPT))
+        return self._check_state(state, interrupted=interrupted)
+
+    def _config(self, configurable: Mapping[str, Any], counter: Any) -> dict[str, Any]:
+        """The call's ``RunnableConfig``: the user's, this thread, the usage counter."""
+        config = dict(self.config)
+        config["configurable"] = {**(config.get("configurable") or {}), **configurable}
+        callbacks = config.get("callbacks")
+        if callbacks is None or isinstance(callbacks, (list, tuple)):
+            config["callbacks"] = [*(callbacks or ()), counter]
+        return config
+
+    @staticmethod
+    def _check_state(state: Any, *, interrupted: bool) -> Mapping[str, Any]:
+        if interrupted:
             raise AgentCallError(
                 "the graph paused at an interrupt() (human-in-the-loop) and gave no answer; "
                 "test a graph that runs to the end, or compile it without interrupts",
@@ -136,6 +144,26 @@ class LangGraphAdapter:
                 "StateGraph whose state is a TypedDict, dataclass or pydantic model",
                 kind="bad_output")
         return state
+
+    @staticmethod
+    def _new_counter() -> Any:
+        return _usage_counter()
+
+    @staticmethod
+    def _failure(exc: BaseException) -> AgentCallError:
+        return _map_error(exc)
+
+    def conversation(self) -> Any:
+        """This graph as a conversational agent: one ``thread_id`` per conversation, kept
+        across its turns (for :mod:`agentverity_props.conversation`).
+
+        Returns:
+            a ``LangGraphConversation``: ``open()`` a session, ``await session.send(text)``
+            per user turn (each turn's Observation holds that turn only), ``fork()``,
+            ``close()``.
+        """
+        from ._langgraph_conversation import LangGraphConversation
+        return LangGraphConversation(self)
 
     def _graph(self) -> Any:
         if not self._factory:

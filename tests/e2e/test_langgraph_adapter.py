@@ -21,10 +21,14 @@ import pytest
 
 pytest.importorskip("langgraph")
 
+from typing import Annotated
+
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
+from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from agentverity_props import agent_property
@@ -474,3 +478,97 @@ def test_cli_tools_cases_on_the_example_graph(tmp_path):
     assert [(t["name"], t["status"]) for t in run["tools"]] == [("lookup_order", "success"),
                                                                 ("issue_refund", "error")]
     assert any("issue_refund" in r for r in run["reasons"])
+
+
+# ------------------------------------------------------------------ conversations
+
+
+def test_a_conversation_keeps_one_thread_and_each_turn_observes_itself():
+    saver = InMemorySaver()
+    graph = ex["build_graph"](ex["OfflineChatModel"](rng=random.Random(0)), checkpointer=saver)
+    conv = from_langgraph(graph).conversation()
+
+    async def main():
+        s = conv.open()
+        first = await s.send("How do I reset my password?")
+        second = await s.send("I want a refund for order 1001")
+        branch = s.fork()
+        third = await s.send("What are your support hours?")
+        other = await branch.send("My lawyer will be in touch.")
+        threads = set(saver.storage)
+        s.close()
+        assert saver.storage  # the fork still uses the thread
+        branch.close()
+        return first, second, third, other, threads
+
+    first, second, third, other, threads = asyncio.run(main())
+    assert [t.name for t in first.tools] == ["search_faq"]
+    assert [t.name for t in second.tools] == ["lookup_order", "issue_refund"]  # this turn only
+    assert second.verdict == "refund"
+    assert third.text == "Support is open 9am-6pm, Monday to Friday."
+    assert [t.name for t in other.tools] == ["escalate_to_human"]
+    assert len(threads) == 1  # one thread: the turns and the fork's branch
+    assert not saver.storage  # deleted when the last session closed
+    # turn 2 sent the whole history to the model: more input tokens than turn 1
+    assert second.usage.input_tokens > first.usage.input_tokens
+
+
+def test_a_failed_turn_is_retried_from_the_last_good_checkpoint():
+    class Chat(TypedDict):
+        messages: Annotated[list, add_messages]
+
+    fail = {"left": 1}
+
+    def reply(state: Chat) -> dict:
+        user = [m for m in state["messages"] if m.type == "human"]
+        if len(user) == 2 and fail["left"]:
+            fail["left"] -= 1
+            raise RuntimeError("flaky model")
+        return {"messages": [AIMessage(f"seen {len(user)} user turns, "
+                                       f"{len(state['messages'])} messages")]}
+
+    g = StateGraph(Chat)
+    g.add_node("reply", reply)
+    g.add_edge(START, "reply")
+    g.add_edge("reply", END)
+    conv = from_langgraph(g.compile()).conversation()  # no checkpointer: one is added
+
+    async def main():
+        s = conv.open()
+        texts = [(await s.send("one")).text]
+        with pytest.raises(AgentCallError, match="flaky model"):
+            await s.send("two")
+        texts.append((await s.send("two")).text)
+        texts.append((await s.send("three")).text)
+        s.close()
+        return texts
+
+    # the failed attempt's "two" is a dead branch: the retry sees one earlier turn, not two
+    assert asyncio.run(main()) == ["seen 1 user turns, 1 messages",
+                                   "seen 2 user turns, 3 messages",
+                                   "seen 3 user turns, 5 messages"]
+
+
+def test_conversation_machine_finds_the_multiturn_planted_bug():
+    from agentverity_props.conversation import (
+        RECORDS,
+        conversation_machine,
+        never_before,
+        run_conversation_test,
+    )
+
+    turns = st.sampled_from(["How do I reset my password?", "My lawyer will be in touch.",
+                             "Refund order 1001 please."])
+    invariant = never_before("issue_refund", required="lookup_order")
+    clean = conversation_machine(agent=from_langgraph(ex["make_agent"]).conversation(),
+                                 turns=turns, invariants=[invariant], max_turns=4)
+    assert run_conversation_test(clean, max_examples=10, seed=1).status == "passed"
+    buggy = conversation_machine(
+        agent=from_langgraph(ex["make_multiturn_buggy_agent"]).conversation(), turns=turns,
+        invariants=[invariant], max_turns=4)
+    with pytest.raises(PropertyViolation, match="at turn 2 of a 2-turn conversation"):
+        run_conversation_test(buggy, max_examples=30, seed=1)
+    (minimal,) = RECORDS[-1].minimal.values()
+    assert [t.text for t in minimal.turns] == ["My lawyer will be in touch.",
+                                               "Refund order 1001 please."]
+    assert minimal.turns[1].tools == ("issue_refund",)
