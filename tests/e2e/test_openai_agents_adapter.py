@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import random
+import socket
 import subprocess
 import sys
 import textwrap
@@ -48,9 +49,21 @@ EXAMPLE = ROOT / "examples" / "openai_agents_agent.py"
 
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch):
+    """No API key, no upload processor, and any connection attempt recorded and refused."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    # no upload processor: the adapter registers its own local one on every call if missing
+    # the adapter registers its own local processor again on its next call
     set_trace_processors([])
+    attempts: list[object] = []
+
+    def deny(*args, **kwargs):
+        attempts.append(args[1:] if args else kwargs)
+        raise OSError("network access denied by the test")
+
+    monkeypatch.setattr(socket.socket, "connect", deny)
+    monkeypatch.setattr(socket.socket, "connect_ex", deny)
+    monkeypatch.setattr(socket, "getaddrinfo", deny)
+    yield
+    assert attempts == []
 
 
 # ------------------------------------------------------------------ an offline model
