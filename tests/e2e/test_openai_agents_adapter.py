@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agents import Agent, RunConfig, function_tool, set_trace_processors
+from agents import Agent, RunConfig, Runner, function_tool, set_trace_processors
 from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
@@ -291,6 +291,32 @@ def test_tools_of_an_agent_used_as_a_tool_are_not_the_outer_agents():
 
     obs = from_openai_agents(make(outer_script, tools=[helper])).invoke("go")
     assert [(t.name, t.status) for t in obs.tools] == [("helper", "success")]
+
+
+def test_span_readers_see_the_same_tools_and_an_agent_without_tools_still_has_spans():
+    pytest.importorskip("opentelemetry.sdk")
+    from agentverity_props.otel import TracedAdapter
+
+    traced = TracedAdapter(from_openai_agents(make(add_then_explode)), span_timeout_s=5)
+    obs = traced.invoke("go")
+    assert [(t.name, dict(t.arguments), t.status) for t in obs.tools] == [
+        ("add", {"a": 2, "b": 3}, "success"), ("explode", {"reason": "on purpose"}, "error")]
+    quiet = make(lambda turn, items, rng: [_message(json.dumps({"verdict": "a"}))], tools=[])
+    obs = TracedAdapter(from_openai_agents(quiet), span_timeout_s=5).invoke("go")
+    assert obs.tools == ()
+    assert obs.verdict == "a"
+
+
+def test_the_example_model_streams_too():
+    ex = _example()
+
+    async def main():
+        run = Runner.run_streamed(ex.make_agent(rng=random.Random(0)), "Do you ship to Canada?")
+        async for _ in run.stream_events():
+            pass
+        return run.final_output
+
+    assert asyncio.run(main()).verdict == "faq"
 
 
 # ------------------------------------------------------------------ noise and fresh state
