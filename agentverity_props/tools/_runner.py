@@ -94,6 +94,8 @@ class _Sources:
     def __init__(self, suite: ToolsSuite, opts: RunOptions) -> None:
         self.receiver: Any = None
         self.otlp: Any = None
+        #: where in-process (agent:) cases read their tools from
+        self.in_process: set[str] = set()
         cfg = suite.config
         if any(c.url is not None for c in suite.cases):
             from ..otel import OTLPReceiver, OTLPReceiverSource
@@ -145,7 +147,9 @@ def _adapter(case: Case, suite: ToolsSuite, sources: _Sources, span_wait: float,
     if getattr(inner, "tool_source", "spans") == "messages":
         # the framework's own messages name each tool and its status (from_langgraph):
         # read them as they are, no spans needed
+        sources.in_process.add("the agent framework's own messages")
         return inner, case.agent
+    sources.in_process.add("in-process OpenTelemetry SDK")
     exclude: tuple[str, ...] = ()
     name_of = getattr(inner, "_structured_tool_name", None)
     if callable(name_of):
@@ -325,8 +329,7 @@ async def run_suite_async(loaded: LoadedSuite, *, options: RunOptions | None = N
         sources.close()
     if stop.requested:
         notes.append("interrupted: the cases not finished are incomplete; rerun to finish them")
-    if any(c.agent is not None for c in suite.cases):
-        described = (*described, "in-process OpenTelemetry SDK")
+    described = (*described, *sorted(sources.in_process))
     return ToolsReport(config_path=loaded.path, cases=tuple(results),
                        span_sources=described, embedder=embedder.name if embedder else None,
                        calls=total, budget=budget, notes=tuple(notes))
