@@ -429,7 +429,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         learner.observe_noise(meter.disagreements, 2 * meter.pairs)
     decider = RelationDecider(eng, pool, alpha_candidate=alpha / len(jobs), beta=beta,
                               learner=learner, max_draws=RUN_MAX_DRAWS, futility=True,
-                              progress=progress)
+                              seed=seed, progress=progress)
     await decider.decide(jobs)
     return results
 

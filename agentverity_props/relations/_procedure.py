@@ -9,14 +9,20 @@ One procedure for ``run``, ``@agent_property`` and ``enlarge``. For each candida
 2. *Screen*: one follow-up draw scored against the reference. On a quiet agent a clean screen
    dismisses the candidate at once (the pass e-process crosses ``1/beta``).
 3. *Steps*: what :meth:`CandidateTest.next_draws` asks for — a round (a fresh source re-draw
-   and a fresh follow-up draw) or, while the follow-ups look clean on a quiet agent, a
-   follow-up draw alone — until the violation e-process crosses ``1/alpha_candidate``
+   and a fresh follow-up draw, in an order drawn at random per round) or, while the
+   follow-ups look clean on a quiet agent, a follow-up draw alone — until the violation
+   e-process crosses ``1/alpha_candidate``
    (``confirmed``), the pass e-process crosses ``1/beta`` (``pass``), or the draw allowance
    runs out (``undecided``).
 
 Candidates are advanced in *waves*: every undecided candidate's next step is planned and its
-draw indices allocated in a fixed order, the draws run concurrently, and the outcomes are fed
-back in the same order. So the draws requested (hence what a record/replay store serves)
+draw indices allocated in a fixed order, every candidate's first draw runs (concurrently),
+then every candidate's second draw, and the outcomes are fed back in the same order. So the
+two draws of a round are spread apart and their order is random: an agent whose answer
+depends on the call's position (replicas taking turns) is not systematically seen as
+"source on one replica, follow-up on the other". The decisions assume the draws of an input
+are independent given the input; the ``dependent_draws`` health check tests it.
+The draws requested (hence what a record/replay store serves)
 depend on outcomes only, never on timing. What the run learns (the agent's noise, the
 alternative) is updated between candidates in that same order, and a candidate's alternative
 is fixed when it starts.
@@ -25,6 +31,7 @@ is fixed when it starts.
 from __future__ import annotations
 
 import asyncio
+import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +65,7 @@ class Candidate:
     indices: dict[str, int] = field(default_factory=dict)
     got: dict[str, Observation | None] = field(default_factory=dict)
     settled: bool = True
+    order: random.Random | None = None
 
 
 def off_reference(pool: EvidencePool, fp: str, layer: str) -> tuple[int, int]:
@@ -101,7 +109,7 @@ class RelationDecider:
     def __init__(self, engine: Engine, pool: EvidencePool, *, alpha_candidate: float,
                  beta: float = DEFAULT_BETA, learner: EvidenceLearner | None = None,
                  may_test: Callable[[], bool] | None = None, max_draws: int | None = None,
-                 futility: bool = False,
+                 futility: bool = False, seed: int = 0,
                  progress: Callable[[int], None] | None = None) -> None:
         self.engine, self.pool = engine, pool
         self.alpha_candidate, self.beta = alpha_candidate, beta
@@ -109,6 +117,7 @@ class RelationDecider:
         self.may_test = may_test
         self.max_draws = max_draws
         self.futility = futility
+        self.seed = seed
         self.progress = progress
 
     async def decide(self, candidates: Sequence[Candidate]) -> None:
@@ -122,7 +131,13 @@ class RelationDecider:
             for c in live:
                 self._plan(c)
             live = [c for c in live if c.outcome.status == CandidateStatus.PENDING]
-            await asyncio.gather(*(self._draw_step(c) for c in live))
+            for c in live:
+                c.got = {}
+            # every candidate's first draw of the step, then every second one: the source and
+            # follow-up of a round are never back to back, in an order drawn per round
+            for pos in range(2):
+                await asyncio.gather(*(self._draw_at(c, pos) for c in live
+                                       if pos < len(c.indices)))
             if self.progress is not None:
                 self.progress(sum(len(c.indices) for c in live))
             for c in live:
@@ -189,12 +204,20 @@ class RelationDecider:
         for what in c.plan:
             probe = c.source if what == "source" else c.follow_up
             c.indices[what] = self.engine.allocate(probe, 1)[0]
+        if len(c.indices) == 2:
+            # which of source and follow-up is drawn first: random per round, from the
+            # candidate's own generator (seeded by the run's seed and the candidate), so the
+            # order is reproducible and never tied to a call position
+            if c.order is None:
+                c.order = random.Random(f"{self.seed}:{c.relation.name}:{c.source.fp}:"
+                                        f"{c.follow_up.fp}")
+            if c.order.random() < 0.5:
+                c.indices = dict(reversed(list(c.indices.items())))
 
-    async def _draw_step(self, c: Candidate) -> None:
-        c.got = {}
-        for what, idx in c.indices.items():
-            probe = c.source if what == "source" else c.follow_up
-            c.got[what] = await self._draw(probe, idx)
+    async def _draw_at(self, c: Candidate, pos: int) -> None:
+        what, idx = list(c.indices.items())[pos]
+        probe = c.source if what == "source" else c.follow_up
+        c.got[what] = await self._draw(probe, idx)
 
     def _feed(self, c: Candidate) -> None:
         test, out, rel = c.test, c.outcome, c.relation
