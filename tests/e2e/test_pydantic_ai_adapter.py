@@ -536,3 +536,43 @@ def test_cli_tools_cases_on_the_example_agent(tmp_path):
     assert [(t["name"], t["status"]) for t in run["tools"]] == [("lookup_order", "success"),
                                                                 ("issue_refund", "error")]
     assert any("issue_refund" in r for r in run["reasons"])
+
+
+def test_cli_tools_on_the_shipped_case_file(tmp_path):
+    out = tmp_path / "tools.json"
+    proc = cli("tools", "--config", "examples/pydantic_ai_tools_cases.yaml", "--format", "json",
+               "--output", str(out), "--no-progress")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    report = json.loads(out.read_text())
+    assert [c["status"] for c in report["cases"]] == ["pass", "pass", "fail", "fail"]
+    unknown = report["cases"][3]["runs"][0]
+    assert [(t["name"], t["status"]) for t in unknown["tools"]] == [("lookup_order", "error")]
+
+
+# ------------------------------------------------------------------ messages vs spans
+
+
+def test_instrumentation_spans_name_the_same_calls_as_the_messages():
+    """Why tools come from messages: pydantic-ai's spans agree on names, arguments and ids and
+    mark failures ERROR, but leave a successful tool's status unset."""
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry import trace
+
+    from agentverity_props.otel import InProcessSource
+
+    source = InProcessSource()
+    instrumented = ex["build_agent"](rng=random.Random(1))
+    instrumented.instrument = True
+    adapter = from_pydantic_ai(instrumented)
+    with trace.get_tracer("test").start_as_current_span("root") as root:
+        obs = adapter.invoke("Refund order 1004 now")
+    trace_id = format(root.get_span_context().trace_id, "032x")
+    spans = sorted((s for s in source.collector.pop(trace_id)
+                    if s.attributes.get("gen_ai.operation.name") == "execute_tool"),
+                   key=lambda s: s.start_ns)
+    assert [(s.attributes["gen_ai.tool.name"], s.attributes["gen_ai.tool.call.id"],
+             json.loads(s.attributes["gen_ai.tool.call.arguments"])) for s in spans] \
+        == [(t.name, t.call_id, dict(t.arguments)) for t in obs.tools]
+    assert [s.status == "ERROR" for s in spans] == [t.status == "error" for t in obs.tools] \
+        == [False, True]
+    assert all("gen_ai.tool.status" not in s.attributes for s in spans)
