@@ -422,6 +422,25 @@ def test_provider_throttling_is_retryable_other_errors_are_not():
     assert not e.value.retryable
 
 
+def test_the_engine_timeout_cancels_the_run_and_leaves_no_trace_state():
+    from agentverity_props.adapters import _openai_agents
+
+    class SlowModel(ScriptModel):
+        async def get_response(self, *args, **kwargs):
+            await asyncio.sleep(30)
+
+    slow = Agent(name="slow", model=SlowModel(None), output_type=Verdict)
+    with Engine(from_openai_agents(slow), EngineConfig(timeout_s=0.3, retries=0)) as eng:
+        obs = run_sync(eng.draw(Probe.make("x")))
+    assert obs.error is not None
+    assert obs.error.kind == "timeout"
+    with Engine(from_openai_agents(make(add_then_explode)), EngineConfig()) as eng:
+        for i in range(20):
+            assert run_sync(eng.draw(Probe.make(f"p{i}"))).fired_tools() == ("add",)
+    assert _openai_agents._processor is not None
+    assert _openai_agents._processor._watches == {}  # memory stays flat over many calls
+
+
 def test_factory_problems_are_call_errors():
     with pytest.raises(AgentCallError, match=r"returned str, not an agents\.Agent"):
         from_openai_agents(lambda: "agent").invoke("x")
