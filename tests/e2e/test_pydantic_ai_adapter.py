@@ -145,6 +145,24 @@ def test_validation_retries_and_unanswered_calls_are_errors_and_output_tools_are
     assert obs.verdict == "allow"  # TypedDict output: its `verdict` key by default
 
 
+def test_named_and_union_output_tools_are_left_out_by_the_agents_own_names():
+    from pydantic_ai import ToolOutput
+
+    named = scripted([answer(decision="allow")],
+                     output_type=ToolOutput(Decision, name="submit_decision"))
+    obs = from_pydantic_ai(named, verdict="decision").invoke("x")
+    assert obs.verdict == "allow"
+    assert obs.tools == ()
+
+    def first_then_second(info):  # a union: one output tool per member
+        names = sorted(t.name for t in info.output_tools)
+        assert len(names) == 2
+        return ModelResponse(parts=[ToolCallPart(names[0], {"decision": "block"})])
+
+    union = scripted([first_then_second], output_type=[Decision, Gate])
+    assert from_pydantic_ai(union).invoke("x").tools == ()
+
+
 def test_a_tool_raising_anything_else_fails_the_call_never_a_verdict():
     def boom() -> str:
         raise ValueError("database down")
