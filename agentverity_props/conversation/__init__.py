@@ -25,6 +25,7 @@ from ._machine import (
     CONVERSATION_SETTINGS,
     AgentStateMachine,
     conversation_machine,
+    relation_rule,
     run_conversation_test,
 )
 from ._records import (
@@ -73,6 +74,7 @@ __all__ = [
     "insert_irrelevant",
     "never_before",
     "paraphrase_turn",
+    "relation_rule",
     "repeat_turn",
     "run_conversation_test",
 ]

@@ -38,7 +38,7 @@ from ._run import ConversationRun
 from ._session import conversational
 
 __all__ = ["CONVERSATION_SETTINGS", "AgentStateMachine", "conversation_machine",
-           "run_conversation_test"]
+           "relation_rule", "run_conversation_test"]
 
 #: Hypothesis settings for conversation tests (a ``settings=`` passed in overrides them).
 CONVERSATION_SETTINGS: dict[str, Any] = {"max_examples": 30, "deadline": None,
@@ -52,9 +52,10 @@ class AgentStateMachine(RuleBasedStateMachine):
 
     Subclass it (or build one with :func:`conversation_machine`): set ``agent`` and the
     checks, and write rules that call :meth:`say` with a user turn drawn from a strategy.
-    After every turn each invariant is decided on the conversation so far; the built-in
-    ``edit_earlier_turn`` rule (when ``relations`` are set) decides a conversation relation
-    on it. Run it with ``Machine.TestCase`` (unittest/pytest) or :func:`run_conversation_test`.
+    After every turn each invariant is decided on the conversation so far; the
+    ``edit_earlier_turn`` rule (added by :func:`conversation_machine` when relations are given,
+    or by ``edit_earlier_turn = relation_rule()`` in a subclass) decides a conversation
+    relation on it. Run it with ``Machine.TestCase`` (unittest/pytest) or :func:`run_conversation_test`.
 
     Class attributes:
         agent: a conversational agent (``from_history``, ``from_chat``,
@@ -115,8 +116,6 @@ class AgentStateMachine(RuleBasedStateMachine):
                     f"violate (tolerance {inv.tolerance:g}; e-value "
                     f"{d.get('e_violation', 0):.3g} >= 1/{self._run.record.alpha_candidate:.3g})")
 
-    @precondition(lambda self: bool(self.conversation_relations) and len(self.turns) >= 2)
-    @rule(data=st.data())
     def edit_earlier_turn(self, data: Any) -> None:
         """A conversation relation on the conversation so far (edit an earlier turn; the last
         turn's verdict must not change)."""
@@ -172,6 +171,20 @@ class AgentStateMachine(RuleBasedStateMachine):
         return ConversationTestCase
 
 
+def relation_rule() -> Any:
+    """The rule that applies ``conversation_relations`` between turns, for a subclass of
+    :class:`AgentStateMachine` that sets them: ``edit_earlier_turn = relation_rule()``.
+    (It is not a rule of the base class: a rule that can never run still costs Hypothesis
+    choices, and makes failing runs harder to shrink.)"""
+
+    def edit_earlier_turn(self: AgentStateMachine, data: Any) -> None:
+        __tracebackhide__ = True
+        AgentStateMachine.edit_earlier_turn(self, data)
+
+    return precondition(lambda self: len(self.turns) >= 2)(rule(data=st.data())(
+        edit_earlier_turn))
+
+
 def _fp(turns: tuple[str, ...]) -> str:
     from ._draws import conversation_fp
     return conversation_fp(turns)
@@ -206,11 +219,13 @@ def conversation_machine(*, agent: Any, turns: st.SearchStrategy[str],
         __tracebackhide__ = True
         self.say(message)
 
+    rules: dict[str, Any] = {"user_turn": rule(message=turns)(user_turn)}
+    if rels:
+        rules["edit_earlier_turn"] = relation_rule()
     attrs = {"agent": conv, "conversation_invariants": invs, "conversation_relations": rels,
              "max_turns": max_turns,
              "alpha": alpha, "beta": beta, "budget": budget, "max_workers": max_workers,
-             "timeout_s": timeout_s, "user_turn": rule(message=turns)(user_turn),
-             "__module__": __name__}
+             "timeout_s": timeout_s, **rules, "__module__": __name__}
     return type(name, (AgentStateMachine,), attrs)
 
 

@@ -16,9 +16,9 @@ shrinker, the final replay) reads the cache, so agent noise never surfaces as ``
 
 Family-wise error: at most ``max_candidates`` candidates go beyond their screen, each at
 ``alpha / max_candidates``. The alternative of an invariant is learned as for relations, with
-one more floor once a violation is confirmed: a violation misses at most ``1.25 x`` as often
-as the agent's turn verdicts change between replays of the same prefix (measured on this run's
-replays; see docs/conversations.md).
+the agent's *turn noise* in place of the source's noise (the virtual source has none): how
+often a turn's verdict changes between replays of the same prefix, measured on this run's
+replays (see docs/conversations.md).
 """
 
 from __future__ import annotations
@@ -41,18 +41,18 @@ if TYPE_CHECKING:
 
 
 class _InvariantLearner(EvidenceLearner):
-    """An invariant's learner: its noise is the virtual null's; once a violation is
-    confirmed, the alternative never states a miss rate below what the agent's turn noise
-    implies (a violation that shows 85% of the time on a 15%-noise agent is not dismissed on
-    the strength of one confirmation that happened to miss never)."""
+    """An invariant's learner. Its "source" is the virtual null, which carries no agent noise,
+    so the agent's noise is taken from its turns instead: the alternative never states a miss
+    rate below what the agent's turn noise implies (``1.5 x`` it before a confirmation,
+    ``1.25 x`` after, as for relations). A violation that shows on 85% of replays of a
+    15%-noise agent is then decided by replays, not dismissed on one clean screen."""
 
     def __init__(self, turn_noise: Callable[[], float]) -> None:
         super().__init__(prior_noise=0.0)
         self._turn_noise = turn_noise
 
     def alternative(self, noise: float | None = None) -> Alternative:
-        if self.conf_n:
-            noise = max(self.noise() if noise is None else noise, self._turn_noise())
+        noise = max(self.noise() if noise is None else noise, self._turn_noise())
         return super().alternative(noise)
 
 

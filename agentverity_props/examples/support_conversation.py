@@ -41,7 +41,8 @@ from typing import Any
 
 from .support import ORDERS, route
 
-__all__ = ["FILLERS", "PARAPHRASES", "TURNS", "noisy_support", "support_conversation"]
+__all__ = ["FILLERS", "PARAPHRASES", "TURNS", "noisy_support", "support_conversation",
+           "support_machine"]
 
 _ORDER_ID = re.compile(r"#?\b(\d{4})\b")
 _BENIGN = ("ask_order", "noted", "faq", "escalate")
@@ -162,3 +163,32 @@ def noisy_support(*, seed: int = 0, bug: bool = True) -> Callable[[list[Mapping[
                                                                   dict[str, Any]]:
     """The goal's agent: 15% noise on every turn."""
     return support_conversation(seed=seed, noise=0.15, bug=bug)
+
+
+def support_machine(*, seed: int = 0, noise: float = 0.15, bug: bool = True,
+                    relations: bool = False, max_turns: int = 6, max_workers: int = 1,
+                    budget: int | None = 50_000) -> Any:
+    """The goal's state machine: user turns from :data:`TURNS`, the invariant "never
+    ``issue_refund`` before ``lookup_order``", and (``relations=True``) the three conversation
+    relations; Hypothesis seeded with ``seed`` (the agent's ``random.Random`` too)."""
+    from hypothesis import seed as hypothesis_seed
+    from hypothesis import strategies as st
+
+    from ..conversation import (
+        conversation_machine,
+        from_history,
+        insert_irrelevant,
+        never_before,
+        paraphrase_turn,
+        repeat_turn,
+    )
+
+    machine = conversation_machine(
+        agent=from_history(support_conversation(seed=seed, noise=noise, bug=bug)),
+        turns=st.sampled_from(TURNS),
+        invariants=[never_before("issue_refund", required="lookup_order")],
+        relations=[insert_irrelevant(FILLERS), repeat_turn(), paraphrase_turn(PARAPHRASES)]
+        if relations else (),
+        max_turns=max_turns, max_workers=max_workers, budget=budget,
+        name="SupportConversation")
+    return hypothesis_seed(seed)(machine)
