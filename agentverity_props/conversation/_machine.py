@@ -55,7 +55,8 @@ class AgentStateMachine(RuleBasedStateMachine):
     After every turn each invariant is decided on the conversation so far; the
     ``edit_earlier_turn`` rule (added by :func:`conversation_machine` when relations are given,
     or by ``edit_earlier_turn = relation_rule()`` in a subclass) decides a conversation
-    relation on it. Run it with ``Machine.TestCase`` (unittest/pytest) or :func:`run_conversation_test`.
+    relation on it. Run it with ``Machine.TestCase`` (unittest/pytest) or
+    :func:`run_conversation_test`.
 
     Class attributes:
         agent: a conversational agent (``from_history``, ``from_chat``,

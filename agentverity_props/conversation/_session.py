@@ -28,7 +28,7 @@ from ..observation import Observation, coerce_output
 __all__ = ["ChatConversation", "Conversational", "HistoryConversation", "Session",
            "SessionAdapter", "conversational", "from_chat", "from_history"]
 
-Message = dict[str, str]
+Message = Mapping[str, str]
 
 
 @runtime_checkable
@@ -63,10 +63,10 @@ class Conversational(Protocol):
 
 
 class _HistorySession:
-    def __init__(self, owner: HistoryConversation, history: list[Message] | None = None
+    def __init__(self, owner: HistoryConversation, history: list[dict[str, str]] | None = None
                  ) -> None:
         self._owner = owner
-        self.history: list[Message] = history or []
+        self.history: list[dict[str, str]] = history or []
 
     async def send(self, message: str) -> Observation:
         msgs = [*self.history, {"role": "user", "content": message}]

@@ -106,7 +106,8 @@ def _outcome(seed: int, *, bug: bool, relations: bool = False):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_planted_bug_on_the_noisy_agent_shrinks_to_three_turns(seed):
     status, turns, rec = _outcome(seed, bug=True)
-    assert status == "failed" and turns == 3, (status, turns, rec.to_dict(include_inputs=True))
+    assert status == "failed"
+    assert turns == 3, rec.to_dict(include_inputs=True)
     ce = rec.minimal["issue_refund_after_lookup_order"]
     assert ce.turns[-1].verdict == "issue_refund"  # the evidence shows the violating replay
     assert ce.decision["e_violation"] >= 1 / rec.alpha_candidate
@@ -115,7 +116,8 @@ def test_planted_bug_on_the_noisy_agent_shrinks_to_three_turns(seed):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_fixed_agent_with_the_same_noise_passes(seed):
     status, _, rec = _outcome(seed, bug=False)
-    assert status == "passed" and rec.confirmed == 0
+    assert status == "passed"
+    assert rec.confirmed == 0
 
 
 @pytest.mark.parametrize("seed", [0])
