@@ -471,7 +471,8 @@ def test_agent_property_shrinks_the_planted_bug_to_its_minimum():
 
 
 def test_agent_property_holds_on_the_clean_noisy_agent():
-    clean = support(seed=11, ambiguity=0.2)
+    # a bare pydantic_ai.Agent is accepted as is (its `decision` field is the verdict)
+    clean = ex["build_agent"](rng=random.Random(11), ambiguity=0.2)
 
     @agent_property(agent=clean, budget=4000)
     @seed(3)
