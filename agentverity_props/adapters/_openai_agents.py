@@ -21,6 +21,8 @@ What one call leaves behind (an :class:`~agentverity_props.observation.Observati
   local tracing processor registered with the SDK on first use (it uploads nothing);
 * ``usage`` — input/output/total tokens summed over ``RunResult.raw_responses``.
 
+Spans are read by :mod:`._openai_agents_trace`.
+
 When SDK tracing is disabled (``set_tracing_disabled``, ``OPENAI_AGENTS_DISABLE_TRACING``,
 ``RunConfig(tracing_disabled=True)``) no span reaches the processor: a tool call is then an
 error only when its output is the SDK's default failure message.
@@ -36,15 +38,14 @@ import dataclasses
 import inspect
 import json
 import sys
-import threading
 import time
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from typing import Any
 
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
+from ._openai_agents_trace import ToolSpan, Watch, ensure_processor, otel_parent
 
 __all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
 
@@ -76,174 +77,6 @@ def _qualname(fn: Any) -> str:
     mod = getattr(fn, "__module__", None) or "?"
     name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
     return f"{mod}.{name}"
-
-
-# ------------------------------------------------------------------ the tracing processor
-
-
-@dataclasses.dataclass
-class _ToolSpan:
-    name: str
-    error: str | None
-    arguments: str | None
-    started_at: str | None
-    ended_at: str | None
-
-
-class _Watch:
-    """The function spans of one adapter call's trace, outermost run only."""
-
-    __slots__ = ("function_ids", "order", "otel_context", "parents", "seen", "spans")
-
-    def __init__(self, otel_context: Any) -> None:
-        self.otel_context = otel_context
-        self.seen = False
-        self.parents: dict[str, str | None] = {}
-        self.function_ids: set[str] = set()
-        self.order: dict[str, int] = {}  # function span id -> start order
-        self.spans: list[tuple[int, _ToolSpan]] = []
-
-
-class _ToolSpanProcessor:
-    """An SDK ``TracingProcessor`` (duck-typed) that keeps the tool spans of watched traces.
-
-    Only traces an adapter call registered are kept, and only until that call reads them,
-    so memory stays flat; everything else passes through untouched.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._watches: dict[str, _Watch] = {}
-        self._order = 0
-
-    def watch(self, trace_id: str, otel_context: Any) -> _Watch:
-        w = _Watch(otel_context)
-        with self._lock:
-            self._watches[trace_id] = w
-        return w
-
-    def unwatch(self, trace_id: str) -> None:
-        with self._lock:
-            self._watches.pop(trace_id, None)
-
-    def on_trace_start(self, trace: Any) -> None:
-        w = self._watches.get(getattr(trace, "trace_id", ""))
-        if w is not None:
-            w.seen = True
-
-    def on_trace_end(self, trace: Any) -> None:
-        return None
-
-    def on_span_start(self, span: Any) -> None:
-        w = self._watches.get(span.trace_id)
-        if w is None:
-            return
-        with self._lock:
-            w.parents[span.span_id] = span.parent_id
-            if type(span.span_data).__name__ == "FunctionSpanData":
-                w.function_ids.add(span.span_id)
-                self._order += 1
-                w.order[span.span_id] = self._order
-
-    def on_span_end(self, span: Any) -> None:
-        w = self._watches.get(span.trace_id)
-        if w is None:
-            return
-        is_agent = type(span.span_data).__name__ == "AgentSpanData"
-        if not is_agent and span.span_id not in w.function_ids:
-            return
-        # a tool of an agent used as a tool runs in the same trace: only the outer run's count
-        parent = w.parents.get(span.span_id)
-        while parent is not None:
-            if parent in w.function_ids:
-                return
-            parent = w.parents.get(parent)
-        error = span.error
-        data = span.span_data
-        if is_agent:  # an agent that called no tool still leaves a span for span readers
-            if w.otel_context is not None:
-                _emit_otel("invoke_agent", str(data.name), w.otel_context,
-                           started_at=span.started_at, ended_at=span.ended_at,
-                           error=None if error is None else str(error.get("message")))
-            return
-        record = _ToolSpan(
-            name=str(data.name),
-            error=None if error is None else str(error.get("message") or "error"),
-            arguments=data.input if isinstance(data.input, str) else None,
-            started_at=span.started_at, ended_at=span.ended_at)
-        with self._lock:
-            w.spans.append((w.order.get(span.span_id, 0), record))
-        if w.otel_context is not None:
-            _emit_otel("execute_tool", record.name, w.otel_context, started_at=record.started_at,
-                       ended_at=record.ended_at, error=record.error,
-                       arguments=record.arguments or "{}")
-
-    def shutdown(self, timeout: float | None = None) -> None:
-        return None
-
-    def force_flush(self) -> None:
-        return None
-
-
-_processor_lock = threading.Lock()
-_processor: _ToolSpanProcessor | None = None
-
-
-def _ensure_processor() -> _ToolSpanProcessor:
-    """The process-wide processor, (re-)registered if ``set_trace_processors`` dropped it."""
-    global _processor
-    from agents.tracing import get_trace_provider
-
-    provider = get_trace_provider()
-    with _processor_lock:
-        first = _processor is None
-        if _processor is None:
-            _processor = _ToolSpanProcessor()
-        current = getattr(getattr(provider, "_multi_processor", None), "_processors", None)
-        if first or (isinstance(current, tuple) and _processor not in current):
-            provider.register_processor(_processor)  # type: ignore[arg-type]
-        return _processor
-
-
-def _otel_parent() -> Any:
-    """The current OpenTelemetry context when a recording span is active, else None."""
-    otel_trace = sys.modules.get("opentelemetry.trace")
-    if otel_trace is None:  # nobody imported OpenTelemetry: nobody is recording
-        return None
-    if not otel_trace.get_current_span().is_recording():
-        return None
-    from opentelemetry import context
-    return context.get_current()
-
-
-def _ns(iso: str | None) -> int | None:
-    if not iso:
-        return None
-    try:
-        return int(datetime.fromisoformat(iso).timestamp() * 1e9)
-    except ValueError:
-        return None
-
-
-def _emit_otel(operation: str, name: str, parent: Any, *, started_at: str | None,
-               ended_at: str | None, error: str | None, arguments: str | None = None) -> None:
-    """One GenAI span (``execute_tool`` or ``invoke_agent``) under ``parent``, SDK-timed."""
-    from opentelemetry import trace
-    from opentelemetry.trace import Status, StatusCode
-
-    attributes: dict[str, Any] = {"gen_ai.operation.name": operation,
-                                  "gen_ai.system": "openai_agents"}
-    if operation == "execute_tool":
-        attributes.update({"gen_ai.tool.name": name, "gen_ai.tool.call.arguments": arguments,
-                           "gen_ai.tool.status": "error" if error else "success"})
-    else:
-        attributes["gen_ai.agent.name"] = name
-    tracer = trace.get_tracer("agentverity_props.openai_agents")
-    span = tracer.start_span(f"{operation} {name}", context=parent,
-                             start_time=_ns(started_at), attributes=attributes)
-    if error:
-        span.set_status(Status(StatusCode.ERROR, error))
-    span.end(end_time=_ns(ended_at))
 
 
 # ------------------------------------------------------------------ the adapter
@@ -292,11 +125,11 @@ class OpenAIAgentsAdapter:
             kwargs["context"] = self._build(self.context_factory, "context_factory")
         if self.session_factory is not None:
             kwargs["session"] = self._build(self.session_factory, "session_factory")
-        processor = _ensure_processor()
+        processor = ensure_processor()
         trace_id = gen_trace_id()  # one trace per call: its spans are this call's tools
         config = (dataclasses.replace(self.run_config, trace_id=trace_id)
                   if self.run_config is not None else RunConfig(trace_id=trace_id))
-        watch = processor.watch(trace_id, _otel_parent())
+        watch = processor.watch(trace_id, otel_parent())
         try:
             try:
                 result = await Runner.run(agent, prompt, run_config=config, **kwargs)
@@ -326,7 +159,7 @@ class OpenAIAgentsAdapter:
 
     # -------------------------------------------------------------- result -> Observation
 
-    def _observe(self, result: Any, watch: _Watch, latency: float) -> Observation:
+    def _observe(self, result: Any, watch: Watch, latency: float) -> Observation:
         final = result.final_output
         raw: Any = None
         verdict = None
@@ -391,7 +224,7 @@ def _arguments(text: Any) -> dict[str, Any]:
     return dict(parsed) if isinstance(parsed, Mapping) else {"input": parsed}
 
 
-def _tool_calls(items: list[Any], watch: _Watch) -> tuple[ToolCall, ...]:
+def _tool_calls(items: list[Any], watch: Watch) -> tuple[ToolCall, ...]:
     calls: list[tuple[str | None, str, dict[str, Any], str | None]] = []
     outputs: dict[str, Any] = {}
     for item in items:
@@ -412,7 +245,7 @@ def _tool_calls(items: list[Any], watch: _Watch) -> tuple[ToolCall, ...]:
         elif kind == "tool_call_output_item":
             outputs[str(_get(raw, "call_id"))] = getattr(item, "output", None)
     with_spans = watch.seen
-    spans: dict[str, list[_ToolSpan]] = {}
+    spans: dict[str, list[ToolSpan]] = {}
     for _, span in sorted(watch.spans, key=lambda pair: pair[0]):
         spans.setdefault(span.name, []).append(span)
     out: list[ToolCall] = []

@@ -423,7 +423,7 @@ def test_provider_throttling_is_retryable_other_errors_are_not():
 
 
 def test_the_engine_timeout_cancels_the_run_and_leaves_no_trace_state():
-    from agentverity_props.adapters import _openai_agents
+    from agentverity_props.adapters import _openai_agents_trace as trace_mod
 
     class SlowModel(ScriptModel):
         async def get_response(self, *args, **kwargs):
@@ -437,8 +437,8 @@ def test_the_engine_timeout_cancels_the_run_and_leaves_no_trace_state():
     with Engine(from_openai_agents(make(add_then_explode)), EngineConfig()) as eng:
         for i in range(20):
             assert run_sync(eng.draw(Probe.make(f"p{i}"))).fired_tools() == ("add",)
-    assert _openai_agents._processor is not None
-    assert _openai_agents._processor._watches == {}  # memory stays flat over many calls
+    assert trace_mod._processor is not None
+    assert trace_mod._processor._watches == {}  # memory stays flat over many calls
 
 
 def test_factory_problems_are_call_errors():
