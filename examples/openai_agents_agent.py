@@ -25,6 +25,10 @@ Routes (the verdict is the structured output's ``verdict`` field):
   upper case is escalated whatever it says (lower-case ``urgent`` never is), so the case
   relation ``prompt -> prompt.upper()`` breaks; its shortest violations have 41 characters.
 
+Keyword rules are brittle to typos (``money bakc`` is no longer a refund request): on
+``examples/inputs/support.txt`` ``run`` reports the typo relation violated on one input, the
+clean agent's only finding.
+
 Tracing stays on this machine: the SDK's default processor, which uploads traces to OpenAI,
 is removed below; the adapter registers its own local processor to read tool statuses.
 """
