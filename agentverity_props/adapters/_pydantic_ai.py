@@ -10,7 +10,7 @@ dependencies per call when they hold state.
 What one call leaves behind (an :class:`~agentverity_props.observation.Observation`), all
 read from the run's own result (``AgentRunResult``):
 
-* ``text`` — the output when it is a string; otherwise the structured output as JSON;
+* ``text`` — the output when it is a string (an enum: its value); otherwise its JSON;
 * ``raw`` — the structured output as a dict (a pydantic model, dataclass or TypedDict), so
   ``--verdict-key`` reaches its fields; ``{"output": value}`` for other non-string outputs;
   ``None`` for text output (the engine's extractor then reads the text);
@@ -32,6 +32,7 @@ A tool that raises any other exception aborts the pydantic-ai run: the call fail
 from __future__ import annotations
 
 import dataclasses
+import enum
 import inspect
 import json
 import time
@@ -138,10 +139,11 @@ class PydanticAIAdapter:
         raw = _jsonable(output)
         if isinstance(output, str):
             text, raw = output, None
-        else:
-            if not isinstance(raw, Mapping):
-                raw = {"output": raw}
-            text = json.dumps(raw, ensure_ascii=False, sort_keys=True, default=str)
+        elif isinstance(raw, Mapping):
+            text = json.dumps(raw, ensure_ascii=False, sort_keys=True)
+        else:  # a scalar, enum or list output: its own text, kept under "output"
+            text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+            raw = {"output": raw}
         verdict = self._verdict_of(raw, output)
         exclude = {*self.exclude_tools, *_output_tool_names(agent, result)}
         return Observation(text=text, verdict=verdict,
@@ -173,20 +175,22 @@ class PydanticAIAdapter:
 
 
 def _jsonable(value: Any) -> Any:
-    """A pydantic model, dataclass or TypedDict as JSON-ready data."""
+    """An output (pydantic model, dataclass, TypedDict, enum, scalar...) as JSON-ready data."""
+    return json.loads(json.dumps(value, default=_default, ensure_ascii=False))
+
+
+def _default(value: Any) -> Any:
+    """``json.dumps`` fallback for what JSON does not know."""
+    if isinstance(value, enum.Enum):
+        return value.value
     dump = getattr(value, "model_dump", None)
     if callable(dump) and not isinstance(value, type):
         return dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return json.loads(json.dumps(dataclasses.asdict(value), default=str))
-    if isinstance(value, (Mapping, list, tuple)):
-        return json.loads(json.dumps(value, default=_default))
-    return value
-
-
-def _default(value: Any) -> Any:
-    jsonable = _jsonable(value)
-    return str(value) if jsonable is value else jsonable
+        return dataclasses.asdict(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    return str(value)
 
 
 def _output_tool_names(agent: Any, result: Any) -> set[str]:

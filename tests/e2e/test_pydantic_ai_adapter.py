@@ -9,6 +9,7 @@ subprocess.
 from __future__ import annotations
 
 import asyncio
+import enum
 import json
 import random
 import subprocess
@@ -218,6 +219,20 @@ def test_text_output_is_the_answer_and_the_engine_extracts_from_it():
     assert obs.verdict is None
     with Engine(from_pydantic_ai(scripted([text("allow")]))) as eng:
         assert run_sync(eng.draw(Probe.make("x"))).verdict == "allow"
+
+
+class Level(enum.Enum):
+    LOW = "low"
+    HIGH = "high"
+
+
+def test_scalar_and_enum_outputs_are_their_own_text_and_json_ready():
+    obs = from_pydantic_ai(scripted([answer(response="high")], output_type=Level)).invoke("x")
+    assert (obs.text, obs.raw) == ("high", {"output": "high"})
+    with Engine(from_pydantic_ai(scripted([answer(response=True)], output_type=bool))) as eng:
+        obs = run_sync(eng.draw(Probe.make("x")))
+    assert (obs.text, obs.raw, obs.verdict) == ("true", {"output": True}, "true")
+    json.dumps(obs.raw)
 
 
 def test_a_missing_verdict_field_fails_naming_the_fields_present():
