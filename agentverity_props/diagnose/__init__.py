@@ -1,7 +1,8 @@
 """Diagnosis before testing: the meter, the blindness health check, and ``run``.
 
 * :func:`measure` / :func:`run_meter` — is the categorical verdict stable enough to test?
-* :func:`blindness_from_keys` and :class:`HealthCheck` — does one verdict dominate?
+* :func:`blindness_from_keys` and :class:`HealthCheck` — does one verdict dominate? Are the
+  draws of one input independent (:class:`DependenceResult`)?
 * :func:`run` — meter, then blindness, then every relation decided by
   :mod:`agentverity_props.relations`, all through one engine.
 
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
-    "BlindnessResult": "._health", "HealthCheck": "._health",
+    "BlindnessResult": "._health", "DependenceResult": "._health", "HealthCheck": "._health",
     "blindness_from_keys": "._health",
     "DEFAULT_MAX_CALLS": "._meter", "PRESETS": "._presets", "InputEvidence": "._meter",
     "MeterResult": "._meter", "resolve_epsilon": "._meter", "run_meter": "._meter",
@@ -29,6 +30,7 @@ __all__ = [
     "DEFAULT_MAX_CALLS",
     "PRESETS",
     "BlindnessResult",
+    "DependenceResult",
     "HealthCheck",
     "InputEvidence",
     "MeterResult",
@@ -49,7 +51,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._health import BlindnessResult, HealthCheck, blindness_from_keys
+    from ._health import BlindnessResult, DependenceResult, HealthCheck, blindness_from_keys
     from ._meter import (
         DEFAULT_MAX_CALLS,
         InputEvidence,

@@ -21,19 +21,46 @@ Blindness
     ``blind`` when a lower bound for some verdict reaches the threshold, ``ok`` when every
     verdict's upper bound is below it, else ``undecided``. No extra agent call is made unless
     both are undecided (then ``run`` tops the sample up with single draws on random inputs).
+
+Dependent draws
+    Null hypothesis: the draws of one input are independent and identically distributed given
+    the input — the assumption of the meter, blindness and relation guarantees. A response
+    cache or sticky session (a repeat tends to get the previous answer) and replicas behind a
+    round-robin load balancer (answers alternate with the call's position) break it. The
+    check makes *blocks* of back-to-back draws of one input, one call at a time, preferring
+    inputs already seen to give more than one answer (only those carry evidence), and feeds
+    them to :class:`~agentverity_props.decide.DependenceTest`, a test martingale on the
+    number of answer switches within each block. ``dependent`` when it crosses
+    ``1 / alpha``: under the null that happens with probability at most ``alpha``. Otherwise
+    ``not detected``: with no power statement — an agent that never changed its answer gives
+    no evidence either way.
 """
 
 from __future__ import annotations
 
 import enum
+import math
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ..decide import census_share_bounds, census_shares, max_share_at_least, mixture_share_bounds
-from ..errors import InvalidArgument
+from ..decide import (
+    DependenceTest,
+    census_share_bounds,
+    census_shares,
+    max_share_at_least,
+    mixture_share_bounds,
+)
+from ..errors import DrawStopped, InvalidArgument
+
+if TYPE_CHECKING:
+    from ..engine import Engine, EvidencePool, Probe
 
 BlindStatus = Literal["blind", "ok", "undecided", "suppressed"]
+DependenceStatus = Literal["dependent", "not detected", "not run", "suppressed"]
+#: Back-to-back draws in one block of the dependence check.
+BLOCK_SIZE = 10
 
 
 class HealthCheck(enum.Enum):
@@ -47,6 +74,10 @@ class HealthCheck(enum.Enum):
 
     unstable_verdict = "unstable_verdict"
     """The meter could not call the verdict deterministic or stochastic."""
+
+    dependent_draws = "dependent_draws"
+    """Draws of one input are not independent (a response cache, a sticky session, replicas
+    taking turns): every error rate the tool states assumes they are."""
 
     @classmethod
     def all(cls) -> list[HealthCheck]:
@@ -154,3 +185,121 @@ def _mixture(keys: list[str], threshold: float, alpha: float,
     lo, hi = bounds[modal]
     return BlindnessResult(_status(bounds, threshold, suppressed), threshold, alpha, modal,
                            count / n, lo, hi, n, dict(dist))
+
+
+# ---------------------------------------------------------------------- dependent draws
+
+_PATTERN = {"runs": "back-to-back draws of one input repeat each other (runs of one answer, "
+                    "as a response cache or a sticky session gives)",
+            "alternation": "back-to-back draws of one input alternate (as replicas behind a "
+                           "round-robin load balancer give)",
+            "mixed": "back-to-back draws of one input are ordered, not exchangeable"}
+
+
+@dataclass(frozen=True)
+class DependenceResult:
+    """The dependent-draws health check (module docstring, "Dependent draws")."""
+
+    status: DependenceStatus
+    alpha: float
+    e_value: float
+    blocks: int
+    informative_blocks: int
+    calls: int
+    pattern: str
+
+    @property
+    def estimand(self) -> str:
+        return ("H0: the draws of one input are independent and identically distributed given "
+                "the input; statistic: answer switches within blocks of back-to-back draws")
+
+    @property
+    def fired(self) -> bool:
+        return self.status == "dependent"
+
+    def guarantee(self) -> str:
+        return (f"P(dependent) <= {self.alpha:g} when the draws are independent given the "
+                "input; valid under optional stopping")
+
+    def warning(self) -> str:
+        """What firing means for the guarantees, and what to do ('' unless fired)."""
+        if not self.fired:
+            return ""
+        return (f"dependent draws: {_PATTERN[self.pattern]} (e-value {self.e_value:.3g} >= "
+                f"1/{self.alpha:g} over {self.blocks} block(s)). The meter's and relations' "
+                "error rates assume independent draws given the input; this agent's draws are "
+                "dependent, so a 'verdict-deterministic' call, a blind probe set and confirmed "
+                "violations may come from the cache or the replicas rather than the agent. "
+                "Disable response caches and sticky sessions, give every call a fresh session, "
+                "or test one replica, then rerun")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "estimand": self.estimand,
+                "guarantee": self.guarantee(), "alpha": self.alpha,
+                "e_value": self.e_value if math.isfinite(self.e_value) else None,
+                "blocks": self.blocks, "informative_blocks": self.informative_blocks,
+                "calls": self.calls, "pattern": self.pattern, "warning": self.warning()}
+
+
+def dependence_result(test: DependenceTest, *, calls: int,
+                      suppressed: bool = False) -> DependenceResult:
+    status: DependenceStatus = ("suppressed" if suppressed else "dependent" if test.fired
+                                else "not detected" if test.blocks else "not run")
+    return DependenceResult(status, test.alpha, test.e_value, test.blocks, test.informative,
+                            calls, test.pattern)
+
+
+def block_label(obs: Any, layer: str) -> str:
+    """A draw's answer at ``layer``; a failed or verdict-less draw is its own answer."""
+    key = obs.key(layer)
+    if key is not None:
+        return str(key)
+    return "!" + (obs.error.kind if obs.error is not None else "no_decision")
+
+
+def dependence_targets(probes: Sequence[Probe], pool: EvidencePool, layer: str,
+                       rng: Any) -> list[Probe]:
+    """Inputs ordered by how much they can show: those whose latest draw is off their modal
+    answer, then those with the most draws away from it (random order among equals); inputs
+    never seen to flip are left out (under independence the order is a function of the past,
+    so the test stays valid)."""
+    scored = []
+    for p in probes:
+        keys = [k for k in pool.get(p.fp).keys(layer) if k is not None]
+        counts = Counter(keys)
+        off = len(keys) - max(counts.values(), default=0)
+        if off:
+            # an input whose latest draw is off its modal answer first: a cache holding that
+            # answer shows a run of it, then a switch, in the very next block
+            modal = max(counts.values())
+            latest_off = counts[keys[-1]] < modal
+            scored.append((-int(latest_off), -off, float(rng.random()), p))
+    return [t[-1] for t in sorted(scored, key=lambda t: t[:3])]
+
+
+async def check_dependence(engine: Engine, targets: Sequence[Probe], pool: EvidencePool,
+                           test: DependenceTest, *, layer: str, blocks: int,
+                           block_size: int = BLOCK_SIZE,
+                           progress: Callable[[int], None] | None = None) -> int:
+    """Feed ``test`` up to ``blocks`` blocks of ``block_size`` back-to-back draws, cycling
+    over ``targets``; stops when it fires, the budget ends or a draw is stopped. Draws are
+    made one at a time (no other call of this engine in between) and kept in ``pool``.
+    Returns the calls made."""
+    made = 0
+    for b in range(blocks):
+        if not targets or test.fired or engine.stopping or not engine.can_afford(block_size):
+            break
+        probe = targets[b % len(targets)]
+        labels = []
+        for idx in engine.allocate(probe, block_size):
+            try:
+                obs = await engine.draw(probe, idx)
+            except DrawStopped:
+                return made
+            made += 1
+            pool.add(probe.fp, idx, obs)
+            labels.append(block_label(obs, layer))
+            if progress is not None:
+                progress(1)
+        test.update(labels)
+    return made

@@ -1,7 +1,15 @@
-"""``run``: meter, then blindness, then noise-calibrated relations, all through one engine.
+"""``run``: meter, then blindness, the dependent-draws check, then noise-calibrated
+relations, all through one engine.
 
 Each phase reuses the draws of the phases before it (meter pairs are blindness samples and
 relation sources), and the calls each phase actually spent are reported.
+
+Multiplicity: a *finding* (exit 1) is a blind probe set, a violated relation or dependent
+draws. ``alpha`` is family-wise over the three: relations are tested at ``alpha / 2`` (split
+again over every exercised (relation, input)), blindness at ``alpha / 4`` and the dependence
+check at ``alpha / 4``, so P(any false finding) <= alpha. The meter's call is not a finding;
+its own error rate is ``alpha`` in the direction it states. Every guarantee assumes the
+draws of one input are independent given the input; the dependence check tests that.
 """
 
 from __future__ import annotations
@@ -26,7 +34,15 @@ from ..relations import (
     RelationResult,
     builtin_relations,
 )
-from ._health import BlindnessResult, HealthCheck, blindness_from_keys
+from ._health import (
+    BlindnessResult,
+    DependenceResult,
+    HealthCheck,
+    blindness_from_keys,
+    check_dependence,
+    dependence_result,
+    dependence_targets,
+)
 from ._meter import MeterResult, resolve_epsilon, run_meter, validate_meter_args
 
 if TYPE_CHECKING:
@@ -39,6 +55,12 @@ SCHEMA = "agentverity_props.run/2"
 #: number of calls, and ``run`` says so instead of spending the budget there.
 RUN_MAX_DRAWS = 60
 BLINDNESS_TOP_UP = 64
+#: Blocks of back-to-back draws the dependence check spends after the meter, and again after
+#: the relations when a violation or a 'verdict-deterministic' call is about to be reported.
+DEPENDENCE_BLOCKS = 4
+DEPENDENCE_TOP_UP = 12
+#: Shares of ``alpha`` for the three kinds of finding (module docstring, "Multiplicity").
+ALPHA_SHARES = {"relations": 0.5, "blindness": 0.25, "dependence": 0.25}
 
 
 #: EngineConfig fields ``RunConfig`` accepts as keywords (applied over ``engine=``).
@@ -165,6 +187,17 @@ class RunResult:
     config: RunConfig
     stop_reason: str = ""
     inputs: dict[str, str] = field(default_factory=dict, repr=False)
+    dependence: DependenceResult | None = None
+
+    def guarantee(self) -> str:
+        """The overall statement printed with every run."""
+        a = self.config.alpha
+        return (f"P(any false finding) <= {a:g} family-wise: relations at "
+                f"{a * ALPHA_SHARES['relations']:g} (split over every exercised candidate), "
+                f"blindness at {a * ALPHA_SHARES['blindness']:g}, dependent draws at "
+                f"{a * ALPHA_SHARES['dependence']:g}; the meter's call is wrong with "
+                f"probability <= {a:g}; all assuming the draws of one input are independent "
+                "given the input (the dependence check tests it)")
 
     @property
     def complete(self) -> bool:
@@ -180,6 +213,8 @@ class RunResult:
     @property
     def findings(self) -> list[str]:
         out = []
+        if self.dependence is not None and self.dependence.fired:
+            out.append(self.dependence.warning())
         if self.blindness.status == "blind":
             out.append(f"blind probe set: '{self.blindness.modal_verdict}' is "
                        f"{self.blindness.share:.0%} of verdicts")
@@ -253,6 +288,7 @@ class RunResult:
             "exit_code": self.exit_code,
             "stop_reason": self.stop_reason,
             "findings": self.findings,
+            "guarantee": self.guarantee(),
             "advice": self.advice,
             "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "indifference": cfg.indifference,
                        "layer": cfg.layer, "budget": cfg.budget, "max_workers": cfg.max_workers,
@@ -261,6 +297,7 @@ class RunResult:
                        "store_mode": cfg.store_mode, "extractor": cfg.extractor.config_id},
             "meter": self.meter.to_dict(),
             "blindness": self.blindness.to_dict(),
+            "dependence": None if self.dependence is None else self.dependence.to_dict(),
             "relations": [r.to_dict() for r in self.relations],
             "calls": {"total": self.ledger.get("calls", 0), **self.phase_calls},
             "ledger": self.ledger,
@@ -305,26 +342,49 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         c_meter = eng.ledger.calls - calls0
         blind = await _blindness(eng, probes, pool, meter, config,
                                  HealthCheck.blind_probe_set in suppressed,
+                                 alpha=config.alpha * ALPHA_SHARES["blindness"],
                                  progress=tick("blindness"))
         c_blind = eng.ledger.calls - calls0 - c_meter
+        from ..decide import DependenceTest
+        dep = DependenceTest(alpha=config.alpha * ALPHA_SHARES["dependence"])
+        dep_off = HealthCheck.dependent_draws in suppressed
+        dep_rng = np.random.default_rng([config.seed, 2])
+        c_dep = 0
+        if not dep_off:
+            c_dep += await check_dependence(
+                eng, dependence_targets(probes, pool, config.layer, dep_rng), pool, dep,
+                layer=config.layer, blocks=DEPENDENCE_BLOCKS, progress=tick("dependence"))
         stop = meter.stop_reason if meter.stop_reason == StopReason.INTERRUPTED else ""
         rel_results: list[RelationResult] = []
+        c0 = eng.ledger.calls
         if rels and not eng.stopping:
-            rel_results = await run_relations(eng, probes, pool, rels, alpha=config.alpha,
+            rel_results = await run_relations(eng, probes, pool, rels,
+                                              alpha=config.alpha * ALPHA_SHARES["relations"],
                                               meter=meter, seed=config.seed,
                                               progress=tick("relations"))
         elif rels:
             rel_results = [RelationResult(r) for r in rels]
             stop = StopReason.INTERRUPTED
-        c_rel = eng.ledger.calls - calls0 - c_meter - c_blind
+        c_rel = eng.ledger.calls - c0
+        if not dep_off and not dep.fired and not eng.stopping:
+            # a violation or a 'deterministic' call is about to be reported: look once more,
+            # on the inputs behind it (every block stays a valid step of the same test)
+            targets = _confirmed_inputs(rel_results, probes)
+            if meter.call == "verdict-deterministic" or blind.status == "blind":
+                targets += dependence_targets(probes, pool, config.layer, dep_rng)
+            if targets:
+                c_dep += await check_dependence(eng, targets, pool, dep, layer=config.layer,
+                                                blocks=DEPENDENCE_TOP_UP,
+                                                progress=tick("dependence"))
         if eng.stopping:
             stop = eng.stop_cause or StopReason.INTERRUPTED
         ledger = eng.ledger.to_dict()
         return RunResult(meter=meter, blindness=blind, relations=tuple(rel_results),
                          ledger=ledger, phase_calls={"meter": c_meter, "blindness": c_blind,
-                                                     "relations": c_rel},
+                                                     "dependence": c_dep, "relations": c_rel},
                          agent=eng.agent.identity, config=config, stop_reason=stop,
-                         inputs={p.fp: p.text for p in probes})
+                         inputs={p.fp: p.text for p in probes},
+                         dependence=dependence_result(dep, calls=c_dep, suppressed=dep_off))
     finally:
         if own_engine:
             await eng.aclose()
@@ -353,8 +413,22 @@ def run(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None 
     return run_sync(arun(agent, inputs, relations, config=config, progress=progress))
 
 
+def _confirmed_inputs(results: Sequence[RelationResult], probes: list[Probe]) -> list[Probe]:
+    """The follow-up and the source of every confirmed violation, in report order."""
+    from ..engine import Probe
+
+    by_fp = {p.fp: p for p in probes}
+    out: list[Probe] = []
+    for r in results:
+        for o in r.outcomes:
+            if o.status == CandidateStatus.CONFIRMED and o.fp in by_fp:
+                src = by_fp[o.fp]
+                out += [Probe.make(r.relation.apply(src.text)), src]
+    return out
+
+
 async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter: MeterResult,
-                     config: RunConfig, suppressed: bool, *,
+                     config: RunConfig, suppressed: bool, *, alpha: float,
                      progress: Callable[[int], None] | None = None) -> BlindnessResult:
     """Blindness from the meter's first draws, topped up by single draws on random inputs."""
     keys: list[str] = []
@@ -366,7 +440,7 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
     def census() -> list[list[str]]:
         return [[k for k in pool.get(p.fp).keys(config.layer) if k is not None] for p in probes]
 
-    res = blindness_from_keys(keys, threshold=config.blindness_threshold, alpha=config.alpha,
+    res = blindness_from_keys(keys, threshold=config.blindness_threshold, alpha=alpha,
                               suppressed=suppressed, per_input=census())
     if suppressed or res.status != "undecided":
         return res
@@ -388,7 +462,7 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
             continue
         keys.append(k)
         res = blindness_from_keys(keys, threshold=config.blindness_threshold,
-                                  alpha=config.alpha, per_input=census())
+                                  alpha=alpha, per_input=census())
         if res.status != "undecided":
             break
     return res

@@ -6,7 +6,7 @@ import io
 from typing import Any
 
 EXIT_MEANING = {0: "clean: measured, not blind, no confirmed violation",
-                1: "finding: blind probe set or confirmed violation",
+                1: "finding: blind probe set, confirmed violation or dependent draws",
                 2: "incomplete or undecided evidence"}
 
 
@@ -36,7 +36,8 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
               f"{m['calls']} calls")
     lo_b, hi_b = m["epsilon"] / m["indifference"], min(1.0, m["epsilon"] * m["indifference"])
     con.print(f"             [dim]P(wrong call) <= {m['alpha']:g}: 'deterministic' when theta >= "
-              f"{hi_b:g}, 'stochastic' when theta <= {lo_b:g}; anytime-valid[/]")
+              f"{hi_b:g}, 'stochastic' when theta <= {lo_b:g}; anytime-valid, assuming "
+              "independent draws given the input[/]")
     flipped = sum(1 for e in m["per_input"] if len(e["counts"]) > 1)
     if flipped:
         con.print(f"             {flipped} input(s) gave more than one verdict")
@@ -57,12 +58,23 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         dist = ", ".join(f"{k}: {v}" for k, v in sorted(b["distribution"].items(),
                                                          key=lambda kv: -kv[1]))
         con.print(f"             verdicts: {dist}")
+    dep = d.get("dependence")
+    if dep:
+        dstyle = {"dependent": "red", "not detected": "green", "not run": "dim",
+                  "suppressed": "dim"}[dep["status"]]
+        ev = dep["e_value"]
+        con.print(f"  Dependence [{dstyle}]{dep['status']}[/] ({dep['blocks']} block(s) of "
+                  f"back-to-back draws, {dep['calls']} calls, e-value "
+                  f"{'inf' if ev is None else f'{ev:.3g}'} vs 1/{dep['alpha']:g})")
+        if dep["warning"]:
+            from rich.markup import escape as _esc_w
+            con.print(f"  [bold red]Warning[/]: {_esc_w(dep['warning'])}")
     con.print()
     rels = d["relations"]
     if rels:
         con.print("[bold]Relations[/] (family-wise alpha "
-                  f"{d['config']['alpha']:g}; raw = screen flips, calibrated = beyond the "
-                  "agent's own noise)")
+                  f"{d['config']['alpha'] / (2 if 'guarantee' in d else 1):g}; raw = screen "
+                  "flips, calibrated = beyond the agent's own noise)")
         t = Table(show_edge=False, pad_edge=False, box=None)
         for col in ("relation", "type", "layer", "status", "exercised", "skipped", "raw",
                     "calibrated", "draws"):
@@ -104,11 +116,14 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         for f in d["findings"]:
             con.print(f"  - {f}")
         con.print()
+    if d.get("guarantee"):
+        con.print(f"[dim]Guarantee: {d['guarantee']}[/]")
     calls = d["calls"]
     budget = d["config"]["budget"]
     led = d["ledger"]
-    con.print(f"Calls: meter {calls['meter']} · blindness {calls['blindness']} · relations "
-              f"{calls['relations']} · total {calls['total']}"
+    dep_calls = f" · dependence {calls['dependence']}" if "dependence" in calls else ""
+    con.print(f"Calls: meter {calls['meter']} · blindness {calls['blindness']}{dep_calls} · "
+              f"relations {calls['relations']} · total {calls['total']}"
               f" (budget {budget if budget is not None else 'none'}; replayed "
               f"{led.get('replayed', 0)}, retries {led.get('retries', 0)}, failures "
               f"{led.get('failures', 0)})")

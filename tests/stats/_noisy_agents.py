@@ -466,3 +466,70 @@ def retry_test(scenario: Scenario, s: int, q: float, n: int, *,
     test = _plain_design(scenario, s, agent, max_examples, decide)
     test.harness = Harness(scenario, agent, f"retry x{n}", extra={"n": n})  # type: ignore[attr-defined]
     return test
+
+
+# ------------------------------------------------------------------ dependent draws
+
+
+def sticky(agent: Agent, stickiness: float, rng: random.Random) -> Agent:
+    """A response cache in front of ``agent``: with probability ``stickiness`` a prompt gets
+    the answer it got last time (when it has one), else a fresh answer from ``agent``, which
+    then becomes the cached one. ``rng`` is the cache's own, used under a lock."""
+    if not 0.0 <= stickiness <= 1.0:
+        raise ValueError(f"stickiness={stickiness!r} must be in [0, 1]")
+    last: dict[str, str] = {}
+    lock = threading.Lock()
+
+    def cached(prompt: str) -> str:
+        with lock:
+            if prompt in last and rng.random() < stickiness:
+                return last[prompt]
+        answer = agent(prompt)
+        with lock:
+            last[prompt] = answer
+        return answer
+
+    return cached
+
+
+def round_robin(replicas: Sequence[Agent]) -> Agent:
+    """Replicas behind a round-robin load balancer: call ``n`` (counted over every prompt)
+    goes to replica ``n % len(replicas)``."""
+    calls = [0]
+    lock = threading.Lock()
+
+    def balanced(prompt: str) -> str:
+        with lock:
+            n = calls[0]
+            calls[0] += 1
+        return replicas[n % len(replicas)](prompt)
+
+    return balanced
+
+
+def binary_noise_agent(theta: float, rng: random.Random) -> Agent:
+    """Two labels; every prompt gets its own majority label (from a hash of the prompt) and
+    the minority label with probability ``p`` on each call, where ``2p(1 - p) = theta``: the
+    pair-disagreement rate the meter estimates is exactly ``theta`` on every input."""
+    p = (1 - (1 - 2 * theta) ** 0.5) / 2
+    labels = ("allow", "block")
+    lock = threading.Lock()
+
+    def agent(prompt: str) -> str:
+        major = sum(map(ord, prompt)) % 2
+        with lock:
+            flip = rng.random() < p
+        return labels[1 - major] if flip else labels[major]
+
+    return agent
+
+
+def gate_replicas(q: float, rng: random.Random) -> list[Agent]:
+    """Two replicas of the text gate that behave differently (the second one only asks for
+    ``review`` where the first blocks), each case-invariant, each with noise ``q``: behind
+    :func:`round_robin` no relation is violated by either replica or by their mixture."""
+    def variant(prompt: str) -> str:
+        return "review" if text_fair_verdict(prompt) == "block" else "allow"
+
+    return [noisy(text_fair_verdict, GATE_LABELS, q, rng),
+            noisy(variant, GATE_LABELS, q, random.Random(rng.random()))]
