@@ -629,13 +629,18 @@ def test_cli_run_on_the_example_factory_offline(tmp_path):
     proc = _cli(["run", "--agent", "examples/openai_agents_agent.py:make_agent",
                  "--inputs", "examples/inputs/support.txt", "--format", "json", "-o", str(out),
                  "--no-progress"], tmp_path)
-    assert proc.returncode in (0, 1), proc.stderr
+    # 0 clean, 1 finding (the typo relation, usually), 2 undecided on a noisy input; the
+    # ledger below rules out the other meaning of 2 (failed calls, a stop)
+    assert proc.returncode in (0, 1, 2), proc.stderr
     assert "Traceback" not in proc.stderr
+    assert "error:" not in proc.stderr
     data = json.loads(out.read_text())
     text = json.dumps(data)
     assert "openai-agents:openai_agents_agent.make_agent" in text
     ledger = data.get("ledger") or {}
     assert ledger.get("failures") == 0
+    assert ledger.get("stop_cause") is None
+    assert not ledger.get("interrupted")
     assert ledger.get("input_tokens", 0) > 0
     assert ledger.get("calls", 0) > 50
 
