@@ -81,6 +81,7 @@ class AgentStateMachine(RuleBasedStateMachine):
     timeout_s: ClassVar[float | None] = 60.0
     max_candidates: ClassVar[int | None] = None
     seed_draws: ClassVar[int] = 0
+    extractor: ClassVar[Any] = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -196,7 +197,8 @@ def conversation_machine(*, agent: Any, turns: st.SearchStrategy[str],
                          relations: Sequence[ConversationRelation] = (), max_turns: int = 6,
                          alpha: float = 0.05, beta: float = 0.01, budget: int | None = 20_000,
                          max_workers: int = 4, timeout_s: float | None = 60.0,
-                         name: str = "ConversationMachine") -> type[AgentStateMachine]:
+                         extractor: Any = None, name: str = "ConversationMachine"
+                         ) -> type[AgentStateMachine]:
     """An :class:`AgentStateMachine` whose one turn rule draws user turns from ``turns``.
 
     Args:
@@ -206,6 +208,8 @@ def conversation_machine(*, agent: Any, turns: st.SearchStrategy[str],
             first entries: list the simplest turns first).
         invariants / relations: the checks (at least one).
         max_turns: steps per example.
+        extractor: how a turn's verdict is read (default: the answer's ``verdict``, else its
+            text); relations compare verdicts.
     """
     conv = conversational(agent)
     if not isinstance(turns, st.SearchStrategy):
@@ -224,7 +228,7 @@ def conversation_machine(*, agent: Any, turns: st.SearchStrategy[str],
     if rels:
         rules["edit_earlier_turn"] = relation_rule()
     attrs = {"agent": conv, "conversation_invariants": invs, "conversation_relations": rels,
-             "max_turns": max_turns,
+             "max_turns": max_turns, "extractor": extractor,
              "alpha": alpha, "beta": beta, "budget": budget, "max_workers": max_workers,
              "timeout_s": timeout_s, **rules, "__module__": __name__}
     return type(name, (AgentStateMachine,), attrs)
@@ -280,7 +284,8 @@ def run_conversation_test(machine: type[AgentStateMachine], *, settings: Any = N
     run = ConversationRun(agent=agent, test=name, alpha=machine.alpha, beta=machine.beta,
                           budget=machine.budget, max_turns=machine.max_turns, max_candidates=m,
                           max_workers=machine.max_workers, timeout_s=machine.timeout_s,
-                          seed=machine.seed_draws if seed is None else seed)
+                          seed=machine.seed_draws if seed is None else seed,
+                          extractor=machine.extractor)
     rec = run.record
     rec.seed = getattr(machine, "_hypothesis_internal_use_seed", None)
     with _RUNS_LOCK:

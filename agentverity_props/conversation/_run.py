@@ -126,7 +126,7 @@ class ConversationRun:
             rec.confirmed += 1
         if out.status in (CandidateStatus.INCOMPLETE, CandidateStatus.UNDECIDED):
             rec.undecided += 1
-            if not self.engine.can_afford(1):
+            if not self.draws.can_afford(2):  # a round of replays no longer fits the budget
                 rec.budget_exhausted = True
         return out
 

@@ -41,8 +41,15 @@ from typing import Any
 
 from .support import ORDERS, route
 
-__all__ = ["FILLERS", "PARAPHRASES", "TURNS", "noisy_support", "support_conversation",
-           "support_machine"]
+__all__ = [
+    "FILLERS",
+    "PARAPHRASES",
+    "TURNS",
+    "noisy_support",
+    "strands_support_factory",
+    "support_conversation",
+    "support_machine",
+]
 
 _ORDER_ID = re.compile(r"#?\b(\d{4})\b")
 _BENIGN = ("ask_order", "noted", "faq", "escalate")
@@ -192,3 +199,77 @@ def support_machine(*, seed: int = 0, noise: float = 0.15, bug: bool = True,
         max_turns=max_turns, max_workers=max_workers, budget=budget,
         name="SupportConversation")
     return hypothesis_seed(seed)(machine)
+
+
+# ------------------------------------------------------------------ the Strands version
+
+
+def _conversation_policy(*, noise: float, bug: bool) -> Any:
+    """An :class:`OfflineModel` policy playing :func:`support_conversation` over a Strands
+    agent's messages: the user's *text* messages are the conversation; the tool calls since
+    the last of them are this turn's."""
+    import json
+
+    from ._offline_model import Action, call_tool, final
+
+    def split(messages: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[tuple[str, str]]]:
+        users: list[str] = []
+        done: list[tuple[str, str]] = []
+        names: dict[str, str] = {}
+        for m in messages:
+            blocks = m.get("content", ())
+            texts = [b["text"] for b in blocks if "text" in b]
+            if m.get("role") == "user" and texts:
+                users.append("".join(texts))
+                done = []
+            for b in blocks:
+                if "toolUse" in b:
+                    names[b["toolUse"]["toolUseId"]] = b["toolUse"]["name"]
+                elif "toolResult" in b:
+                    res = b["toolResult"]
+                    done.append((names.get(res["toolUseId"], "?"), res.get("status", "success")))
+        return users, done
+
+    def policy(messages: Sequence[Mapping[str, Any]], tool_specs: Sequence[Mapping[str, Any]],
+               rng: random.Random) -> Action:
+        users, done = split(messages)
+        action, oid = _decide(users, bug=bug)
+        if not done and noise and rng.random() < noise:
+            action = rng.choice([a for a in _BENIGN if a != action])
+        if not done:
+            if action in ("lookup_refund",):
+                return call_tool("lookup_order", order_id=oid)
+            if action == "refund_direct":
+                return call_tool("issue_refund", order_id=oid, amount=ORDERS.get(oid or "", 0.0))
+            if action == "escalate":
+                return call_tool("escalate_to_human", reason=users[-1][:120])
+            if action == "faq":
+                return call_tool("search_faq", query=users[-1][:120])
+            return final(json.dumps({"verdict": action, "reply": "ok"}))
+        last_name, last_status = done[-1]
+        if last_name == "lookup_order" and last_status == "success" and len(done) == 1:
+            return call_tool("issue_refund", order_id=oid, amount=ORDERS[oid or ""])
+        return final(json.dumps({"verdict": done[0][0], "reply": "done"}))
+
+    return policy
+
+
+def strands_support_factory(*, seed: int = 0, noise: float = 0.15, bug: bool = True) -> Any:
+    """A zero-argument factory of fresh Strands support agents playing the conversation
+    agent (real ``@tool`` functions of :mod:`.support`, offline model, own ``Random``)."""
+    from strands import Agent
+
+    from ._offline_model import OfflineModel
+    from .support import escalate_to_human, issue_refund, lookup_order, search_faq
+
+    rng = random.Random(seed)
+    policy = _conversation_policy(noise=noise, bug=bug)
+
+    def make_agent() -> Any:
+        model = OfflineModel(policy, rng=rng, model_id="offline-support-conversation")
+        return Agent(model=model, tools=[lookup_order, issue_refund, escalate_to_human,
+                                         search_faq],
+                     system_prompt="You are a support agent. Use the tools, then answer in JSON.",
+                     callback_handler=None, retry_strategy=None, name="support-conversation")
+
+    return make_agent
