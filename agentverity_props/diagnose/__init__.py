@@ -18,7 +18,8 @@ from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
     "BlindnessResult": "._health", "DependenceResult": "._health", "HealthCheck": "._health",
-    "blindness_from_keys": "._health",
+    "blindness_from_keys": "._health", "check_dependence": "._health",
+    "dependence_result": "._health",
     "DEFAULT_MAX_CALLS": "._meter", "PRESETS": "._presets", "InputEvidence": "._meter",
     "MeterResult": "._meter", "resolve_epsilon": "._meter", "run_meter": "._meter",
     "validate_meter_args": "._meter",
@@ -38,6 +39,8 @@ __all__ = [
     "RunResult",
     "arun",
     "blindness_from_keys",
+    "check_dependence",
+    "dependence_result",
     "measure",
     "resolve_epsilon",
     "run",
@@ -51,7 +54,14 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._health import BlindnessResult, DependenceResult, HealthCheck, blindness_from_keys
+    from ._health import (
+        BlindnessResult,
+        DependenceResult,
+        HealthCheck,
+        blindness_from_keys,
+        check_dependence,
+        dependence_result,
+    )
     from ._meter import (
         DEFAULT_MAX_CALLS,
         InputEvidence,

@@ -15,13 +15,15 @@ Design
     none is discarded.
 
 Spread pairs
-    Trials run in *waves* of ``max(2, max_workers)``: every first draw of the wave, then every
-    second draw in an order shuffled by the meter's generator, so the two draws of a pair are
-    never back to back and their positions in the call sequence are random (an agent whose
-    behaviour depends on the call's position, such as replicas taking turns, is then seen as
-    the mixture it is). The wave's inputs, draw indices and order are fixed before its draws,
-    and the next wave is planned only once this one is fed: the same seed requests the same
-    draws in the same order.
+    Trials run in *waves* of ``max(3, max_workers)`` (fewer when the SPRT could decide
+    sooner, so a deterministic agent still costs 76 calls): every first draw of the wave,
+    then every second draw in an order shuffled by the meter's generator (the last first
+    draw's partner never right after it). With one worker the two draws of a pair are never
+    back to back, and their positions in the call sequence are random, so an agent whose
+    behaviour depends on the call's position (replicas taking turns) is seen as the mixture
+    it is. The wave's inputs, draw indices and order are fixed before its draws, and the
+    next wave is planned only once this one is fed: the same seed requests the same draws
+    in the same order.
 
     The outcomes feed :class:`~agentverity_props.decide.BernoulliSPRT` with
     ``p0 = epsilon / r`` and ``p1 = epsilon * r`` (``r`` = ``indifference``, default 2),
@@ -203,7 +205,7 @@ async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, 
     decision = None
     # a wave of trials: every first draw, then every second draw in a shuffled order, so the
     # two draws of a pair are never back to back (module docstring, "Spread pairs")
-    wave_size = max(2, workers)
+    wave_size = max(3, workers)
 
     def may_schedule() -> bool:
         nonlocal stop_reason
@@ -243,13 +245,17 @@ async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, 
         # meter's own generator before any of its draws, and the next wave only once this
         # one is fed: the draws requested depend on outcomes only, never on timing.
         wave: list[tuple[Probe, list[int]]] = []
-        while len(wave) < wave_size and may_schedule():
+        size = max(2, min(wave_size, _fewest_to_decide(sprt)))
+        while len(wave) < size and may_schedule():
             probe = probes[int(rng.integers(len(probes)))]
             wave.append((probe, engine.allocate(probe, 2)))
             scheduled += 1
         if not wave:
             break
         order = [int(i) for i in rng.permutation(len(wave))]
+        if len(order) > 1 and order[0] == len(wave) - 1:
+            # the last first draw's partner never comes right after it
+            order[0], order[1] = order[1], order[0]
         firsts = await asyncio.gather(*(one(p, idx[0]) for p, idx in wave))
         seconds: dict[int, Observation | DrawStopped] = {}
         todo = [k for k in order if isinstance(firsts[k], Observation)]
@@ -305,6 +311,14 @@ async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, 
         history=tuple(history), stop_reason=stop_reason or "decided",
         first_draws=tuple(first_draws))
     return _with_advice(result, sprt)
+
+
+def _fewest_to_decide(sprt: BernoulliSPRT) -> int:
+    """Trials before the SPRT could possibly decide (all agreeing or all disagreeing): a wave
+    no larger than that never draws past a decision it could have made at its fastest."""
+    low = (sprt.llr - sprt._lower) / -sprt._llr0 if sprt._llr0 < 0 else math.inf
+    high = (sprt._upper - sprt.llr) / sprt._llr1 if sprt._llr1 > 0 else math.inf
+    return max(1, math.ceil(min(low, high) - 1e-9))
 
 
 def _per_input(probes: list[Probe], pool: EvidencePool, layer: str, pair_count: Counter[str],

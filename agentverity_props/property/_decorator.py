@@ -13,7 +13,11 @@ Error control, both ways. False violations: every candidate Hypothesis evaluates
 explicit ``@example``, shrinking) that needs rounds beyond its screen is one test of the
 family; at most ``max_candidates`` are tested, each at ``alpha / max_candidates``, so a
 relation the agent truly satisfies fails the test with probability at most ``alpha``, however
-many examples and shrink steps ran. False passes: each candidate is dismissed with probability
+many examples and shrink steps ran, assuming the draws of one input are independent given the
+input: on the first confirmed violation a dependent-draws check (blocks of back-to-back draws,
+:class:`~agentverity_props.diagnose.HealthCheck` ``dependent_draws``) runs once, and when it
+fires the failure and the test's warnings say the violation may come from a response cache or
+replicas rather than the agent. False passes: each candidate is dismissed with probability
 at most ``beta`` when it violates at least as reliably as the stated alternative (learned
 from the agent's noise, then from the violations already confirmed in this test), so shrink
 steps are not lost to a clean screen on a noisy agent. A candidate that could not be decided
@@ -107,6 +111,7 @@ class AgentCheck:
         self.learner = EvidenceLearner()
         self._anchor_keys: dict[str, str] = {}
         self._calls_at: dict[tuple[object, ...], int] = {}
+        self._dependence: str | None = None  # the check's warning, once it has run
 
     # -- public relation methods -----------------------------------------------------
 
@@ -174,7 +179,9 @@ class AgentCheck:
         rec.minimal = ce
         cls = violation_class(rel.name)
         c = out.decision or {}
+        warning = self._dependence_warning(rel, src, fu)
         raise cls(
+            (f"{warning}\n  " if warning else "") +
             f"relation '{rel.name}' ({rel.rtype}) violated beyond the agent's noise: source "
             f"verdict {out.source!r}, follow-up {out.follow_up!r}; "
             f"{c.get('follow_up_violations')}/{c.get('follow_up_draws')} follow-up draws "
@@ -183,6 +190,27 @@ class AgentCheck:
             f"1/{rec.alpha_candidate:.3g}, alpha/{rec.max_candidates})"
             f"\n  source:    {source!r}\n  follow-up: {follow_up!r}"
             f"\n  reproduce: {ce.example_literal()}")
+
+    def _dependence_warning(self, rel: Relation, src: Probe, fu: Probe) -> str:
+        """The dependent-draws check, run once per test on the first confirmed violation
+        (blocks of back-to-back draws of its follow-up and source, counted in the budget):
+        its warning, or '' (also when suppressed)."""
+        if HealthCheck.dependent_draws in self._opts.suppress_health_check:
+            return ""
+        if self._dependence is None:
+            from ..decide import DependenceTest
+            from ..diagnose import check_dependence
+
+            test = DependenceTest(alpha=self._record.alpha)
+            self._loop.run(check_dependence(self._engine, [fu, src], self._pool, test,
+                                            layer=rel.layer, blocks=4))
+            from ..diagnose import dependence_result
+            self._dependence = dependence_result(test, calls=0).warning()
+            if self._dependence:
+                self._record.warnings.append(self._dependence)
+            led = self._engine.ledger
+            self._record.calls, self._record.replayed = led.calls, led.replayed
+        return self._dependence
 
     def _counterexample(self, rel: Relation, source: str, follow_up: str,
                         out: RelationOutcome, calls_at: int) -> Counterexample:

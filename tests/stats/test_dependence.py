@@ -1,0 +1,172 @@
+"""The dependent-draws health check: its false-alarm rate on independent agents stays at or
+below its alpha, it fires on a response cache and on round-robin replicas, no violation or
+'deterministic' call is reported for them without its warning, and the spread scheduling of
+the meter and the relations stays reproducible."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import numpy as np
+import pytest
+
+from agentverity_props import RunConfig, from_callable, run
+from agentverity_props.decide import DependenceTest, block_e_value, clopper_pearson
+from agentverity_props.diagnose._run import ALPHA_SHARES
+
+from ._noisy_agents import (
+    binary_noise_agent,
+    gate_replicas,
+    round_robin,
+    sticky,
+    text_planted_agent,
+)
+
+pytestmark = pytest.mark.stats
+
+ALPHA = 0.05
+ALPHA_DEP = ALPHA * ALPHA_SHARES["dependence"]
+#: half of the prompts hold "urgent" in a prompt over 40 characters (the gate blocks them)
+INPUTS = [f"request number {i} about account {i * 7}"
+          + (" and it is urgent, please" if i % 2 else "") for i in range(20)]
+
+
+def _rate(k: int, n: int) -> str:
+    lo, hi = clopper_pearson(k, n, alpha=0.05)
+    return f"{k}/{n} = {k / n:.3f}, 95% CP [{lo:.3f}, {hi:.3f}]"
+
+
+@pytest.mark.parametrize("keys", ["aaab", "aabbc", "aaaaaabb", "abcdef", "aaabbbbbbb",
+                                  "aabbccdd"])
+def test_block_e_value_has_mean_one_over_the_orderings(keys):
+    """Under exchangeability every ordering of the multiset is equally likely: the e-value's
+    mean over the orderings is exactly one (it is an e-value, not an approximation)."""
+    perms = set(itertools.permutations(keys))
+    mean = sum(block_e_value(p) for p in perms) / len(perms)
+    assert mean == pytest.approx(1.0, abs=1e-9)
+
+
+def test_false_alarm_at_most_alpha_under_continuous_monitoring():
+    """i.i.d. blocks of 10 answers (varied answer distributions, 30 blocks each run, checked
+    after every block): the test fires in at most alpha of runs (+3 standard errors)."""
+    rng = np.random.default_rng(13)
+    reps, alpha = 3000, 0.05
+    fired = 0
+    for r in range(reps):
+        p = rng.dirichlet(np.ones(3) * (0.3 + r % 3))
+        test = DependenceTest(alpha=alpha)
+        for _ in range(30):
+            block = [str(v) for v in rng.choice(3, size=10, p=p)]
+            if test.update(block):
+                fired += 1
+                break
+    print("false alarm", _rate(fired, reps))
+    assert fired / reps <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
+
+
+def _runs(make, n: int, *, relations: bool):
+    out = []
+    for s in range(n):
+        agent = make(s)
+        r = run(from_callable(agent, identity="sim"), INPUTS, None if relations else [],
+                config=RunConfig(seed=s, max_workers=1, alpha=ALPHA))
+        out.append(r)
+    return out
+
+
+def test_independent_agents_rarely_trigger_the_check():
+    """Independent draws, through the real ``run``: a meter-boundary binary agent and the
+    noisy gate with relations. The check fires in at most its alpha (alpha/4) of runs
+    (+3 standard errors)."""
+    runs = _runs(lambda s: binary_noise_agent(0.1, random.Random(s)), 60, relations=False)
+    runs += _runs(lambda s: text_planted_agent(0.15, random.Random(s), bug=False), 6,
+                  relations=True)
+    fired = sum(r.dependence.fired for r in runs)
+    n = len(runs)
+    print("independent agents", _rate(fired, n))
+    assert fired / n <= ALPHA_DEP + 3 * math.sqrt(ALPHA_DEP * (1 - ALPHA_DEP) / n)
+
+
+def _goal(runs) -> tuple[int, int]:
+    """(runs where the check fired, runs that report a violation or 'verdict-deterministic'
+    without the check's warning)."""
+    fired = sum(r.dependence.fired for r in runs)
+    bare = sum(1 for r in runs
+               if (r.meter.call == "verdict-deterministic"
+                   or any(x.status == "VIOLATED" for x in r.relations))
+               and not r.dependence.fired)
+    return fired, bare
+
+
+def test_sticky_cache_fires_and_every_violation_carries_the_warning():
+    """A response cache (repeat probability 0.8) over the noisy gate (15% noise, no bug): the
+    cache makes relations report false violations; the check fires and names them."""
+    runs = _runs(lambda s: sticky(text_planted_agent(0.15, random.Random(s), bug=False), 0.8,
+                                  random.Random(s + 10**6)), 8, relations=True)
+    fired, bare = _goal(runs)
+    print("sticky gate: fired", _rate(fired, len(runs)), "bare findings", bare)
+    assert fired >= 7
+    assert bare == 0
+    text = runs[0].summary()
+    assert "assume independent draws given the input" in text or not runs[0].dependence.fired
+    d = runs[0].to_dict()
+    assert d["dependence"]["status"] in ("dependent", "not detected")
+    assert "independent given the input" in d["guarantee"]
+
+
+def test_round_robin_replicas_fire_and_no_false_violation():
+    """Two replicas that differ (one blocks where the other asks for review) behind a
+    round-robin balancer: randomised source/follow-up order keeps relations clean, and the
+    check fires on the alternation."""
+    runs = _runs(lambda s: round_robin(gate_replicas(0.05, random.Random(s))), 8,
+                 relations=True)
+    fired, bare = _goal(runs)
+    print("round robin: fired", _rate(fired, len(runs)), "bare findings", bare)
+    assert fired >= 7
+    assert bare == 0
+    assert all(r.dependence.pattern == "alternation" for r in runs if r.dependence.fired)
+
+
+def test_same_seed_same_calls():
+    """The spread schedules (meter waves, relation rounds in random order, dependence
+    blocks) request the same prompts in the same order for the same seed."""
+    def calls(seed: int) -> list[str]:
+        seen: list[str] = []
+        inner = text_planted_agent(0.15, random.Random(7), bug=False)
+
+        def agent(p: str) -> str:
+            seen.append(p)
+            return inner(p)
+
+        run(from_callable(agent, identity="sim"), INPUTS[:6],
+            config=RunConfig(seed=seed, max_workers=1, budget=400))
+        return seen
+
+    a, b = calls(3), calls(3)
+    assert a == b
+    assert calls(4) != a
+
+
+def test_meter_pairs_are_not_back_to_back():
+    """With one worker, no meter pair's two draws are consecutive calls (waves of three: the
+    three first draws, then the three second draws, the last first draw's partner never
+    next), and the order of the second draws varies from wave to wave."""
+    seen: list[str] = []
+
+    def agent(p: str) -> str:
+        seen.append(p)
+        return "allow"
+
+    r = run(from_callable(agent, identity="sim"), INPUTS, [],
+            config=RunConfig(seed=1, max_workers=1,
+                             suppress_health_check=["dependent_draws"]))
+    assert r.meter.calls == 76
+    meter = seen[:60]  # waves of three until the SPRT could decide within fewer trials
+    waves = [meter[i:i + 6] for i in range(0, len(meter), 6)]
+    assert len(waves) >= 10
+    assert all(sorted(w[:3]) == sorted(w[3:]) for w in waves)
+    distinct = [w for w in waves if len(set(w[:3])) == 3]
+    assert all(w[3] != w[2] for w in distinct)
+    assert len({tuple(w[:3].index(x) for x in w[3:]) for w in distinct}) > 1
