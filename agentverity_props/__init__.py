@@ -48,6 +48,10 @@ _EXPORTS: dict[str, str] = {
     "enlarge": ".strategies",
     "EnlargeResult": ".strategies",
     "counterexample_report": ".property",
+    # multi-turn properties
+    "AgentStateMachine": ".conversation",
+    "conversation_machine": ".conversation",
+    "run_conversation_test": ".conversation",
     # regression references
     "create_snapshot": ".snapshot",
     "compare_snapshot": ".snapshot",
@@ -68,6 +72,7 @@ __all__ = [
     "PRESETS",
     "AgentCallError",
     "AgentCheck",
+    "AgentStateMachine",
     "AgentVerityError",
     "BadInput",
     "BlindnessResult",
@@ -95,6 +100,7 @@ __all__ = [
     "by_key",
     "by_regex",
     "compare_snapshot",
+    "conversation_machine",
     "counterexample_report",
     "create_snapshot",
     "enlarge",
@@ -103,6 +109,7 @@ __all__ = [
     "from_strands",
     "measure",
     "run",
+    "run_conversation_test",
 ]
 
 
@@ -111,6 +118,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 if TYPE_CHECKING:  # pragma: no cover
     from .adapters import from_callable, from_http, from_strands
+    from .conversation import AgentStateMachine, conversation_machine, run_conversation_test
     from .diagnose import (
         PRESETS,
         BlindnessResult,

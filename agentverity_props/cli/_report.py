@@ -18,6 +18,8 @@ TEXT_RENDERERS: dict[str, tuple[str, str, str]] = {
                                      "render_snapshot_junit"),
     "agentverity_props.check/1": ("._snapshot", "render_check_text", "render_check_junit"),
     "agentverity_props.tools/1": ("._tools", "render_tools_text", "render_tools_junit"),
+    "agentverity_props.conversation/1": ("._conversation", "render_conversation_text",
+                                         "render_conversation_junit"),
 }
 
 

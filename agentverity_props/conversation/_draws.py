@@ -5,9 +5,12 @@ turn sent in order, one engine draw per turn (so the budget, the ledger, concurr
 timeouts count turns, the calls an agent really receives). Replays of one conversation are
 numbered; replay ``r`` is the same transcript for every check that reads it.
 
-Replay 0 of ``C`` *continues* replay 0 of ``C[:-1]`` when the session can be copied (the
-state machine's own run of the example, one new turn per step): a k-step example costs k calls
-to screen, not k(k+1)/2. Every other replay starts from the first turn.
+The *screen* of an invariant that must never fail (``tolerance == 0``) *continues* the screen
+of ``C[:-1]`` when the session can be copied (the state machine's own run of the example, one
+new turn per step): a k-step example costs k calls to screen, not k(k+1)/2. That draw's prefix
+was seen before (by the shorter conversation's decision); it may still feed the violation
+e-process, because under that invariant's H0 (it never fails) it never fails after any prefix
+either. Every other draw is a replay from the first turn, independent of everything seen.
 
 :class:`ConversationDraws` offers the engine interface :class:`RelationDecider` uses
 (``allocate``, ``draw``, ``can_afford``, ``stopping``) over three kinds of probe:
@@ -40,6 +43,8 @@ if TYPE_CHECKING:
 
 Kind = Literal["last", "check", "virtual"]
 HOLDS, VIOLATED = "holds", "violated"
+#: The replay number of the lineage (the screens of "never" invariants, one turn per step).
+LINEAGE = -1
 
 
 def conversation_fp(turns: tuple[str, ...]) -> str:
@@ -112,7 +117,11 @@ class ConversationDraws:
         if target.kind == "virtual":
             return Observation(verdict=VIOLATED if self._rng.random() < target.tolerance
                                else HOLDS)
-        transcript = await self.replay(target.turns, index)
+        # the screen of a "never" invariant continues the shorter conversation's screen (see
+        # the module docstring); every other draw is a replay from the first turn
+        lineage = (index == 0 and target.kind == "check" and target.invariant is not None
+                   and target.invariant.tolerance == 0)
+        transcript = await self.replay(target.turns, LINEAGE if lineage else index)
         last = transcript[-1]
         if target.kind == "last" or len(transcript) < len(target.turns) or not last.ok:
             return last
@@ -149,8 +158,8 @@ class ConversationDraws:
                     ) -> tuple[Observation, ...]:
         session: Session | None = None
         prefix: tuple[Observation, ...] = ()
-        if index == 0 and len(turns) > 1:
-            parent = await self.replay(turns[:-1], 0)
+        if index == LINEAGE and len(turns) > 1:
+            parent = await self.replay(turns[:-1], LINEAGE)
             parent_session = self._lineage.get(conversation_fp(turns[:-1]))
             if len(parent) < len(turns) - 1 or not parent[-1].ok:
                 return parent
@@ -164,14 +173,14 @@ class ConversationDraws:
         keep = False
         try:
             for j in range(start, len(turns)):
-                key = (conversation_fp(turns[: j + 1]) + "#lineage" if index == 0 and start
+                key = (conversation_fp(turns[: j + 1]) + "#lineage" if index == LINEAGE
                        else f"{fp}#turn{j + 1}")
-                obs = await self._turn(session, Probe(turns[j], key), index)
+                obs = await self._turn(session, Probe(turns[j], key), max(index, 0))
                 out.append(obs)
                 if not obs.ok:
                     break
             else:
-                keep = index == 0
+                keep = index == LINEAGE
         finally:
             if keep and getattr(session, "forkable", True):
                 self._lineage[fp] = session

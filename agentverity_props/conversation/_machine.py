@@ -116,7 +116,8 @@ class AgentStateMachine(RuleBasedStateMachine):
                     f"{len(self.turns)}-turn conversation, beyond the agent's noise: "
                     f"{d.get('follow_up_violations')}/{d.get('follow_up_draws')} replays "
                     f"violate (tolerance {inv.tolerance:g}; e-value "
-                    f"{d.get('e_violation', 0):.3g} >= 1/{self._run.record.alpha_candidate:.3g})")
+                    f"{d.get('e_violation', 0):.3g} >= 1/{self._run.record.alpha_candidate:.3g})"
+                    + _conversation_text(ce))
 
     def edit_earlier_turn(self, data: Any) -> None:
         """A conversation relation on the conversation so far (edit an earlier turn; the last
@@ -145,7 +146,7 @@ class AgentStateMachine(RuleBasedStateMachine):
                 f"turn {len(self.turns)}'s verdict from {out.source!r} to {out.follow_up!r}; "
                 f"{d.get('follow_up_violations')}/{d.get('follow_up_draws')} edited replays vs "
                 f"{d.get('source_violations')}/{d.get('source_draws')} replays leave it "
-                f"(e-value {d.get('e_violation', 0):.3g})")
+                f"(e-value {d.get('e_violation', 0):.3g})" + _conversation_text(ce))
 
     def _settle(self, out: Any) -> None:
         from hypothesis import event, reject
@@ -171,6 +172,20 @@ class AgentStateMachine(RuleBasedStateMachine):
         ConversationTestCase.__name__ = cls.__name__ + ".TestCase"
         ConversationTestCase.__qualname__ = cls.__qualname__ + ".TestCase"
         return ConversationTestCase
+
+
+def _conversation_text(ce: Any) -> str:
+    """The conversation turn by turn, for the exception (the user's own test fails on it)."""
+    lines = [""]
+    for i, t in enumerate(ce.turns, 1):
+        lines.append(f"  {i}. user: {t.text!r}  ->  agent: {t.verdict} "
+                     f"[{', '.join(t.tools) or 'no tool'}]")
+    if ce.follow_up:
+        lines.append("  edited conversation:")
+        for i, t in enumerate(ce.follow_up, 1):
+            lines.append(f"  {i}'. user: {t.text!r}  ->  agent: {t.verdict} "
+                         f"[{', '.join(t.tools) or 'no tool'}]")
+    return "\n".join(lines)
 
 
 def relation_rule() -> Any:

@@ -7,6 +7,7 @@ from ._bench import (
     render_compare_junit,
     render_compare_text,
 )
+from ._conversation import render_conversation_junit, render_conversation_text
 from ._html import render_html
 from ._json import dumps, load_result
 from ._junit import render_junit
@@ -28,6 +29,8 @@ __all__ = [
     "render_check_text",
     "render_compare_junit",
     "render_compare_text",
+    "render_conversation_junit",
+    "render_conversation_text",
     "render_html",
     "render_junit",
     "render_run_text",

@@ -4,7 +4,9 @@ cache that keeps Hypothesis away from Flaky, and the records."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import jsonschema
 import pytest
 from hypothesis import seed
 from hypothesis import strategies as st
@@ -28,12 +30,15 @@ from agentverity_props.conversation import (
     repeat_turn,
     run_conversation_test,
 )
-from agentverity_props.conversation._draws import ConversationDraws
+from agentverity_props.conversation._draws import LINEAGE, ConversationDraws
 from agentverity_props.engine import Engine, EngineConfig
 from agentverity_props.errors import Inconclusive, InvalidArgument, PropertyViolation
 from agentverity_props.examples.support_conversation import TURNS, support_conversation
 from agentverity_props.observation import Observation, ToolCall
+from agentverity_props.report import dumps, render_conversation_junit, render_conversation_text
 
+SCHEMA = json.loads((Path(__file__).parents[2] / "docs/schemas/conversation.schema.json")
+                    .read_text())
 REFUND = never_before("issue_refund", required="lookup_order")
 
 
@@ -145,15 +150,15 @@ def test_relations_edit_an_earlier_turn_only():
 # -- replays through the engine ----------------------------------------------------------
 
 
-def test_replay_zero_continues_the_shorter_conversation_and_others_start_fresh():
+def test_the_lineage_continues_the_shorter_conversation_and_others_start_fresh():
     agent, calls = _counting(lambda msgs: {"text": "ok", "verdict": "v"})
     conv = from_history(agent)
     from agentverity_props.conversation import SessionAdapter
     with Engine(SessionAdapter(conv), EngineConfig(budget=100)) as eng:
         draws = ConversationDraws(eng, conv)
-        run_sync(draws.replay(("a",), 0))
-        run_sync(draws.replay(("a", "b"), 0))
-        run_sync(draws.replay(("a", "b", "c"), 0))
+        run_sync(draws.replay(("a",), LINEAGE))
+        run_sync(draws.replay(("a", "b"), LINEAGE))
+        run_sync(draws.replay(("a", "b", "c"), LINEAGE))
         assert eng.ledger.calls == 3                  # one new turn per step
         run_sync(draws.replay(("a", "b", "c"), 1))
         assert eng.ledger.calls == 6                  # a fresh replay: every turn again
@@ -198,6 +203,14 @@ def test_machine_reports_the_planted_three_turn_conversation_with_its_evidence()
     text = json.dumps(doc)
     assert "my order is" not in text                 # fingerprints unless asked
     assert "my order is" in json.dumps(conversation_report([rec], include_inputs=True))
+    for inputs in (False, True):
+        jsonschema.validate(json.loads(dumps(conversation_report([rec], include_inputs=inputs))),
+                            SCHEMA)
+    text = render_conversation_text(conversation_report([rec], include_inputs=True))
+    assert "1. user: 'my order is" in text
+    assert "reproduce: @reproduce_failure(" in text
+    assert "fp " in render_conversation_text(doc)     # a file's dict shows fingerprints
+    assert "<failure" in render_conversation_junit(doc)
 
 
 def test_decisions_are_cached_per_conversation_and_check():
