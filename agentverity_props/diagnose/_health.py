@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 BlindStatus = Literal["blind", "ok", "undecided", "suppressed"]
 DependenceStatus = Literal["dependent", "not detected", "not run", "suppressed"]
 #: Back-to-back draws in one block of the dependence check.
-BLOCK_SIZE = 10
+BLOCK_SIZE = 24
 
 
 class HealthCheck(enum.Enum):

@@ -57,8 +57,8 @@ RUN_MAX_DRAWS = 60
 BLINDNESS_TOP_UP = 64
 #: Blocks of back-to-back draws the dependence check spends after the meter, and again after
 #: the relations when a violation or a 'verdict-deterministic' call is about to be reported.
-DEPENDENCE_BLOCKS = 4
-DEPENDENCE_TOP_UP = 12
+DEPENDENCE_BLOCKS = 2
+DEPENDENCE_TOP_UP = 6
 #: Shares of ``alpha`` for the three kinds of finding (module docstring, "Multiplicity").
 ALPHA_SHARES = {"relations": 0.5, "blindness": 0.25, "dependence": 0.25}
 
