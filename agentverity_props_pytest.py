@@ -18,11 +18,14 @@ OPT_ALPHA = "--agentverity-alpha"
 OPT_STORE = "--agentverity-store"
 OPT_MODE = "--agentverity-store-mode"
 OPT_REPORT = "--agentverity-report"
+OPT_CONV_REPORT = "--agentverity-conversation-report"
+OPT_CONV_INPUTS = "--agentverity-conversation-inputs"
 
 #: values read by ``agentverity_props.property._decorator`` at test time (None = not given)
 OPTIONS: dict[str, Any] = {}
 
 _PROPERTY_MODULE = "agentverity_props.property._records"
+_CONVERSATION_MODULE = "agentverity_props.conversation._records"
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -40,6 +43,11 @@ def pytest_addoption(parser: Any) -> None:
     group.addoption(OPT_REPORT, default=None, metavar="PATH",
                     help="Write every @agent_property outcome (with minimal counterexamples) "
                          "as versioned JSON here.")
+    group.addoption(OPT_CONV_REPORT, default=None, metavar="PATH",
+                    help="Write every conversation test (AgentStateMachine) with its minimal "
+                         "conversations as versioned JSON here (user turns as fingerprints).")
+    group.addoption(OPT_CONV_INPUTS, action="store_true", default=False,
+                    help="Keep the user turns' text in the conversation report file.")
 
 
 def pytest_configure(config: Any) -> None:
@@ -138,7 +146,42 @@ def _format_counterexample(rec: Any) -> str:
     return "\n".join(lines)
 
 
+def _conversation_summary(tr: Any, config: Any) -> None:
+    """Conversation tests: one line each, and each minimal failing conversation turn by turn
+    (its text: this is the user's terminal)."""
+    mod = sys.modules.get(_CONVERSATION_MODULE)
+    recs = list(getattr(mod, "RECORDS", ())) if mod else []
+    if not recs:
+        return
+    tr.section("agentverity-props conversations")
+    tr.write_line(f"{len(recs)} conversation test run(s), {sum(r.calls for r in recs)} agent "
+                  "turns called")
+    for r in recs:
+        tr.write_line(f"  {r.status:<12} {r.test}: {r.calls} turns, {r.examples} examples, "
+                      f"{r.candidates} conversations decided, {r.confirmed} confirmed")
+        for ce in r.minimal.values():
+            tr.write_line(f"    minimal conversation ({ce.kind} {ce.check!r}, {ce.n_turns} "
+                          f"turns, {ce.decision.get('follow_up_violations')}/"
+                          f"{ce.decision.get('follow_up_draws')} replays violate):")
+            for i, t in enumerate(ce.turns, 1):
+                tr.write_line(f"      {i}. {t.text!r} -> {t.verdict} "
+                              f"[{', '.join(t.tools) or 'no tool'}]")
+        if r.minimal and r.blob:
+            tr.write_line(f"    reproduce: {r.blob}")
+    path = config.getoption(OPT_CONV_REPORT)
+    if path:
+        from pathlib import Path
+
+        from agentverity_props._internal.atomic import atomic_write_text
+        from agentverity_props.conversation import conversation_report
+        from agentverity_props.report import dumps
+        inputs = bool(config.getoption(OPT_CONV_INPUTS))
+        atomic_write_text(Path(path), dumps(conversation_report(recs, include_inputs=inputs)))
+        tr.write_line(f"conversation report written to {path}")
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
+    _conversation_summary(terminalreporter, config)
     recs = _records()
     if not recs:
         return

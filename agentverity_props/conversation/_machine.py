@@ -41,7 +41,7 @@ __all__ = ["CONVERSATION_SETTINGS", "AgentStateMachine", "conversation_machine",
            "relation_rule", "run_conversation_test"]
 
 #: Hypothesis settings for conversation tests (a ``settings=`` passed in overrides them).
-CONVERSATION_SETTINGS: dict[str, Any] = {"max_examples": 30, "deadline": None,
+CONVERSATION_SETTINGS: dict[str, Any] = {"max_examples": 100, "deadline": None,
                                          "database": None, "print_blob": True}
 
 _RUNS_LOCK = threading.Lock()
@@ -318,9 +318,13 @@ def run_conversation_test(machine: type[AgentStateMachine], *, settings: Any = N
             raise
         except Unsatisfiable as exc:
             rec.status = "inconclusive"
+            cause = run.engine.stop_cause
             raise Inconclusive(f"no conversation check could be decided ({rec.undecided} "
                                f"undecided, {rec.calls} calls, budget exhausted: "
-                               f"{rec.budget_exhausted}) — raise the machine's budget") from exc
+                               f"{rec.budget_exhausted}"
+                               + (f"; {cause}" if cause else "") + ") — "
+                               + ("fix the agent or its verdict extraction" if cause
+                                  else "raise the machine's budget")) from exc
         except BaseException as exc:
             rec.status = "failed" if _has_violation(exc) else "error"
             rec.blob = _blob(exc)
