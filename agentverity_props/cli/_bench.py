@@ -90,7 +90,13 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
               "earlier once decided); --runs is accepted as agentverdict spells it.")
 @click.option("--min-runs", type=click.IntRange(1, 100_000), default=1, show_default=True)
 @click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True,
-              help="Family-wise error rate of the verdicts.")
+              help="Family-wise error rate of every verdict printed (overall and per task).")
+@click.option("--latency-margin", type=click.FloatRange(0.0, 10.0), default=0.10,
+              show_default=True, help="Practical difference for latency: a call wins only "
+              "when the other took more than 1 + this times as long (0.1 = 10% slower).")
+@click.option("--warmup", type=click.IntRange(0, 100), default=1, show_default=True,
+              help="Untimed calls per agent before the first paired run (counted in the "
+              "budget, not in the statistics).")
 @click.option("--include-outputs", is_flag=True, help="Keep answers in the report.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
@@ -98,13 +104,14 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
 @progress_option
 @engine_options
 def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int, min_runs: int,
-                alpha: float, include_outputs: bool, fmt: str, output: str | None,
-                progress: bool, **eng: Any) -> int:
+                alpha: float, latency_margin: float, warmup: int, include_outputs: bool,
+                fmt: str, output: str | None, progress: bool, **eng: Any) -> int:
     """Compare agents run by run on the same tasks: A better / B better / inconclusive.
 
-    The first agent is the baseline. Exit codes: 0 no agent is decided worse than the first
-    on pass rate; 1 one is (a regression); 2 incomplete evidence or a configuration error.
-    --budget caps each agent's calls.
+    The first agent is the baseline. Within each paired run the agents go in random order
+    (--seed); one --alpha covers every verdict printed. Exit codes: 0 no agent is decided
+    worse than the first on pass rate; 1 one is (a regression); 2 incomplete evidence or a
+    configuration error. --budget caps each agent's calls.
     """
     from ..bench import CompareConfig, acompare_agents, load_benchmark
     from ..errors import BadInput
@@ -116,10 +123,11 @@ def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int,
                        "lower --min-runs or raise --max-runs")
     bench = load_benchmark(benchmark_path)
     config = CompareConfig(max_runs=max_runs, min_runs=min_runs, alpha=alpha,
+                           latency_margin=latency_margin, warmup=warmup,
                            include_outputs=include_outputs, engine=engine_config(eng))
     agents = [load_agent_ref(r) for r in agent_refs]
     res = session(agents, config.engine_config(), lambda engines, tick: acompare_agents(
-        agents, bench, config=config, engines=engines, progress=_phase(tick, "compare")),
-        progress=progress)
+        agents, bench, config=config, refs=agent_refs, engines=engines,
+        progress=_phase(tick, "compare")), progress=progress)
     write_output(_render(res.to_dict(), fmt, "compare", output is not None), output)
     return int(res.exit_code)

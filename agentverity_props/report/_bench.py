@@ -1,4 +1,4 @@
-"""Terminal and JUnit renderers for bench/1 and compare/1 result dicts."""
+"""Terminal and JUnit renderers for bench/2 and compare/2 result dicts."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from rich.markup import escape as _e
 from ._text import _console
 
 BENCH_EXIT = {0: "every task passed", 1: "a task failed or errored",
-              2: "incomplete evidence (budget or interrupt)"}
+              2: "incomplete evidence (budget, interrupt, failed call) or a task undecided at "
+                 "the --runs cap"}
 COMPARE_EXIT = {0: "no agent is worse than the baseline (A) on pass rate",
                 1: "regression: an agent is worse than the baseline (A) on pass rate",
                 2: "incomplete evidence (budget or interrupt)"}
 _STATUS = {"PASS": "[green]PASS[/]", "FAIL": "[red]FAIL[/]", "ERROR": "[red]ERROR[/]",
-           "INCOMPLETE": "[yellow]INCOMPLETE[/]"}
+           "INCOMPLETE": "[yellow]INCOMPLETE[/]", "UNDECIDED": "[yellow]UNDECIDED[/]"}
 
 
 def _f(x: Any, fmt: str = ".3f", none: str = "–") -> str:
@@ -36,16 +37,16 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
               f"{d['config']['early_stop']}")
     con.print()
     t = Table(show_edge=False, pad_edge=False, box=None)
-    for col in ("task", "status", "pass", "fail", "err", "runs", "reliability", "CI",
+    for col in ("task", "status", "pass", "fail", "err", "runs", "rate", "CI",
                 "consist.", "p50", "p95", "decided by"):
         t.add_column(col, no_wrap=True, overflow="ellipsis",
-                     max_width=24 if col in ("task", "decided by") else None,
-                     justify="right" if col in ("pass", "fail", "err", "runs", "reliability",
+                     max_width=30 if col in ("task", "decided by") else None,
+                     justify="right" if col in ("pass", "fail", "err", "runs", "rate",
                                                 "consist.", "p50", "p95") else "left")
     for r in d["tasks"]:
-        t.add_row(_e(r["id"]), _STATUS[r["status"]], str(r["passes"]), str(r["failures"]),
-                  str(r["errors"]), f"{r['runs']}/{r['planned_runs']}",
-                  _f(r["reliability"], ".2f"), f"{r['ci_low']:.2f}–{r['ci_high']:.2f}",
+        t.add_row(_e(r["id"]), _STATUS.get(r["status"], _e(r["status"])), str(r["passes"]),
+                  str(r["failures"]), str(r["errors"]), f"{r['runs']}/{r['planned_runs']}",
+                  _f(r["observed_rate"], ".2f"), f"{r['ci_low']:.2f}–{r['ci_high']:.2f}",
                   _f(r["consistency"], ".2f"), _ms(r["latency_p50_s"]),
                   _ms(r["latency_p95_s"]), _e(r["decided_by"] or r["stop_reason"] or "–"))
     con.print(t)
@@ -56,17 +57,24 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
         con.print(f"  [red]✗[/] {_e(r['id'])} ({_e(r['evaluation'])}): {_e(msg or '')}")
     if failing:
         con.print()
-    pk = ", ".join(f"pass@{k} {v:.2f}" for k, v in s["pass_at_k"].items())
-    ph = ", ".join(f"pass^{k} {v:.2f}" for k, v in s["pass_hat_k"].items())
+    con.print("[dim]rate = passes / runs made, descriptive (biased when a task stopped early); "
+              "CI = its interval (anytime-valid after an early stop).[/]")
     con.print(f"Tasks: {s['passed']} passed · {s['failed']} failed · {s['errored']} errored"
+              + (f" · {s['undecided']} undecided" if s.get("undecided") else "")
               + (f" · {s['incomplete']} incomplete" if s["incomplete"] else ""))
-    con.print(f"Runs: {s['passes']}/{s['attempts']} passed, reliability "
-              f"{_f(s['reliability'], '.3f')} [{s['ci_low']:.3f}, {s['ci_high']:.3f}] · "
-              f"error rate {_f(s['error_rate'], '.3f')} · consistency "
+    con.print(f"Runs: {s['passes']}/{s['attempts']} passed (pooled rate "
+              f"{_f(s['observed_rate'], '.3f')} [{s['ci_low']:.3f}, {s['ci_high']:.3f}], "
+              f"descriptive) · error rate {_f(s['error_rate'], '.3f')} · consistency "
               f"{_f(s['consistency'], '.3f')}")
-    if pk:
-        con.print(f"      {pk}")
-        con.print(f"      {ph}")
+    con.print(f"Reliability {_f(s['reliability'], '.3f')} (mean over tasks of each task's pass "
+              "rate, unbiased under the stopping rule)")
+    for name, key in (("pass@", "pass_at_k"), ("pass^", "pass_hat_k")):
+        if s[key]:
+            con.print("      " + ", ".join(_k_cell(name, k, v, s) for k, v in s[key].items()))
+    if s["pass_at_k"]:
+        con.print("[dim]pass@k: any of k runs passes; pass^k: all k pass; unbiased under the "
+                  "stopping rule; n/a (k > runs) where no task ran k times without settling "
+                  "it.[/]")
     extra = ""
     if s["tokens"] is not None:
         extra += f" · tokens {s['tokens']}"
@@ -78,9 +86,18 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
     code = d["exit_code"]
     con.print(f"Exit {code}: {BENCH_EXIT[code]}"
               + (_e(f" [{d['stop_reason']}]") if d.get("stop_reason") else ""))
+    con.print(f"[dim]Guarantee: {_e(d['guarantee'])}[/]")
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
     out: str = con.file.getvalue()
     return out
+
+
+def _k_cell(name: str, k: str, v: Any, s: dict[str, Any]) -> str:
+    if v is None:
+        return f"{name}{k} n/a (k > runs)"
+    over = (s.get("pass_k_tasks") or {}).get(k, s["tasks"])
+    return f"{name}{k} {v:.2f}" + (f" (over {over} of {s['tasks']} tasks)"
+                                   if over != s["tasks"] else "")
 
 
 def _verdict_style(v: str) -> str:
@@ -92,45 +109,73 @@ def _more(m: dict[str, Any]) -> str:
     if not fr:
         return ""
     if fr.get("rounds") is None:
-        return fr["note"]
+        return str(fr["note"])
     return (f"~{fr['rounds']} more runs per task likely decide it (--max-runs "
             f"{fr.get('max_runs_hint', '?')}; {fr['note']})")
+
+
+def _e_shown(m: dict[str, Any]) -> Any:
+    """The e-value a verdict rests on: at its decision once decided, else the current one."""
+    return m.get("verdict_e_value", m.get("decided_e_value") or m.get("e_value"))
+
+
+def _alphas_line(mult: dict[str, Any]) -> str:
+    fam = mult.get("family_alpha")
+    per = mult.get("alpha_per_verdict") or {}
+    each = ", ".join(f"{k.replace('_', ' ')} {v:.3g}" for k, v in per.items())
+    if fam is None:
+        return f"alpha per verdict: {each} (version 1 file: not family-wise)"
+    return (f"family-wise alpha {fam:g} over all {mult.get('verdicts')} verdicts printed "
+            f"({mult.get('method')}; alpha per verdict: {each})")
 
 
 def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 120) -> str:
     from rich.table import Table
 
     con = _console(color, width)
-    b = d["benchmark"]
+    b, calls, cfg = d["benchmark"], d["calls"], d["config"]
+    warm = calls.get("warmup") or 0
     con.print(f"[bold]agentverity-props compare[/] · benchmark [cyan]{_e(b['name'])}[/] · "
               f"{b['tasks']} tasks · {d['rounds']} paired runs per task · "
-              f"{d['calls']['total']} agent calls")
+              f"{calls['total']} agent calls" + (f" ({warm} warm-up)" if warm else ""))
     for a in d["agents"]:
         s = a["summary"]
-        con.print(f"  {_e(a['label'])} = [cyan]{_e(a['agent'])}[/]: pass rate "
-                  f"{_f(s['reliability'], '.3f')} ({s['passes']}/{s['attempts']}), error rate "
-                  f"{_f(s['error_rate'], '.3f')}, p50 {_ms(s['latency_p50_s'])}")
+        ident = f" ({_e(a['agent'])})" if a.get("agent") != a.get("ref") else ""
+        con.print(f"  {_e(a['label'])} = [cyan]{_e(a.get('ref') or a['agent'])}[/]{ident}: "
+                  f"pass rate {_f(s['reliability'], '.3f')} ({s['passes']}/{s['attempts']}), "
+                  f"error rate {_f(s['error_rate'], '.3f')}, p50 {_ms(s['latency_p50_s'])}")
     con.print()
+    orders = "; ".join(f"{p['a']} first in {p['order']['a_first']}, {p['b']} first in "
+                       f"{p['order']['b_first']}" for p in d["pairs"] if p.get("order"))
+    if "latency_margin" in cfg:
+        con.print(f"Design: each pair runs in random order ({_e(orders)}); a latency win needs "
+                  f"the other call to take more than {1 + cfg['latency_margin']:g}x as long; "
+                  f"{cfg.get('warmup', 0)} warm-up call(s) per agent, not in the statistics.")
     mult = d["multiplicity"]
     con.print(f"[bold]Verdicts[/] (anytime-valid paired sign tests on discordant runs; "
-              f"Bonferroni: overall alpha {mult['overall_alpha']:.3g} per metric, per task "
-              f"{mult['per_task_alpha']:.2g})")
+              f"{_e(_alphas_line(mult))})")
     t = Table(show_edge=False, pad_edge=False, box=None)
-    for col in ("pair", "metric", "verdict", "effect", "interval", "E", "wins:losses"):
-        t.add_column(col, justify="right" if col in ("effect", "E", "wins:losses") else "left")
+    for col in ("pair", "metric", "verdict", "effect", "interval", "E", "needs", "wins:losses"):
+        t.add_column(col, justify="right" if col in ("effect", "E", "needs", "wins:losses")
+                     else "left")
     notes = []
     for p in d["pairs"]:
         for name, m in p["metrics"].items():
+            e = _e_shown(m)
+            at = f" @{m['decided_at_round']}" if m.get("decided_at_round") else ""
             t.add_row(_e(f"{p['a']} vs {p['b']}"), name, _verdict_style(_e(m["verdict"])),
                       _f(m["effect"], "+.3f"),
                       _e(f"[{m['interval'][0]:+.3f}, {m['interval'][1]:+.3f}]"),
-                      _f(m["e_value"], ".3g"), f"{m['wins']}:{m['losses']}")
+                      _f(e, ".3g") + at, f"{'≥' if m['better'] else '<'} "
+                      f"{m['threshold']:.3g}", f"{m['wins']}:{m['losses']}")
             if m["verdict"] == "inconclusive" and name == "pass_rate":
                 notes.append(f"  {p['a']} vs {p['b']} pass rate: {_more(m)}")
-        decided = [(tk["id"], m) for tk in p["tasks"] for name, m in tk["metrics"].items()
-                   if name == "pass_rate" and m["better"]]
-        for tid, m in decided:
-            notes.append(f"  task {tid}: {m['verdict']} (effect {m['effect']:+.2f})")
+        for tk in p["tasks"]:
+            for name, m in tk["metrics"].items():
+                if m["better"]:
+                    notes.append(f"  task {tk['id']} {name}: {m['verdict']} (effect "
+                                 f"{m['effect']:+.2f}, E {_e_shown(m):.3g} ≥ "
+                                 f"{m['threshold']:.3g})")
     con.print(t)
     if notes:
         con.print()
@@ -143,7 +188,10 @@ def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 
     code = d["exit_code"]
     con.print(f"Exit {code}: {COMPARE_EXIT[code]} " + _e(f"[{d['stop_reason']}]"))
     con.print("[dim]Effects are differences of rates (positive favours the first agent of "
-              "the pair); no weighted score is computed.[/]")
+              "the pair); no weighted score is computed. E is the e-value at the decision "
+              "for a decided verdict, else the current one.[/]")
+    if d.get("guarantee"):
+        con.print(f"[dim]Guarantee: {_e(d['guarantee'])}[/]")
     out: str = con.file.getvalue()
     return out
 
@@ -160,19 +208,24 @@ def _finish(suites: ET.Element, suite: ET.Element) -> str:
 
 
 def render_bench_junit(d: dict[str, Any]) -> str:
-    """One testcase per task: failure for FAIL, error for ERROR / INCOMPLETE."""
+    """One testcase per task: failure for FAIL, error for ERROR / INCOMPLETE / UNDECIDED."""
     suites = ET.Element("testsuites", name="agentverity-props")
     suite = ET.SubElement(suites, "testsuite",
                           name=f"bench {d['benchmark']['name']} {d['agent']}")
+    props = ET.SubElement(suite, "properties")
+    ET.SubElement(props, "property", name="guarantee", value=str(d.get("guarantee", "")))
+    ET.SubElement(props, "property", name="exit_code", value=str(d["exit_code"]))
     for r in d["tasks"]:
         tc = ET.SubElement(suite, "testcase", name=r["id"], classname=r["category"] or "bench",
                            time=f"{sum(a['latency_s'] for a in r['attempts']):.3f}")
         msg = next((a["message"] for a in r["attempts"] if a["status"] != "PASS"), "") or ""
         text = f"{r['passes']}/{r['runs']} runs passed (threshold {r['threshold']:g})" + (
             f"; {msg}" if msg else "")
+        if r["status"] == "UNDECIDED":
+            text = f"{text}; {r['decided_by']}"
         if r["status"] == "FAIL":
             ET.SubElement(tc, "failure", message=text[:500], type="fail").text = text
-        elif r["status"] in ("ERROR", "INCOMPLETE"):
+        elif r["status"] in ("ERROR", "INCOMPLETE", "UNDECIDED"):
             ET.SubElement(tc, "error", message=text[:500], type=r["status"].lower()).text = text
         else:
             ET.SubElement(tc, "system-out").text = text
@@ -183,12 +236,21 @@ def render_compare_junit(d: dict[str, Any]) -> str:
     """One testcase per agent pair and metric: failure when B is decided worse than A."""
     suites = ET.Element("testsuites", name="agentverity-props")
     suite = ET.SubElement(suites, "testsuite", name=f"compare {d['benchmark']['name']}")
+    props = ET.SubElement(suite, "properties")
+    mult = d.get("multiplicity") or {}
+    for key, value in (("family_alpha", mult.get("family_alpha")),
+                       ("verdicts", mult.get("verdicts")), ("guarantee", d.get("guarantee"))):
+        if value is not None:
+            ET.SubElement(props, "property", name=key, value=str(value))
+    refs = {a["label"]: a.get("ref") or a["agent"] for a in d["agents"]}
     for p in d["pairs"]:
         for name, m in p["metrics"].items():
             tc = ET.SubElement(suite, "testcase", name=f"{p['a']} vs {p['b']} {name}",
                                classname="compare", time="0")
             text = (f"{m['verdict']}: effect {_f(m['effect'], '+.3f')} interval "
-                    f"[{m['interval'][0]:+.3f}, {m['interval'][1]:+.3f}], E {_f(m['e_value'])}")
+                    f"[{m['interval'][0]:+.3f}, {m['interval'][1]:+.3f}], E "
+                    f"{_f(_e_shown(m))} (threshold {m['threshold']:.3g}); {p['a']} = "
+                    f"{refs.get(p['a'])}, {p['b']} = {refs.get(p['b'])}")
             if name == "pass_rate" and p["a"] == d["agents"][0]["label"] \
                     and m["better"] == p["a"]:
                 ET.SubElement(tc, "failure", message=text[:500], type="regression").text = text

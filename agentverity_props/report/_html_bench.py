@@ -1,4 +1,4 @@
-"""View models of the bench/1 and compare/1 HTML reports (see ``_html_kinds`` for the rest)."""
+"""View models of the bench/1 and compare/2 HTML reports (see ``_html_kinds`` for the rest)."""
 
 from __future__ import annotations
 
@@ -66,13 +66,25 @@ def bench_context(d: dict[str, Any]) -> dict[str, Any]:
             + [("reliability", f"{_num(s.get('reliability')) or 0:.0%}", "muted")]}
 
 
+def _e_shown(m: dict[str, Any]) -> Any:
+    """The e-value a verdict rests on: at its decision once decided, else the current one."""
+    return m.get("verdict_e_value", m.get("decided_e_value") or m.get("e_value"))
+
+
 def _pair_rows(pair: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for key, label in _METRICS:
         m = (pair.get("metrics") or {}).get(key)
         if isinstance(m, dict):
-            rows.append({**m, "metric": label, "cls": "info" if m.get("better") else "muted"})
+            rows.append({**m, "metric": label, "e_shown": _e_shown(m),
+                         "cls": "info" if m.get("better") else "muted"})
     return rows
+
+
+def _short_ref(ref: Any, width: int = 28) -> str:
+    """A reference as typed, cut from the left (the end names the agent: file.py:attr)."""
+    text = str(ref)
+    return text if len(text) <= width else "…" + text[-(width - 1):]
 
 
 def compare_context(d: dict[str, Any]) -> dict[str, Any]:
@@ -114,11 +126,13 @@ def compare_context(d: dict[str, Any]) -> dict[str, Any]:
                                                _num(iv[1]), color=color, offset=off))
         pairs.append({**p, "name": name, "rows": rows, "color": color,
                       "task_rows": [{**t, "m": (t.get("metrics") or {}).get("pass_rate") or {}}
-                                    for t in p.get("tasks") or []]})
+                                    for t in p.get("tasks") or []],
+                      "a_name": p.get("a_ref") or p.get("a_agent"),
+                      "b_name": p.get("b_ref") or p.get("b_agent")})
     pair_legend = [("o", pp["color"], pp["name"]) for pp in pairs]
     # legends stay short: the agents table maps each label to its full reference
     agent_legend = [("o", colors[a.get("label")],
-                     f"{a.get('label')}: {str(a.get('agent')).rsplit('.', 1)[-1][:24]}")
+                     f"{a.get('label')}: {_short_ref(a.get('ref') or a.get('agent'))}")
                     for a in agents]
     zero = [(0.0, P.GREY, "no difference")]
     plots = {
@@ -132,9 +146,15 @@ def compare_context(d: dict[str, Any]) -> dict[str, Any]:
         "tasks": P.intervals_svg(task_marks, title="per-task pass rates of each agent",
                                  xlabel="pass rate", xlim=(-0.02, 1.02), legend=agent_legend),
     }
-    label = " vs ".join(f"{a.get('label')} = {a.get('agent')}" for a in agents)
+    label = " vs ".join(f"{a.get('label')} = {a.get('ref') or a.get('agent')}"
+                        for a in agents)
     regress = d.get("regressions") or []
+    task_winners = [f"{p['name']} {name} on task {t.get('id')}: {m.get('verdict')}"
+                    for p in pairs for t in p.get("tasks") or []
+                    for name, m in (t.get("metrics") or {}).items()
+                    if isinstance(m, dict) and m.get("better")]
     return {"exit_meanings": COMPARE_EXIT, "agent": label, "agents": agents, "pairs": pairs,
+            "task_winners": task_winners, "mult": d.get("multiplicity") or {},
             "plots": plots, "bm": d.get("benchmark") or {}, "regressions": regress,
             "summary": [("agents", str(len(agents)), "muted"),
                         ("rounds", str(d.get("rounds")), "muted"),

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import BadInput
 
 KNOWN_SCHEMAS = ("agentverity_props.run/2", "agentverity_props.counterexample/1",
-                 "agentverity_props.bench/1", "agentverity_props.compare/1",
+                 "agentverity_props.bench/1", "agentverity_props.compare/2",
                  "agentverity_props.tools/1", "agentverity_props.snapshot/1",
                  "agentverity_props.enlarge/1", "agentverity_props.check/1",
                  "agentverity_props.conversation/1")
@@ -51,6 +51,8 @@ def load_result(path: str | Path) -> dict[str, Any]:
                        f"{exc.msg})", "pass a JSON file written by agentverity-props") from None
     if isinstance(data, dict) and data.get("schema") == "agentverity_props.run/1":
         data = migrate_run_v1(data)
+    if isinstance(data, dict) and data.get("schema") == "agentverity_props.compare/1":
+        data = migrate_compare_v1(data)
     if not isinstance(data, dict) or data.get("schema") not in KNOWN_SCHEMAS:
         got = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise BadInput(f"{p} is not an agentverity-props result (schema {got!r})",
@@ -90,4 +92,67 @@ def migrate_run_v1(d: dict[str, Any]) -> dict[str, Any]:
         rels.append({**r, "undecided": 0, "outcomes": outcomes})
     out["relations"] = rels
     out.setdefault("advice", [])
+    return out
+
+
+def migrate_compare_v1(d: dict[str, Any]) -> dict[str, Any]:
+    """A ``compare/1`` result as ``compare/2``. Version 1 ran every pair in a fixed order with
+    no warm-up and no latency margin, and gave each metric its own alpha: its verdicts are
+    kept as they were decided, its multiplicity is stated as it was (``family_alpha`` null:
+    not family-wise), each agent's reference is its identity, and the e-value a verdict
+    rests on is the one at its decision."""
+    out = {**d, "schema": "agentverity_props.compare/2"}
+    found = d.get("multiplicity")
+    old: dict[str, Any] = found if isinstance(found, dict) else {}
+    overall, per_task = old.get("overall_alpha"), old.get("per_task_alpha")
+    metrics = list(old.get("metrics") or ["pass_rate", "error_rate", "latency"])
+    pairs_n, tasks_n = int(old.get("pairs") or 0), int(old.get("tasks") or 0)
+    out["multiplicity"] = {
+        "method": "bonferroni per metric (version 1)", "family_alpha": None,
+        "verdicts": pairs_n * len(metrics) * (1 + tasks_n), "pairs": pairs_n,
+        "metrics": metrics, "tasks": tasks_n, "weights": {},
+        "alpha_per_verdict": {**dict.fromkeys(metrics, overall), "per_task": per_task}}
+    out["guarantee"] = ("version 1 comparison: each overall metric at its own alpha and the "
+                        "agents run in a fixed order, so neither a family-wise error rate nor "
+                        "the latency verdict is guaranteed; rerun to get both")
+    out["design"] = {"order": "fixed (version 1): every task ran the agents in command-line "
+                              "order", "latency": "any difference (version 1)",
+                     "warmup": "none (version 1)"}
+    cfg = dict(d.get("config") or {})
+    cfg.update(latency_margin=0.0, warmup=0, order_seed=None)
+    out["config"] = cfg
+    agents = [{**a, "ref": a.get("agent"), "warmup": {"calls": 0, "errors": 0,
+                                                      "latency_s": []}}
+              for a in d.get("agents") or [] if isinstance(a, dict)]
+    out["agents"] = agents
+
+    def metric(m: Any) -> Any:
+        if not isinstance(m, dict):
+            return m
+        shown = m.get("decided_e_value") if m.get("better") else m.get("e_value")
+        return {**m, "verdict_e_value": shown}
+
+    winners: list[str] = []
+    pairs = []
+    for p in d.get("pairs") or []:
+        if not isinstance(p, dict):
+            continue
+        ms = {k: metric(v) for k, v in (p.get("metrics") or {}).items()}
+        name = f"{p.get('a')} vs {p.get('b')}"
+        winners += [f"{name} {k}" for k, v in ms.items() if isinstance(v, dict) and
+                    v.get("better")]
+        tasks = []
+        for t in p.get("tasks") or []:
+            tm = {k: metric(v) for k, v in ((t or {}).get("metrics") or {}).items()}
+            winners += [f"{name} {k} task {t.get('id')}" for k, v in tm.items()
+                        if isinstance(v, dict) and v.get("better")]
+            tasks.append({**t, "metrics": tm})
+        pairs.append({**p, "a_ref": p.get("a_agent"), "b_ref": p.get("b_agent"),
+                      "order": None, "latency_median_ratio": None, "metrics": ms,
+                      "tasks": tasks})
+    out["pairs"] = pairs
+    out["winners"] = winners
+    calls = dict(d.get("calls") or {})
+    calls.setdefault("warmup", 0)
+    out["calls"] = calls
     return out

@@ -1,9 +1,8 @@
-"""Benchmark files, evaluators, the runner's stopping modes and metrics, and compare."""
+"""Benchmark files, evaluators, the runner's stopping modes and metrics."""
 
 from __future__ import annotations
 
 import json
-import math
 import threading
 from itertools import combinations
 from pathlib import Path
@@ -13,7 +12,6 @@ import pytest
 from agentverity_props.bench import (
     BenchConfig,
     CompareConfig,
-    compare_agents,
     json_schema,
     load_benchmark,
     parse_benchmark,
@@ -325,75 +323,7 @@ def test_bad_config_is_invalid_argument():
         CompareConfig(max_runs=5, min_runs=6)
 
 
-# ------------------------------------------------------------------ compare
-
-
-def test_compare_flags_100_to_91_drop():
-    b = bench(ONE)
-    res = compare_agents([Counting(), Counting(fail_at={i * 11 for i in range(9)})], b,
-                         config=CompareConfig(max_runs=100))
-    m = res.to_dict()["pairs"][0]["metrics"]["pass_rate"]
-    assert res.verdict(0, 1) == "A better"
-    assert m["better"] == "A"
-    assert m["losses"] == 0
-    assert m["wins"] == 8
-    assert m["decided_at_round"] == 78
-    assert m["e_value"] >= 20
-    assert m["interval"][0] > 0
-    assert res.exit_code == 1
-    assert res.regressions
-    assert res.rounds == 78  # stopped as soon as decided, not at 100
-
-
-def test_compare_10_to_8_is_inconclusive_with_runs_needed():
-    b = bench(ONE)
-    res = compare_agents([Counting(), Counting(fail_at={3, 7})], b,
-                         config=CompareConfig(max_runs=10))
-    d = res.to_dict()
-    m = d["pairs"][0]["metrics"]["pass_rate"]
-    assert m["verdict"] == "inconclusive"
-    assert m["e_value"] == pytest.approx(4 / 3)
-    assert m["interval"][0] < 0 < m["interval"][1]
-    assert m["further_runs"]["rounds"] > 10
-    assert m["further_runs"]["max_runs_hint"] == 10 + m["further_runs"]["rounds"]
-    assert res.exit_code == 0
-    assert d["stop_reason"] == "max runs reached (10)"
-    validate(d, "compare")
-
-
-def test_compare_three_agents_all_pairs_bonferroni():
-    b = bench(ONE.replace('prompt: "q"', 'prompt: "q"') +
-              "  - {id: u, prompt: r, evaluation: {type: exact_match, expected: '4'}}\n")
-    res = compare_agents([lambda p: "4", lambda p: "5", lambda p: "4"], b,
-                         config=CompareConfig(max_runs=30))
-    d = res.to_dict()
-    assert [(p["a"], p["b"]) for p in d["pairs"]] == [("A", "B"), ("A", "C"), ("B", "C")]
-    assert d["multiplicity"]["overall_alpha"] == pytest.approx(0.05 / 3)
-    assert d["multiplicity"]["per_task_alpha"] == pytest.approx(0.05 / (2 * 3 * 3))
-    assert res.verdict(0, 1) == "A better"
-    assert res.verdict(1, 2) == "C better"
-    assert res.verdict(0, 2) == "inconclusive"  # identical agents never decide
-    assert d["rounds"] == 30
-    assert d["calls"]["total"] == 30 * 2 * 3
-    assert res.exit_code == 1  # B is worse than the baseline A
-    # no weighted score anywhere
-    assert "score" not in json.dumps(d)
-    validate(d, "compare")
-
-
-def test_compare_error_rate_metric_and_labels():
-    b = bench(ONE)
-    flaky = Counting(raise_at=set(range(0, 200, 2)))
-    res = compare_agents([lambda p: "4", flaky], b, labels=["old", "new"],
-                         config=CompareConfig(max_runs=40))
-    d = res.to_dict()
-    assert d["pairs"][0]["metrics"]["error_rate"]["verdict"] == "old better"
-    assert d["agents"][1]["summary"]["errors"] > 0
-    assert math.isclose(d["agents"][1]["summary"]["error_rate"],
-                        d["agents"][1]["summary"]["errors"] / d["agents"][1]["summary"]
-                        ["attempts"])
-    with pytest.raises(InvalidArgument):
-        compare_agents([lambda p: "4"], b)
+# compare: tests/unit/test_compare.py
 
 
 def test_public_names_match_all():
