@@ -81,12 +81,15 @@ class StopReason(_StrEnum):
 
 
 class TaskStatus(_StrEnum):
-    """A benchmark attempt (PASS / FAIL / ERROR) or task (also INCOMPLETE: undecided)."""
+    """A benchmark attempt (PASS / FAIL / ERROR) or task (also INCOMPLETE: stopped by a
+    budget or interrupt; UNDECIDED: the sequential rule reached the run cap without a
+    decision — exit code 2, as every undecided result)."""
 
     PASS = "PASS"
     FAIL = "FAIL"
     ERROR = "ERROR"
     INCOMPLETE = "INCOMPLETE"
+    UNDECIDED = "UNDECIDED"
 
 
 class CaseStatus(_StrEnum):

@@ -1,4 +1,11 @@
-"""Benchmark results as frozen data; ``to_dict()`` is the versioned JSON (bench/1)."""
+"""Benchmark results as frozen data; ``to_dict()`` is the versioned JSON (bench/2).
+
+bench/2 over bench/1: a task the sequential rule leaves undecided at the run cap is UNDECIDED
+(version 1 decided it on its point estimate); reliability, pass@k and pass^k are unbiased
+under the stopping rule (version 1: proportions of the runs made, biased when a task stopped
+early), pass@k / pass^k are null where k exceeds the runs made and nothing unbiased exists,
+and the observed share of passing runs is ``observed_rate``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import StopReason, TaskStatus, exit_code
+from ._estimate import Estimates, StopRule, estimate
 from ._metrics import k_values, pass_at_k, pass_hat_k, percentile, rate_interval, share_of_mode
 
 if TYPE_CHECKING:
@@ -15,7 +23,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA", "AttemptRecord", "BenchResult", "TaskResult", "TaskStats"]
 
-SCHEMA = "agentverity_props.bench/1"
+SCHEMA = "agentverity_props.bench/2"
+ESTIMATOR = ("unbiased under the stopping rule: E[indicator of the first k runs | runs made, "
+             "passes] (Rao-Blackwell; equals C(c,k)/C(n,k) without early stopping); null = "
+             "n/a (k > runs made)")
+OBSERVED = "passes / runs made (descriptive: biased when a task stopped early)"
 PRIVACY_OFF = ("prompts and answers are identified by SHA-256 fingerprint only "
                "(use --include-outputs to keep them)")
 PRIVACY_ON = "prompts and answers (truncated to 2000 characters) are included"
@@ -91,10 +103,19 @@ class TaskStats:
         n, c = self.runs, self.passes
         return {str(k): pass_hat_k(n, c, k) for k in k_values(n)} if n else {}
 
-    def metrics(self, *, alpha: float, interval: str, stopped_early: bool) -> dict[str, Any]:
+    def metrics(self, *, alpha: float, interval: str, stopped_early: bool,
+                estimates: Estimates | None = None) -> dict[str, Any]:
+        """JSON-ready metrics; with ``estimates`` (bench/2) reliability and pass@k / pass^k
+        are those unbiased estimates and ``observed_rate`` is passes / runs."""
         lo, hi, method = rate_interval(self.passes, self.runs, alpha=alpha, method=interval,
                                        stopped_early=stopped_early)
         lat = self.latencies()
+        if estimates is not None:
+            return {**self.metrics(alpha=alpha, interval=interval,
+                                   stopped_early=stopped_early),
+                    "reliability": estimates.reliability, "observed_rate": self.reliability,
+                    "pass_at_k": estimates.pass_at, "pass_hat_k": estimates.pass_hat,
+                    "estimator": ESTIMATOR}
         return {
             "runs": self.runs, "passes": self.passes, "failures": self.failures,
             "errors": self.errors, "reliability": self.reliability, "ci_low": lo,
@@ -113,7 +134,8 @@ class TaskResult:
 
     ``status``: ``PASS``; ``FAIL``; ``ERROR`` (not passed, and every non-passing run was an
     error: the agent or a custom evaluator failed, nothing was judged wrong); ``INCOMPLETE``
-    (budget or interrupt stopped it before a verdict).
+    (budget or interrupt stopped it before a verdict); ``UNDECIDED`` (the sequential rule
+    reached the run cap without deciding).
     """
 
     id: str
@@ -130,12 +152,19 @@ class TaskResult:
     stop_reason: str = ""
     alpha: float = 0.05
     interval: str = "exact"
+    estimates: Estimates | None = None
 
     @classmethod
     def build(cls, task: Any, attempts: list[AttemptRecord], *,
               decision: tuple[str, str] | None, stop_reason: str, config: BenchConfig,
-              include_prompt: bool) -> TaskResult:
+              include_prompt: bool, rule: StopRule | None = None) -> TaskResult:
+        """``rule``: a fresh copy of the stopping rule the runs were made under (for the
+        unbiased estimates); None = no early stopping (every planned run made)."""
         from .._internal.fingerprint import fingerprint, salt_from_env
+        est = None
+        if rule is not None:
+            est = estimate([a.status == "PASS" for a in attempts], rule,
+                           k_values(task.runs))
         return cls(id=task.id, name=task.name, category=task.spec.category,
                    prompt_fp=fingerprint(task.prompt, salt_from_env()),
                    prompt=task.prompt if include_prompt else None,
@@ -143,12 +172,14 @@ class TaskResult:
                    planned_runs=task.runs, stats=TaskStats(tuple(attempts)),
                    decision=decision[0] if decision else None,
                    decided_by=decision[1] if decision else "", stop_reason=stop_reason,
-                   alpha=config.alpha, interval=config.interval)
+                   alpha=config.alpha, interval=config.interval, estimates=est)
 
     @property
     def status(self) -> TaskStatus:
         if self.decision is None:
             return TaskStatus.INCOMPLETE
+        if self.decision == "undecided":
+            return TaskStatus.UNDECIDED
         if self.decision == "pass":
             return TaskStatus.PASS
         if self.stats.failures == 0 and self.stats.errors > 0:
@@ -167,14 +198,28 @@ class TaskResult:
             "status": self.status, "decision": self.decision, "decided_by": self.decided_by,
             "stop_reason": self.stop_reason, "threshold": self.threshold,
             "planned_runs": self.planned_runs, "calls_saved": self.calls_saved,
-            **self.stats.metrics(alpha=self.alpha, interval=self.interval, stopped_early=early),
+            **self.stats.metrics(alpha=self.alpha, interval=self.interval, stopped_early=early,
+                                 estimates=self.estimates),
             "attempts": [a.to_dict() for a in self.stats.attempts],
         }
 
 
+def _mean_known(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return fmean(known) if known else None
+
+
 def summarize(stats: Sequence[TaskStats], *, alpha: float,
-              statuses: Sequence[str] | None = None) -> dict[str, Any]:
-    """Benchmark-wide metrics (pass@k / pass^k / consistency: unweighted means over tasks)."""
+              statuses: Sequence[str] | None = None,
+              estimates: Sequence[Estimates | None] | None = None,
+              planned: Sequence[int] | None = None) -> dict[str, Any]:
+    """Benchmark-wide metrics (pass@k / pass^k / consistency: unweighted means over tasks).
+
+    With ``estimates`` (bench/2): reliability, pass@k and pass^k are means over tasks of the
+    per-task unbiased estimates (so unbiased for the mean over tasks of the task's pass
+    rate, pass@k, pass^k), k up to the smallest planned runs; a k some task cannot estimate
+    is averaged over the others and ``pass_k_tasks`` says over how many.
+    """
     from ._metrics import clopper_pearson
 
     every = tuple(a for st in stats for a in st.attempts)
@@ -188,6 +233,8 @@ def summarize(stats: Sequence[TaskStats], *, alpha: float,
     if statuses is not None:
         out.update(passed=statuses.count("PASS"), failed=statuses.count("FAIL"),
                    errored=statuses.count("ERROR"), incomplete=statuses.count("INCOMPLETE"))
+        if estimates is not None:
+            out["undecided"] = statuses.count("UNDECIDED")
     out.update({
         "attempts": pooled.runs, "passes": pooled.passes, "failures": pooled.failures,
         "errors": pooled.errors, "reliability": pooled.reliability, "ci_low": lo,
@@ -202,6 +249,22 @@ def summarize(stats: Sequence[TaskStats], *, alpha: float,
         "tokens": _sum_known([a.tokens for a in every]),
         "cost_usd": _sum_known([a.cost_usd for a in every]),
     })
+    if estimates is not None:
+        ests = [e for e in estimates if e is not None]
+        ks = k_values(min(planned)) if planned else []
+        out.update({
+            "observed_rate": pooled.reliability,
+            "reliability": _mean_known([e.reliability for e in ests]),
+            "reliability_method": "mean over tasks of each task's unbiased pass-rate estimate",
+            "ci_method": "clopper-pearson on pooled attempts, around observed_rate "
+                         "(descriptive: tasks differ and runs may stop early)",
+            "pass_at_k": {str(k): _mean_known([e.pass_at.get(str(k)) for e in ests])
+                          for k in ks},
+            "pass_hat_k": {str(k): _mean_known([e.pass_hat.get(str(k)) for e in ests])
+                           for k in ks},
+            "pass_k_tasks": {str(k): sum(e.pass_hat.get(str(k)) is not None for e in ests)
+                             for k in ks},
+            "estimator": ESTIMATOR})
     return out
 
 
@@ -226,9 +289,29 @@ class BenchResult:
 
     @property
     def exit_code(self) -> int:
-        """2 incomplete > 1 any task not passed > 0 all passed."""
+        """2 incomplete > 1 a task failed or errored > 2 a task undecided > 0 all passed."""
+        statuses = [t.status for t in self.tasks]
         return exit_code(incomplete=not self.complete,
-                         finding=not all(t.status == "PASS" for t in self.tasks))
+                         finding=any(s in ("FAIL", "ERROR") for s in statuses),
+                         undecided="UNDECIDED" in statuses)
+
+    @property
+    def guarantee(self) -> str:
+        """What the verdicts promise, as printed in every format."""
+        cfg = self.config
+        n = len(self.tasks)
+        if cfg.early_stop == "sequential":
+            return (f"sequential pass-rate SPRT per task at alpha/tasks = {cfg.alpha:g}/{n}: "
+                    f"P(PASS) <= {cfg.alpha / n:.3g} for a task whose true pass rate is <= "
+                    f"threshold - {cfg.margin:g}, P(FAIL) <= {cfg.alpha / n:.3g} when it is "
+                    f">= threshold + {cfg.margin:g}; at most {cfg.alpha:g} for any wrong "
+                    "verdict over the benchmark, at every --runs (a task not decided by the "
+                    "cap is UNDECIDED); assumes a task's runs are independent with one pass "
+                    "rate")
+        what = "curtailed: the verdict" if cfg.early_stop == "exact" else "the verdict"
+        return (f"{what} of each task is whether at least ceil(threshold x runs) of its "
+                "planned runs pass; it describes these runs and claims no error rate about "
+                "the true pass rate (use --early-stop sequential for that)")
 
     def task(self, task_id: str) -> TaskResult:
         for t in self.tasks:
@@ -256,8 +339,11 @@ class BenchResult:
                        "max_workers": eng.max_workers, "timeout_s": eng.timeout_s,
                        "retries": eng.retries, "error_policy": eng.error_policy,
                        "store_mode": eng.store_mode, "seed": eng.seed},
+            "guarantee": self.guarantee,
             "summary": summarize([t.stats for t in self.tasks], alpha=cfg.alpha,
-                                 statuses=[t.status for t in self.tasks]),
+                                 statuses=[t.status for t in self.tasks],
+                                 estimates=[t.estimates for t in self.tasks],
+                                 planned=[t.planned_runs for t in self.tasks]),
             "calls": {"attempts": made, "planned": planned, "saved": planned - made,
                       "ledger_calls": self.ledger.get("calls", 0)},
             "tasks": [t.to_dict() for t in self.tasks],

@@ -9,12 +9,18 @@ pass, agentverdict's rule). Three stopping modes:
     *curtailment*: stop as soon as the remaining runs cannot change the verdict of the full
     ``runs``-run test (pass once ``ceil(threshold * runs)`` runs passed, fail once too many
     failed). The verdict is identical to ``off``; only the calls differ. At threshold 1.0 a
-    task fails at its first failing run.
+    task fails at its first failing run. The verdict describes the runs made; it claims no
+    error rate about the agent's true pass rate.
 ``sequential``
     :func:`~agentverity_props.decide.pass_rate_rule` (an SPRT on the failure rate) at
-    ``alpha / tasks`` per task: a task whose true pass rate is at least ``threshold + margin``
-    is called "fail" with probability at most ``alpha / tasks`` (and symmetrically), valid
-    under optional stopping. ``runs`` caps it; at the cap the point estimate decides.
+    ``alpha / tasks`` per task. Guarantee, at every ``runs`` cap, assuming the runs of a task
+    are independent draws with one pass rate ``p``: P(PASS) <= ``alpha / tasks`` when
+    ``p <= threshold - margin``, and P(FAIL) <= ``alpha / tasks`` when
+    ``p >= threshold + margin``; so over the whole benchmark P(any wrong PASS or FAIL) <=
+    ``alpha``. A task the rule has not decided by the cap is UNDECIDED (exit 2), never
+    decided on its point estimate (truncating an SPRT only removes decisions, so the
+    guarantee holds at every cap). :func:`runs_to_pass` is the fewest runs that can give a
+    PASS (59 at threshold 1.0, margin 0.05, alpha 0.05, one task).
 
 Every agent call goes through the :class:`~agentverity_props.engine.Engine`.
 """
@@ -22,6 +28,8 @@ Every agent call goes through the :class:`~agentverity_props.engine.Engine`.
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,7 +47,8 @@ if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
 
 
-__all__ = ["BenchConfig", "arun_benchmark", "attempt", "run_benchmark"]
+__all__ = ["BenchConfig", "TaskRule", "arun_benchmark", "attempt", "run_benchmark",
+           "runs_to_pass"]
 
 EarlyStop = Literal["exact", "sequential", "off"]
 MAX_OUTPUT_CHARS = 2000
@@ -138,18 +147,38 @@ def required_passes(threshold: float, runs: int) -> int:
     return max(1, math.ceil(threshold * runs - 1e-9))
 
 
-class _Rule:
-    """Decides one task's pass/fail from its runs, one outcome at a time."""
+class TaskRule:
+    """Decides one task's verdict from its runs, one outcome at a time.
+
+    ``update(passed)`` returns ``(call, decided_by)`` once the task stops, with ``call`` one of
+    ``"pass"``, ``"fail"`` or ``"undecided"`` (sequential mode at the ``runs`` cap), else
+    None. The rule depends on the runs only through (runs made, passes), which is what the
+    estimators of :mod:`._estimate` and the exact error computation of the tests rely on;
+    :meth:`clone` branches it.
+    """
 
     def __init__(self, mode: EarlyStop, runs: int, threshold: float, alpha: float,
                  margin: float) -> None:
         self.mode, self.runs, self.threshold = mode, runs, threshold
+        self.alpha, self.margin = alpha, margin
         self.need = required_passes(threshold, runs)
         self.n = self.passes = 0
-        self.seq = None
+        self.seq: Any = None
         if mode == "sequential":
             from ..decide import pass_rate_rule
             self.seq = pass_rate_rule(threshold, alpha=alpha, margin=margin)
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """Everything the stopping rule depends on (a cache key for its stop table)."""
+        return (self.mode, self.runs, self.threshold, self.alpha, self.margin)
+
+    def clone(self) -> TaskRule:
+        new = copy.copy(self)
+        if self.seq is not None:
+            new.seq = copy.copy(self.seq)
+            new.seq._sprt = copy.copy(self.seq._sprt)
+        return new
 
     def update(self, passed: bool) -> tuple[str, str] | None:
         self.n += 1
@@ -159,8 +188,9 @@ class _Rule:
             if d is not None:
                 return d.call, "sequential (pass-rate SPRT)"
             if self.n >= self.runs:
-                ok = self.passes / self.n >= self.threshold
-                return ("pass" if ok else "fail"), "run cap (point estimate)"
+                return "undecided", (f"run cap: undecided (a PASS needs >= "
+                                     f"{runs_to_pass(self.threshold, self.alpha, self.margin)}"
+                                     " runs)")
             return None
         if self.mode == "exact":
             if self.passes >= self.need:
@@ -173,10 +203,26 @@ class _Rule:
         return None
 
 
+@functools.lru_cache(maxsize=256)
+def runs_to_pass(threshold: float, alpha: float, margin: float, limit: int = 1_000_000) -> int:
+    """The fewest runs after which the sequential rule can say PASS (all of them passing).
+
+    >>> runs_to_pass(1.0, 0.05, 0.05)
+    59
+    """
+    from ..decide import pass_rate_rule
+    rule = pass_rate_rule(threshold, alpha=alpha, margin=margin)
+    for n in range(1, limit + 1):
+        d = rule.update(True)
+        if d is not None:
+            return n
+    return limit
+
+
 async def _run_task(eng: Engine, task: Task, probe: Probe, indices: list[int],
                     config: BenchConfig, alpha_task: float,
                     progress: Callable[[int], None] | None) -> TaskResult:
-    rule = _Rule(config.early_stop, task.runs, task.threshold, alpha_task, config.margin)
+    rule = TaskRule(config.early_stop, task.runs, task.threshold, alpha_task, config.margin)
     attempts: list[AttemptRecord] = []
     decision: tuple[str, str] | None = None
     stop = ""
@@ -196,7 +242,9 @@ async def _run_task(eng: Engine, task: Task, probe: Probe, indices: list[int],
         if decision is not None:
             break
     return TaskResult.build(task, attempts, decision=decision, stop_reason=stop,
-                            config=config, include_prompt=config.include_outputs)
+                            config=config, include_prompt=config.include_outputs,
+                            rule=TaskRule(config.early_stop, task.runs, task.threshold,
+                                          alpha_task, config.margin))
 
 
 # ------------------------------------------------------------------ the whole benchmark

@@ -1,6 +1,7 @@
 """``agentverity-props bench`` and ``compare``: YAML benchmarks and paired comparison.
 
-bench:   exit 0 every task passed, 1 a task failed or errored, 2 incomplete or bad input.
+bench:   exit 0 every task passed, 1 a task failed or errored, 2 incomplete, a task
+         undecided at the --runs cap (sequential), or bad input.
 compare: exit 0 no agent worse than the first (baseline) on pass rate, 1 one is, 2
          incomplete or bad input.
 """
@@ -47,10 +48,15 @@ def _phase(tick: Callable[[str, int], None] | None,
               help="Runs per task (default: the file's runs, else 1).")
 @click.option("--early-stop", type=click.Choice(["exact", "sequential"]), default="exact",
               show_default=True, help="exact: stop a task once its full-run verdict is "
-              "certain; sequential: anytime-valid pass-rate SPRT per task.")
+              "certain; sequential: anytime-valid pass-rate SPRT per task (error rate "
+              "alpha/tasks; a task not decided by --runs is UNDECIDED, exit 2).")
 @click.option("--no-early-stop", is_flag=True,
               help="Run every task --runs times (per-task counts as agentverdict's runner).")
 @click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
+@click.option("--margin", type=click.FloatRange(0.001, 0.49), default=0.05, show_default=True,
+              help="Sequential mode: indifference zone around the threshold (a wider one "
+              "decides in fewer runs; at threshold 1.0 a PASS needs about "
+              "ln(tasks/alpha) / -ln(1 - margin) clean runs).")
 @click.option("--interval", type=click.Choice(["exact", "wilson"]), default="exact",
               show_default=True, help="Reliability interval: Clopper-Pearson or Wilson.")
 @click.option("--include-outputs", is_flag=True, help="Keep prompts and answers in the report.")
@@ -60,18 +66,19 @@ def _phase(tick: Callable[[str, int], None] | None,
 @progress_option
 @engine_options
 def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop: str,
-              no_early_stop: bool, alpha: float, interval: str, include_outputs: bool,
+              no_early_stop: bool, alpha: float, margin: float, interval: str,
+              include_outputs: bool,
               fmt: str, output: str | None, progress: bool, **eng: Any) -> int:
     """Run a YAML benchmark, stopping each task once its pass/fail verdict is decided.
 
-    Exit codes: 0 every task passed; 1 a task failed or errored; 2 incomplete evidence or a
-    configuration error.
+    Exit codes: 0 every task passed; 1 a task failed or errored; 2 incomplete evidence, a
+    task undecided at the --runs cap (sequential mode), or a configuration error.
     """
     from ..bench import BenchConfig, arun_benchmark, load_benchmark
 
     bench = load_benchmark(benchmark_path)
     config = BenchConfig(runs=runs, early_stop="off" if no_early_stop else early_stop,  # type: ignore[arg-type]
-                         alpha=alpha, interval=interval,  # type: ignore[arg-type]
+                         alpha=alpha, margin=margin, interval=interval,  # type: ignore[arg-type]
                          include_outputs=include_outputs, engine=engine_config(eng))
     agent = load_agent_ref(agent_ref)
     res = session([agent], config.engine_config(), lambda engines, tick: arun_benchmark(

@@ -1,4 +1,4 @@
-"""View models of the bench/1 and compare/2 HTML reports (see ``_html_kinds`` for the rest)."""
+"""View models of the bench/2 and compare/2 HTML reports (see ``_html_kinds`` for the rest)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,32 @@ from . import _plots as P
 from ._bench import BENCH_EXIT, COMPARE_EXIT
 from ._html_kinds import _int, _num
 
-_STATUS_CLASS = {"PASS": "good", "FAIL": "bad", "ERROR": "bad", "INCOMPLETE": "warn"}
+_STATUS_CLASS = {"PASS": "good", "FAIL": "bad", "ERROR": "bad", "INCOMPLETE": "warn",
+                 "UNDECIDED": "warn"}
 _METRICS = (("pass_rate", "pass rate"), ("error_rate", "error rate"), ("latency", "latency"))
 
 
 def _k_points(d: Any) -> list[tuple[float, float]]:
+    """Plottable (k, estimate) points; an n/a estimate (null: k > runs) is not a point."""
     if not isinstance(d, dict):
         return []
     out = []
     for k, v in d.items():
+        if v is None:
+            continue
         try:
             out.append((float(k), float(v)))
         except (TypeError, ValueError):
             continue
     return out
+
+
+def _k_rows(s: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per k: pass@k and pass^k as printed (n/a where k > runs)."""
+    at, hat = s.get("pass_at_k") or {}, s.get("pass_hat_k") or {}
+    over = s.get("pass_k_tasks") or {}
+    return [{"k": k, "at": at.get(k), "hat": hat.get(k), "tasks": over.get(k, s.get("tasks"))}
+            for k in at]
 
 
 def _task_label(t: dict[str, Any]) -> str:
@@ -40,7 +52,7 @@ def bench_context(d: dict[str, Any]) -> dict[str, Any]:
                       "attempt_rows": [{**a, "cls": _STATUS_CLASS.get(a.get("status"), "muted")}
                                        for a in t.get("attempts") or []]})
         if _int(t.get("runs")):
-            marks.append(P.Interval(_task_label(t), _num(t.get("reliability")),
+            marks.append(P.Interval(_task_label(t), _num(t.get("observed_rate")),
                                     _num(t.get("ci_low")), _num(t.get("ci_high")),
                                     color={"good": P.GREEN, "bad": P.RED}.get(cls, P.ORANGE),
                                     ref=None if single else _num(t.get("threshold"))))
@@ -52,16 +64,18 @@ def bench_context(d: dict[str, Any]) -> dict[str, Any]:
               ("pass^k (all k pass)", _k_points(s.get("pass_hat_k")), P.ORANGE, "--")]
     plots = {
         "tasks": P.intervals_svg(marks, title="per-task pass rates with intervals",
-                                 xlabel="pass rate (share of runs passing)", xlim=(-0.02, 1.02),
+                                 xlabel="share of the runs made that passed", xlim=(-0.02, 1.02),
                                  vlines=vlines,
                                  legend=[] if single else [("d", P.RED, "task's threshold")]),
         "passk": P.lines_svg(curves, title="pass@k and pass^k", xlabel="k (attempts)",
                              ylabel="probability", log_x=True),
     }
     counts = [("passed", s.get("passed"), "good"), ("failed", s.get("failed"), "bad"),
-              ("errored", s.get("errored"), "bad"), ("incomplete", s.get("incomplete"), "warn")]
+              ("errored", s.get("errored"), "bad"), ("undecided", s.get("undecided"), "warn"),
+              ("incomplete", s.get("incomplete"), "warn")]
     bm = d.get("benchmark") or {}
     return {"exit_meanings": BENCH_EXIT, "s": s, "tasks": tasks, "plots": plots, "bm": bm,
+            "k_rows": _k_rows(s), "guarantee": d.get("guarantee"),
             "summary": [(k, str(v), c if v else "muted") for k, v, c in counts]
             + [("reliability", f"{_num(s.get('reliability')) or 0:.0%}", "muted")]}
 

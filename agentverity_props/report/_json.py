@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import BadInput
 
 KNOWN_SCHEMAS = ("agentverity_props.run/2", "agentverity_props.counterexample/1",
-                 "agentverity_props.bench/1", "agentverity_props.compare/2",
+                 "agentverity_props.bench/2", "agentverity_props.compare/2",
                  "agentverity_props.tools/1", "agentverity_props.snapshot/1",
                  "agentverity_props.enlarge/1", "agentverity_props.check/1",
                  "agentverity_props.conversation/1")
@@ -53,6 +53,8 @@ def load_result(path: str | Path) -> dict[str, Any]:
         data = migrate_run_v1(data)
     if isinstance(data, dict) and data.get("schema") == "agentverity_props.compare/1":
         data = migrate_compare_v1(data)
+    if isinstance(data, dict) and data.get("schema") == "agentverity_props.bench/1":
+        data = migrate_bench_v1(data)
     if not isinstance(data, dict) or data.get("schema") not in KNOWN_SCHEMAS:
         got = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise BadInput(f"{p} is not an agentverity-props result (schema {got!r})",
@@ -92,6 +94,30 @@ def migrate_run_v1(d: dict[str, Any]) -> dict[str, Any]:
         rels.append({**r, "undecided": 0, "outcomes": outcomes})
     out["relations"] = rels
     out.setdefault("advice", [])
+    return out
+
+
+def migrate_bench_v1(d: dict[str, Any]) -> dict[str, Any]:
+    """A ``bench/1`` result as ``bench/2``. Version 1 decided a sequential task at the run cap
+    on its point estimate and computed reliability, pass@k and pass^k as proportions of the
+    runs made (biased when a task stopped early): its verdicts and figures are kept as they
+    were, ``observed_rate`` is its reliability, and the estimator and guarantee say so."""
+    v1_est = "proportions of the runs made (version 1: biased when a task stopped early)"
+    out = {**d, "schema": "agentverity_props.bench/2"}
+    cfg: dict[str, Any] = d["config"] if isinstance(d.get("config"), dict) else {}
+    out["guarantee"] = (
+        "version 1 benchmark: a sequential task not decided by the --runs cap was decided on "
+        "its point estimate, so no error rate is guaranteed for it; rerun for one"
+        if cfg.get("early_stop") == "sequential" else
+        "version 1 benchmark: each task's verdict describes its runs; no error rate claimed")
+    out["tasks"] = [{**t, "observed_rate": t.get("reliability"), "estimator": v1_est}
+                    for t in d.get("tasks") or [] if isinstance(t, dict)]
+    s = dict(d.get("summary") or {})
+    s.setdefault("undecided", 0)
+    s.update(observed_rate=s.get("reliability"), estimator=v1_est,
+             reliability_method="pooled passes / attempts (version 1)",
+             pass_k_tasks={k: int(s.get("tasks") or 0) for k in s.get("pass_hat_k") or {}})
+    out["summary"] = s
     return out
 
 

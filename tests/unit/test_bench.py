@@ -268,8 +268,19 @@ def test_sequential_mode_decides_and_caps():
     assert t.status == "PASS"
     assert t.decided_by.startswith("sequential")
     assert t.stats.runs < 200
+    # 5 clean runs cannot certify a pass rate >= 0.95 at alpha 0.05: undecided, exit 2,
+    # never PASS on the point estimate
     res = run_benchmark(Counting(), b, config=BenchConfig(runs=5, early_stop="sequential"))
-    assert res.tasks[0].decided_by == "run cap (point estimate)"
+    t = res.tasks[0]
+    assert (t.status, t.decision, t.stats.runs) == ("UNDECIDED", "undecided", 5)
+    assert "needs >= 59 runs" in t.decided_by
+    assert res.complete
+    assert res.exit_code == 2
+    d = res.to_dict()
+    validate(d, "bench")
+    assert d["summary"]["undecided"] == 1
+    assert "UNDECIDED" in res.summary()
+    assert "at every --runs" in d["guarantee"]
     res = run_benchmark(Counting(fail_at={2}), b,
                         config=BenchConfig(runs=500, early_stop="sequential"))
     assert res.tasks[0].status == "FAIL"

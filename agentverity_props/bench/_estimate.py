@@ -1,0 +1,137 @@
+"""Estimates of a task's pass rate, pass@k and pass^k that stay unbiased under early stopping.
+
+When a task stops early (curtailment, or the sequential rule), passes / runs is biased: at
+threshold 1.0 a task stops at its first failure, so short runs are over-represented among
+failing tasks. The estimators here are Rao-Blackwellised indicators of the first k runs:
+
+    pass^k estimate = P(the first k runs all passed | runs made N, passes S, the rule)
+                    = (stopping-rule paths to (N, S) that start with k passes)
+                      / (stopping-rule paths to (N, S))
+
+and pass@k = 1 - the same with k failures. Every path to (N, S) that the rule allows has the
+same probability ``p^S (1-p)^(N-S)`` when the runs are independent with one pass rate ``p``,
+so the ratio is ``E[1{first k pass} | N, S]`` and its mean is exactly ``p^k`` (Girshick,
+Mosteller and Savage 1946, for closed sequential binomial plans). With no early stopping it
+equals the usual ``C(S, k) / C(N, k)``.
+
+When the rule stopped before k runs the first k are not all known: pass^k is 0 if a run
+already failed, pass@k is 1 if one already passed, and otherwise the estimate is None
+("n/a (k > runs)"): nothing unbiased exists there. Reported k never exceed the planned runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+__all__ = ["Estimates", "StopRule", "estimate", "stop_table"]
+
+
+class StopRule(Protocol):
+    """What the estimators need from a stopping rule: branchable, fed one outcome at a time,
+    returning non-None once the task stops (see :class:`~._run.TaskRule`)."""
+
+    @property
+    def key(self) -> tuple[Any, ...]: ...
+
+    def clone(self) -> StopRule: ...
+
+    def update(self, passed: bool) -> Any: ...
+
+
+_TABLES: dict[tuple[Any, ...], list[list[bool]]] = {}
+
+
+def stop_table(rule: StopRule, depth: int) -> list[list[bool]]:
+    """``table[n][s]``: the rule stops on reaching ``n`` runs with ``s`` passes.
+
+    Built by branching the rule object itself (``clone`` then ``update``) over every state
+    it can reach, so it is the rule the runner uses, not a copy of its formula. States the
+    rule cannot reach are marked stopping (no path goes through them).
+    """
+    key = (*rule.key, depth)
+    if key in _TABLES:
+        return _TABLES[key]
+    table: list[list[bool]] = [[False]]
+    layer: dict[int, StopRule] = {0: rule.clone()}
+    for n in range(1, depth + 1):
+        row = [True] * (n + 1)
+        nxt: dict[int, StopRule] = {}
+        done: set[int] = set()
+        for s, r in layer.items():
+            for passed in (False, True):
+                t = s + passed
+                if t in done:  # the rule depends on (runs, passes) only: one branch suffices
+                    continue
+                done.add(t)
+                child = r.clone()
+                row[t] = child.update(passed) is not None
+                if not row[t]:
+                    nxt[t] = child
+        table.append(row)
+        layer = nxt
+    if len(_TABLES) > 64:
+        _TABLES.clear()
+    _TABLES[key] = table
+    return table
+
+
+def _count(table: list[list[bool]], prefix: Sequence[bool], n_end: int, s_end: int) -> int:
+    """Paths from (0, 0) to (n_end, s_end) that start with ``prefix`` and never reach a
+    stopping state before ``n_end`` (exact integers)."""
+    n, s = 0, 0
+    for passed in prefix:
+        if n > 0 and table[n][s]:
+            return 0
+        n, s = n + 1, s + passed
+    if n > n_end:
+        return 0
+    counts = {s: 1}
+    while n < n_end:
+        if n > 0:
+            counts = {k: v for k, v in counts.items() if not table[n][k]}
+        nxt: dict[int, int] = {}
+        for k, v in counts.items():
+            nxt[k] = nxt.get(k, 0) + v
+            nxt[k + 1] = nxt.get(k + 1, 0) + v
+        counts, n = nxt, n + 1
+    return counts.get(s_end, 0)
+
+
+class Estimates:
+    """A task's unbiased estimates (None where there is none), keyed by k as a string."""
+
+    def __init__(self, reliability: float | None, pass_at: dict[str, float | None],
+                 pass_hat: dict[str, float | None]) -> None:
+        self.reliability, self.pass_at, self.pass_hat = reliability, pass_at, pass_hat
+
+
+def estimate(outcomes: Sequence[bool], rule: StopRule, ks: Sequence[int]) -> Estimates:
+    """Unbiased reliability, pass@k and pass^k of the runs ``outcomes`` made under ``rule``.
+
+    ``rule`` is a fresh rule of the kind that decided when to stop. A run list cut short by
+    a budget or an interrupt (not by the data) is handled the same way.
+
+    >>> from agentverity_props.bench._run import TaskRule
+    >>> e = estimate([True, True, False], TaskRule("exact", 10, 1.0, 0.05, 0.05), [1, 2])
+    >>> e.reliability, e.pass_hat["2"]  # stopped at its first failure: only the start counts
+    (1.0, 1.0)
+    """
+    n, s = len(outcomes), sum(map(bool, outcomes))
+    if n == 0:
+        return Estimates(None, {str(k): None for k in ks}, {str(k): None for k in ks})
+    table = stop_table(rule, n)
+    total = _count(table, (), n, s)
+    if total == 0:  # the rule could not have produced this run list (e.g. kept going)
+        raise ValueError(f"the stopping rule cannot end at {s} passes in {n} runs")
+    hat: dict[str, float | None] = {}
+    at: dict[str, float | None] = {}
+    for k in ks:
+        if k <= n:
+            hat[str(k)] = _count(table, (True,) * k, n, s) / total
+            at[str(k)] = 1.0 - _count(table, (False,) * k, n, s) / total
+        else:
+            hat[str(k)] = 0.0 if s < n else None
+            at[str(k)] = 1.0 if s > 0 else None
+    rel = _count(table, (True,), n, s) / total
+    return Estimates(rel, at, hat)
