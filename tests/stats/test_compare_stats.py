@@ -1,20 +1,26 @@
 """Simulation tests of the paired comparison and of the snapshot check's drift test.
 
 Each claim would fail if false: observed error rates must stay within the nominal rate plus
-three binomial standard errors of the simulation. Fake agents are numpy Generators with
-their own seeds; the statistic is the product's own ``sign_log_e`` / ``PooledSign``.
+three binomial standard errors of the simulation (or, for the end-to-end runs of the real
+``compare``, the rate must not be shown above alpha by a one-sided 95% Clopper-Pearson
+bound). Fake agents use their own seeded ``random.Random`` / numpy Generators; the statistic
+is the product's own ``sign_log_e`` / ``PooledSign`` / ``compare_agents``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
+import random
+import threading
+import time
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from agentverity_props.bench import PooledSign, difference_interval, runs_needed, sign_log_e
-from agentverity_props.bench._compare import CompareConfig, compare_agents
+from agentverity_props.bench._compare import CompareConfig, alpha_split, compare_agents
 from agentverity_props.bench._load import parse_benchmark
 from agentverity_props.snapshot._check import confirmation_plan
 
@@ -111,7 +117,8 @@ def test_drop_100_to_91_is_flagged_and_10_to_8_is_inconclusive():
     def worse(p):
         calls["n"] += 1
         return "no" if (calls["n"] - 1) in {5, 16, 27, 38, 49, 60, 71, 82, 93} else "ok"
-    res = compare_agents([lambda p: "ok", worse], b, config=CompareConfig(max_runs=100))
+    res = compare_agents([lambda p: "ok", worse], b,
+                         config=CompareConfig(max_runs=100, warmup=0))
     assert res.verdict(0, 1) == "A better"
 
 
@@ -169,3 +176,136 @@ def test_check_false_drift_at_most_alpha(tol, inputs):
     screen = rng.random((reps, inputs)) < tol
     confirm = rng.binomial(k, tol, size=(reps, inputs)) >= c
     assert (screen & confirm).any(axis=1).mean() <= _tol(ALPHA, reps)
+
+
+# ------------------------------------------------------------------ compare's latency design
+
+
+def _latency_signs(rng, reps, rounds, tasks, *, order_effect, margin, randomised):
+    """Signs (+1 A wins, -1 B wins, 0 tie) of identical agents whose call in the first slot
+    of a pair takes ``1 + order_effect`` times as long (a cold cache, a shared serial
+    backend); latencies lognormal with sd 0.3 on the log scale."""
+    lat = np.exp(rng.normal(0.0, 0.3, size=(2, reps, rounds, tasks)))
+    first, second = lat[0] * (1.0 + order_effect), lat[1]
+    a_first = rng.random((reps, rounds, tasks)) < 0.5 if randomised else \
+        np.ones((reps, rounds, tasks), dtype=bool)
+    a = np.where(a_first, first, second)
+    b = np.where(a_first, second, first)
+    return (b > (1 + margin) * a).astype(int) - (a > (1 + margin) * b).astype(int)
+
+
+@pytest.mark.parametrize("order_effect", [0.0, 0.3, 2.0])
+def test_random_order_keeps_false_latency_winners_at_most_alpha(order_effect):
+    """Identical agents, an order effect of any size: with the order of each pair drawn at
+    random, the latency sign test names a winner in at most alpha of runs; with a fixed
+    order (version 1) the same agents get a winner in most runs once the effect is real."""
+    rng = np.random.default_rng(17)
+    reps, rounds, tasks = 4000, 60, 3
+    for margin in (0.0, 0.1):
+        s = _latency_signs(rng, reps, rounds, tasks, order_effect=order_effect, margin=margin,
+                           randomised=True)
+        w = np.cumsum((s > 0).sum(axis=2), axis=1)
+        l = np.cumsum((s < 0).sum(axis=2), axis=1)  # noqa: E741
+        ever, _ = _first_crossing(w, l, ALPHA)
+        assert ever.mean() <= _tol(ALPHA, reps), (order_effect, margin, ever.mean())
+    if order_effect >= 0.3:
+        s = _latency_signs(rng, 400, rounds, tasks, order_effect=order_effect, margin=0.1,
+                           randomised=False)
+        w = np.cumsum((s > 0).sum(axis=2), axis=1)
+        l = np.cumsum((s < 0).sum(axis=2), axis=1)  # noqa: E741
+        fixed, _ = _first_crossing(w, l, ALPHA)
+        assert fixed.mean() > 0.5  # the design the random order replaces would fail here
+
+
+def test_latency_margin_decides_a_practical_difference_and_ignores_a_small_one():
+    """A 30% slower agent is named slower; a 3% slower one (within the 10% margin) is named
+    in at most alpha of runs even though it is slower on every call's median."""
+    rng = np.random.default_rng(23)
+    reps, rounds, tasks = 2000, 80, 3
+    for ratio, expect_decided in ((1.3, True), (1.03, False)):
+        la = np.exp(rng.normal(0.0, 0.02, size=(reps, rounds, tasks)))
+        lb = ratio * np.exp(rng.normal(0.0, 0.02, size=(reps, rounds, tasks)))
+        s = (lb > 1.1 * la).astype(int) - (la > 1.1 * lb).astype(int)
+        w = np.cumsum((s > 0).sum(axis=2), axis=1)
+        l = np.cumsum((s < 0).sum(axis=2), axis=1)  # noqa: E741
+        ever, _ = _first_crossing(w, l, ALPHA)
+        if expect_decided:
+            assert ever.mean() >= 0.99
+        else:
+            assert ever.mean() <= _tol(ALPHA, reps)
+
+
+# ------------------------------------------------------------------ compare end to end
+
+NULL_BENCH = parse_benchmark('version: "1"\nname: identical\ntasks:\n' + "".join(
+    f"  - {{id: t{i}, prompt: 'q{i}', evaluation: {{type: exact_match, expected: '4'}}}}\n"
+    for i in range(3)))
+
+
+def _identical_pair(kind: str, seed: int):
+    """Two agents that behave identically (each its own seeded random.Random): they pass with
+    probability 0.7 and fail a call with probability 0.03; ``kind`` sets how they spend
+    time: ``instant``; ``sleeping`` (0.2-2 ms); ``serial`` (both behind one threading lock
+    around a 0.5 ms sleep); ``async-serial`` (async, one asyncio.Lock around a sleep)."""
+    shared = threading.Lock()
+    alock: dict[str, asyncio.Lock] = {}
+
+    def make(rng: random.Random):
+        def answer() -> str:
+            if rng.random() < 0.03:
+                raise RuntimeError("flaky backend")
+            return "4" if rng.random() < 0.7 else "5"
+
+        if kind == "async-serial":
+            async def acall(prompt: str) -> str:
+                lock = alock.setdefault("lock", asyncio.Lock())
+                async with lock:
+                    await asyncio.sleep(0.0005)
+                return answer()
+            return acall
+
+        def call(prompt: str) -> str:
+            if kind == "sleeping":
+                time.sleep(rng.uniform(0.0002, 0.002))
+            elif kind == "serial":
+                with shared:
+                    time.sleep(0.0005)
+            return answer()
+        return call
+
+    return make(random.Random(2 * seed)), make(random.Random(2 * seed + 1))
+
+
+def _cp_lower(k: int, n: int, conf: float = 0.95) -> float:
+    return 0.0 if k == 0 else float(stats.beta.ppf(1 - conf, k, n - k + 1))
+
+
+def test_identical_agents_through_compare_get_a_winner_in_at_most_alpha_of_runs():
+    """The real compare on identical agents (instant, sleeping, sharing a serial backend,
+    sync and async): any printed verdict naming a better agent, on any metric overall or per
+    task, counts as an error. Run at alpha 0.2 so that an excess is visible in few runs; the
+    full-size version (400+ runs per kind, alpha 0.05 and 0.2) is benchmarks/compare_null.py."""
+    alpha, reps = 0.2, 30
+    errors = n = 0
+    for kind in ("instant", "sleeping", "serial", "async-serial"):
+        for rep in range(reps):
+            a, b = _identical_pair(kind, rep)
+            res = compare_agents([a, b], NULL_BENCH, config=CompareConfig(
+                max_runs=15, alpha=alpha, seed=1000 + rep))
+            assert res.rounds <= 15
+            errors += bool(res.winners)
+            n += 1
+    # fail when the runs show the false-winner rate above alpha (95% one-sided)
+    print(f"identical agents through compare: {errors}/{n} runs with a winner")
+    assert _cp_lower(errors, n) <= alpha, (errors, n)
+    assert errors / n <= alpha
+
+
+def test_the_split_alphas_are_what_compare_uses():
+    s = alpha_split(0.05, 1, 3)
+    res = compare_agents([lambda p: "4", lambda p: "4"], NULL_BENCH,
+                         config=CompareConfig(max_runs=1))
+    p = res.pairs[0]
+    assert {m: p.overall[m].alpha for m in ("pass_rate", "error_rate", "latency")} == \
+        {m: s[m] for m in ("pass_rate", "error_rate", "latency")}
+    assert all(t[m].alpha == s["per_task"] for t in p.per_task for m in t)
