@@ -14,7 +14,9 @@ Each function or rule states its estimand and its error rate.
   draws of one input independent, the assumption every other rule rests on?
 - Fixed-sample procedures, valid only when the sample size is fixed in advance (or the
   stop cannot change the decision): :func:`wilson`, :func:`clopper_pearson`, and the
-  curtailed exact binomial test (:func:`confirmation_plan`).
+  curtailed exact binomial test (:func:`confirmation_plan`), and the curtailed two-sample
+  drift test of ``check`` against an input's own recorded rate (:func:`drift_plan`,
+  :func:`drift_p_value`, p-values that account for the stopping rule).
 """
 
 from ._binomial import binomial_tail, confirmation_plan, confirmation_settled
@@ -25,6 +27,13 @@ from ._blindness import (
     mixture_share_bounds,
 )
 from ._dependence import DependenceTest, block_e_value
+from ._drift import (
+    MAX_DRIFT_DRAWS,
+    curtailed_reject_probability,
+    drift_p_value,
+    drift_plan,
+    fisher_tail,
+)
 from ._intervals import clopper_pearson, wilson
 from ._paired import PairedSignTest, PooledSign, difference_interval, runs_needed, sign_log_e
 from ._relation_test import (
@@ -47,6 +56,7 @@ from ._rules import (
 
 __all__ = [
     "MAX_DRAWS",
+    "MAX_DRIFT_DRAWS",
     "MISS_FLOOR",
     "Alternative",
     "BernoulliSPRT",
@@ -66,7 +76,11 @@ __all__ = [
     "clopper_pearson",
     "confirmation_plan",
     "confirmation_settled",
+    "curtailed_reject_probability",
     "difference_interval",
+    "drift_p_value",
+    "drift_plan",
+    "fisher_tail",
     "max_share_at_least",
     "mixture_share_bounds",
     "pass_rate_rule",

@@ -12,6 +12,7 @@ from ..errors import BadInput
 KNOWN_SCHEMAS = ("agentverity_props.run/2", "agentverity_props.counterexample/1",
                  "agentverity_props.bench/2", "agentverity_props.compare/2",
                  "agentverity_props.tools/1", "agentverity_props.snapshot/1",
+                 "agentverity_props.snapshot/2", "agentverity_props.check/2",
                  "agentverity_props.enlarge/1", "agentverity_props.check/1",
                  "agentverity_props.conversation/1")
 

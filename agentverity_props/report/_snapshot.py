@@ -1,4 +1,4 @@
-"""Terminal and JUnit renderers for snapshot/1 and check/1 result dicts."""
+"""Terminal and JUnit renderers for snapshot and check result dicts (versions 1 and 2)."""
 
 from __future__ import annotations
 
@@ -53,8 +53,22 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     flipped = sum(1 for e in d["inputs"] if e["flipped"])
     if flipped:
         con.print(f"  {flipped} input(s) gave more than one verdict while measured")
+    cal = d.get("calibration") or {}
+    if cal.get("draws_per_input"):
+        con.print(f"  Calibration: {cal['draws_per_input']} fresh draws per input after the "
+                  "references were fixed; check tests each input against its own rate")
+    for what, style in (("borderline", "yellow"), ("untestable", "red")):
+        fps = cal.get(what) or []
+        if fps:
+            shown = ", ".join(short(f) for f in fps[:5]) + (" ..." if len(fps) > 5 else "")
+            con.print(f"  [{style}]{len(fps)} {what}[/] input(s): {shown}")
+            note = next((e["note"] for e in d["inputs"] if e["fp"] == fps[0]), "")
+            if note:
+                con.print(f"    [dim]{_e(note)}[/]")
     con.print(f"  Calls: meter {calls['meter']} · blindness {calls['blindness']} · reference "
-              f"{calls['reference']} · total {calls['total']}")
+              f"{calls['reference']}"
+              + (f" · calibration {calls['calibration']}" if calls.get("calibration") else "")
+              + f" · total {calls['total']}")
     con.print()
     if adm["admitted"]:
         where = f" to {path}" if path else ""
@@ -79,6 +93,9 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
               f"{s['layer']})")
     if s.get("same_agent") is False:
         con.print(f"  [dim]the snapshot was made with agent {_e(s['agent'])}[/]")
+    if s.get("migrated_from"):
+        con.print(f"  [yellow]the snapshot is a {s['migrated_from']} file[/] (no calibration "
+                  "sample): re-create it for the full guarantee")
     con.print()
     call = {"low": "[green]re-admitted[/]", "high": "[yellow]not re-admitted[/] (mismatch "
             "rate above the snapshot's tolerance)", None: "[yellow]undecided[/]"}[adm["call"]]
@@ -95,7 +112,8 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
     if rows:
         con.print()
         t = Table(show_edge=False, pad_edge=False, box=None)
-        for col in ("input", "status", "reference", "now", "confirmation", "p"):
+        for col in ("input", "status", "reference", "now", "then", "confirmation", "p",
+                    "p (family)"):
             t.add_column(col)
         lit = True
         for e in rows:
@@ -105,18 +123,33 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
                 lit = False
             name = (labels or {}).get(e["fp"])
             shown = _e(name[:60]) if name else short(e["fp"])
+            cal = e.get("calibration")
+            fam = cf.get("p_family")
             t.add_row(shown, f"[{_IN_STYLE[e['status']]}]{e['status']}[/]",
                       _e(ref if lit else short(ref)),
                       "–" if cur is None else _e(cur if lit else short(cur)),
+                      f"{cal['mismatches']}/{cal['draws']} differed" if cal else "–",
                       f"{cf['mismatches']}/{cf['draws']} differ (need {cf['c']} of "
                       f"{cf['k']})" if cf["draws"] else "–",
-                      "–" if cf["p_value"] is None else f"{cf['p_value']:.2g}")
+                      "–" if cf["p_value"] is None else f"{cf['p_value']:.2g}",
+                      "–" if fam is None else f"{fam:.2g}")
         con.print(t)
     clean = sum(1 for e in d["inputs"] if e["status"] == "clean")
     con.print()
-    con.print(f"  {clean} clean · {d['drift']['inputs']} drifted of {len(d['inputs'])} inputs "
-              f"(drift = reference drawn less than 1 - {d['drift']['tolerance']:g} of the time, "
-              f"alpha {d['drift']['alpha_per_input']:.2g} per input)")
+    dr = d["drift"]
+    if "guarantee" in dr:  # check/2: each input against its own recorded rate
+        untestable = len(dr.get("untestable") or [])
+        con.print(f"  {clean} clean · {dr['inputs']} drifted of {len(d['inputs'])} inputs"
+                  + (f" · {untestable} untestable (never called drift)" if untestable else "")
+                  + f" (drift = the reference drawn less often than when the snapshot was made "
+                  f"and less than 1 - {dr['tolerance']:g} of the time; alpha "
+                  f"{dr['alpha_per_input']:.2g} per input)")
+        con.print(f"  [dim]p: exact under the curtailed rule; p (family) = p x inputs. "
+                  f"{_e(dr['guarantee'])}[/]")
+    else:
+        con.print(f"  {clean} clean · {dr['inputs']} drifted of {len(d['inputs'])} inputs "
+                  f"(drift = reference drawn less than 1 - {dr['tolerance']:g} of the time, "
+                  f"alpha {dr['alpha_per_input']:.2g} per input)")
     con.print(f"Calls: {calls['total']} (screen {calls['screen']}, confirm {calls['confirm']}"
               + (f", stability {calls['stability']}" if calls["stability"] else "")
               + f") vs ~{calls['full_rerun_estimate']} for a full re-run")

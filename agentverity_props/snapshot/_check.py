@@ -13,13 +13,19 @@
 3. **Stability.** If the SPRT says ``high`` (or cannot decide within the cap), mismatches
    are either drift or noise: the meter is rerun. Stochastic or undecided: not admissible
    (rule ``verdict-deterministic``); deterministic: the mismatches are drift.
-4. **Confirmation.** Each input with a mismatch gets ``k`` fresh draws. Drift is confirmed
-   when at least ``c`` of them differ from the reference, where ``P(Binomial(k, tolerance)
-   >= c) <= alpha / inputs`` (one-sided exact binomial against the allowed noise
-   ``tolerance``, default ``epsilon * r``; Bonferroni over inputs). The test is curtailed
-   (it stops once the outcome is certain), which leaves its error rate unchanged. So at
-   most ``alpha`` of checks of an agent whose every input stays within the tolerance report
-   any drift.
+4. **Confirmation.** Each input with a mismatch gets up to ``k`` fresh draws. Drift is
+   confirmed when at least ``c`` of them differ from the reference, where ``c`` makes the
+   curtailed two-sample test of :func:`~agentverity_props.decide.drift_plan` reject at
+   ``alpha / inputs``: the input's current mismatch rate is higher than its own recorded
+   rate (the snapshot's calibration draws, Fisher exact) *and* than the allowed noise
+   ``tolerance`` (default ``epsilon * r``, exact binomial). Bonferroni over inputs. An input
+   whose recorded rate is too close to 1/2 (``untestable`` in the snapshot) is never called
+   drift. The confirmation draws come after the screen chose the input, so they are fresh
+   i.i.d. draws whatever the screen did: the probability that an unchanged agent (every
+   input drawn as when the snapshot was made, however borderline) shows any drift is at
+   most ``alpha``, and so is that of an agent whose every input stays within the tolerance.
+   The printed p-value accounts for the curtailment
+   (:func:`~agentverity_props.decide.drift_p_value`); ``p_family`` is it times the inputs.
 
 Exit codes: 0 clean, 1 drift, 2 not admissible or incomplete.
 """
@@ -39,11 +45,11 @@ import numpy as np
 from .._internal.fingerprint import short
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CheckStatus, InputCheckStatus, StopReason, exit_code
-from ..decide import binomial_tail, confirmation_plan, confirmation_settled
+from ..decide import confirmation_plan, confirmation_settled, drift_p_value
 from ..diagnose import RunConfig
 from ..engine import EvidencePool
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
-from ._create import Refusal, load_snapshot, reference_form, validate_snapshot
+from ._create import Refusal, input_plan, load_snapshot, reference_form, validate_snapshot
 
 if TYPE_CHECKING:
     from ..engine import Engine, Probe
@@ -52,7 +58,7 @@ if TYPE_CHECKING:
 __all__ = ["SCHEMA", "CheckResult", "InputCheck", "acompare_snapshot", "compare_snapshot",
            "confirmation_plan"]
 
-SCHEMA = "agentverity_props.check/1"
+SCHEMA = "agentverity_props.check/2"
 MIN_SCREEN_CAP = 300
 
 
@@ -69,6 +75,9 @@ class InputCheck:
     status: InputCheckStatus = InputCheckStatus.UNSCREENED
     p_value: float | None = None
     note: str = ""
+    calibration: dict[str, Any] | None = None  # the snapshot's recorded rate, if any
+    snapshot_status: str = "stable"  # stable / borderline / untestable (from the snapshot)
+    inputs: int = 1  # the family size (Bonferroni)
 
     @property
     def mismatched(self) -> bool:
@@ -90,7 +99,13 @@ class InputCheck:
                 "confirmation": {"draws": len(self.confirm),
                                  "mismatches": sum(x != self.reference for x in cf),
                                  "failures": self.confirm.count(None), "k": self.k,
-                                 "c": self.c, "p_value": self.p_value},
+                                 "c": self.c, "p_value": self.p_value,
+                                 "p_family": None if self.p_value is None else
+                                 min(1.0, self.p_value * self.inputs)},
+                "snapshot_status": self.snapshot_status,
+                "calibration": None if not self.calibration else
+                {"draws": int(self.calibration.get("draws", 0)),
+                 "mismatches": int(self.calibration.get("mismatches", 0))},
                 "note": self.note}
 
 
@@ -127,12 +142,30 @@ class CheckResult:
             "admission": self.admission, "stability": self.stability,
             "drift": {"inputs": len(self.drifted), "fps": self.drifted,
                       "tolerance": self.tolerance, "alpha_per_input": self.alpha_input,
-                      "method": "one-sided exact binomial vs the tolerance, curtailed; "
-                                "Bonferroni over inputs"},
+                      "method": "curtailed test per input: worse than its own recorded rate "
+                                "(Fisher exact vs the snapshot's calibration draws) and than "
+                                "the tolerance (exact binomial); Bonferroni over inputs; "
+                                "p-values account for the curtailment",
+                      "untestable": [i.fp for i in self.inputs
+                                     if i.snapshot_status == "untestable"],
+                      "guarantee": self.guarantee()},
             "inputs": [i.to_dict() for i in self.inputs],
             "calls": self.calls, "ledger": self.ledger,
             "privacy": "inputs are identified by fingerprint only",
         }
+
+    def guarantee(self) -> str:
+        alpha = self.snapshot.get("alpha")
+        cal = self.snapshot.get("calibration_source", "independent")
+        base = (f"P(any input reported as drift) <= {alpha:g} when the agent is unchanged "
+                "since the snapshot (each input drawn as then, however borderline) or every "
+                "input stays within the tolerance; valid under this check's stopping; "
+                "assumes independent draws given the input")
+        if cal != "independent":
+            base += ("; this snapshot/1 file has no calibration sample, so for inputs that "
+                     "never flipped the guarantee holds only if they stay within the "
+                     "tolerance — re-create the snapshot")
+        return base
 
     def summary(self) -> str:
         from ..report import render_check_text
@@ -199,11 +232,13 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
     probes = [Probe.make(t) for t in texts]
     n = len(probes)
     alpha_input = alpha / max(n, len(doc["inputs"]))
-    k, c = confirmation_plan(tol, alpha_input)
+    cal_doc = doc.get("calibration") or {}
     meta = {"created_at": doc["created_at"], "agent": doc["agent"], "epsilon": eps,
             "alpha": alpha, "indifference": r, "layer": layer, "inputs": len(doc["inputs"]),
-            "calls": doc["calls"], "same_agent": None}
-    refs = {e["fp"]: e["reference"] for e in doc["inputs"]}
+            "calls": doc["calls"], "same_agent": None,
+            "calibration_source": str(cal_doc.get("source", "independent")),
+            "migrated_from": doc.get("migrated_from")}
+    entries = {e["fp"]: e for e in doc["inputs"]}
     empty_adm = {"rule": "sprt", "call": None, "p0": eps / r, "p1": min(1.0, eps * r),
                  "alpha": alpha, "n": 0, "mismatches": 0, "e_value": None}
     own = engine is None
@@ -215,7 +250,8 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
             return CheckResult(CheckStatus.INADMISSIBLE, eng.agent.identity, meta, tuple(pre), (),
                                empty_adm, None, _calls(eng, doc, {}), tol, alpha_input,
                                eng.ledger.to_dict())
-        checks = [InputCheck(p.fp, refs[p.fp], k=k, c=c) for p in probes]
+        checks = [_input_check(entries[p.fp], tol, alpha_input, max(n, len(doc["inputs"])))
+                  for p in probes]
         phase: dict[str, int] = {}
         sprt = BernoulliSPRT(eps / r, min(1.0, eps * r), alpha=alpha)
         rng = np.random.default_rng([config.seed, 7])
@@ -287,7 +323,8 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         c2 = eng.ledger.calls
         if not inadmissible:
             await asyncio.gather(*(_confirm(eng, ch, probes[i], layer, tol)
-                                   for i, ch in enumerate(checks) if ch.mismatched))
+                                   for i, ch in enumerate(checks)
+                                   if ch.mismatched and ch.k))
         phase["confirm"] = eng.ledger.calls - c2
         for ch in checks:
             _settle(ch, screened=any(s is not None for s in ch.screen),
@@ -333,8 +370,19 @@ def _incomplete_msg(checks: list[InputCheck], stop: str) -> str:
         "--budget, then rerun"
 
 
+def _input_check(entry: Mapping[str, Any], tol: float, alpha_input: float,
+                 family: int) -> InputCheck:
+    """The input's test plan: its own recorded rate (if any) and the tolerance."""
+    plan, status = input_plan(entry, tolerance=tol, alpha_input=alpha_input)
+    k, c = plan or (0, 0)
+    return InputCheck(entry["fp"], entry["reference"], k=k, c=c,
+                      calibration=entry.get("calibration") or None, snapshot_status=status,
+                      inputs=family)
+
+
 async def _confirm(eng: Engine, ch: InputCheck, probe: Probe, layer: str, tol: float) -> None:
-    """Curtailed exact binomial test (:func:`~agentverity_props.decide.confirmation_plan`)."""
+    """Curtailed two-sample test (:func:`~agentverity_props.decide.drift_plan`); the p-value
+    accounts for the curtailment (:func:`~agentverity_props.decide.drift_p_value`)."""
     mism = 0
     for done in range(ch.k):
         if confirmation_settled(mism, done, k=ch.k, c=ch.c):
@@ -348,7 +396,10 @@ async def _confirm(eng: Engine, ch: InputCheck, probe: Probe, layer: str, tol: f
         if key is None:
             break
         mism += key != ch.reference
-    ch.p_value = binomial_tail(mism, len(ch.confirm), tol) if ch.confirm else None
+    cal = ch.calibration or {}
+    ch.p_value = drift_p_value(mism, a=int(cal.get("mismatches", 0)),
+                               m=int(cal.get("draws", 0)), k=ch.k,
+                               tolerance=tol) if ch.confirm else None
 
 
 def _settle(ch: InputCheck, *, screened: bool, skipped: bool) -> None:
@@ -362,10 +413,20 @@ def _settle(ch: InputCheck, *, screened: bool, skipped: bool) -> None:
         ch.status = InputCheckStatus.UNCONFIRMED
         ch.note = "not confirmed: the evidence is not admissible"
         return
+    if not ch.k:
+        ch.status = InputCheckStatus.UNCONFIRMED
+        cal = ch.calibration or {}
+        ch.note = (f"untestable: {cal.get('mismatches', 0)} of {cal.get('draws', 0)} "
+                   "calibration draws differed from the reference when the snapshot was "
+                   "made, too close to 1/2 for drift to be confirmed; never called drift")
+        return
     mism = sum(x is not None and x != ch.reference for x in ch.confirm)
     if mism >= ch.c:
         ch.status = InputCheckStatus.DRIFT
         ch.note = f"{mism} of {len(ch.confirm)} confirmation draws differ from the reference"
+        if ch.calibration:
+            ch.note += (f" (then {ch.calibration.get('mismatches', 0)} of "
+                        f"{ch.calibration.get('draws', 0)} calibration draws did)")
     elif None in ch.confirm:
         ch.status, ch.note = InputCheckStatus.INCOMPLETE, "a confirmation draw failed"
     else:
@@ -397,7 +458,8 @@ def compare_snapshot(agent: Any, inputs: Sequence[str],
         snapshot: a snapshot file path or its loaded dict.
         config: engine settings, seed, extractor.
         tolerance: the per-input mismatch rate still called noise (default
-            ``epsilon * indifference``).
+            ``epsilon * indifference``); drift also needs a rate above the input's own
+            recorded one.
 
     Returns:
         A :class:`CheckResult`: ``status`` clean / drift / inadmissible / incomplete,

@@ -17,10 +17,25 @@ every admission rule holds (each is named in the refusal):
 ``accepted``
     the user approved the references (``accept_reference=True`` / ``--accept-reference``).
 
+**Calibration.** The meter certifies the *average* instability, not each input's: one input
+of twenty at 50/50 passes it. So once the references are fixed, every input gets a fixed
+number of fresh draws (``calibration_draws``, default 6) and the snapshot records how many
+differed from the reference. ``check`` tests each input against that recorded rate (a
+two-sample test, :func:`~agentverity_props.decide.drift_plan`), which is what keeps its
+false-drift rate on an unchanged agent at ``alpha`` however borderline an input is. The
+calibration draws come after the admission decision and never change it, so they are an
+unbiased sample of the admitted agent. Inputs that flipped while measured are listed as
+``borderline``; those whose recorded rate is too close to 1/2 for drift ever to be confirmed
+are listed as ``untestable`` (check screens them but never calls them drift).
+
 The file holds no prompt: inputs are identified by fingerprint (HMAC-SHA-256 when
 ``AGENTVERITY_PROPS_SALT`` is set); at the ``text`` layer the reference answers are
-fingerprinted too. It is written atomically (temp file, fsync, rename): a crash mid-write
-leaves the previous snapshot intact.
+fingerprinted too; per input only counts are kept. It is written atomically (temp file,
+fsync, rename): a crash mid-write leaves the previous snapshot intact.
+
+Older ``snapshot/1`` files are read through :func:`migrate_snapshot` (nothing is lost; inputs
+that flipped at admission are tested against their admission counts, the others against the
+tolerance as before; re-create the snapshot for the full guarantee).
 """
 
 from __future__ import annotations
@@ -48,14 +63,16 @@ if TYPE_CHECKING:
     from ..engine import Engine, Probe
 
 
-__all__ = ["SCHEMA", "Refusal", "SnapshotResult", "acreate_snapshot",
-           "create_snapshot", "load_snapshot", "write_snapshot"]
+__all__ = ["SCHEMA", "Refusal", "SnapshotResult", "acreate_snapshot", "create_snapshot",
+           "input_plan", "load_snapshot", "migrate_snapshot", "write_snapshot"]
 
-SCHEMA = "agentverity_props.snapshot/1"
+SCHEMA = "agentverity_props.snapshot/2"
+OLD_SCHEMAS = ("agentverity_props.snapshot/1",)
+CALIBRATION_DRAWS = 6
 RULES = ("complete", "verdict-deterministic", "not-blind", "accepted")
 MAX_REFERENCE_TOP_UP = 3
 PRIVACY = ("inputs are identified by fingerprint only; no prompt is stored (reference "
-           "answers at the text layer are fingerprinted too)")
+           "answers at the text layer are fingerprinted too; per input only counts are kept)")
 
 
 @dataclass(frozen=True)
@@ -86,7 +103,7 @@ def majority(counts: Mapping[str, int]) -> str | None:
 class SnapshotResult:
     """The outcome of :func:`create_snapshot`.
 
-    ``document`` is the snapshot/1 dict (also for a refused snapshot, whose ``admission``
+    ``document`` is the snapshot/2 dict (also for a refused snapshot, whose ``admission``
     lists the failed rules); it is written only when admitted.
     """
 
@@ -159,6 +176,9 @@ def load_snapshot(path: str | Path) -> dict[str, Any]:
 
 
 def validate_snapshot(doc: Any, *, where: str = "snapshot") -> dict[str, Any]:
+    """Check a loaded snapshot document (a ``snapshot/1`` one is migrated first)."""
+    if isinstance(doc, dict) and doc.get("schema") in OLD_SCHEMAS:
+        doc = migrate_snapshot(doc, where=where)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
         raise BadInput(f"{where} is not a snapshot (schema {got!r}, expected {SCHEMA!r})",
@@ -186,7 +206,80 @@ def validate_snapshot(doc: Any, *, where: str = "snapshot") -> dict[str, Any]:
         if not isinstance(e, dict) or not isinstance(e.get("fp"), str) \
                 or not isinstance(e.get("reference"), str):
             raise BadInput(f"{where}: inputs[{i}] lacks fp or reference", "recreate the snapshot")
+        cal = e.get("calibration")
+        if cal is not None and not (
+                isinstance(cal, dict) and _count(cal.get("draws"))
+                and _count(cal.get("mismatches")) and cal["mismatches"] <= cal["draws"]):
+            raise BadInput(f"{where}: inputs[{i}] has an invalid calibration",
+                           "recreate the snapshot")
     return doc
+
+
+def _count(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
+def migrate_snapshot(doc: dict[str, Any], *, where: str = "snapshot") -> dict[str, Any]:
+    """A ``snapshot/1`` document as ``snapshot/2``, every field kept (a new dict).
+
+    snapshot/1 has no calibration sample. An input that flipped while measured gets its
+    admission counts as its recorded rate (biased low: the reference is their majority), the
+    others none (tested against the tolerance only, as snapshot/1 was). ``calibration.source``
+    says so, and check repeats it: re-create the snapshot for the full guarantee.
+    """
+    import copy
+
+    out = copy.deepcopy(doc)
+    out["schema"] = SCHEMA
+    out["migrated_from"] = doc.get("schema")
+    inputs = out.get("inputs")
+    if not isinstance(inputs, list):
+        return out  # validate_snapshot names the damage
+    for e in inputs:
+        if not isinstance(e, dict):
+            continue
+        counts, ref, draws = e.get("counts"), e.get("reference"), e.get("draws")
+        if e.get("flipped") and isinstance(counts, dict) and isinstance(draws, int) \
+                and isinstance(ref, str):
+            seen = sum(v for v in counts.values() if isinstance(v, int))
+            e["calibration"] = {"draws": seen, "mismatches": seen - int(counts.get(ref, 0)),
+                                "failures": 0}
+        else:
+            e["calibration"] = None
+    out["calibration"] = {
+        "draws_per_input": 0, "source": "admission",
+        "note": f"{where} is a snapshot/1 file (no calibration sample): inputs that flipped "
+                "while measured are tested against their admission counts (biased low), the "
+                "others against the tolerance only; re-create the snapshot for the guarantee "
+                "that an unchanged agent shows drift in at most alpha of checks"}
+    return out
+
+
+def input_plan(entry: Mapping[str, Any], *, tolerance: float | None,
+               alpha_input: float) -> tuple[tuple[int, int] | None, str]:
+    """``((k, c) or None, status)`` for one snapshot input: the confirmation plan check uses
+    and ``stable``, ``borderline`` (flipped or a calibration mismatch: tested against its own
+    recorded rate) or ``untestable`` (no plan: drift on it cannot be confirmed)."""
+    from ..decide import drift_plan
+
+    cal = entry.get("calibration") or {}
+    a, m = int(cal.get("mismatches", 0)), int(cal.get("draws", 0))
+    plan = drift_plan(a=a, m=m, tolerance=tolerance, alpha=alpha_input)
+    if plan is None:
+        return None, "untestable"
+    return plan, "borderline" if (a or entry.get("flipped")) else "stable"
+
+
+def input_note(entry: Mapping[str, Any], status: str) -> str:
+    cal = entry.get("calibration") or {}
+    rate = (f"{cal.get('mismatches', 0)} of {cal.get('draws', 0)} calibration draws differed "
+            "from the reference") if cal else "no calibration sample"
+    if status == "untestable":
+        return (f"untestable: {rate}; that rate is too close to 1/2 for drift to be "
+                "confirmed — check screens it but never calls it drift")
+    if status == "borderline":
+        return f"borderline: {rate}; check tests it against that recorded rate"
+    return ""
 
 
 # ------------------------------------------------------------------ creating
@@ -212,9 +305,29 @@ async def _top_up(eng: Engine, probe: Probe, counts: Counter[str], layer: str) -
     return draws, fails
 
 
+async def _calibrate(eng: Engine, probe: Probe, ref: str, layer: str,
+                     m: int) -> dict[str, int]:
+    """``m`` fresh draws after the reference is fixed: how many differ from it."""
+    async def one() -> str | None:
+        try:
+            obs = await eng.draw(probe, eng.allocate(probe, 1)[0])
+        except DrawStopped:
+            return None
+        key = obs.key(layer)
+        return None if key is None else reference_form(key, layer)
+
+    if eng.stopping or not eng.can_afford(m):
+        return {"draws": 0, "mismatches": 0, "failures": m}
+    keys = await asyncio.gather(*(one() for _ in range(m)))
+    got = [k for k in keys if k is not None]
+    return {"draws": len(got), "mismatches": sum(k != ref for k in got),
+            "failures": len(keys) - len(got)}
+
+
 async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                            config: RunConfig | None = None, accept_reference: bool = False,
                            output: str | Path | None = None, engine: Engine | None = None,
+                           calibration_draws: int = CALIBRATION_DRAWS,
                            progress: Callable[[str, int], None] | None = None
                            ) -> SnapshotResult:
     """Async core of :func:`create_snapshot`."""
@@ -224,6 +337,10 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
     config = config or RunConfig()
     if not isinstance(accept_reference, bool):
         raise InvalidArgument("accept_reference must be True or False")
+    if isinstance(calibration_draws, bool) or not isinstance(calibration_draws, int) \
+            or not 1 <= calibration_draws <= 100:
+        raise InvalidArgument(f"calibration_draws={calibration_draws!r} must be an integer "
+                              f"from 1 to 100 (default {CALIBRATION_DRAWS})")
     texts = clean_inputs(inputs)
     own = engine is None
     eng = engine or Engine(agent, config.engine_config())
@@ -244,20 +361,39 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
         else:
             tops = [(0, 0)] * len(probes)
         ref_calls = eng.ledger.calls - calls_before
+        # calibration: fresh draws once every reference is fixed (module doc)
+        refs = {p.fp: majority(counts[p.fp]) for p in probes}
+        cals: list[dict[str, int] | None] = [None] * len(probes)
+        if viable and all(refs.values()):
+            cals = list(await asyncio.gather(*(
+                _calibrate(eng, p, str(refs[p.fp]), layer, calibration_draws)
+                for p in probes)))
+            if progress is not None:
+                progress("calibration", calibration_draws * len(probes))
+        cal_calls = eng.ledger.calls - calls_before - ref_calls
+        cal_failed = sum(c["failures"] for c in cals if c is not None)
+        tol = min(0.49, config.eps * config.indifference)
+        alpha_input = config.alpha / len(probes)
         rows = []
         no_ref: list[str] = []
         tied: list[str] = []
-        for p, (extra, fails) in zip(probes, tops, strict=True):
+        for p, (extra, fails), cal in zip(probes, tops, cals, strict=True):
             ev = evidence[p.fp]
-            ref = majority(counts[p.fp])
+            ref = refs[p.fp]
             c = counts[p.fp]
             if ref is None and viable:
                 (tied if sum(c.values()) else no_ref).append(p.short)
-            rows.append({"fp": p.fp, "reference": ref, "draws": ev.draws + extra,
-                         "counts": dict(c), "failures": ev.failures + fails,
-                         "flipped": len(c) > 1})
+            row: dict[str, Any] = {"fp": p.fp, "reference": ref, "draws": ev.draws + extra,
+                                   "counts": dict(c), "failures": ev.failures + fails,
+                                   "flipped": len(c) > 1, "calibration": cal}
+            status = ""
+            if cal is not None and not cal["failures"]:
+                status = input_plan(row, tolerance=tol, alpha_input=alpha_input)[1]
+            row["status"] = status or None
+            row["note"] = input_note(row, status) if status else ""
+            rows.append(row)
         refusals = _rules(run, no_ref, tied, accept_reference, interrupted=eng.stopping,
-                          layer=layer)
+                          layer=layer, cal_failed=cal_failed)
         scheme = probes[0].fp.split(":", 1)[0]
         m, b = run.meter, run.blindness
         doc = {
@@ -275,6 +411,14 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                        "blindness_threshold": config.blindness_threshold},
             "fingerprints": {"scheme": scheme, "salted": scheme.startswith("hmac")},
             "reference_form": "fingerprint" if layer == "text" else "literal",
+            "calibration": {
+                "draws_per_input": calibration_draws if any(cals) else 0,
+                "source": "independent",
+                "tolerance": tol, "alpha_per_input": alpha_input,
+                "borderline": [r["fp"] for r in rows if r["status"] == "borderline"],
+                "untestable": [r["fp"] for r in rows if r["status"] == "untestable"],
+                "note": "fresh draws after the references were fixed; check tests each "
+                        "input against its own recorded mismatch rate"},
             "inputs": rows,
             "meter": {"call": m.call, "calls": m.calls, "pairs": m.pairs,
                       "disagreements": m.disagreements,
@@ -284,7 +428,7 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
             "blindness": _private_blindness(b.to_dict(), layer),
             "calls": {"total": eng.ledger.calls, "meter": run.phase_calls.get("meter", 0),
                       "blindness": run.phase_calls.get("blindness", 0),
-                      "reference": ref_calls},
+                      "reference": ref_calls, "calibration": cal_calls},
             "privacy": PRIVACY,
         }
         result = SnapshotResult(document=doc, refusals=tuple(refusals), run=run)
@@ -323,10 +467,10 @@ def _blindness_fix(b: BlindnessResult, *, n_inputs: int) -> str:
 
 
 def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *,
-           interrupted: bool, layer: str) -> list[Refusal]:
+           interrupted: bool, layer: str, cal_failed: int = 0) -> list[Refusal]:
     out: list[Refusal] = []
     m, b = run.meter, run.blindness
-    if not run.complete or no_ref or interrupted:
+    if not run.complete or no_ref or interrupted or cal_failed:
         why = []
         # every failed draw of the run (meter, blindness, relations), not the meter's alone
         failures = run.ledger.get("failures") or m.failures
@@ -338,6 +482,8 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
             why.append(run.stop_reason or "interrupted")
         if no_ref:
             why.append(f"{len(no_ref)} input(s) have no usable draw ({', '.join(no_ref[:3])})")
+        if cal_failed:
+            why.append(f"{cal_failed} calibration draw(s) failed or were not made")
         if not why:
             why.append(m.stop_reason or "evidence incomplete")
         out.append(Refusal("complete", "the run is incomplete: " + "; ".join(why)
@@ -374,12 +520,14 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
 
 def create_snapshot(agent: Any, inputs: Sequence[str], *, config: RunConfig | None = None,
                     accept_reference: bool = False, output: str | Path | None = None,
+                    calibration_draws: int = CALIBRATION_DRAWS,
                     progress: Callable[[str, int], None] | None = None) -> SnapshotResult:
     """Measure the agent and, if every admission rule holds, record its reference verdicts.
 
     Runs the meter and the blindness check (no relations), then tops up inputs the meter
-    did not draw (or drew to a tie) until each has a strict-majority verdict (skipped when
-    another rule already refuses, so a refusal costs no extra call). Without
+    did not draw (or drew to a tie) until each has a strict-majority verdict, then draws
+    every input ``calibration_draws`` more times to record its own mismatch rate (both
+    skipped when another rule already refuses, so a refusal costs no extra call). Without
     ``accept_reference`` nothing is written: use it to preview.
 
     Args:
@@ -388,6 +536,8 @@ def create_snapshot(agent: Any, inputs: Sequence[str], *, config: RunConfig | No
         config: a :class:`~agentverity_props.RunConfig` (epsilon, alpha, layer, engine).
         accept_reference: the user approves the references.
         output: write the snapshot here (atomically) when admitted.
+        calibration_draws: fresh draws per input after the references are fixed (the rate
+            check tests each input against; more draws, fewer confirmation draws later).
 
     Returns:
         A :class:`SnapshotResult`; ``.admitted``, ``.refusals``, ``.exit_code``.
@@ -402,4 +552,4 @@ def create_snapshot(agent: Any, inputs: Sequence[str], *, config: RunConfig | No
     from ..engine import run_sync
     return run_sync(acreate_snapshot(agent, inputs, config=config,
                                      accept_reference=accept_reference, output=output,
-                                     progress=progress))
+                                     calibration_draws=calibration_draws, progress=progress))

@@ -108,7 +108,7 @@ def test_snapshot_and_check_exit_codes(work):
     assert not (work / "refused.json").exists()
     assert ok.returncode == 0, ok.stderr
     doc = json.loads((work / "s.json").read_text())
-    assert doc["schema"] == "agentverity_props.snapshot/1"
+    assert doc["schema"] == "agentverity_props.snapshot/2"
     assert doc["admission"]["admitted"]
     assert "attack plan" not in (work / "s.json").read_text()
 

@@ -59,7 +59,7 @@ def snap(tmp_path_factory) -> Path:
 def test_admitted_snapshot_holds_references_not_prompts(snap):
     doc = load_snapshot(snap)
     text = snap.read_text()
-    assert doc["schema"] == "agentverity_props.snapshot/1"
+    assert doc["schema"] == "agentverity_props.snapshot/2"
     assert doc["admission"] == {"admitted": True, "rules": [
         {"rule": r, "passed": True, "message": "ok"}
         for r in ("complete", "verdict-deterministic", "not-blind", "accepted")]}
@@ -68,7 +68,11 @@ def test_admitted_snapshot_holds_references_not_prompts(snap):
     assert refs == ["allow"] * 10 + ["block"] * 10
     assert all(e["fp"].startswith("sha256:") and e["draws"] >= 1 for e in doc["inputs"])
     assert doc["calls"]["total"] == doc["calls"]["meter"] + doc["calls"]["blindness"] + \
-        doc["calls"]["reference"]
+        doc["calls"]["reference"] + doc["calls"]["calibration"]
+    assert doc["calibration"]["draws_per_input"] == 6
+    assert doc["calls"]["calibration"] == 6 * len(INPUTS)
+    assert all(e["calibration"] == {"draws": 6, "mismatches": 0, "failures": 0}
+               and e["status"] == "stable" for e in doc["inputs"])
     validate(doc, "snapshot")
 
 
