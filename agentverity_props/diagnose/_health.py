@@ -260,7 +260,7 @@ def block_label(obs: Any, layer: str) -> str:
 def dependence_targets(probes: Sequence[Probe], pool: EvidencePool, layer: str,
                        rng: Any) -> list[Probe]:
     """Inputs ordered by how much they can show: those whose latest draw is off their modal
-    answer, then those with the most draws away from it (random order among equals); inputs
+    answer, then by the share of draws away from it (random order among equals); inputs
     never seen to flip are left out (under independence the order is a function of the past,
     so the test stays valid)."""
     scored = []
@@ -273,7 +273,7 @@ def dependence_targets(probes: Sequence[Probe], pool: EvidencePool, layer: str,
             # answer shows a run of it, then a switch, in the very next block
             modal = max(counts.values())
             latest_off = counts[keys[-1]] < modal
-            scored.append((-int(latest_off), -off, float(rng.random()), p))
+            scored.append((-int(latest_off), -off / len(keys), float(rng.random()), p))
     return [t[-1] for t in sorted(scored, key=lambda t: t[:3])]
 
 

@@ -55,8 +55,9 @@ SCHEMA = "agentverity_props.run/2"
 #: number of calls, and ``run`` says so instead of spending the budget there.
 RUN_MAX_DRAWS = 60
 BLINDNESS_TOP_UP = 64
-#: Blocks of back-to-back draws the dependence check spends after the meter, and again after
-#: the relations when a violation or a 'verdict-deterministic' call is about to be reported.
+#: Blocks of back-to-back draws the dependence check spends after the meter (twice that when
+#: the first ones lean towards dependence), and again after the relations, or before a blind
+#: or 'verdict-deterministic' call is reported.
 DEPENDENCE_BLOCKS = 2
 DEPENDENCE_TOP_UP = 6
 #: Shares of ``alpha`` for the three kinds of finding (module docstring, "Multiplicity").
@@ -351,9 +352,12 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         dep_rng = np.random.default_rng([config.seed, 2])
         c_dep = 0
         if not dep_off:
-            c_dep += await check_dependence(
-                eng, dependence_targets(probes, pool, config.layer, dep_rng), pool, dep,
-                layer=config.layer, blocks=DEPENDENCE_BLOCKS, progress=tick("dependence"))
+            for _ in range(2):  # a second round only while the first shows something
+                if dep.fired or (dep.blocks and dep.e_value < 2):
+                    break
+                c_dep += await check_dependence(
+                    eng, dependence_targets(probes, pool, config.layer, dep_rng), pool, dep,
+                    layer=config.layer, blocks=DEPENDENCE_BLOCKS, progress=tick("dependence"))
         stop = meter.stop_reason if meter.stop_reason == StopReason.INTERRUPTED else ""
         rel_results: list[RelationResult] = []
         c0 = eng.ledger.calls
@@ -369,8 +373,10 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         if not dep_off and not dep.fired and not eng.stopping:
             # a violation or a 'deterministic' call is about to be reported: look once more,
             # on the inputs behind it (every block stays a valid step of the same test)
+            # (relations leave many more draws per input: the targets are better known)
             targets = _confirmed_inputs(rel_results, probes)
-            if meter.call == "verdict-deterministic" or blind.status == "blind":
+            if meter.call == "verdict-deterministic" or blind.status == "blind" or \
+                    any(r.exercised for r in rel_results):
                 targets += dependence_targets(probes, pool, config.layer, dep_rng)
             if targets:
                 c_dep += await check_dependence(eng, targets, pool, dep, layer=config.layer,
@@ -476,7 +482,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     """Decide every exercised (relation, input) with the one relation procedure.
 
     The family is every exercised (relation, input) pair: each is tested at ``alpha / m``,
-    so a run reports a false violation with probability at most ``alpha``; each candidate is
+    so a run reports a false violation with probability at most ``alpha`` (``run`` passes its
+    relations' share, alpha/2), assuming independent draws given the input; each candidate is
     dismissed falsely with probability at most ``beta`` against its stated alternative. The
     meter's pairs are the first measure of the agent's noise.
     """
