@@ -50,7 +50,6 @@ class ConversationCounterexample:
     edit: dict[str, Any] = field(default_factory=dict)
     source_value: str | None = None
     follow_up_value: str | None = None
-    steps: tuple[str, ...] = ()                # the state machine's steps, as Python
 
     @property
     def n_turns(self) -> int:
@@ -63,8 +62,7 @@ class ConversationCounterexample:
                 "follow_up": [t.to_dict(include_inputs=include_inputs) for t in self.follow_up],
                 "edit": dict(self.edit), "source_value": self.source_value,
                 "follow_up_value": self.follow_up_value, "decision": self.decision,
-                "calls_at_confirmation": self.calls_at_confirmation,
-                "steps": list(self.steps) if include_inputs else None}
+                "calls_at_confirmation": self.calls_at_confirmation}
 
 
 @dataclass

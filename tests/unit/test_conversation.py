@@ -273,3 +273,20 @@ def test_an_agent_that_always_fails_is_inconclusive():
     m = _machine(broken, budget=200)
     with pytest.raises(Inconclusive):
         run_conversation_test(m, max_examples=5)
+
+
+def test_the_reproduce_failure_line_replays_the_minimal_conversation():
+    from hypothesis import reproduce_failure
+
+    m = _machine(support_conversation(seed=5, noise=0.0, bug=True))
+    with pytest.raises(PropertyViolation):
+        run_conversation_test(m, max_examples=60)
+    first = RECORDS[-1]
+    version, blob = eval(first.blob.split("@reproduce_failure", 1)[1].split(" as ")[0])  # noqa: S307
+    again = reproduce_failure(version, blob)(
+        _machine(support_conversation(seed=6, noise=0.0, bug=True)))
+    with pytest.raises(PropertyViolation):
+        run_conversation_test(again, max_examples=60)
+    replayed = RECORDS[-1].minimal[REFUND.name]
+    assert [t.text for t in replayed.turns] == [t.text for t in first.minimal[REFUND.name].turns]
+    assert RECORDS[-1].examples <= 2                   # straight to the conversation
