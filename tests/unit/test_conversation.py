@@ -282,7 +282,9 @@ def test_the_reproduce_failure_line_replays_the_minimal_conversation():
     with pytest.raises(PropertyViolation):
         run_conversation_test(m, max_examples=60)
     first = RECORDS[-1]
-    version, blob = eval(first.blob.split("@reproduce_failure", 1)[1].split(" as ")[0])  # noqa: S307
+    import ast
+    version, blob = ast.literal_eval(first.blob.split("@reproduce_failure", 1)[1]
+                                     .split(" as ")[0])
     again = reproduce_failure(version, blob)(
         _machine(support_conversation(seed=6, noise=0.0, bug=True)))
     with pytest.raises(PropertyViolation):
