@@ -21,10 +21,11 @@ already failed, pass@k is 1 if one already passed, and otherwise the estimate is
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-__all__ = ["Estimates", "StopRule", "estimate", "stop_table"]
+__all__ = ["Estimates", "StopRule", "estimate", "stop_distribution", "stop_table"]
 
 
 class StopRule(Protocol):
@@ -135,3 +136,41 @@ def estimate(outcomes: Sequence[bool], rule: StopRule, ks: Sequence[int]) -> Est
             at[str(k)] = 1.0 if s > 0 else None
     rel = _count(table, (True,), n, s) / total
     return Estimates(rel, at, hat)
+
+
+def stop_distribution(rule: StopRule, p: float
+                      ) -> tuple[dict[str, float], dict[tuple[int, int], list[Any]]]:
+    """Exact P(call) of ``rule`` at pass rate ``p``, and the terminal states
+    ``{(n, s): [probability, one path to it]}``, by branching the rule object itself.
+
+    For the exact error-rate checks (tests/stats/test_bench_stats.py, which also checks it
+    against all 2^10 paths of a 10-run rule) and ``benchmarks/bench_exact.py``. The rule must
+    stop by itself (a run cap).
+
+    >>> from agentverity_props.bench._run import TaskRule
+    >>> stop_distribution(TaskRule("exact", 3, 1.0, 0.05, 0.05), 0.5)[0]
+    {'fail': 0.875, 'pass': 0.125}
+    """
+    calls: dict[str, float] = defaultdict(float)
+    ends: dict[tuple[int, int], list[Any]] = {}
+    layer: dict[int, tuple[Any, float, tuple[bool, ...]]] = {0: (rule.clone(), 1.0, ())}
+    while layer:
+        nxt: dict[int, tuple[Any, float, tuple[bool, ...]]] = {}
+        for s, (r, prob, path) in layer.items():
+            for passed, q in ((True, p), (False, 1.0 - p)):
+                if q == 0.0:
+                    continue
+                child = r.clone()
+                d = child.update(passed)
+                t, mass, new_path = s + passed, prob * q, (*path, passed)
+                if d is not None:
+                    calls[d[0]] += mass
+                    key = (len(new_path), t)
+                    old = ends.get(key)
+                    ends[key] = [mass + (old[0] if old else 0.0), old[1] if old else new_path]
+                elif t in nxt:
+                    nxt[t] = (nxt[t][0], nxt[t][1] + mass, nxt[t][2])
+                else:
+                    nxt[t] = (child, mass, new_path)
+        layer = nxt
+    return dict(sorted(calls.items())), ends

@@ -209,6 +209,11 @@ def _mean_known(values: Sequence[float | None]) -> float | None:
     return fmean(known) if known else None
 
 
+def _mean_all(values: Sequence[float | None]) -> float | None:
+    """The mean, or None if any value is missing (a partial mean would be biased)."""
+    return fmean(values) if values and None not in values else None  # type: ignore[arg-type]
+
+
 def summarize(stats: Sequence[TaskStats], *, alpha: float,
               statuses: Sequence[str] | None = None,
               estimates: Sequence[Estimates | None] | None = None,
@@ -217,8 +222,9 @@ def summarize(stats: Sequence[TaskStats], *, alpha: float,
 
     With ``estimates`` (bench/2): reliability, pass@k and pass^k are means over tasks of the
     per-task unbiased estimates (so unbiased for the mean over tasks of the task's pass
-    rate, pass@k, pass^k), k up to the smallest planned runs; a k some task cannot estimate
-    is averaged over the others and ``pass_k_tasks`` says over how many.
+    rate, pass@k, pass^k), k up to the smallest planned runs. A k that some task cannot
+    estimate (it stopped before k runs without settling them) is null: averaging the others
+    would be biased. ``pass_k_tasks`` counts the tasks that have it.
     """
     from ._metrics import clopper_pearson
 
@@ -258,12 +264,14 @@ def summarize(stats: Sequence[TaskStats], *, alpha: float,
             "reliability_method": "mean over tasks of each task's unbiased pass-rate estimate",
             "ci_method": "clopper-pearson on pooled attempts, around observed_rate "
                          "(descriptive: tasks differ and runs may stop early)",
-            "pass_at_k": {str(k): _mean_known([e.pass_at.get(str(k)) for e in ests])
+            "pass_at_k": {str(k): _mean_all([e.pass_at.get(str(k)) for e in ests])
                           for k in ks},
-            "pass_hat_k": {str(k): _mean_known([e.pass_hat.get(str(k)) for e in ests])
+            "pass_hat_k": {str(k): _mean_all([e.pass_hat.get(str(k)) for e in ests])
                            for k in ks},
-            "pass_k_tasks": {str(k): sum(e.pass_hat.get(str(k)) is not None for e in ests)
-                             for k in ks},
+            "pass_k_tasks": {f"pass{name}{k}": sum(getattr(e, attr).get(str(k)) is not None
+                                               for e in ests)
+                             for k in ks for name, attr in (("@", "pass_at"),
+                                                            ("^", "pass_hat"))},
             "estimator": ESTIMATOR})
     return out
 

@@ -72,9 +72,9 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
         if s[key]:
             con.print("      " + ", ".join(_k_cell(name, k, v, s) for k, v in s[key].items()))
     if s["pass_at_k"]:
-        con.print("[dim]pass@k: any of k runs passes; pass^k: all k pass; unbiased under the "
-                  "stopping rule; n/a (k > runs) where no task ran k times without settling "
-                  "it.[/]")
+        con.print("[dim]pass@k: any of k runs passes; pass^k: all k pass; means over tasks of "
+                  "estimates unbiased under the stopping rule; n/a (k > runs) when a task "
+                  "stopped before k runs without settling them.[/]")
     extra = ""
     if s["tokens"] is not None:
         extra += f" · tokens {s['tokens']}"
@@ -93,11 +93,10 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
 
 
 def _k_cell(name: str, k: str, v: Any, s: dict[str, Any]) -> str:
-    if v is None:
-        return f"{name}{k} n/a (k > runs)"
-    over = (s.get("pass_k_tasks") or {}).get(k, s["tasks"])
-    return f"{name}{k} {v:.2f}" + (f" (over {over} of {s['tasks']} tasks)"
-                                   if over != s["tasks"] else "")
+    if v is not None:
+        return f"{name}{k} {v:.2f}"
+    have = (s.get("pass_k_tasks") or {}).get(f"{name}{k}", 0)
+    return f"{name}{k} n/a (k > runs for {s['tasks'] - have} of {s['tasks']} tasks)"
 
 
 def _verdict_style(v: str) -> str:

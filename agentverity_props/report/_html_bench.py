@@ -32,8 +32,9 @@ def _k_rows(s: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per k: pass@k and pass^k as printed (n/a where k > runs)."""
     at, hat = s.get("pass_at_k") or {}, s.get("pass_hat_k") or {}
     over = s.get("pass_k_tasks") or {}
-    return [{"k": k, "at": at.get(k), "hat": hat.get(k), "tasks": over.get(k, s.get("tasks"))}
-            for k in at]
+    return [{"k": k, "at": at.get(k), "hat": hat.get(k),
+             "at_tasks": over.get(f"pass@{k}", s.get("tasks")),
+             "hat_tasks": over.get(f"pass^{k}", s.get("tasks"))} for k in at]
 
 
 def _task_label(t: dict[str, Any]) -> str:

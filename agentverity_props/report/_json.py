@@ -117,7 +117,8 @@ def migrate_bench_v1(d: dict[str, Any]) -> dict[str, Any]:
     s.setdefault("undecided", 0)
     s.update(observed_rate=s.get("reliability"), estimator=v1_est,
              reliability_method="pooled passes / attempts (version 1)",
-             pass_k_tasks={k: int(s.get("tasks") or 0) for k in s.get("pass_hat_k") or {}})
+             pass_k_tasks={f"pass{c}{k}": int(s.get("tasks") or 0)
+                           for k in s.get("pass_hat_k") or {} for c in "@^"})
     out["summary"] = s
     return out
 
