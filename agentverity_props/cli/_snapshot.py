@@ -39,17 +39,22 @@ _FORMATS = click.Choice(["text", "json", "junit"])
 @click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
 @click.option("--layer", type=LAYER_CHOICE, default="verdict",
               show_default=True)
+@click.option("--calibration-draws", type=click.IntRange(1, 100), default=6, show_default=True,
+              help="Fresh draws per input after the references are fixed: the rate check "
+                   "tests each input against (more here, fewer confirmation draws later).")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
               help="Report format on stdout.")
 @progress_option
 @engine_options
 def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference: bool,
                  precision: str | None, epsilon: float | None, alpha: float, layer: str,
-                 fmt: str, progress: bool, **eng: Any) -> int:
+                 calibration_draws: int, fmt: str, progress: bool, **eng: Any) -> int:
     """Record the agent's reference verdicts, if they are worth keeping.
 
     Refused (exit 2) unless the run is complete, the meter calls the verdict deterministic,
     the probe set is not blind and --accept-reference is given; each failed rule is named.
+    Every input then gets --calibration-draws fresh draws: check tests it against that
+    recorded rate, so a borderline input is not mistaken for drift.
     """
     from .._internal.inputs import load_inputs
     from ..snapshot import acreate_snapshot
@@ -59,7 +64,8 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
     agent = load_agent_ref(agent_ref)
     res = session([agent], config.engine, lambda engines, tick: acreate_snapshot(
         agent, inputs, config=config, accept_reference=accept_reference, output=output,
-        engine=engines[0], progress=tick), progress=progress)
+        engine=engines[0], calibration_draws=calibration_draws, progress=tick),
+        progress=progress)
     d = res.to_dict()
     if fmt == "json":
         from ..report import dumps
@@ -85,7 +91,8 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
 @click.option("--snapshot", "snapshot_path", required=True, type=click.Path(),
               help="A snapshot file written by `agentverity-props snapshot`.")
 @click.option("--tolerance", type=click.FloatRange(0.001, 0.49), default=None,
-              help="Per-input mismatch rate still called noise (default epsilon x 2).")
+              help="Per-input mismatch rate still called noise (default epsilon x 2); drift "
+                   "also needs a rate above the input's own recorded one.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the report here (atomically) instead of stdout.")
@@ -98,6 +105,9 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
               fmt: str, output: str | None, include_inputs: bool, progress: bool,
               **eng: Any) -> int:
     """Check the agent against a snapshot: re-admit sequentially, then find drift.
+
+    Drift on an input = its reference drawn less often than when the snapshot was made and
+    than 1 - tolerance; at most alpha of checks of an unchanged agent report any drift.
 
     Exit codes: 0 clean; 1 drift on at least one input; 2 the evidence is not admissible
     (the failed rule is named), incomplete, or bad input.

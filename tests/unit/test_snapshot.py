@@ -242,3 +242,142 @@ def test_confirmation_plan(snap):
     assert k > 10
     with pytest.raises(InvalidArgument):
         compare_snapshot(gate, INPUTS, snap, tolerance=0.9)
+
+
+# ------------------------------------------------------------------ calibration (snapshot/2)
+
+
+class Borderline:
+    """The gate, except one input answered 50/50 (own generator): a borderline input."""
+
+    def __init__(self, prompt: str, seed: int) -> None:
+        self.prompt, self.rng, self.lock = prompt, random.Random(seed), threading.Lock()
+
+    def __call__(self, p: str) -> str:
+        if p != self.prompt:
+            return gate(p)
+        with self.lock:
+            return "block" if self.rng.random() < 0.5 else "allow"
+
+
+def test_calibration_lists_borderline_and_untestable_inputs():
+    from agentverity_props.engine import Probe
+    fp = Probe.make("attack plan 0").fp
+    seen = set()
+    for seed in range(8):
+        res = create_snapshot(Borderline("attack plan 0", seed), INPUTS, accept_reference=True,
+                              config=RunConfig(seed=seed))
+        if not res.admitted:
+            continue
+        doc = res.document
+        validate(doc, "snapshot")
+        row = next(e for e in doc["inputs"] if e["fp"] == fp)
+        assert row["calibration"]["draws"] == 6
+        others = [e for e in doc["inputs"] if e["fp"] != fp]
+        assert all(e["status"] == "stable" for e in others)
+        seen.add(row["status"])
+        if row["status"] != "stable":
+            assert fp in doc["calibration"][row["status"]]
+            assert row["note"].startswith(row["status"])
+            assert row["status"] in res.summary()
+        if row["status"] == "untestable":  # check screens it but never calls it drift
+            chk = compare_snapshot(lambda p: "allow" if p == "attack plan 0" else gate(p),
+                                   INPUTS, doc)
+            entry = next(i for i in chk.to_dict()["inputs"] if i["fp"] == fp)
+            assert entry["snapshot_status"] == "untestable"
+            assert entry["status"] in ("clean", "unconfirmed")
+            assert fp in chk.to_dict()["drift"]["untestable"]
+            assert fp not in chk.drifted
+    assert seen & {"borderline", "untestable"}
+
+
+def test_drift_p_value_accounts_for_the_stopping_rule(snap):
+    from agentverity_props.decide import drift_p_value
+    chk = compare_snapshot(lambda p: "allow" if p == "attack plan 3" else gate(p), INPUTS, snap)
+    d = chk.to_dict()
+    (row,) = [i for i in d["inputs"] if i["status"] == "drift"]
+    cf = row["confirmation"]
+    assert row["calibration"] == {"draws": 6, "mismatches": 0}
+    assert (cf["k"], cf["c"]) == (8, 7)
+    assert cf["draws"] == cf["mismatches"] == 7  # curtailed at c
+    assert cf["p_value"] == pytest.approx(drift_p_value(7, a=0, m=6, k=8, tolerance=0.1))
+    assert cf["p_value"] <= d["drift"]["alpha_per_input"]
+    assert cf["p_family"] == pytest.approx(min(1.0, 20 * cf["p_value"]))
+    assert cf["p_family"] <= 0.05
+    assert "unchanged" in d["drift"]["guarantee"]
+    assert "p (family)" in chk.summary()
+
+
+def test_snapshot_1_file_is_migrated_on_load(tmp_path, snap):
+    """An old file loads (nothing lost); flipped inputs get their admission counts as their
+    recorded rate, the others the tolerance alone, and check says to re-create it."""
+    doc = json.loads(snap.read_text())
+    old = {k: v for k, v in doc.items() if k != "calibration"}
+    old["schema"] = "agentverity_props.snapshot/1"
+    old["inputs"] = [{k: v for k, v in e.items() if k not in ("calibration", "status", "note")}
+                     for e in doc["inputs"]]
+    old["inputs"][0].update(counts={old["inputs"][0]["reference"]: 3, "other": 1}, draws=4,
+                            flipped=True)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old))
+    new = load_snapshot(path)
+    assert new["schema"] == "agentverity_props.snapshot/2"
+    assert new["migrated_from"] == "agentverity_props.snapshot/1"
+    assert new["inputs"][0]["calibration"] == {"draws": 4, "mismatches": 1, "failures": 0}
+    assert all(e["calibration"] is None for e in new["inputs"][1:])
+    assert new["calibration"]["source"] == "admission"
+    assert {k: v for k, v in new.items() if k in old} == \
+        {**old, "schema": new["schema"], "inputs": new["inputs"]}
+    assert json.loads(path.read_text()) == old  # the file itself is left as it was
+    chk = compare_snapshot(gate, INPUTS, path)
+    assert chk.status == "clean"
+    d = chk.to_dict()
+    assert d["snapshot"]["migrated_from"] == "agentverity_props.snapshot/1"
+    assert "re-create" in d["drift"]["guarantee"]
+    assert "re-create" in chk.summary()
+    validate(d, "check")
+    chk = compare_snapshot(lambda p: "allow" if p == "attack plan 3" else gate(p), INPUTS, path)
+    assert chk.status == "drift"  # tolerance-only inputs still find drift
+
+
+def test_bad_calibration_arguments(tmp_path, snap):
+    with pytest.raises(InvalidArgument, match="calibration_draws"):
+        create_snapshot(gate, INPUTS, calibration_draws=0)
+    doc = json.loads(snap.read_text())
+    doc["inputs"][0]["calibration"] = {"draws": 2, "mismatches": 5}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(BadInput, match="invalid calibration"):
+        load_snapshot(bad)
+
+
+def test_cli_calibration_draws_and_rerendered_check(tmp_path):
+    import subprocess
+    import sys
+    agent = tmp_path / "agents.py"
+    agent.write_text("def gate(p):\n    return 'block' if 'attack' in p else 'allow'\n")
+    inputs = tmp_path / "inputs.txt"
+    inputs.write_text("\n".join(INPUTS) + "\n")
+    run = [sys.executable, "-m", "agentverity_props.cli"]
+    res = subprocess.run([*run, "snapshot", "--agent", f"{agent}:gate", "--inputs", str(inputs),
+                          "-o", str(tmp_path / "s.json"), "--accept-reference",
+                          "--calibration-draws", "3"], capture_output=True, text=True,
+                         timeout=120, check=False, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "Calibration: 3 fresh draws" in res.stdout
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert doc["calls"]["calibration"] == 3 * len(INPUTS)
+    res = subprocess.run([*run, "check", "--agent", f"{agent}:gate", "--inputs", str(inputs),
+                          "--snapshot", str(tmp_path / "s.json"), "--format", "json", "-o",
+                          str(tmp_path / "c.json")], capture_output=True, text=True,
+                         timeout=120, check=False, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    res = subprocess.run([*run, "report", str(tmp_path / "c.json"), "--format", "text"],
+                         capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "unchanged since the snapshot" in res.stdout
+    res = subprocess.run([*run, "snapshot", "--agent", f"{agent}:gate", "--inputs", str(inputs),
+                          "-o", str(tmp_path / "x.json"), "--calibration-draws", "0"],
+                         capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path)
+    assert res.returncode == 2
+    assert "Traceback" not in res.stderr
