@@ -18,6 +18,9 @@ Rows:
   "never issue_refund before lookup_order", 6 turns per example, 50 examples), with and without
   the bug; ``+ relations`` adds the three conversation relations (irrelevant turn, repeated
   turn, paraphrased turn) on the agent without the bug (no false violation allowed).
+* ``relations only``: no invariant; the irrelevant-turn relation exposes the bug on the
+  2-turn conversation (order number, refund) by inserting a turn before the refund, so its
+  minimum is **2 turns** (column "minimal" counts 2 for that row).
 * ``plain RuleBasedStateMachine``: the same rules, one live conversation per example, the
   invariant asserted on each live turn. Hypothesis replays a failing example to shrink it; on
   a noisy agent the replay need not fail again, which Hypothesis reports as ``Flaky``.
@@ -46,17 +49,20 @@ from _docs import write_section  # noqa: E402
 
 SECTION = "conversation"
 PLANTED_TURNS = 3
+#: relations only: the bug shows when a turn is inserted into the 2-turn conversation
+PLANTED_RELATION_TURNS = 2
 EXAMPLES = 100
 
 
-def run_machine(seed: int, *, bug: bool, relations: bool = False, noise: float = 0.15
-                ) -> dict[str, Any]:
+def run_machine(seed: int, *, bug: bool, relations: bool = False, invariants: bool = True,
+                noise: float = 0.15) -> dict[str, Any]:
     """One seed of ``AgentStateMachine``: outcome, turns of the minimal conversation, calls."""
     from agentverity_props.conversation import RECORDS, run_conversation_test
     from agentverity_props.errors import PropertyViolation
     from agentverity_props.examples.support_conversation import support_machine
 
-    machine = support_machine(seed=seed, noise=noise, bug=bug, relations=relations)
+    machine = support_machine(seed=seed, noise=noise, bug=bug, relations=relations,
+                              invariants=invariants)
     t0 = time.perf_counter()
     try:
         run_conversation_test(machine, max_examples=EXAMPLES)
@@ -157,6 +163,8 @@ ROWS = {
     "machine: no bug": lambda s: run_machine(s, bug=False),
     "machine + relations: no bug": lambda s: run_machine(s, bug=False, relations=True),
     "machine + relations: bug": lambda s: run_machine(s, bug=True, relations=True),
+    "machine, relations only: bug": lambda s: run_machine(s, bug=True, relations=True,
+                                                          invariants=False),
     "plain RBSM: bug": lambda s: run_plain(s, bug=True),
     "plain RBSM: no bug": lambda s: run_plain(s, bug=False),
     "plain RBSM + relation: no bug": lambda s: run_plain(s, bug=False, relations=True),
@@ -166,10 +174,11 @@ ROWS = {
 def summarise(name: str, results: list[dict[str, Any]]) -> dict[str, Any]:
     n = len(results)
     outcomes = Counter(r["outcome"] for r in results)
-    exact = sum(1 for r in results if r["outcome"] == "failed" and r["turns"] == PLANTED_TURNS)
+    planted = PLANTED_RELATION_TURNS if "relations only" in name else PLANTED_TURNS
+    exact = sum(1 for r in results if r["outcome"] == "failed" and r["turns"] == planted)
     calls = [r["calls"] for r in results]
     exact_calls = [r["calls"] for r in results
-                   if r["outcome"] == "failed" and r["turns"] == PLANTED_TURNS]
+                   if r["outcome"] == "failed" and r["turns"] == planted]
     return {"row": name, "seeds": n, "passed": outcomes.get("passed", 0),
             "failed": outcomes.get("failed", 0), "flaky": outcomes.get("Flaky", 0),
             "other": n - outcomes.get("passed", 0) - outcomes.get("failed", 0)
@@ -192,7 +201,8 @@ def table(rows: list[dict[str, Any]], seeds: int) -> str:
         f"per row, {EXAMPLES} examples of up to 6 turns each; a seed drives Hypothesis and the",
         "agent's own `random.Random`. Calls are agent turns.",
         "",
-        "| design, agent | seeds | passed | failed | Flaky | other | minimal (3 turns) "
+        "| design, agent | seeds | passed | failed | Flaky | other | minimal (3 turns; 2 for "
+        "relations only) "
         "| turns reported | median calls | median calls, minimal |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]

@@ -115,10 +115,10 @@ Kind = Literal["insert", "repeat", "paraphrase"]
 class ConversationRelation:
     """An edit of an earlier turn that must not change the last turn's verdict.
 
-    ``insert``: put ``choices[i]`` before earlier turn ``p`` (an irrelevant turn); ``repeat``:
-    say earlier turn ``p`` twice; ``paraphrase``: replace earlier turn ``p`` by one of
-    ``variants(text)``. ``p`` ranges over the turns before the last; the state machine draws
-    ``p`` and the choice, so Hypothesis shrinks them with the conversation.
+    ``insert``: put ``choices[i]`` before turn ``p`` (an irrelevant turn; ``p`` may be the
+    last turn, so the insertion lands right before it); ``repeat``: say earlier turn ``p``
+    twice; ``paraphrase``: replace earlier turn ``p`` by one of ``variants(text)``. The state
+    machine draws ``p`` and the choice, so Hypothesis shrinks them with the conversation.
     """
 
     name: str
@@ -144,14 +144,22 @@ class ConversationRelation:
         """The edits available at ``position`` (the inserted turns, the paraphrases)."""
         if self.kind == "insert":
             return list(self.choices)
+        if position >= len(turns) - 1:
+            return []
         if self.kind == "repeat":
             return [turns[position]]
         assert self.variants is not None
         return [v for v in self.variants(turns[position]) if v != turns[position]]
 
+    def positions(self, n_turns: int) -> int:
+        """How many positions the edit can take in an ``n_turns`` conversation: an insertion
+        goes before any turn up to the last one; a repeat or paraphrase edits an earlier
+        turn."""
+        return n_turns if self.kind == "insert" else n_turns - 1
+
     def apply(self, turns: Sequence[str], position: int, choice: str) -> tuple[str, ...]:
         t = list(turns)
-        if not 0 <= position < len(t) - 1:
+        if not 0 <= position < self.positions(len(t)) or len(t) < 2:
             raise InvalidArgument(f"relation {self.name!r}: position {position} is not an "
                                   f"earlier turn of a {len(t)}-turn conversation")
         if self.kind == "insert":

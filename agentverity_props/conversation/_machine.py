@@ -125,7 +125,7 @@ class AgentStateMachine(RuleBasedStateMachine):
         __tracebackhide__ = True  # pytest: the failure is the conversation's
         rel: ConversationRelation = data.draw(st.sampled_from(list(self.conversation_relations)),
                                               label="relation")
-        pos = data.draw(st.integers(0, len(self.turns) - 2), label="position")
+        pos = data.draw(st.integers(0, rel.positions(len(self.turns)) - 1), label="position")
         options = rel.options(self.turns, pos)
         if not options:
             return
@@ -141,9 +141,12 @@ class AgentStateMachine(RuleBasedStateMachine):
                                           edited=edited,
                                           edit={"edit": rel.kind, "position": pos + 1})
             d = ce.decision
+            what = {"insert": f"inserting {choice!r} before turn {pos + 1}",
+                    "repeat": f"repeating turn {pos + 1}",
+                    "paraphrase": f"paraphrasing turn {pos + 1} as {choice!r}"}[rel.kind]
             raise violation_class(rel.name)(
-                f"relation '{rel.name}' violated: the {rel.kind} edit of turn {pos + 1} changes "
-                f"turn {len(self.turns)}'s verdict from {out.source!r} to {out.follow_up!r}; "
+                f"relation '{rel.name}' violated: {what} changes the last turn's verdict from "
+                f"{out.source!r} to {out.follow_up!r}; "
                 f"{d.get('follow_up_violations')}/{d.get('follow_up_draws')} edited replays vs "
                 f"{d.get('source_violations')}/{d.get('source_draws')} replays leave it "
                 f"(e-value {d.get('e_violation', 0):.3g})" + _conversation_text(ce))

@@ -173,11 +173,12 @@ def noisy_support(*, seed: int = 0, bug: bool = True) -> Callable[[list[Mapping[
 
 
 def support_machine(*, seed: int = 0, noise: float = 0.15, bug: bool = True,
-                    relations: bool = False, max_turns: int = 6, max_workers: int = 1,
-                    budget: int | None = 50_000) -> Any:
+                    relations: bool = False, invariants: bool = True, max_turns: int = 6,
+                    max_workers: int = 1, budget: int | None = 50_000) -> Any:
     """The goal's state machine: user turns from :data:`TURNS`, the invariant "never
-    ``issue_refund`` before ``lookup_order``", and (``relations=True``) the three conversation
-    relations; Hypothesis seeded with ``seed`` (the agent's ``random.Random`` too)."""
+    ``issue_refund`` before ``lookup_order``" (unless ``invariants=False``), and
+    (``relations=True``) the three conversation relations; Hypothesis seeded with ``seed``
+    (the agent's ``random.Random`` too)."""
     from hypothesis import seed as hypothesis_seed
     from hypothesis import strategies as st
 
@@ -193,7 +194,7 @@ def support_machine(*, seed: int = 0, noise: float = 0.15, bug: bool = True,
     machine = conversation_machine(
         agent=from_history(support_conversation(seed=seed, noise=noise, bug=bug)),
         turns=st.sampled_from(TURNS),
-        invariants=[never_before("issue_refund", required="lookup_order")],
+        invariants=[never_before("issue_refund", required="lookup_order")] if invariants else (),
         relations=[insert_irrelevant(FILLERS), repeat_turn(), paraphrase_turn(PARAPHRASES)]
         if relations else (),
         max_turns=max_turns, max_workers=max_workers, budget=budget,

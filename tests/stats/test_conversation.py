@@ -90,10 +90,11 @@ def test_a_violation_as_reliable_as_the_learned_alternative_is_dismissed_at_most
     assert passed / n <= _bound(beta, n), (passed, n)
 
 
-def _outcome(seed: int, *, bug: bool, relations: bool = False):
+def _outcome(seed: int, *, bug: bool, relations: bool = False, invariants: bool = True):
     from agentverity_props.conversation import RECORDS, run_conversation_test
 
-    machine = support_machine(seed=seed, noise=0.15, bug=bug, relations=relations)
+    machine = support_machine(seed=seed, noise=0.15, bug=bug, relations=relations,
+                              invariants=invariants)
     try:
         run_conversation_test(machine, max_examples=100)
         status = "passed"
@@ -125,3 +126,13 @@ def test_fixed_agent_passes_the_conversation_relations_under_noise(seed):
     status, _, rec = _outcome(seed, bug=False, relations=True)
     assert status == "passed", rec.to_dict(include_inputs=True)
     assert rec.candidates > rec.examples  # relations were really decided, not skipped
+
+
+def test_an_inserted_irrelevant_turn_exposes_the_bug_on_the_two_turn_conversation():
+    status, turns, rec = _outcome(1, bug=True, relations=True, invariants=False)
+    assert status == "failed"
+    ce = rec.minimal["irrelevant_turn"]
+    assert turns == 2                                  # order number, then the refund
+    assert ce.follow_up_value == "issue_refund"        # after the filler: no lookup
+    assert ce.source_value == "lookup_order"
+    assert len(ce.follow_up) == 3

@@ -135,6 +135,7 @@ def test_never_before_reads_earlier_turns_and_only_successful_calls():
 def test_relations_edit_an_earlier_turn_only():
     turns = ("order 1002", "hi", "refund")
     assert insert_irrelevant(["ok"]).apply(turns, 1, "ok") == ("order 1002", "ok", "hi", "refund")
+    assert insert_irrelevant(["ok"]).apply(turns, 2, "ok")[2:] == ("ok", "refund")
     assert repeat_turn().apply(turns, 0, turns[0])[:2] == ("order 1002", "order 1002")
     para = paraphrase_turn({"hi": ["hello"]})
     assert para.options(turns, 1) == ["hello"]
