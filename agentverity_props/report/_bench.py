@@ -55,7 +55,11 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
     for r in failing[:20]:
         msg = next((a["message"] for a in r["attempts"] if a["status"] != "PASS"), "")
         con.print(f"  [red]✗[/] {_e(r['id'])} ({_e(r['evaluation'])}): {_e(msg or '')}")
-    if failing:
+    undecided = [r for r in d["tasks"] if r["status"] == "UNDECIDED"]
+    for r in undecided[:20]:
+        con.print(f"  [yellow]?[/] {_e(r['id'])}: {r['passes']}/{r['runs']} passed, "
+                  f"{_e(r['decided_by'])}; raise --runs or widen --margin")
+    if failing or undecided:
         con.print()
     con.print("[dim]rate = passes / runs made, descriptive (biased when a task stopped early); "
               "CI = its interval (anytime-valid after an early stop).[/]")

@@ -334,6 +334,118 @@ def test_bad_config_is_invalid_argument():
         CompareConfig(max_runs=5, min_runs=6)
 
 
+# ------------------------------------------------------------------ issue 13: undecided, n/a
+
+
+def test_undecided_is_consistent_in_text_json_junit_and_html():
+    from agentverity_props.report import render_bench_junit
+    from agentverity_props.report._html import render_html
+
+    res = run_benchmark(Counting(), bench(ONE),
+                        config=BenchConfig(runs=10, early_stop="sequential"))
+    d = res.to_dict()
+    validate(d, "bench")
+    assert (d["exit_code"], d["complete"], d["tasks"][0]["status"]) == (2, True, "UNDECIDED")
+    text = res.summary()
+    assert "UNDECIDED" in text
+    assert "1 undecided" in text
+    assert "Exit 2: incomplete evidence (budget, interrupt, failed call) or a task undecided" \
+        in text
+    junit = render_bench_junit(d)
+    assert 'type="undecided"' in junit
+    assert "needs &gt;= 59 runs" in junit
+    html = render_html(d)
+    assert "UNDECIDED" in html
+    assert "at every --runs" in html
+
+
+def test_pass_at_k_above_the_runs_made_is_na_never_dropped():
+    from agentverity_props.report._html import render_html
+
+    # threshold 1.0, curtailed: the first run fails and the task stops after one run
+    res = run_benchmark(Counting(fail_at={0}), bench(ONE), config=BenchConfig(runs=5))
+    d = res.to_dict()
+    validate(d, "bench")
+    t, s = d["tasks"][0], d["summary"]
+    assert (t["runs"], t["status"]) == (1, "FAIL")
+    assert t["pass_hat_k"] == {"1": 0.0, "2": 0.0, "3": 0.0, "5": 0.0}  # settled by run 1
+    assert t["pass_at_k"] == {"1": 0.0, "2": None, "3": None, "5": None}
+    assert s["pass_at_k"]["2"] is None
+    assert s["pass_k_tasks"] == {"pass@1": 1, "pass^1": 1, "pass@2": 0, "pass^2": 1,
+                                 "pass@3": 0, "pass^3": 1, "pass@5": 0, "pass^5": 1}
+    text = res.summary()
+    assert "pass@2 n/a (k > runs for 1 of 1 tasks)" in text
+    assert "pass^5 0.00" in text
+    assert "n/a (k &gt; runs: 1 of 1 tasks" in render_html(d)
+
+
+def test_estimates_differ_from_the_observed_share_after_a_curtailed_stop():
+    # 4 passes then a failure at threshold 1.0: every path to (5 runs, 4 passes) starts with
+    # 4 passes, so pass^1..pass^3 are 1 (unbiased: the first runs were not chosen by the
+    # rule); the observed share 0.8 is what the text table shows, labelled descriptive
+    res = run_benchmark(Counting(fail_at={4}), bench(ONE), config=BenchConfig(runs=10))
+    t = res.to_dict()["tasks"][0]
+    assert (t["observed_rate"], t["reliability"]) == (0.8, 1.0)
+    assert t["pass_hat_k"]["3"] == 1.0
+    assert t["pass_hat_k"]["5"] == 0.0
+    assert t["pass_hat_k"]["10"] == 0.0
+    assert "descriptive" in res.summary()
+    # without early stopping the estimates are the usual C(c, k) / C(n, k)
+    res = run_benchmark(Counting(fail_at={1, 4}), bench(ONE),
+                        config=BenchConfig(runs=6, early_stop="off"))
+    t = res.to_dict()["tasks"][0]
+    assert t["reliability"] == t["observed_rate"] == pytest.approx(4 / 6)
+    assert t["pass_hat_k"]["2"] == pytest.approx(pass_hat_k(6, 4, 2))
+    assert t["pass_at_k"]["5"] == pytest.approx(pass_at_k(6, 4, 5))
+
+
+def test_a_version_1_bench_file_is_migrated_and_renders(tmp_path):
+    from agentverity_props.report import load_result, render_bench_junit, render_bench_text
+    from agentverity_props.report._html import render_html
+
+    d = run_benchmark(Counting(), bench(ONE),
+                      config=BenchConfig(runs=4, early_stop="sequential")).to_dict()
+    v1 = {k: v for k, v in d.items() if k != "guarantee"}
+    v1["schema"] = "agentverity_props.bench/1"
+    v1["tasks"] = [{**{k: v for k, v in t.items() if k not in ("observed_rate", "estimator")},
+                    "status": "PASS", "decision": "pass",
+                    "decided_by": "run cap (point estimate)"} for t in d["tasks"]]
+    v1["summary"] = {k: v for k, v in d["summary"].items()
+                     if k not in ("undecided", "observed_rate", "reliability_method",
+                                  "pass_k_tasks", "estimator")}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(v1))
+    got = load_result(path)
+    validate(got, "bench")
+    assert got["schema"] == "agentverity_props.bench/2"
+    assert got["tasks"][0]["status"] == "PASS"  # kept as version 1 decided it
+    assert "point estimate" in got["guarantee"]
+    assert "version 1" in render_bench_text(got)
+    render_bench_junit(got)
+    assert "version 1" in render_html(got)
+
+
+def test_cli_bench_sequential_at_a_short_cap_is_undecided_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "b.yaml").write_text(ONE)
+    (tmp_path / "agent.py").write_text("def agent(prompt):\n    return '4'\n")
+    base = [sys.executable, "-m", "agentverity_props", "bench", "--agent", "agent.py:agent",
+            "--benchmark", "b.yaml", "--early-stop", "sequential"]
+    res = subprocess.run([*base, "--runs", "20"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120, check=False)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "UNDECIDED" in res.stdout
+    assert "a PASS needs >= 59 runs" in res.stdout
+    # a wider margin decides within the same cap: ln 20 / -ln 0.8 = 13.4 -> 14 runs
+    res = subprocess.run([*base, "--runs", "20", "--margin", "0.2", "--format", "json"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert json.loads(res.stdout)["tasks"][0]["runs"] == 14
+
+
 # compare: tests/unit/test_compare.py
 
 
