@@ -99,12 +99,42 @@ def _count(table: list[list[bool]], prefix: Sequence[bool], n_end: int, s_end: i
     return counts.get(s_end, 0)
 
 
+UNBIASED = ("unbiased under the stopping rule: E[indicator of the first k runs | runs made, "
+            "passes] (Rao-Blackwell; equals C(c,k)/C(n,k) without early stopping); null = "
+            "n/a (k > runs made)")
+PLAIN = ("C(c,k)/C(n,k) of the runs made: the rule has too many states for the exact "
+         "estimator, so these are biased if the task stopped early")
+#: continuation states above which the exact estimator is not computed (seconds of work)
+MAX_STATES = 2_000_000
+
+
 class Estimates:
-    """A task's unbiased estimates (None where there is none), keyed by k as a string."""
+    """A task's estimates (None where there is none), keyed by k as a string; ``method``
+    says which estimator gave them."""
 
     def __init__(self, reliability: float | None, pass_at: dict[str, float | None],
-                 pass_hat: dict[str, float | None]) -> None:
+                 pass_hat: dict[str, float | None], method: str = UNBIASED) -> None:
         self.reliability, self.pass_at, self.pass_hat = reliability, pass_at, pass_hat
+        self.method = method
+
+
+def _plain(n: int, s: int, ks: Sequence[int], method: str) -> Estimates:
+    from ._metrics import pass_at_k, pass_hat_k
+    hat = {str(k): pass_hat_k(n, s, k) if k <= n else (0.0 if s < n else None) for k in ks}
+    at = {str(k): pass_at_k(n, s, k) if k <= n else (1.0 if s > 0 else None) for k in ks}
+    return Estimates(s / n, at, hat, method)
+
+
+def _states(rule: StopRule, n: int) -> int:
+    """An upper bound on the continuation states the exact estimator visits up to n runs."""
+    mode, runs, threshold = rule.key[:3]
+    if mode == "exact":
+        from ._run import required_passes
+        need = required_passes(threshold, runs)
+        return need * (runs - need + 1)
+    if mode == "sequential":
+        return 64 * n  # the SPRT's continuation band has a bounded width in passes
+    return n * n
 
 
 def estimate(outcomes: Sequence[bool], rule: StopRule, ks: Sequence[int]) -> Estimates:
@@ -121,6 +151,10 @@ def estimate(outcomes: Sequence[bool], rule: StopRule, ks: Sequence[int]) -> Est
     n, s = len(outcomes), sum(map(bool, outcomes))
     if n == 0:
         return Estimates(None, {str(k): None for k in ks}, {str(k): None for k in ks})
+    if rule.key[0] == "off":  # no data-dependent stop: the classical estimators are unbiased
+        return _plain(n, s, ks, UNBIASED)
+    if _states(rule, n) > MAX_STATES:
+        return _plain(n, s, ks, PLAIN)
     table = stop_table(rule, n)
     total = _count(table, (), n, s)
     if total == 0:  # the rule could not have produced this run list (e.g. kept going)

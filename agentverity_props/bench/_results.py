@@ -15,7 +15,7 @@ from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import StopReason, TaskStatus, exit_code
-from ._estimate import Estimates, StopRule, estimate
+from ._estimate import UNBIASED, Estimates, StopRule, estimate
 from ._metrics import k_values, pass_at_k, pass_hat_k, percentile, rate_interval, share_of_mode
 
 if TYPE_CHECKING:
@@ -24,9 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["SCHEMA", "AttemptRecord", "BenchResult", "TaskResult", "TaskStats"]
 
 SCHEMA = "agentverity_props.bench/2"
-ESTIMATOR = ("unbiased under the stopping rule: E[indicator of the first k runs | runs made, "
-             "passes] (Rao-Blackwell; equals C(c,k)/C(n,k) without early stopping); null = "
-             "n/a (k > runs made)")
+ESTIMATOR = UNBIASED
 OBSERVED = "passes / runs made (descriptive: biased when a task stopped early)"
 PRIVACY_OFF = ("prompts and answers are identified by SHA-256 fingerprint only "
                "(use --include-outputs to keep them)")
@@ -115,7 +113,7 @@ class TaskStats:
                                    stopped_early=stopped_early),
                     "reliability": estimates.reliability, "observed_rate": self.reliability,
                     "pass_at_k": estimates.pass_at, "pass_hat_k": estimates.pass_hat,
-                    "estimator": ESTIMATOR}
+                    "estimator": estimates.method}
         return {
             "runs": self.runs, "passes": self.passes, "failures": self.failures,
             "errors": self.errors, "reliability": self.reliability, "ci_low": lo,
@@ -272,7 +270,8 @@ def summarize(stats: Sequence[TaskStats], *, alpha: float,
                                                for e in ests)
                              for k in ks for name, attr in (("@", "pass_at"),
                                                             ("^", "pass_hat"))},
-            "estimator": ESTIMATOR})
+            "estimator": ESTIMATOR if all(e.method == ESTIMATOR for e in ests) else
+            "mean over tasks; see each task's estimator (some are biased plain proportions)"})
     return out
 
 

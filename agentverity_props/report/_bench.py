@@ -70,15 +70,17 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
               f"{_f(s['observed_rate'], '.3f')} [{s['ci_low']:.3f}, {s['ci_high']:.3f}], "
               f"descriptive) · error rate {_f(s['error_rate'], '.3f')} · consistency "
               f"{_f(s['consistency'], '.3f')}")
+    exact = str(s.get("estimator", "")).startswith("unbiased")
+    how = "unbiased under the stopping rule" if exact else s.get("estimator", "")
     con.print(f"Reliability {_f(s['reliability'], '.3f')} (mean over tasks of each task's pass "
-              "rate, unbiased under the stopping rule)")
+              f"rate, {_e(how)})")
     for name, key in (("pass@", "pass_at_k"), ("pass^", "pass_hat_k")):
         if s[key]:
             con.print("      " + ", ".join(_k_cell(name, k, v, s) for k, v in s[key].items()))
     if s["pass_at_k"]:
-        con.print("[dim]pass@k: any of k runs passes; pass^k: all k pass; means over tasks of "
-                  "estimates unbiased under the stopping rule; n/a (k > runs) when a task "
-                  "stopped before k runs without settling them.[/]")
+        con.print(f"[dim]pass@k: any of k runs passes; pass^k: all k pass; means over tasks "
+                  f"({_e(how)}); n/a (k > runs) when a task stopped before k runs without "
+                  "settling them.[/]")
     extra = ""
     if s["tokens"] is not None:
         extra += f" · tokens {s['tokens']}"

@@ -399,6 +399,19 @@ def test_estimates_differ_from_the_observed_share_after_a_curtailed_stop():
     assert t["pass_at_k"]["5"] == pytest.approx(pass_at_k(6, 4, 5))
 
 
+def test_too_many_states_for_the_exact_estimator_says_so(monkeypatch):
+    import agentverity_props.bench._estimate as est
+
+    monkeypatch.setattr(est, "MAX_STATES", 3)
+    b = bench(ONE.replace("tasks:", "threshold: 0.5\ntasks:"))
+    res = run_benchmark(Counting(fail_at={0}), b, config=BenchConfig(runs=8))
+    d = res.to_dict()
+    validate(d, "bench")
+    assert d["tasks"][0]["estimator"] == est.PLAIN
+    assert d["tasks"][0]["reliability"] == d["tasks"][0]["observed_rate"]
+    assert "some are biased plain proportions" in res.summary()
+
+
 def test_a_version_1_bench_file_is_migrated_and_renders(tmp_path):
     from agentverity_props.report import load_result, render_bench_junit, render_bench_text
     from agentverity_props.report._html import render_html
