@@ -27,7 +27,8 @@ _RAW_JSON_LIMIT = 300_000
 
 KIND_TITLES = {"run": "run", "tools": "tool-call cases", "bench": "benchmark",
                "compare": "A/B comparison", "counterexample": "counterexample",
-               "enlarge": "enlarged probe set", "snapshot": "snapshot", "check": "check"}
+               "enlarge": "enlarged probe set", "snapshot": "snapshot", "check": "check",
+               "conversation": "conversation tests"}
 
 _GENERIC_EXIT = {0: "clean: nothing found", 1: "finding: a property failed",
                  2: "incomplete or undecided evidence"}
@@ -176,9 +177,11 @@ def _generic_exit(kind: str) -> dict[int, str]:
 def _builders() -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
     from . import _html_bench as b
     from . import _html_kinds as k
+    from ._html_conversation import conversation_context
     return {"run": k.run_context, "tools": k.tools_context,
             "counterexample": k.counterexample_context, "bench": b.bench_context,
-            "compare": b.compare_context, "enlarge": k.enlarge_context}
+            "compare": b.compare_context, "enlarge": k.enlarge_context,
+            "conversation": conversation_context}
 
 
 def render_html(result: dict[str, Any], *, source: str | None = None,

@@ -212,6 +212,11 @@ def test_machine_reports_the_planted_three_turn_conversation_with_its_evidence()
     assert "reproduce: @reproduce_failure(" in text
     assert "fp " in render_conversation_text(doc)     # a file's dict shows fingerprints
     assert "<failure" in render_conversation_junit(doc)
+    from agentverity_props.report import render_html
+    page = render_html(conversation_report([rec], include_inputs=True))
+    assert "Minimal conversation: 3 turns" in page
+    assert "my order is 1002" in page
+    assert "could not read this file" not in page     # the conversation view, not the tree
 
 
 def test_decisions_are_cached_per_conversation_and_check():
