@@ -150,8 +150,6 @@ class ConversationDraws:
                 return done
             out = await self._make(turns, fp, index)
             self._replays.setdefault(fp, {})[index] = out
-            if len(out) == len(turns) and out[-1].ok:
-                self._note_verdicts(turns, out)
             return out
 
     async def _make(self, turns: tuple[str, ...], fp: str, index: int
@@ -177,6 +175,9 @@ class ConversationDraws:
                        else f"{fp}#turn{j + 1}")
                 obs = await self._turn(session, Probe(turns[j], key), max(index, 0))
                 out.append(obs)
+                # one new draw of the prefix turns[:j+1] (a continued replay's earlier turns
+                # were counted when they were made)
+                self._note_verdict(turns[: j + 1], obs)
                 if not obs.ok:
                     break
             else:
@@ -199,11 +200,10 @@ class ConversationDraws:
 
     # -- the agent's turn noise ----------------------------------------------------------
 
-    def _note_verdicts(self, turns: tuple[str, ...], out: tuple[Observation, ...]) -> None:
-        for j, obs in enumerate(out):
-            if obs.verdict is not None:
-                c = self._turn_verdicts.setdefault(conversation_fp(turns[: j + 1]), Counter())
-                c[obs.verdict] += 1
+    def _note_verdict(self, prefix: tuple[str, ...], obs: Observation) -> None:
+        if obs.ok and obs.verdict is not None:
+            c = self._turn_verdicts.setdefault(conversation_fp(prefix), Counter())
+            c[obs.verdict] += 1
 
     def turn_noise(self, prior: float = 0.05) -> float:
         """How often a turn's verdict leaves its modal value across replays of the same

@@ -298,3 +298,20 @@ def test_the_reproduce_failure_line_replays_the_minimal_conversation():
     replayed = RECORDS[-1].minimal[REFUND.name]
     assert [t.text for t in replayed.turns] == [t.text for t in first.minimal[REFUND.name].turns]
     assert RECORDS[-1].examples <= 2                   # straight to the conversation
+
+
+def test_turn_noise_counts_each_draw_once():
+    import random as _random
+    rng = _random.Random(0)
+    conv = from_history(lambda msgs: {"text": "", "verdict": "b" if rng.random() < 0.3 else "a"})
+    from agentverity_props.conversation import SessionAdapter
+    with Engine(SessionAdapter(conv), EngineConfig(budget=None)) as eng:
+        draws = ConversationDraws(eng, conv)
+        turns: tuple[str, ...] = ()
+        for t in range(30):                      # one long lineage: every prefix drawn once
+            turns = (*turns, f"t{t}")
+            run_sync(draws.replay(turns, LINEAGE))
+        assert draws.turn_noise(prior=0.0) == 0.0  # no prefix was drawn twice: no evidence
+        for r in range(200):
+            run_sync(draws.replay(("t0",), r))
+        assert 0.2 < draws.turn_noise(prior=0.0) < 0.4
