@@ -4,8 +4,9 @@
   allows it (complete, deterministic, not blind, approved);
 * :func:`compare_snapshot` re-admits an agent sequentially and confirms drift per input.
 
-``_create`` holds the document and its rules, ``_check`` the re-admission; ``_check`` uses
-``_create``, never the other way round.
+``_document`` holds the file format (schema, validation, migration of snapshot/1, the
+per-input test plan), ``_create`` the admission rules and calibration, ``_check`` the
+re-admission; ``_check`` uses the other two, never the other way round.
 """
 
 from ._check import CheckResult, InputCheck, acompare_snapshot, compare_snapshot
@@ -14,11 +15,9 @@ from ._create import (
     SnapshotResult,
     acreate_snapshot,
     create_snapshot,
-    load_snapshot,
     reference_form,
-    validate_snapshot,
-    write_snapshot,
 )
+from ._document import load_snapshot, migrate_snapshot, validate_snapshot, write_snapshot
 
 __all__ = [
     "CheckResult",
@@ -30,6 +29,7 @@ __all__ = [
     "compare_snapshot",
     "create_snapshot",
     "load_snapshot",
+    "migrate_snapshot",
     "reference_form",
     "validate_snapshot",
     "write_snapshot",

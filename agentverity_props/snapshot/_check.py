@@ -49,7 +49,8 @@ from ..decide import confirmation_plan, confirmation_settled, drift_p_value
 from ..diagnose import RunConfig
 from ..engine import EvidencePool
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
-from ._create import Refusal, input_plan, load_snapshot, reference_form, validate_snapshot
+from ._create import Refusal, reference_form
+from ._document import input_plan, load_snapshot, validate_snapshot
 
 if TYPE_CHECKING:
     from ..engine import Engine, Probe

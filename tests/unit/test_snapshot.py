@@ -14,7 +14,7 @@ from agentverity_props.decide import confirmation_plan
 from agentverity_props.errors import BadInput, InvalidArgument
 from agentverity_props.observation import by_key
 from agentverity_props.report._json import dumps
-from agentverity_props.snapshot._create import load_snapshot, write_snapshot
+from agentverity_props.snapshot._document import load_snapshot, write_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 INPUTS = [f"attack plan {i}" for i in range(10)] + [f"hello friend {i}" for i in range(10)]
