@@ -437,6 +437,8 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
                     ti = k % n_t
                     idx = engs[ai].allocate(probes[ti], 1)[0]
                     warm[ai].append(await attempt(engs[ai], tasks[ti], probes[ti], idx))
+                    if progress is not None:
+                        progress(1)
         except (BudgetExhausted, Interrupted) as exc:
             stop = _stop_of([exc])
         while not stop and rounds < config.max_runs:

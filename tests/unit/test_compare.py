@@ -371,6 +371,7 @@ def run_agent(task: str) -> str:
 '''
 
 
+@pytest.mark.e2e
 def test_an_agent_file_against_its_copy_through_the_cli_names_no_winner(tmp_path):
     (tmp_path / "agent.py").write_text(AGENT)
     shutil.copy(tmp_path / "agent.py", tmp_path / "agent_copy.py")
