@@ -404,3 +404,32 @@ def test_an_agent_file_against_its_copy_through_the_cli_names_no_winner(tmp_path
     page = (tmp_path / "cmp.html").read_text()
     assert "agent_copy.py" in page
     assert "family-wise alpha" in page
+
+
+def test_budget_stops_between_rounds_and_a_partial_round_is_kept_but_not_tested():
+    from agentverity_props.engine import EngineConfig
+
+    b = parse_benchmark(tasks(3))
+    # 1 warm-up + 3 rounds of 3 tasks = 10 calls per agent; the 4th round runs out midway
+    res = compare_agents([Counting(), Counting()], b, config=CompareConfig(
+        max_runs=10, engine=EngineConfig(budget=12)))
+    d = res.to_dict()
+    assert d["stop_reason"] == "call budget exhausted"
+    assert (res.complete, res.exit_code) == (False, 2)
+    assert d["rounds"] == 3
+    assert d["calls"]["per_agent"] == {"A": 12, "B": 12}
+    kept = [a["summary"]["attempts"] for a in d["agents"]]
+    assert kept == [11, 11]  # the partial round's answers are reported ...
+    m = d["pairs"][0]["metrics"]["pass_rate"]
+    assert m["items"] == 9  # ... but only complete rounds reach the tests
+    assert sum(d["pairs"][0]["order"].values()) == 9
+    validate(d)
+
+
+def test_three_agents_each_pair_is_ordered_at_random():
+    b = parse_benchmark(tasks(2))
+    res = compare_agents([lambda p: "4"] * 3, b, config=CompareConfig(max_runs=60, seed=3))
+    for p in res.to_dict()["pairs"]:
+        first = p["order"]
+        assert first["a_first"] + first["b_first"] == 120
+        assert 35 <= first["a_first"] <= 85  # a fair coin per item (4.2 sd)
