@@ -5,8 +5,10 @@ The agent is a two-label gate on 20 inputs; some inputs flip with a fixed probab
 own numpy Generator). Each repetition makes a snapshot (alpha 0.05, default settings) and, if
 admitted, checks a fresh copy of the same agent twice: against the snapshot as written (each
 input tested against its own recorded rate and the tolerance) and against the same snapshot
-with its calibration removed (the tolerance-only test of snapshot/1 files). The last row
-flips one input for good (power). Rates over admitted snapshots, 95% Clopper-Pearson.
+with its calibration removed (the tolerance-only test of snapshot/1 files). "Not admissible"
+counts checks (with the calibration) that end with exit 2: the screen could not re-admit and
+the rerun meter did not call the agent deterministic. The last row flips one input for good
+(power). Rates over admitted snapshots, 95% Clopper-Pearson.
 
     python benchmarks/check_drift.py [--reps 400] [--output docs/statistics.md]
 """
@@ -42,7 +44,7 @@ def _rate(k: int, n: int) -> str:
 
 
 def run_scenario(flip: dict[str, float], changed: frozenset[str], reps: int) -> dict[str, float]:
-    admitted = new = old = snap_calls = check_calls = 0
+    admitted = new = old = snap_calls = check_calls = exit2 = 0
     for s in range(reps):
         cfg = RunConfig(seed=s, alpha=0.05)
         res = create_snapshot(FakeAgent(flip, s), INPUTS, accept_reference=True, config=cfg)
@@ -53,6 +55,7 @@ def run_scenario(flip: dict[str, float], changed: frozenset[str], reps: int) -> 
         chk = compare_snapshot(FakeAgent(flip, 10_000 + s, changed), INPUTS, res.document,
                                config=cfg)
         new += chk.status == "drift"
+        exit2 += chk.status in ("inadmissible", "incomplete")
         check_calls += chk.calls["total"]
         bare = copy.deepcopy(res.document)
         for e in bare["inputs"]:
@@ -60,7 +63,7 @@ def run_scenario(flip: dict[str, float], changed: frozenset[str], reps: int) -> 
         bare["calibration"]["source"] = "admission"
         chk = compare_snapshot(FakeAgent(flip, 10_000 + s, changed), INPUTS, bare, config=cfg)
         old += chk.status == "drift"
-    return {"reps": reps, "admitted": admitted, "new": new, "old": old,
+    return {"reps": reps, "admitted": admitted, "new": new, "old": old, "exit2": exit2,
             "snap_calls": snap_calls / max(admitted, 1),
             "check_calls": check_calls / max(admitted, 1)}
 
@@ -73,12 +76,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.time()
     lines = ["| agent | admitted | drift reported (own rate and tolerance) | drift reported "
-             "(tolerance only) | snapshot calls | check calls |", "|---|---|---|---|---|---|"]
+             "(tolerance only) | not admissible (exit 2) | snapshot calls | check calls |",
+             "|---|---|---|---|---|---|---|"]
     for name, flip, changed in SCENARIOS:
         r = run_scenario(flip, changed, args.reps)
         n = int(r["admitted"])
         lines.append(f"| {name} | {n} of {r['reps']} | {_rate(int(r['new']), n)} | "
-                     f"{_rate(int(r['old']), n)} | {r['snap_calls']:.0f} | "
+                     f"{_rate(int(r['old']), n)} | {_rate(int(r['exit2']), n)} | "
+                     f"{r['snap_calls']:.0f} | "
                      f"{r['check_calls']:.0f} |")
         print(lines[-1], flush=True)
     lines.append("")

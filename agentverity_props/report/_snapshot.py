@@ -188,6 +188,8 @@ def render_check_junit(d: dict[str, Any]) -> str:
         if e["status"] == "drift":
             msg = (f"reference {e['reference']!r} drifted to {e['current']!r}: "
                    f"{cf['mismatches']}/{cf['draws']} confirmation draws differ")
+            if cf.get("p_family") is not None:
+                msg += f" (p {cf['p_value']:.2g}, family p {cf['p_family']:.2g})"
             ET.SubElement(tc, "failure", message=msg[:500], type="drift").text = msg
         elif e["status"] in ("incomplete", "unscreened"):
             ET.SubElement(tc, "error", message=e["note"] or e["status"], type="incomplete")

@@ -8,8 +8,9 @@
    ``p0 = epsilon / r`` and ``p1 = epsilon * r`` (``r`` the snapshot's indifference, 2):
    ``low`` re-admits (at most ``alpha`` of agents with ``d >= p1`` are re-admitted, under
    optional stopping). Then every input not yet drawn gets one draw, so each input is
-   screened at least once. A clean agent on 20 inputs costs about 40 calls, where re-running
-   the admission costs the meter, blindness and reference calls again (both are reported).
+   screened at least once. A clean agent on 20 inputs costs about 43 calls, where re-running
+   the admission costs the meter, blindness, reference and calibration calls again (about
+   199; both are reported).
 3. **Stability.** If the SPRT says ``high`` (or cannot decide within the cap), mismatches
    are either drift or noise: the meter is rerun. Stochastic or undecided: not admissible
    (rule ``verdict-deterministic``); deterministic: the mismatches are drift.
