@@ -40,23 +40,26 @@ class StopRule(Protocol):
     def update(self, passed: bool) -> Any: ...
 
 
-_TABLES: dict[tuple[Any, ...], list[list[bool]]] = {}
+#: rule key -> (stop table so far, the live rule objects of its last layer); tables grow on
+#: demand, so tasks of one benchmark that stopped at different runs share one
+_TABLES: dict[tuple[Any, ...], tuple[list[set[int]], dict[int, StopRule]]] = {}
 
 
-def stop_table(rule: StopRule, depth: int) -> list[list[bool]]:
-    """``table[n][s]``: the rule stops on reaching ``n`` runs with ``s`` passes.
+def stop_table(rule: StopRule, depth: int) -> list[set[int]]:
+    """``table[n]``: the pass counts ``s`` at which the rule, having reached ``n`` runs with
+    ``s`` passes, goes on (every other state stops it or cannot be reached).
 
     Built by branching the rule object itself (``clone`` then ``update``) over every state
-    it can reach, so it is the rule the runner uses, not a copy of its formula. States the
-    rule cannot reach are marked stopping (no path goes through them).
+    it can reach, so it is the rule the runner uses, not a copy of its formula. Sparse: the
+    sequential rule goes on in a band of bounded width, so a table is O(runs) in size.
     """
-    key = (*rule.key, depth)
-    if key in _TABLES:
-        return _TABLES[key]
-    table: list[list[bool]] = [[False]]
-    layer: dict[int, StopRule] = {0: rule.clone()}
-    for n in range(1, depth + 1):
-        row = [True] * (n + 1)
+    key = rule.key
+    if key not in _TABLES:
+        if len(_TABLES) > 64:
+            _TABLES.clear()
+        _TABLES[key] = ([{0}], {0: rule.clone()})
+    table, layer = _TABLES[key]
+    for _ in range(len(table), depth + 1):
         nxt: dict[int, StopRule] = {}
         done: set[int] = set()
         for s, r in layer.items():
@@ -66,31 +69,27 @@ def stop_table(rule: StopRule, depth: int) -> list[list[bool]]:
                     continue
                 done.add(t)
                 child = r.clone()
-                row[t] = child.update(passed) is not None
-                if not row[t]:
+                if child.update(passed) is None:
                     nxt[t] = child
-        table.append(row)
+        table.append(set(nxt))
         layer = nxt
-    if len(_TABLES) > 64:
-        _TABLES.clear()
-    _TABLES[key] = table
+    _TABLES[key] = (table, layer)
     return table
 
 
-def _count(table: list[list[bool]], prefix: Sequence[bool], n_end: int, s_end: int) -> int:
+def _count(table: list[set[int]], prefix: Sequence[bool], n_end: int, s_end: int) -> int:
     """Paths from (0, 0) to (n_end, s_end) that start with ``prefix`` and never reach a
     stopping state before ``n_end`` (exact integers)."""
     n, s = 0, 0
     for passed in prefix:
-        if n > 0 and table[n][s]:
+        if s not in table[n]:
             return 0
         n, s = n + 1, s + passed
     if n > n_end:
         return 0
     counts = {s: 1}
     while n < n_end:
-        if n > 0:
-            counts = {k: v for k, v in counts.items() if not table[n][k]}
+        counts = {k: v for k, v in counts.items() if k in table[n]}
         nxt: dict[int, int] = {}
         for k, v in counts.items():
             nxt[k] = nxt.get(k, 0) + v
