@@ -35,6 +35,7 @@ from ..relations import (
     builtin_relations,
 )
 from ._health import (
+    BLOCK_SIZE,
     BlindnessResult,
     DependenceResult,
     HealthCheck,
@@ -60,6 +61,7 @@ BLINDNESS_TOP_UP = 64
 #: or 'verdict-deterministic' call is reported.
 DEPENDENCE_BLOCKS = 2
 DEPENDENCE_TOP_UP = 6
+DEPENDENCE_MAX_CALLS = (2 * DEPENDENCE_BLOCKS + DEPENDENCE_TOP_UP) * BLOCK_SIZE
 #: Shares of ``alpha`` for the three kinds of finding (module docstring, "Multiplicity").
 ALPHA_SHARES = {"relations": 0.5, "blindness": 0.25, "dependence": 0.25}
 
@@ -245,12 +247,13 @@ class RunResult:
         if budget is not None and calls >= budget and (pending or not self.meter.complete):
             from ._meter import DEFAULT_MAX_CALLS
             exercised = sum(r.exercised for r in self.relations)
-            # sure: the meter's cap, the blindness top-up, one anchor per input and every
-            # candidate's draw allowance (each stops within it); typical: what was spent
+            # sure: the meter's cap, the blindness top-up, one anchor per input, every
+            # candidate's draw allowance (each stops within it) and the dependence check's
+            # blocks; typical: what was spent
             # plus the pending candidates at the cost of the decided ones (at least 6)
             meter_cap = self.config.max_meter_calls or DEFAULT_MAX_CALLS
             sure = (meter_cap + BLINDNESS_TOP_UP + len(self.inputs)
-                    + exercised * (RUN_MAX_DRAWS + 1))
+                    + exercised * (RUN_MAX_DRAWS + 1) + DEPENDENCE_MAX_CALLS)
             decided = [o for r in self.relations for o in r.outcomes
                        if o.status in (CandidateStatus.PASS, CandidateStatus.CONFIRMED)]
             per = max(6.0, sum(o.draws for o in decided) / len(decided)) if decided else 6.0
