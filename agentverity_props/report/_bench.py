@@ -72,8 +72,11 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
               f"{_f(s['consistency'], '.3f')}")
     exact = str(s.get("estimator", "")).startswith("unbiased")
     how = "unbiased under the stopping rule" if exact else s.get("estimator", "")
+    early = calls["saved"] > 0
     con.print(f"Reliability {_f(s['reliability'], '.3f')} (mean over tasks of each task's pass "
-              f"rate, {_e(how)})")
+              f"rate, {_e(how)}" + ("; a task that stopped early counts only the runs its "
+                                    "stopping rule could not have chosen, so with few tasks "
+                                    "this is noisy)" if early else ")"))
     for name, key in (("pass@", "pass_at_k"), ("pass^", "pass_hat_k")):
         if s[key]:
             con.print("      " + ", ".join(_k_cell(name, k, v, s) for k, v in s[key].items()))

@@ -78,7 +78,8 @@ def bench_context(d: dict[str, Any]) -> dict[str, Any]:
     return {"exit_meanings": BENCH_EXIT, "s": s, "tasks": tasks, "plots": plots, "bm": bm,
             "k_rows": _k_rows(s), "guarantee": d.get("guarantee"),
             "summary": [(k, str(v), c if v else "muted") for k, v, c in counts]
-            + [("reliability", f"{_num(s.get('reliability')) or 0:.0%}", "muted")]}
+            + [("runs passed", f"{_int(s.get('passes')) or 0}/{_int(s.get('attempts')) or 0}",
+                "muted")]}
 
 
 def _e_shown(m: dict[str, Any]) -> Any:
