@@ -18,6 +18,8 @@ Rows:
   "never issue_refund before lookup_order", 6 turns per example, 50 examples), with and without
   the bug; ``+ relations`` adds the three conversation relations (irrelevant turn, repeated
   turn, paraphrased turn) on the agent without the bug (no false violation allowed).
+* ``machine + relations``: a run may fail both the invariant and a relation (Hypothesis then
+  raises both bugs together: "failed"); "turns reported" is the invariant's minimum there.
 * ``relations only``: no invariant; the irrelevant-turn relation exposes the bug on the
   2-turn conversation (order number, refund) by inserting a turn before the refund, so its
   minimum is **2 turns** (column "minimal" counts 2 for that row).
@@ -49,6 +51,7 @@ from _docs import write_section  # noqa: E402
 
 SECTION = "conversation"
 PLANTED_TURNS = 3
+INVARIANT = "issue_refund_after_lookup_order"
 #: relations only: the bug shows when a turn is inserted into the 2-turn conversation
 PLANTED_RELATION_TURNS = 2
 EXAMPLES = 100
@@ -70,12 +73,25 @@ def run_machine(seed: int, *, bug: bool, relations: bool = False, invariants: bo
     except PropertyViolation:
         outcome = "failed"
     except BaseException as exc:  # Flaky, Inconclusive...: counted, never hidden
-        outcome = type(exc).__name__
+        # two checks failing are two bugs: Hypothesis raises them together
+        outcome = "failed" if _has_violation(exc) else type(exc).__name__
     rec = RECORDS[-1]
-    turns = min((ce.n_turns for ce in rec.minimal.values()), default=None)
+    # the row's target: the invariant's minimum, else (relations only) the relations'
+    targets = [ce.n_turns for name, ce in rec.minimal.items() if name == INVARIANT] or \
+        [ce.n_turns for ce in rec.minimal.values()]
+    turns = min(targets, default=None)
     return {"outcome": outcome, "turns": turns, "calls": rec.calls,
             "first_calls": rec.first.calls_at_confirmation if rec.first else None,
-            "checks": sorted(rec.minimal), "seconds": time.perf_counter() - t0}
+            "checks": {k: ce.n_turns for k, ce in sorted(rec.minimal.items())},
+            "seconds": time.perf_counter() - t0}
+
+
+def _has_violation(exc: BaseException) -> bool:
+    from agentverity_props.errors import PropertyViolation
+
+    if isinstance(exc, PropertyViolation):
+        return True
+    return any(_has_violation(e) for e in getattr(exc, "exceptions", ()))
 
 
 def run_plain(seed: int, *, bug: bool, relations: bool = False, noise: float = 0.15
