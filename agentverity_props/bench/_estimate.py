@@ -59,7 +59,11 @@ def stop_table(rule: StopRule, depth: int) -> list[set[int]]:
             _TABLES.clear()
         _TABLES[key] = ([{0}], {0: rule.clone()})
     table, layer = _TABLES[key]
+    visited = sum(map(len, table))
     for _ in range(len(table), depth + 1):
+        if visited > MAX_STATES:
+            _TABLES[key] = (table, layer)
+            raise _TooLarge
         nxt: dict[int, StopRule] = {}
         done: set[int] = set()
         for s, r in layer.items():
@@ -72,6 +76,7 @@ def stop_table(rule: StopRule, depth: int) -> list[set[int]]:
                 if child.update(passed) is None:
                     nxt[t] = child
         table.append(set(nxt))
+        visited += len(nxt)
         layer = nxt
     _TABLES[key] = (table, layer)
     return table
@@ -103,8 +108,12 @@ UNBIASED = ("unbiased under the stopping rule: E[indicator of the first k runs |
             "n/a (k > runs made)")
 PLAIN = ("C(c,k)/C(n,k) of the runs made: the rule has too many states for the exact "
          "estimator, so these are biased if the task stopped early")
-#: continuation states above which the exact estimator is not computed (seconds of work)
-MAX_STATES = 2_000_000
+#: continuation states above which the exact estimator is not computed (a second of work)
+MAX_STATES = 500_000
+
+
+class _TooLarge(Exception):
+    pass
 
 
 class Estimates:
@@ -125,15 +134,14 @@ def _plain(n: int, s: int, ks: Sequence[int], method: str) -> Estimates:
 
 
 def _states(rule: StopRule, n: int) -> int:
-    """An upper bound on the continuation states the exact estimator visits up to n runs."""
+    """An upper bound on the continuation states the exact estimator visits up to n runs
+    (the sequential rule's band is measured as the table grows: see :func:`stop_table`)."""
     mode, runs, threshold = rule.key[:3]
     if mode == "exact":
         from ._run import required_passes
         need = required_passes(threshold, runs)
         return need * (runs - need + 1)
-    if mode == "sequential":
-        return 64 * n  # the SPRT's continuation band has a bounded width in passes
-    return n * n
+    return 0
 
 
 def estimate(outcomes: Sequence[bool], rule: StopRule, ks: Sequence[int]) -> Estimates:
@@ -154,7 +162,10 @@ def estimate(outcomes: Sequence[bool], rule: StopRule, ks: Sequence[int]) -> Est
         return _plain(n, s, ks, UNBIASED)
     if _states(rule, n) > MAX_STATES:
         return _plain(n, s, ks, PLAIN)
-    table = stop_table(rule, n)
+    try:
+        table = stop_table(rule, n)
+    except _TooLarge:
+        return _plain(n, s, ks, PLAIN)
     total = _count(table, (), n, s)
     if total == 0:  # the rule could not have produced this run list (e.g. kept going)
         raise ValueError(f"the stopping rule cannot end at {s} passes in {n} runs")

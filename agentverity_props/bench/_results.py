@@ -312,9 +312,9 @@ class BenchResult:
                     f"P(PASS) <= {cfg.alpha / n:.3g} for a task whose true pass rate is <= "
                     f"threshold - {cfg.margin:g}, P(FAIL) <= {cfg.alpha / n:.3g} when it is "
                     f">= threshold + {cfg.margin:g}; at most {cfg.alpha:g} for any wrong "
-                    "verdict over the benchmark, at every --runs (a task not decided by the "
-                    "cap is UNDECIDED); assumes a task's runs are independent with one pass "
-                    "rate")
+                    "verdict over the benchmark, at every --runs (the cap's exact final test "
+                    "included; a task it leaves undecided is UNDECIDED); assumes a task's "
+                    "runs are independent with one pass rate")
         what = "curtailed: the verdict" if cfg.early_stop == "exact" else "the verdict"
         return (f"{what} of each task is whether at least ceil(threshold x runs) of its "
                 "planned runs pass; it describes these runs and claims no error rate about "

@@ -17,10 +17,12 @@ pass, agentverdict's rule). Three stopping modes:
     are independent draws with one pass rate ``p``: P(PASS) <= ``alpha / tasks`` when
     ``p <= threshold - margin``, and P(FAIL) <= ``alpha / tasks`` when
     ``p >= threshold + margin``; so over the whole benchmark P(any wrong PASS or FAIL) <=
-    ``alpha``. A task the rule has not decided by the cap is UNDECIDED (exit 2), never
-    decided on its point estimate (truncating an SPRT only removes decisions, so the
-    guarantee holds at every cap). :func:`runs_to_pass` is the fewest runs that can give a
-    PASS (59 at threshold 1.0, margin 0.05, alpha 0.05, one task).
+    ``alpha``. At the cap an exact final test spends the error the SPRT left unspent
+    (:func:`cap_cuts`: PASS only with so many passes that, with the SPRT's own PASS calls,
+    P(PASS) stays <= ``alpha / tasks`` at ``threshold - margin``; FAIL likewise); a task
+    neither reaches is UNDECIDED (exit 2), never decided on its point estimate.
+    :func:`runs_to_pass` is the run by which all-passing runs PASS (59 at threshold 1.0,
+    margin 0.05, alpha 0.05, one task; no PASS is possible earlier at threshold 1.0).
 
 Every agent call goes through the :class:`~agentverity_props.engine.Engine`.
 """
@@ -51,6 +53,8 @@ __all__ = ["BenchConfig", "TaskRule", "arun_benchmark", "attempt", "run_benchmar
            "runs_to_pass"]
 
 EarlyStop = Literal["exact", "sequential", "off"]
+#: states the exact final test may visit (about a second of work); beyond, no final test
+MAX_CUT_STATES = 400_000
 MAX_OUTPUT_CHARS = 2000
 
 
@@ -151,22 +155,26 @@ class TaskRule:
     """Decides one task's verdict from its runs, one outcome at a time.
 
     ``update(passed)`` returns ``(call, decided_by)`` once the task stops, with ``call`` one of
-    ``"pass"``, ``"fail"`` or ``"undecided"`` (sequential mode at the ``runs`` cap), else
-    None. The rule depends on the runs only through (runs made, passes), which is what the
-    estimators of :mod:`._estimate` and the exact error computation of the tests rely on;
-    :meth:`clone` branches it.
+    ``"pass"``, ``"fail"`` or ``"undecided"`` (sequential mode at the ``runs`` cap when the
+    final test does not decide; ``final_test=False``: the SPRT alone), else None. The rule
+    depends on the runs only through (runs made, passes), which is what the estimators of
+    :mod:`._estimate` and the exact error computation of the tests rely on; :meth:`clone`
+    branches it.
     """
 
     def __init__(self, mode: EarlyStop, runs: int, threshold: float, alpha: float,
-                 margin: float) -> None:
+                 margin: float, *, final_test: bool = True) -> None:
         self.mode, self.runs, self.threshold = mode, runs, threshold
         self.alpha, self.margin = alpha, margin
         self.need = required_passes(threshold, runs)
         self.n = self.passes = 0
         self.seq: Any = None
+        self.cuts: tuple[int, int] | None = None
         if mode == "sequential":
             from ..decide import pass_rate_rule
             self.seq = pass_rate_rule(threshold, alpha=alpha, margin=margin)
+            if final_test:
+                self.cuts = cap_cuts(runs, threshold, alpha, margin)
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -188,9 +196,7 @@ class TaskRule:
             if d is not None:
                 return d.call, "sequential (pass-rate SPRT)"
             if self.n >= self.runs:
-                return "undecided", (f"run cap: undecided (a PASS needs >= "
-                                     f"{runs_to_pass(self.threshold, self.alpha, self.margin)}"
-                                     " runs)")
+                return self._at_cap()
             return None
         if self.mode == "exact":
             if self.passes >= self.need:
@@ -201,6 +207,107 @@ class TaskRule:
         if self.n >= self.runs:
             return ("pass" if self.passes >= self.need else "fail"), "all runs"
         return None
+
+
+    def _at_cap(self) -> tuple[str, str]:
+        if self.cuts is None:
+            return "undecided", "run cap: undecided"
+        c_pass, c_fail = self.cuts
+        if self.passes >= c_pass:
+            return "pass", f"run cap: exact final test (>= {c_pass} of {self.runs} passed)"
+        if self.passes <= c_fail:
+            return "fail", f"run cap: exact final test (<= {c_fail} of {self.runs} passed)"
+        if c_pass > self.runs:
+            return "undecided", (
+                f"run cap: undecided (no PASS possible in {self.runs} runs at this alpha and "
+                f"margin; all-passing runs PASS by run "
+                f"{runs_to_pass(self.threshold, self.alpha, self.margin)})")
+        fail = f", a FAIL <= {c_fail}" if c_fail >= 0 else ""
+        return "undecided", (f"run cap: undecided ({self.passes}/{self.runs} passed; a PASS "
+                             f"here needs >= {c_pass}{fail})")
+
+
+@functools.lru_cache(maxsize=256)
+def cap_cuts(runs: int, threshold: float, alpha: float, margin: float) -> tuple[int, int]:
+    """The exact final test of the sequential rule at its run cap: ``(c_pass, c_fail)``.
+
+    At the cap the rule says PASS when at least ``c_pass`` runs passed and FAIL when at most
+    ``c_fail`` did. The cuts spend exactly the error the SPRT left unspent: computed by
+    propagating the distribution of passes through the SPRT (the same rule objects, branched)
+    at the edges ``p = threshold - margin`` and ``threshold + margin``, ``c_pass`` is the
+    smallest count with P(SPRT PASS before the cap) + P(reach the cap with >= c_pass passes)
+    <= alpha at the lower edge, and ``c_fail`` the largest with the mirror statement at the
+    upper edge. Both calls are monotone in the passes, so the edges are the worst cases and
+    the guarantee of the rule holds at every cap. ``runs + 1`` / ``-1``: no such cut (also
+    when the computation would visit more than ``MAX_CUT_STATES`` states: then the cap is
+    left undecided, which is only safer).
+
+    >>> cap_cuts(20, 0.9, 0.05, 0.05)  # P(20 of 20 | 0.85) = 0.039, P(<= 16 | 0.95) = 0.016
+    (20, 16)
+    """
+    p_bad, p_good = max(0.0, threshold - margin), min(1.0, threshold + margin)
+    layer: dict[int, tuple[TaskRule, float, float]] = {
+        0: (TaskRule("sequential", runs, threshold, alpha, margin, final_test=False), 1.0,
+            1.0)}
+    spent_pass = spent_fail = 0.0
+    visited = 0
+    cap_bad: dict[int, float] = {}
+    cap_good: dict[int, float] = {}
+    for _ in range(runs):
+        nxt: dict[int, tuple[TaskRule, float, float]] = {}
+        calls: dict[int, str | None] = {}
+        for s, (r, mb, mg) in layer.items():
+            for passed in (False, True):
+                t = s + passed
+                qb = mb * (p_bad if passed else 1.0 - p_bad)
+                qg = mg * (p_good if passed else 1.0 - p_good)
+                if t not in calls:  # one branch per (runs, passes): the rule depends on those
+                    child = r.clone()
+                    d = child.update(passed)
+                    calls[t] = d[0] if d is not None else None
+                    if d is None:
+                        nxt[t] = (child, 0.0, 0.0)
+                call = calls[t]
+                if call == "pass":
+                    spent_pass += qb
+                elif call == "fail":
+                    spent_fail += qg
+                elif call == "undecided":
+                    cap_bad[t] = cap_bad.get(t, 0.0) + qb
+                    cap_good[t] = cap_good.get(t, 0.0) + qg
+                else:
+                    kid, b, g = nxt[t]
+                    nxt[t] = (kid, b + qb, g + qg)
+        # a state with negligible mass at both edges is dropped and its mass counted as
+        # spent error on both sides (conservative), so the band empties and the loop ends
+        for t in [t for t, (_, b, g) in nxt.items() if b < 1e-16 and g < 1e-16]:
+            spent_pass += nxt[t][1]
+            spent_fail += nxt[t][2]
+            del nxt[t]
+        layer = nxt
+        visited += len(layer)
+        if not layer:
+            break
+        if visited > MAX_CUT_STATES:
+            return runs + 1, -1
+    budget = alpha * (1 - 1e-9)  # float slack on the safe side
+    if not cap_bad:  # the SPRT decides every path before the cap
+        return runs + 1, -1
+    c_pass, tail = runs + 1, spent_pass
+    for c in range(runs, -1, -1):
+        tail += cap_bad.get(c, 0.0)
+        if tail > budget:
+            break
+        c_pass = c
+    c_fail, head = -1, spent_fail
+    for c in range(runs + 1):
+        head += cap_good.get(c, 0.0)
+        if head > budget:
+            break
+        c_fail = c
+    if c_fail >= c_pass:  # both tests would reject there: decide neither (only safer)
+        c_fail = c_pass - 1
+    return c_pass, c_fail
 
 
 @functools.lru_cache(maxsize=256)

@@ -18,7 +18,7 @@ from collections import defaultdict
 import pytest
 
 from agentverity_props.bench import BenchConfig, parse_benchmark, run_benchmark
-from agentverity_props.bench._estimate import estimate
+from agentverity_props.bench._estimate import estimate, stop_distribution
 from agentverity_props.bench._estimate import stop_distribution as outcomes
 from agentverity_props.bench._metrics import k_values
 from agentverity_props.bench._run import TaskRule, runs_to_pass
@@ -32,6 +32,9 @@ MARGIN = 0.05
 class PointEstimateAtCap(TaskRule):
     """The rule before issue 13: at the cap the observed rate decided. Kept to show that the
     exact check below rejects it."""
+
+    def __init__(self, *args, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kw, final_test=False)
 
     def update(self, passed: bool):  # type: ignore[override]
         d = super().update(passed)
@@ -69,6 +72,24 @@ def test_sequential_wrong_pass_and_fail_at_most_alpha_over_tasks_at_every_cap(ru
 def test_the_exact_check_rejects_deciding_on_the_point_estimate_at_the_cap(runs):
     calls, _ = outcomes(PointEstimateAtCap("sequential", runs, 0.8, 0.05, MARGIN), 0.75)
     assert calls["pass"] > 0.05
+
+
+@pytest.mark.parametrize(("runs", "threshold"), [(20, 0.9), (20, 0.8), (59, 0.9), (200, 0.8)])
+def test_the_final_test_at_the_cap_spends_the_error_the_sprt_left(runs, threshold):
+    """The cuts are the loosest that keep the bound: one pass fewer for PASS (or one more for
+    FAIL) and the exact error exceeds alpha."""
+    rule = TaskRule("sequential", runs, threshold, 0.05, MARGIN)
+    c_pass, c_fail = rule.cuts
+    assert 0 < c_pass <= runs
+    assert stop_distribution(rule, threshold - MARGIN)[0]["pass"] <= 0.05
+    looser = rule.clone()
+    looser.cuts = (c_pass - 1, min(c_fail, c_pass - 2))
+    assert stop_distribution(looser, threshold - MARGIN)[0]["pass"] > 0.05
+    if c_fail >= 0:
+        assert stop_distribution(rule, threshold + MARGIN)[0]["fail"] <= 0.05
+        looser = rule.clone()
+        looser.cuts = (max(c_pass, c_fail + 2), c_fail + 1)
+        assert stop_distribution(looser, threshold + MARGIN)[0]["fail"] > 0.05
 
 
 def test_threshold_one_cannot_pass_before_runs_to_pass():

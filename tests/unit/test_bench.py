@@ -273,7 +273,8 @@ def test_sequential_mode_decides_and_caps():
     res = run_benchmark(Counting(), b, config=BenchConfig(runs=5, early_stop="sequential"))
     t = res.tasks[0]
     assert (t.status, t.decision, t.stats.runs) == ("UNDECIDED", "undecided", 5)
-    assert "needs >= 59 runs" in t.decided_by
+    assert "no PASS possible in 5 runs" in t.decided_by
+    assert "PASS by run 59" in t.decided_by
     assert res.complete
     assert res.exit_code == 2
     d = res.to_dict()
@@ -285,6 +286,19 @@ def test_sequential_mode_decides_and_caps():
                         config=BenchConfig(runs=500, early_stop="sequential"))
     assert res.tasks[0].status == "FAIL"
     assert res.tasks[0].stats.runs == 3
+
+
+def test_sequential_cap_decides_by_its_exact_final_test():
+    # threshold 0.9, cap 20: the SPRT alone cannot pass so soon, but 20 of 20 is rare enough
+    # at a pass rate of 0.85 (0.039 <= 0.05); 15 of 20 is rare enough at 0.95 (0.016)
+    b = bench(ONE.replace("tasks:", "threshold: 0.9\ntasks:"))
+    cfg = BenchConfig(runs=20, early_stop="sequential")
+    t = run_benchmark(Counting(), b, config=cfg).tasks[0]
+    assert (t.status, t.stats.runs) == ("PASS", 20)
+    assert t.decided_by == "run cap: exact final test (>= 20 of 20 passed)"
+    t = run_benchmark(Counting(fail_at={19}), b, config=cfg).tasks[0]
+    assert t.status == "UNDECIDED"
+    assert "19/20 passed; a PASS here needs >= 20, a FAIL <= 16" in t.decided_by
 
 
 def test_budget_end_is_incomplete_exit_2():
@@ -353,7 +367,7 @@ def test_undecided_is_consistent_in_text_json_junit_and_html():
         in text
     junit = render_bench_junit(d)
     assert 'type="undecided"' in junit
-    assert "needs &gt;= 59 runs" in junit
+    assert "PASS by run 59" in junit
     html = render_html(d)
     assert "UNDECIDED" in html
     assert "at every --runs" in html
@@ -450,7 +464,7 @@ def test_cli_bench_sequential_at_a_short_cap_is_undecided_exit_2(tmp_path):
                          text=True, timeout=120, check=False)
     assert res.returncode == 2, res.stdout + res.stderr
     assert "UNDECIDED" in res.stdout
-    assert "a PASS needs >= 59 runs" in res.stdout
+    assert "PASS by run 59" in res.stdout
     # a wider margin decides within the same cap: ln 20 / -ln 0.8 = 13.4 -> 14 runs
     res = subprocess.run([*base, "--runs", "20", "--margin", "0.2", "--format", "json"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
