@@ -25,7 +25,6 @@ __all__ = ["SCHEMA", "AttemptRecord", "BenchResult", "TaskResult", "TaskStats"]
 
 SCHEMA = "agentverity_props.bench/2"
 ESTIMATOR = UNBIASED
-OBSERVED = "passes / runs made (descriptive: biased when a task stopped early)"
 PRIVACY_OFF = ("prompts and answers are identified by SHA-256 fingerprint only "
                "(use --include-outputs to keep them)")
 PRIVACY_ON = "prompts and answers (truncated to 2000 characters) are included"
