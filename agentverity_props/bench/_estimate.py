@@ -138,7 +138,7 @@ def _states(rule: StopRule, n: int) -> int:
     (the sequential rule's band is measured as the table grows: see :func:`stop_table`)."""
     mode, runs, threshold = rule.key[:3]
     if mode == "exact":
-        from ._run import required_passes
+        from ._metrics import required_passes
         need = required_passes(threshold, runs)
         return need * (runs - need + 1)
     return 0

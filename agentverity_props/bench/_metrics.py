@@ -11,7 +11,7 @@ from ..decide import clopper_pearson as _clopper_pearson
 from ..decide import wilson as _wilson
 
 __all__ = ["clopper_pearson", "k_values", "pass_at_k", "pass_hat_k", "percentile",
-           "rate_interval", "share_of_mode", "wilson"]
+           "rate_interval", "required_passes", "share_of_mode", "wilson"]
 
 
 def clopper_pearson(s: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
@@ -73,6 +73,15 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     if not 1 <= k <= n:
         raise ValueError(f"k={k} must be in 1..n={n}")
     return math.comb(c, k) / math.comb(n, k)
+
+
+def required_passes(threshold: float, runs: int) -> int:
+    """Passes needed among ``runs`` for a pass rate of at least ``threshold``.
+
+    >>> required_passes(0.9, 10), required_passes(1.0, 7)
+    (9, 7)
+    """
+    return max(1, math.ceil(threshold * runs - 1e-9))
 
 
 def k_values(n: int) -> list[int]:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -43,6 +42,7 @@ from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ..observation import Observation
 from ._evaluators import EvaluatorError
 from ._load import Benchmark, Task
+from ._metrics import required_passes
 from ._results import AttemptRecord, BenchResult, TaskResult
 
 if TYPE_CHECKING:
@@ -144,11 +144,6 @@ async def attempt(eng: Engine, task: Task, probe: Probe, index: int, *,
 
 
 # ------------------------------------------------------------------ stopping rules
-
-
-def required_passes(threshold: float, runs: int) -> int:
-    """Passes needed among ``runs`` for a pass rate of at least ``threshold``."""
-    return max(1, math.ceil(threshold * runs - 1e-9))
 
 
 class TaskRule:
