@@ -2,6 +2,8 @@
 
 1. *False violations*: an invariant that fails on exactly ``tolerance`` of a conversation's
    replays (H0 at its boundary) is confirmed on at most ``alpha_candidate`` of conversations;
+   so is a conversation relation whose edit leaves the last turn's (noisy) verdict
+   distribution unchanged;
 2. *False passes*: once a violation is confirmed, a conversation whose invariant fails on 85%
    of replays (15% turn noise: the learned alternative) is dismissed at most ``beta`` of the
    time;
@@ -88,6 +90,27 @@ def test_a_violation_as_reliable_as_the_learned_alternative_is_dismissed_at_most
         run.close()
     passed = sum(o.status == CandidateStatus.PASS for o in outs)
     assert passed / n <= _bound(beta, n), (passed, n)
+
+
+def test_a_relation_the_agent_satisfies_under_noise_is_confirmed_at_most_alpha():
+    """H0 at its boundary: the last turn's verdict has the same distribution (15% noise)
+    with and without the inserted turn."""
+    from agentverity_props.conversation import insert_irrelevant
+
+    rng = random.Random(3)
+
+    def agent(messages):
+        return {"text": "", "verdict": "b" if rng.random() < 0.15 else "a"}
+    alpha, n = 0.1, 120
+    run = _run(from_history(agent, identity="noise-only"), alpha=alpha)
+    rel = insert_irrelevant(["ok"])
+    try:
+        outs = [run.relation((f"q{i}", "refund"), rel, (f"q{i}", "ok", "refund"))
+                for i in range(n)]
+    finally:
+        run.close()
+    confirmed = sum(o.status == CandidateStatus.CONFIRMED for o in outs)
+    assert confirmed / n <= _bound(alpha, n), (confirmed, n)
 
 
 def _outcome(seed: int, *, bug: bool, relations: bool = False, invariants: bool = True):
