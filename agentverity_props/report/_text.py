@@ -64,7 +64,8 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
                   "suppressed": "dim"}[dep["status"]]
         ev = dep["e_value"]
         con.print(f"  Dependence [{dstyle}]{dep['status']}[/] ({dep['blocks']} block(s) of "
-                  f"back-to-back draws, {dep['calls']} calls, e-value "
+                  f"back-to-back draws, {dep['informative_blocks']} with more than one "
+                  f"answer, {dep['calls']} calls, e-value "
                   f"{'inf' if ev is None else f'{ev:.3g}'} vs 1/{dep['alpha']:g})")
         if dep["warning"]:
             from rich.markup import escape as _esc_w
