@@ -9,7 +9,8 @@ Hypothesis shrinks to the shortest failing conversation without ever seeing ``Fl
 
 Agents hold conversations through a small session protocol (:class:`Conversational`):
 :func:`from_history`, :func:`from_chat`, :func:`from_strands_conversation`; single-call
-adapters are refused by :func:`conversational` with a one-line reason.
+adapters are refused by :func:`conversational` with a one-line reason; an HTTP agent that
+keeps conversations by session id: :func:`from_http_conversation`.
 """
 
 from ._checks import (
@@ -21,6 +22,7 @@ from ._checks import (
     paraphrase_turn,
     repeat_turn,
 )
+from ._http import HttpConversation, from_http_conversation
 from ._machine import (
     CONVERSATION_SETTINGS,
     AgentStateMachine,
@@ -59,6 +61,7 @@ __all__ = [
     "ConversationRelation",
     "Conversational",
     "HistoryConversation",
+    "HttpConversation",
     "Invariant",
     "Session",
     "SessionAdapter",
@@ -70,6 +73,7 @@ __all__ = [
     "conversational",
     "from_chat",
     "from_history",
+    "from_http_conversation",
     "from_strands_conversation",
     "insert_irrelevant",
     "never_before",

@@ -256,9 +256,9 @@ def conversational(agent: Any) -> Conversational:
             "conversation.from_chat(factory)")
     if kind == "HTTPAdapter":
         raise InvalidArgument(
-            f"the HTTP adapter ({getattr(agent, 'identity', kind)}) cannot hold a conversation "
-            "(no session id support yet); expose the agent through conversation.from_chat("
-            "factory) with a client that keeps the session")
+            f"the HTTP adapter ({getattr(agent, 'identity', kind)}) sends one prompt per call "
+            "and holds no conversation; use conversation.from_http_conversation(url, "
+            "session_field=...) if the service keeps conversations by session id")
     if hasattr(agent, "identity") and hasattr(agent, "ainvoke"):
         raise InvalidArgument(
             f"{getattr(agent, 'identity', kind)} is a single-call adapter and cannot hold a "

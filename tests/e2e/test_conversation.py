@@ -98,3 +98,65 @@ def test_pytest_plugin_summarises_the_minimal_conversation_and_writes_its_report
     assert cli.returncode == 0, cli.stderr
     assert "minimal conversation: 3 turns" in cli.stdout
     assert "1. user: fp " in cli.stdout
+
+
+@pytest.fixture
+def session_service():
+    """A real HTTP service on loopback keeping each conversation's history by session id and
+    answering with the support agent (planted bug, no noise)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from agentverity_props.examples.support_conversation import support_conversation
+
+    agent = support_conversation(seed=0, noise=0.0, bug=True)
+    histories: dict[str, list[dict[str, str]]] = {}
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with lock:
+                history = histories.setdefault(req["session_id"], [])
+                history.append({"role": "user", "content": req["prompt"]})
+                out = agent(list(history))
+                history.append({"role": "assistant", "content": out["text"]})
+            data = json.dumps({"text": out["text"], "verdict": out["verdict"]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/chat", histories
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_http_service_keeping_sessions_is_a_conversation(session_service):
+    from agentverity_props._internal.outcome import CandidateStatus
+    from agentverity_props.conversation import from_http_conversation
+    from agentverity_props.conversation._run import ConversationRun
+
+    url, histories = session_service
+    conv = from_http_conversation(url, verdict_path="verdict")
+    run = ConversationRun(agent=conv, test="http", alpha=0.05, beta=0.01, budget=500,
+                          max_turns=3, max_candidates=10, max_workers=2, timeout_s=10, seed=0)
+    try:
+        out = run.relation(("my order is 1002", "I want a refund"), insert_irrelevant(FILLERS),
+                           ("my order is 1002", "thanks", "I want a refund"))
+    finally:
+        run.close()
+    assert out.status == CandidateStatus.CONFIRMED
+    assert (out.source, out.follow_up) == ("lookup_order", "issue_refund")
+    # every replay was its own session, each turn one request carrying that session's id
+    assert all(len(h) in (4, 6) for h in histories.values())
+    assert run.record.calls == sum(len(h) // 2 for h in histories.values())
