@@ -173,7 +173,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for kind, (code, so, se) in done.items():
         assert code in (0, 1), f"{kind} producer exited {code}: {se[-2000:]} {so[-2000:]}"
         assert paths[kind].exists(), f"{kind} producer wrote no result: {se[-2000:]}"
-        version = 2 if kind in ("run", "compare") else 1
+        version = 2 if kind in ("run", "bench", "compare") else 1
         assert json.loads(paths[kind].read_text())["schema"] == \
             f"agentverity_props.{kind}/{version}"
     return paths
@@ -296,7 +296,7 @@ def test_html_is_standalone(kind: str, rendered: dict[str, Path],
 
     html = rendered[kind].read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>")
-    version = 2 if kind in ("run", "compare") else 1
+    version = 2 if kind in ("run", "bench", "compare") else 1
     assert f"agentverity_props.{kind}/{version}" in html
     assert f"format version {version}" in html
     for text in EXPECTED[kind]:
