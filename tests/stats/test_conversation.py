@@ -151,11 +151,23 @@ def test_fixed_agent_passes_the_conversation_relations_under_noise(seed):
     assert rec.candidates > rec.examples  # relations were really decided, not skipped
 
 
-def test_an_inserted_irrelevant_turn_exposes_the_bug_on_the_two_turn_conversation():
-    status, turns, rec = _outcome(1, bug=True, relations=True, invariants=False)
-    assert status == "failed"
-    ce = rec.minimal["irrelevant_turn"]
-    assert turns == 2                                  # order number, then the refund
-    assert ce.follow_up_value == "issue_refund"        # after the filler: no lookup
-    assert ce.source_value == "lookup_order"
-    assert len(ce.follow_up) == 3
+def test_an_inserted_irrelevant_turn_exposes_the_bug_on_every_two_turn_conversation():
+    """Power of the relation on the noisy buggy agent: inserting a turn right before the
+    refund changes its verdict (lookup_order -> issue_refund) on 85% of replays; every such
+    (conversation, edit) candidate must be confirmed."""
+    from agentverity_props.conversation import insert_irrelevant
+    from agentverity_props.examples.support_conversation import FILLERS, support_conversation
+
+    run = _run(from_history(support_conversation(seed=4, noise=0.15, bug=True),
+                            identity="support-noisy"), alpha=0.001)
+    rel = insert_irrelevant(FILLERS)
+    orders = ("my order is 1002", "my order number is 1004", "order #1005 arrived broken")
+    refunds = ("I want a refund", "can I get my money back?")
+    try:
+        outs = [run.relation((o, r), rel, (o, f, r))
+                for o in orders for r in refunds for f in FILLERS]
+    finally:
+        run.close()
+    statuses = [o.status for o in outs]
+    assert statuses.count(CandidateStatus.CONFIRMED) == len(outs), statuses
+    assert {o.source for o in outs} == {"lookup_order"}   # the reference: the modal verdict
