@@ -73,6 +73,7 @@ class ConversationDraws:
         self._replays: dict[str, dict[int, tuple[Observation, ...]]] = {}
         self._lineage: dict[str, Session] = {}
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._serial = asyncio.Lock()
         self._rng = random.Random(seed)
         self._turn_verdicts: dict[str, Counter[str]] = {}
         #: turn draws made (live calls and store replays)
@@ -169,6 +170,11 @@ class ConversationDraws:
             session = self.agent.open()
         out = list(prefix)
         keep = False
+        # one call at a time (max_workers=1): whole replays in the order they were asked for,
+        # so an agent drawing from one seeded Random answers the same on every run
+        serial = self._serial if self.engine.config.max_workers == 1 else None
+        if serial is not None:
+            await serial.acquire()
         try:
             for j in range(start, len(turns)):
                 key = (conversation_fp(turns[: j + 1]) + "#lineage" if index == LINEAGE
@@ -183,6 +189,8 @@ class ConversationDraws:
             else:
                 keep = index == LINEAGE
         finally:
+            if serial is not None:
+                serial.release()
             if keep and getattr(session, "forkable", True):
                 self._lineage[fp] = session
             else:
