@@ -42,6 +42,9 @@ _EXPORTS: dict[str, str] = {
     "from_callable": ".adapters",
     "from_strands": ".adapters",
     "from_http": ".adapters",
+    "from_langgraph": ".adapters",
+    "from_pydantic_ai": ".adapters",
+    "from_openai_agents": ".adapters",
     # property testing
     "agent_property": ".property",
     "AgentCheck": ".property",
@@ -106,6 +109,9 @@ __all__ = [
     "enlarge",
     "from_callable",
     "from_http",
+    "from_langgraph",
+    "from_openai_agents",
+    "from_pydantic_ai",
     "from_strands",
     "measure",
     "run",
@@ -117,7 +123,14 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .adapters import from_callable, from_http, from_strands
+    from .adapters import (
+        from_callable,
+        from_http,
+        from_langgraph,
+        from_openai_agents,
+        from_pydantic_ai,
+        from_strands,
+    )
     from .conversation import AgentStateMachine, conversation_machine, run_conversation_test
     from .diagnose import (
         PRESETS,
