@@ -289,14 +289,16 @@ def run_conversation_test(machine: type[AgentStateMachine], *, settings: Any = N
                               "from_chat(factory) or from_strands_conversation(factory)")
     agent = conversational(machine.agent)
     _validate(machine.alpha, machine.beta, machine.budget, machine.max_turns)
+    # undecided candidates are rejected by design, and agents are slow: not test problems
+    ours = {HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large}
+    theirs = set(settings.suppress_health_check) if settings is not None else set()
     base = dict(CONVERSATION_SETTINGS, stateful_step_count=machine.max_turns,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                       HealthCheck.data_too_large])
-    if max_examples is not None:
-        base["max_examples"] = max_examples
+                suppress_health_check=sorted(ours | theirs, key=lambda h: h.name))
     merged = Settings(settings, **{k: v for k, v in base.items()
                                    if settings is None or k in ("suppress_health_check",)
                                    or getattr(settings, k) == getattr(Settings.default, k)})
+    if max_examples is not None:  # an explicit argument beats any settings object
+        merged = Settings(merged, max_examples=max_examples)
     m = machine.max_candidates or merged.max_examples * (machine.max_turns + 1) + 200
     name = f"{machine.__module__}.{machine.__qualname__}"
     run = ConversationRun(agent=agent, test=name, alpha=machine.alpha, beta=machine.beta,

@@ -315,3 +315,13 @@ def test_turn_noise_counts_each_draw_once():
         for r in range(200):
             run_sync(draws.replay(("t0",), r))
         assert 0.2 < draws.turn_noise(prior=0.0) < 0.4
+
+
+def test_user_settings_keep_their_health_checks_and_the_explicit_max_examples_wins():
+    from hypothesis import HealthCheck, settings
+
+    m = _machine(support_conversation(seed=0, noise=0.0, bug=False), max_turns=2)
+    rec = run_conversation_test(m, settings=settings(max_examples=50, suppress_health_check=[
+        HealthCheck.differing_executors]), max_examples=3)
+    assert rec.status == "passed"
+    assert rec.max_candidates == 3 * (2 + 1) + 200
