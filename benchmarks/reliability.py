@@ -56,13 +56,13 @@ GUARANTEES: dict[str, tuple[str, str, str]] = {
         "tests/faults/test_agent_faults.py"),
     "http-faults": (
         "Faulty HTTP agents",
-        "Against a real server on 127.0.0.1: connection reset, 429 with `Retry-After` (the "
-        "retry waits at least that long), bursts of 500s, answers slower than the timeout, "
-        "malformed JSON, a service that dies mid-run (connection refused afterwards) and "
-        "one that was never there. Each run ends with exit 2, the ledger counts exactly one "
-        "request per attempt, names each failure's kind and message, and the store holds "
-        "exactly the answers the service gave. `tools` against a failing service: exit 2, "
-        "the report carries the HTTP status.",
+        "Against a real server on 127.0.0.1: connection reset, 429 with `Retry-After` (no "
+        "request at all reaches the service before it ends), bursts of 500s, answers slower "
+        "than the timeout, malformed JSON, a service that dies mid-run (connection refused "
+        "afterwards) and one that was never there. Each run ends with exit 2, the ledger "
+        "counts exactly one request per attempt, names each failure's kind and message, and "
+        "the store holds exactly the answers the service gave. `tools` against a failing "
+        "service: exit 2, the report carries the HTTP status.",
         "tests/faults/test_http_faults.py"),
     "interrupts": (
         "SIGINT and SIGTERM mid-run",

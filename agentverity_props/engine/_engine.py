@@ -18,7 +18,7 @@ import threading
 import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
-from time import perf_counter
+from time import monotonic, perf_counter
 from typing import Any, TypeVar
 
 from .._internal.fingerprint import short
@@ -99,6 +99,8 @@ class Engine:
         self.ledger = Ledger(config.budget)
         self._budget = Budget(config.budget)
         self._backoff = Backoff(config.backoff_base_s, config.backoff_max_s, config.seed)
+        #: a rate limit with Retry-After pauses every call, not only the draw that got it
+        self._paused_until = 0.0
         self._sleep = sleep if sleep is not None else asyncio.sleep
         self._identity = str(self.agent.identity)
         self._is_async = bool(self.agent.is_async)
@@ -247,11 +249,17 @@ class Engine:
         retryable = False
         retry_after: float | None = None
         exc: Exception | None = None
+        covered = 0.0  # this draw has already waited until then (its own backoff)
         while True:
             if not await self._acquire_slot(sem):
                 raise _interrupted()
             held = True
             try:
+                # the service asked every caller to wait (429 + Retry-After): checked with
+                # the slot held, so no call slips in between the 429 and the end of the pause
+                wait = self._paused_until - max(monotonic(), covered)
+                if wait > 0:
+                    await self._sleep(wait)
                 if self._stopping:
                     raise _interrupted()
                 if not self._budget.take():
@@ -302,6 +310,8 @@ class Engine:
                         err, self._timeout_s, sync=job is not None, prompt=text)
                     if kind == "timeout":
                         self.ledger.note_timeout()
+                    if retry_after is not None:
+                        self._paused_until = max(self._paused_until, monotonic() + retry_after)
                 else:
                     latency = perf_counter() - t0
                     obs = self._extract(obs)
@@ -316,7 +326,10 @@ class Engine:
                 break
             if self._stopping:
                 raise _interrupted()
-            await self._sleep(self._backoff.delay(attempt, retry_after))
+            now = monotonic()
+            delay = max(self._backoff.delay(attempt, retry_after), self._paused_until - now)
+            await self._sleep(delay)
+            covered = now + delay
         self.ledger.note_failure(kind, message)
         failure = CallFailure(kind, message, retryable, attempt)
         return Observation(error=failure), exc
