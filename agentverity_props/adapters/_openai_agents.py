@@ -83,9 +83,16 @@ def _qualname(fn: Any) -> str:
 
 
 class OpenAIAgentsAdapter:
-    """Adapter running an OpenAI Agents SDK agent per call (see :func:`from_openai_agents`)."""
+    """Adapter running an OpenAI Agents SDK agent per call (see :func:`from_openai_agents`).
+
+    Attributes:
+        tool_source: ``"messages"`` — tool calls come from the run's own items and the SDK's
+            function spans (its own tracing, not OpenTelemetry), so the ``tools`` runner reads
+            them as they are: no OpenTelemetry SDK needed.
+    """
 
     is_async = True
+    tool_source = "messages"
 
     def __init__(self, source: Any, *, identity: str, verdict: Any = _AUTO,
                  run_config: Any = None, max_turns: int | None = None,
