@@ -236,7 +236,8 @@ class SessionAdapter:
 
 
 def conversational(agent: Any) -> Conversational:
-    """Accept a :class:`Conversational` as is; a Strands adapter (or factory) becomes one
+    """Accept a :class:`Conversational` as is; an adapter with a ``conversation()`` method
+    (``from_langgraph``) gives its own; a Strands adapter (or factory) becomes one
     conversation per fresh ``Agent``; anything else is refused with a one-line reason.
 
     Plain callables are refused on purpose: ``fn(prompt)`` and ``fn(messages)`` look the
@@ -245,6 +246,13 @@ def conversational(agent: Any) -> Conversational:
     if isinstance(agent, Conversational) and not isinstance(agent, type):
         return agent
     kind = type(agent).__name__
+    opener = getattr(agent, "conversation", None)
+    if callable(opener) and hasattr(agent, "ainvoke"):
+        # an adapter that can hold a conversation itself (from_langgraph: one thread per
+        # conversation, kept across its turns)
+        conv = opener()
+        if isinstance(conv, Conversational):
+            return conv
     if kind == "StrandsAdapter":
         from ._strands import from_strands_adapter
         return from_strands_adapter(agent)

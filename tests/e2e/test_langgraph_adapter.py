@@ -561,7 +561,8 @@ def test_conversation_machine_finds_the_multiturn_planted_bug():
     turns = st.sampled_from(["How do I reset my password?", "My lawyer will be in touch.",
                              "Refund order 1001 please."])
     invariant = never_before("issue_refund", required="lookup_order")
-    clean = conversation_machine(agent=from_langgraph(ex["make_agent"]).conversation(),
+    # the adapter itself is accepted where a conversation is expected (its own threads)
+    clean = conversation_machine(agent=from_langgraph(ex["make_agent"]),
                                  turns=turns, invariants=[invariant], max_turns=4)
     assert run_conversation_test(clean, max_examples=10, seed=1).status == "passed"
     buggy = conversation_machine(
