@@ -192,11 +192,15 @@ class RelationDecider:
             c.plan = ("follow_up",) if quick else ("source", "follow_up")
         else:
             c.plan = test.next_draws(settled=c.settled)
-            if "source" in c.plan and test.rounds == 0 and self.may_test is not None \
-                    and not self.may_test():
-                self._finish(c, CandidateStatus.UNDECIDED,
-                             "the family's quota of tested candidates is spent")
-                return
+        # A candidate counts in the family's quota before its first round (the violation
+        # e-process lives on rounds), whether that round is its screen (before the noise is
+        # warmed up) or comes after a follow-up screen: every candidate that can be confirmed
+        # is one of at most max_candidates, each e-process starting at 1 when it is counted.
+        if "source" in c.plan and test.rounds == 0 and self.may_test is not None \
+                and not self.may_test():
+            self._finish(c, CandidateStatus.UNDECIDED,
+                         "the family's quota of tested candidates is spent")
+            return
         if self.engine.stopping or not self.engine.can_afford(len(c.plan)):
             self._finish(c, CandidateStatus.INCOMPLETE, "draws not made (budget or interrupt)")
             return

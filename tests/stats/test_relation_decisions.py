@@ -413,3 +413,39 @@ def test_triage_bug_is_caught_at_10_percent_noise():
              for s in range(20)]
     print(f"\n[goal] triage, 10% noise: {kinds}")
     assert all(k in ("minimum", "planted") for k in kinds)
+
+
+def test_the_family_quota_counts_every_candidate_that_gets_a_round():
+    """@agent_property's Bonferroni family: at most ``max_candidates`` candidates may feed
+    their violation e-process (rounds), each counted before its first round — including
+    the candidates whose screen is itself a round (before the noise estimate is warmed up).
+    A candidate past the quota is undecided and never drawn as a round."""
+    quota = 5
+    spec = {f"ticket q-{i}": ("billing", 0.2) for i in range(40)}
+    agent = from_callable(_fake_agent(spec, True, 7), identity="fake-quota")
+    counted: list[int] = []
+
+    def may_test() -> bool:
+        if len(counted) >= quota:
+            return False
+        counted.append(1)
+        return True
+
+    async def go() -> list[Candidate]:
+        async with Engine(agent, EngineConfig(max_workers=4, retries=0)) as eng:
+            decider = RelationDecider(eng, EvidencePool(), alpha_candidate=ALPHA_CANDIDATE,
+                                      beta=BETA_CANDIDATE, may_test=may_test)
+            assert not decider.learner.warmed_up  # every screen here is a round
+            jobs = []
+            for sid in spec:
+                src, fu = Probe.make(sid), Probe.make(CASE.apply(sid))
+                jobs.append(Candidate(CASE, src, fu,
+                                      RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)))
+            await decider.decide(jobs)
+            return jobs
+
+    jobs = asyncio.run(go())
+    with_rounds = [c for c in jobs if c.test is not None and c.test.rounds > 0]
+    assert len(counted) == quota
+    assert len(with_rounds) <= quota
+    assert sum(c.outcome.status == "undecided" for c in jobs) >= len(jobs) - quota
