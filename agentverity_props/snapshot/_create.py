@@ -14,6 +14,9 @@ every admission rule holds (each is named in the refusal):
 ``not-blind``
     the blindness health check says ``ok`` (``undecided`` refuses too: add inputs with
     other verdicts, e.g. with ``agentverity-props enlarge``; ``suppressed`` refuses);
+``independent-draws``
+    the dependent-draws health check of the run did not fire (a cache, a sticky session or
+    replicas taking turns make a 'deterministic' verdict and its references unreliable);
 ``accepted``
     the user approved the references (``accept_reference=True`` / ``--accept-reference``).
 
@@ -71,7 +74,7 @@ __all__ = ["CALIBRATION_DRAWS", "Refusal", "SnapshotResult", "acreate_snapshot",
            "write_snapshot"]
 
 CALIBRATION_DRAWS = 6
-RULES = ("complete", "verdict-deterministic", "not-blind", "accepted")
+RULES = ("complete", "verdict-deterministic", "not-blind", "independent-draws", "accepted")
 MAX_REFERENCE_TOP_UP = 3
 PRIVACY = ("inputs are identified by fingerprint only; no prompt is stored (reference "
            "answers at the text layer are fingerprinted too; per input only counts are kept)")
@@ -359,6 +362,10 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
         out.append(Refusal("verdict-deterministic", (
             f"{len(tied)} input(s) have no majority verdict ({', '.join(tied[:3])}) — "
             "remove them or raise epsilon")))
+    dep = run.dependence
+    if dep is not None and dep.fired:
+        # the admission (a deterministic verdict, the references) assumes independent draws
+        out.append(Refusal("independent-draws", dep.warning()))
     if b.status != "ok":
         modal = b.modal_verdict if layer != "text" or b.modal_verdict is None else \
             "answer " + short(reference_form(b.modal_verdict, layer))

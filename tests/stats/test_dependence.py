@@ -208,3 +208,25 @@ def test_agent_property_failure_on_a_cached_agent_carries_the_warning():
     print("cached agent under @agent_property: failed", failed, "warned", warned)
     assert failed >= 2
     assert warned == failed
+
+
+def test_a_snapshot_of_a_cached_agent_is_refused_when_the_check_fires():
+    """snapshot admits on a deterministic verdict: a cache in front of a 20%-noise model
+    (stickiness 0.8) looks deterministic to the meter, and the dependent-draws check of the
+    snapshot's run refuses it (rule ``independent-draws``) instead of admitting references
+    frozen by the cache. No run may admit it."""
+    from agentverity_props.snapshot import create_snapshot
+
+    rules = []
+    for seed in range(4):
+        agent = from_callable(sticky(binary_noise_agent(0.2, random.Random(seed)), 0.8,
+                                     random.Random(seed + 100)), identity=f"sticky-{seed}")
+        res = create_snapshot(agent, INPUTS, config=RunConfig(seed=seed, max_workers=1),
+                              accept_reference=True)
+        refused = [r.rule for r in res.refusals]
+        assert refused, f"seed {seed}: a cached agent was admitted"
+        dep = res.run.dependence
+        assert dep is not None
+        assert ("independent-draws" in refused) == dep.fired
+        rules += refused
+    assert "independent-draws" in rules
