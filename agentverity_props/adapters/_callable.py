@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .._internal.introspect import qualname
 from ..errors import InvalidArgument
 from ..observation import Observation, coerce_output
 
@@ -22,7 +23,7 @@ class CallableAdapter:
         self._fn = fn
         self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
             type(fn).__call__)
-        self.identity = identity or "callable:" + _qualname(fn)
+        self.identity = identity or "callable:" + qualname(fn)
 
     def invoke(self, prompt: str) -> Observation:
         t0 = time.perf_counter()
@@ -53,11 +54,6 @@ def _finish(out: Any, t0: float) -> Observation:
     from dataclasses import replace
     return replace(obs, latency_s=time.perf_counter() - t0)
 
-
-def _qualname(fn: Callable[..., Any]) -> str:
-    mod = getattr(fn, "__module__", None) or "?"
-    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
-    return f"{mod}.{name}"
 
 
 def from_callable(fn: Callable[[str], Any], *, identity: str | None = None) -> CallableAdapter:

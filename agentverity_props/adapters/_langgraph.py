@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from .._internal.introspect import has_class, qualname
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
@@ -50,16 +51,8 @@ _INPUT_FORMS = ("messages", "text")
 
 def is_langgraph_graph(obj: Any) -> bool:
     """True for a compiled LangGraph graph (a ``Pregel``), checked without importing it."""
-    if isinstance(obj, type):
-        return False
-    return any(cls.__name__ == "Pregel" and cls.__module__.startswith("langgraph.")
-               for cls in type(obj).__mro__)
+    return has_class(obj, "Pregel", "langgraph")
 
-
-def _qualname(fn: Any) -> str:
-    mod = getattr(fn, "__module__", None) or "?"
-    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
-    return f"{mod}.{name}"
 
 
 class LangGraphAdapter:
@@ -172,13 +165,13 @@ class LangGraphAdapter:
             graph = self._source()
         except Exception as exc:
             raise AgentCallError(
-                f"graph factory {_qualname(self._source)} raised {type(exc).__name__}: {exc}",
+                f"graph factory {qualname(self._source)} raised {type(exc).__name__}: {exc}",
                 kind="error") from exc
         if not is_langgraph_graph(graph):
             hint = (" (an uncompiled StateGraph: return graph.compile())"
                     if type(graph).__name__ == "StateGraph" else "")
             raise AgentCallError(
-                f"graph factory {_qualname(self._source)} returned {type(graph).__name__}, "
+                f"graph factory {qualname(self._source)} returned {type(graph).__name__}, "
                 f"not a compiled LangGraph graph{hint}", kind="error")
         return graph
 
@@ -446,7 +439,7 @@ def from_langgraph(
                         and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
             if required:
                 raise InvalidArgument(
-                    f"from_langgraph factory {_qualname(graph_or_factory)} requires arguments "
+                    f"from_langgraph factory {qualname(graph_or_factory)} requires arguments "
                     f"({', '.join(required)}); pass a zero-argument factory: "
                     "lambda: builder.compile()")
     if verdict is not None:
@@ -472,7 +465,7 @@ def from_langgraph(
         if is_graph:
             identity = "langgraph:" + str(getattr(graph_or_factory, "name", None) or "graph")
         else:
-            identity = "langgraph:" + _qualname(graph_or_factory)
+            identity = "langgraph:" + qualname(graph_or_factory)
     return LangGraphAdapter(graph_or_factory, factory=not is_graph, identity=identity,
                             verdict=verdict, input_key=input_key, input_as=input_as,
                             messages_key=messages_key, config=config,

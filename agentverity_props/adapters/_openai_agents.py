@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._internal.introspect import has_class, qualname
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
@@ -64,19 +65,8 @@ def is_openai_agent(obj: Any) -> bool:
     ``agents`` is a common package name: the class must come from a module ``agents.*``
     *and* the loaded ``agents`` package must be the SDK (it exports ``Runner``).
     """
-    if isinstance(obj, type):
-        return False
-    if not any(cls.__name__ == "Agent" and (cls.__module__ == "agents"
-                                           or cls.__module__.startswith("agents."))
-               for cls in type(obj).__mro__):
-        return False
-    return hasattr(sys.modules.get("agents"), "Runner")
+    return has_class(obj, "Agent", "agents") and hasattr(sys.modules.get("agents"), "Runner")
 
-
-def _qualname(fn: Any) -> str:
-    mod = getattr(fn, "__module__", None) or "?"
-    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
-    return f"{mod}.{name}"
 
 
 # ------------------------------------------------------------------ the adapter
@@ -153,7 +143,7 @@ class OpenAIAgentsAdapter:
         agent = self._build(self._source, "agent factory")
         if not is_openai_agent(agent):
             raise AgentCallError(
-                f"agent factory {_qualname(self._source)} returned {type(agent).__name__}, "
+                f"agent factory {qualname(self._source)} returned {type(agent).__name__}, "
                 "not an agents.Agent; return Agent(...) from it", kind="error")
         return agent
 
@@ -161,7 +151,7 @@ class OpenAIAgentsAdapter:
         try:
             return factory()
         except Exception as exc:
-            raise AgentCallError(f"{what} {_qualname(factory)} raised "
+            raise AgentCallError(f"{what} {qualname(factory)} raised "
                                  f"{type(exc).__name__}: {exc}", kind="error") from exc
 
     # -------------------------------------------------------------- result -> Observation
@@ -331,7 +321,7 @@ def _check_factory(fn: Any, what: str) -> None:
     required = [p.name for p in sig.parameters.values()
                 if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     if required:
-        raise InvalidArgument(f"{what} {_qualname(fn)} requires arguments "
+        raise InvalidArgument(f"{what} {qualname(fn)} requires arguments "
                               f"({', '.join(required)}); pass a zero-argument callable")
 
 
@@ -406,7 +396,7 @@ def from_openai_agents(
             _check_factory(fn, what)
     if identity is None:
         identity = "openai-agents:" + (str(agent_or_factory.name) if instance
-                                       else _qualname(agent_or_factory))
+                                       else qualname(agent_or_factory))
     return OpenAIAgentsAdapter(agent_or_factory, identity=identity, verdict=verdict,
                                run_config=run_config, max_turns=max_turns,
                                context_factory=context_factory,

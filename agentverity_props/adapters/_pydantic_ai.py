@@ -39,6 +39,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._internal.introspect import has_class, qualname
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
@@ -51,16 +52,8 @@ _RATE_LIMIT_HINTS = ("ratelimit", "rate_limit", "toomanyrequests", "throttl")
 
 def is_pydantic_ai_agent(obj: Any) -> bool:
     """True for a ``pydantic_ai`` agent instance (checked without importing pydantic-ai)."""
-    if isinstance(obj, type):
-        return False
-    return any(cls.__name__ == "AbstractAgent" and cls.__module__.startswith("pydantic_ai.")
-               for cls in type(obj).__mro__)
+    return has_class(obj, "AbstractAgent", "pydantic_ai")
 
-
-def _qualname(fn: Any) -> str:
-    mod = getattr(fn, "__module__", None) or "?"
-    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
-    return f"{mod}.{name}"
 
 
 class PydanticAIAdapter:
@@ -107,7 +100,7 @@ class PydanticAIAdapter:
             try:
                 kwargs["deps"] = self._deps_factory()
             except Exception as exc:
-                raise AgentCallError(f"deps_factory {_qualname(self._deps_factory)} raised "
+                raise AgentCallError(f"deps_factory {qualname(self._deps_factory)} raised "
                                      f"{_describe(exc)}", kind="error") from exc
         elif self._deps is not None:
             kwargs["deps"] = self._deps
@@ -124,11 +117,11 @@ class PydanticAIAdapter:
         try:
             agent = self._source()
         except Exception as exc:
-            raise AgentCallError(f"agent factory {_qualname(self._source)} raised "
+            raise AgentCallError(f"agent factory {qualname(self._source)} raised "
                                  f"{_describe(exc)}", kind="error") from exc
         if not is_pydantic_ai_agent(agent):
             raise AgentCallError(
-                f"agent factory {_qualname(self._source)} returned {type(agent).__name__}, "
+                f"agent factory {qualname(self._source)} returned {type(agent).__name__}, "
                 "not a pydantic_ai.Agent; return Agent(...) from it", kind="error")
         return agent
 
@@ -350,7 +343,7 @@ def from_pydantic_ai(
                         and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
             if required:
                 raise InvalidArgument(
-                    f"from_pydantic_ai factory {_qualname(agent_or_factory)} requires "
+                    f"from_pydantic_ai factory {qualname(agent_or_factory)} requires "
                     f"arguments ({', '.join(required)}); pass a zero-argument factory: "
                     "lambda: Agent(...)")
     if deps is not None and deps_factory is not None:
@@ -381,7 +374,7 @@ def from_pydantic_ai(
             name = getattr(agent_or_factory, "name", None) or type(agent_or_factory).__name__
             identity = f"pydantic-ai:{name}"
         else:
-            identity = "pydantic-ai:" + _qualname(agent_or_factory)
+            identity = "pydantic-ai:" + qualname(agent_or_factory)
     return PydanticAIAdapter(agent_or_factory, factory=not is_agent, identity=identity,
                              verdict=verdict, deps=deps, deps_factory=deps_factory,
                              exclude_tools=tuple(exclude_tools), run_kwargs=run_kwargs)

@@ -27,6 +27,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._internal.introspect import has_class, qualname
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 
@@ -38,16 +39,8 @@ _WRAPPERS = frozenset({"EventLoopException"})
 
 def is_strands_agent(obj: Any) -> bool:
     """True for a ``strands.Agent`` instance (checked without importing Strands)."""
-    if isinstance(obj, type):
-        return False
-    return any(cls.__name__ == "Agent" and cls.__module__.startswith("strands.")
-               for cls in type(obj).__mro__)
+    return has_class(obj, "Agent", "strands")
 
-
-def _qualname(fn: Any) -> str:
-    mod = getattr(fn, "__module__", None) or "?"
-    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
-    return f"{mod}.{name}"
 
 
 class StrandsAdapter:
@@ -95,16 +88,16 @@ class StrandsAdapter:
             agent = self._factory()
         except Exception as exc:
             raise AgentCallError(
-                f"agent factory {_qualname(self._factory)} raised {type(exc).__name__}: {exc}",
+                f"agent factory {qualname(self._factory)} raised {type(exc).__name__}: {exc}",
                 kind="error") from exc
         if not is_strands_agent(agent):
             raise AgentCallError(
-                f"agent factory {_qualname(self._factory)} returned {type(agent).__name__}, "
+                f"agent factory {qualname(self._factory)} returned {type(agent).__name__}, "
                 "not a strands.Agent; return Agent(...) from it", kind="error")
         # identity, not emptiness: a factory may legitimately pre-load few-shot messages
         if agent in self._seen:
             raise AgentCallError(
-                f"agent factory {_qualname(self._factory)} returned an Agent that was already "
+                f"agent factory {qualname(self._factory)} returned an Agent that was already "
                 "used (its history would leak into this call); build a new Agent on every call",
                 kind="error")
         self._seen.add(agent)
@@ -263,7 +256,7 @@ def from_strands(
                     and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         if required:
             raise InvalidArgument(
-                f"from_strands factory {_qualname(factory)} requires arguments "
+                f"from_strands factory {qualname(factory)} requires arguments "
                 f"({', '.join(required)}); pass a zero-argument factory: lambda: Agent(...)")
     if structured_output_model is not None:
         from pydantic import BaseModel
@@ -278,6 +271,6 @@ def from_strands(
     if invoke_kwargs and "structured_output_model" in invoke_kwargs:
         raise InvalidArgument(
             "pass structured_output_model to from_strands(), not inside invoke_kwargs")
-    return StrandsAdapter(factory, identity=identity or "strands:" + _qualname(factory),
+    return StrandsAdapter(factory, identity=identity or "strands:" + qualname(factory),
                           structured_output_model=structured_output_model,
                           invoke_kwargs=invoke_kwargs)

@@ -22,6 +22,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
+from .._internal.introspect import qualname
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, coerce_output
 
@@ -101,7 +102,7 @@ class HistoryConversation:
         self.fn = fn
         self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
             type(fn).__call__)
-        self.identity = identity or "history:" + _qualname(fn)
+        self.identity = identity or "history:" + qualname(fn)
 
     def open(self) -> _HistorySession:
         return _HistorySession(self)
@@ -179,7 +180,7 @@ class ChatConversation:
             raise InvalidArgument(f"from_chat expects a zero-argument factory, got "
                                   f"{type(factory).__name__}")
         self.factory = factory
-        self.identity = identity or "chat:" + _qualname(factory)
+        self.identity = identity or "chat:" + qualname(factory)
 
     def open(self) -> _ChatSession:
         return _ChatSession(self)
@@ -273,17 +274,12 @@ def conversational(agent: Any) -> Conversational:
             "conversation; use conversation.from_history, from_chat or from_strands_conversation")
     if callable(agent):
         raise InvalidArgument(
-            f"a plain callable ({_qualname(agent)}) may take a prompt or a history; say which: "
+            f"a plain callable ({qualname(agent)}) may take a prompt or a history; say which: "
             "conversation.from_history(fn) (fn gets the message list) or "
             "conversation.from_chat(factory) (factory returns a chat object)")
     raise InvalidArgument(f"{kind} cannot hold a conversation; pass conversation.from_history("
                           "fn), from_chat(factory) or from_strands_conversation(factory)")
 
-
-def _qualname(fn: Any) -> str:
-    mod = getattr(fn, "__module__", None) or "?"
-    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
-    return f"{mod}.{name}"
 
 
 def messages_of(history: list[Mapping[str, str]]) -> list[str]:

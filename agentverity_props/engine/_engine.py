@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Iterator
@@ -22,6 +21,7 @@ from time import monotonic, perf_counter
 from typing import Any, TypeVar
 
 from .._internal.fingerprint import short
+from .._internal.signals import stop_on_signals
 from ..adapters import Adapter, as_adapter
 from ..errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument, ReplayMiss
 from ..observation import CallFailure, Observation, coerce_output
@@ -441,23 +441,8 @@ class Engine:
 
     @contextlib.contextmanager
     def _signal_handlers(self) -> Iterator[Engine]:
-        if threading.current_thread() is not threading.main_thread():
+        with stop_on_signals(self.request_stop, lambda: self._stopping):
             yield self
-            return
-
-        def handler(signum: int, frame: Any) -> None:
-            if signum == signal.SIGINT and self._stopping:
-                raise KeyboardInterrupt
-            self.request_stop()
-
-        old: dict[signal.Signals, Any] = {}
-        try:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                old[sig] = signal.signal(sig, handler)
-            yield self
-        finally:
-            for sig, previous in old.items():
-                signal.signal(sig, signal.SIG_DFL if previous is None else previous)
 
     # -- lifecycle --------------------------------------------------------------------------
 

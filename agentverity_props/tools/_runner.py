@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import signal
-import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from .._internal.outcome import CaseStatus
+from .._internal.signals import stop_on_signals
 from ..errors import BudgetExhausted, Interrupted
 from ..observation import Observation
 from ._assert import assert_tools
@@ -67,25 +66,8 @@ class _Stop:
         if self.engine is not None:
             self.engine.request_stop()
 
-    @contextlib.contextmanager
-    def handlers(self) -> Iterator[_Stop]:
-        if threading.current_thread() is not threading.main_thread():
-            yield self
-            return
-
-        def handler(signum: int, frame: Any) -> None:
-            if signum == signal.SIGINT and self.requested:
-                raise KeyboardInterrupt
-            self.request()
-
-        old: dict[signal.Signals, Any] = {}
-        try:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                old[sig] = signal.signal(sig, handler)
-            yield self
-        finally:
-            for sig, previous in old.items():
-                signal.signal(sig, signal.SIG_DFL if previous is None else previous)
+    def handlers(self) -> contextlib.AbstractContextManager[None]:
+        return stop_on_signals(self.request, lambda: self.requested)
 
 
 class _Sources:
