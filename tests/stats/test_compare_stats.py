@@ -283,9 +283,10 @@ def _cp_lower(k: int, n: int, conf: float = 0.95) -> float:
 def test_identical_agents_through_compare_get_a_winner_in_at_most_alpha_of_runs():
     """The real compare on identical agents (instant, sleeping, sharing a serial backend,
     sync and async): any printed verdict naming a better agent, on any metric overall or per
-    task, counts as an error. Run at alpha 0.2 so that an excess is visible in few runs; the
-    full-size version (400+ runs per kind, alpha 0.05 and 0.2) is benchmarks/compare_null.py."""
-    alpha, reps = 0.2, 30
+    task, counts as an error. 400 runs (100 per kind) at alpha 0.2, so that an excess is
+    visible; the full-size version (400 runs per kind, alpha 0.05 and 0.2) is
+    benchmarks/compare_null.py."""
+    alpha, reps = 0.2, 100
     errors = n = 0
     for kind in ("instant", "sleeping", "serial", "async-serial"):
         for rep in range(reps):
