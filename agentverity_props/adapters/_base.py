@@ -31,3 +31,20 @@ class Adapter(Protocol):
     def invoke(self, prompt: str) -> Observation: ...
 
     async def ainvoke(self, prompt: str) -> Observation: ...
+
+
+class AsyncAdapter:
+    """Base of the adapters whose call is a coroutine (HTTP, Strands, LangGraph, pydantic-ai,
+    the OpenAI Agents SDK): the engine awaits :meth:`ainvoke` on its own loop, and
+    :meth:`invoke` runs it on a private one for synchronous callers."""
+
+    is_async = True
+    identity: str
+
+    def invoke(self, prompt: str) -> Observation:
+        """Synchronous call (runs :meth:`ainvoke` on a private event loop)."""
+        from .._internal.aio import run_sync
+        return run_sync(self.ainvoke(prompt))
+
+    async def ainvoke(self, prompt: str) -> Observation:
+        raise NotImplementedError

@@ -22,6 +22,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation
+from ._base import AsyncAdapter
 
 __all__ = ["HTTPAdapter", "from_http", "parse_retry_after", "redact"]
 
@@ -93,10 +94,9 @@ def _as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-class HTTPAdapter:
+class HTTPAdapter(AsyncAdapter):
     """An agent behind an HTTP endpoint. Build it with :func:`from_http`."""
 
-    is_async = True
 
     def __init__(self, url: str, *, method: str, body: Any, headers: Mapping[str, str],
                  response_path: str | None, verdict_path: str | None, timeout_s: float,
@@ -136,10 +136,6 @@ class HTTPAdapter:
     def _error(self, message: str, **kw: Any) -> AgentCallError:
         return AgentCallError(self.redact(message), **kw)
 
-    def invoke(self, prompt: str) -> Observation:
-        """Synchronous call (a private event loop; a worker thread inside a running loop)."""
-        from .._internal.aio import run_sync
-        return run_sync(self.ainvoke(prompt))
 
     async def ainvoke(self, prompt: str) -> Observation:
         import httpx

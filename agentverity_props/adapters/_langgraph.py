@@ -41,6 +41,7 @@ from .._internal.introspect import has_class, qualname
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
+from ._base import AsyncAdapter
 
 __all__ = ["LangGraphAdapter", "from_langgraph", "is_langgraph_graph"]
 
@@ -55,7 +56,7 @@ def is_langgraph_graph(obj: Any) -> bool:
 
 
 
-class LangGraphAdapter:
+class LangGraphAdapter(AsyncAdapter):
     """Adapter over a compiled LangGraph graph or a factory of them (see :func:`from_langgraph`).
 
     Attributes:
@@ -63,7 +64,6 @@ class LangGraphAdapter:
             ``tools`` runner reads them as they are instead of waiting for OpenTelemetry spans.
     """
 
-    is_async = True
     tool_source = "messages"
 
     def __init__(self, source: Any, *, factory: bool, identity: str, verdict: str | None,
@@ -86,10 +86,6 @@ class LangGraphAdapter:
 
     # -------------------------------------------------------------- calls
 
-    def invoke(self, prompt: str) -> Observation:
-        """Synchronous call (runs :meth:`ainvoke` on a private event loop)."""
-        from .._internal.aio import run_sync
-        return run_sync(self.ainvoke(prompt))
 
     async def ainvoke(self, prompt: str) -> Observation:
         """One call on a fresh thread: run the graph, turn its final state into an Observation."""

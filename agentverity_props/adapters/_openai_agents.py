@@ -46,6 +46,7 @@ from .._internal.introspect import has_class, qualname
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
+from ._base import AsyncAdapter
 from ._openai_agents_trace import ToolSpan, Watch, ensure_processor, otel_parent
 
 __all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
@@ -72,7 +73,7 @@ def is_openai_agent(obj: Any) -> bool:
 # ------------------------------------------------------------------ the adapter
 
 
-class OpenAIAgentsAdapter:
+class OpenAIAgentsAdapter(AsyncAdapter):
     """Adapter running an OpenAI Agents SDK agent per call (see :func:`from_openai_agents`).
 
     Attributes:
@@ -81,7 +82,6 @@ class OpenAIAgentsAdapter:
             them as they are: no OpenTelemetry SDK needed.
     """
 
-    is_async = True
     tool_source = "messages"
 
     def __init__(self, source: Any, *, identity: str, verdict: Any = _AUTO,
@@ -103,10 +103,6 @@ class OpenAIAgentsAdapter:
     def __repr__(self) -> str:
         return f"from_openai_agents({self.identity.removeprefix('openai-agents:')})"
 
-    def invoke(self, prompt: str) -> Observation:
-        """Synchronous call (runs :meth:`ainvoke` on a private event loop)."""
-        from .._internal.aio import run_sync
-        return run_sync(self.ainvoke(prompt))
 
     async def ainvoke(self, prompt: str) -> Observation:
         """One call: a fresh run of the agent on ``prompt``, turned into an Observation."""

@@ -43,6 +43,7 @@ from .._internal.introspect import has_class, qualname
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
+from ._base import AsyncAdapter
 
 __all__ = ["PydanticAIAdapter", "from_pydantic_ai", "is_pydantic_ai_agent"]
 
@@ -56,7 +57,7 @@ def is_pydantic_ai_agent(obj: Any) -> bool:
 
 
 
-class PydanticAIAdapter:
+class PydanticAIAdapter(AsyncAdapter):
     """Adapter over a pydantic-ai Agent or a factory of them (see :func:`from_pydantic_ai`).
 
     Attributes:
@@ -64,7 +65,6 @@ class PydanticAIAdapter:
             the ``tools`` runner reads them as they are instead of waiting for spans.
     """
 
-    is_async = True
     tool_source = "messages"
 
     def __init__(self, source: Any, *, factory: bool, identity: str, verdict: str | None,
@@ -86,10 +86,6 @@ class PydanticAIAdapter:
 
     # -------------------------------------------------------------- calls
 
-    def invoke(self, prompt: str) -> Observation:
-        """Synchronous call (runs :meth:`ainvoke` on a private event loop)."""
-        from .._internal.aio import run_sync
-        return run_sync(self.ainvoke(prompt))
 
     async def ainvoke(self, prompt: str) -> Observation:
         """One run with no message history; its result becomes an Observation."""

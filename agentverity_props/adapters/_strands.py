@@ -30,6 +30,7 @@ from typing import Any
 from .._internal.introspect import has_class, qualname
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
+from ._base import AsyncAdapter
 
 __all__ = ["StrandsAdapter", "from_strands", "is_strands_agent"]
 
@@ -43,10 +44,9 @@ def is_strands_agent(obj: Any) -> bool:
 
 
 
-class StrandsAdapter:
+class StrandsAdapter(AsyncAdapter):
     """Adapter building a fresh ``strands.Agent`` per call (see :func:`from_strands`)."""
 
-    is_async = True
 
     def __init__(self, factory: Callable[[], Any], *, identity: str,
                  structured_output_model: type[Any] | None = None,
@@ -63,10 +63,6 @@ class StrandsAdapter:
 
     # -------------------------------------------------------------- calls
 
-    def invoke(self, prompt: str) -> Observation:
-        """Synchronous call (runs :meth:`ainvoke` on a private event loop)."""
-        from .._internal.aio import run_sync
-        return run_sync(self.ainvoke(prompt))
 
     async def ainvoke(self, prompt: str) -> Observation:
         """One call: build a fresh agent, run it, turn the result into an Observation."""
