@@ -15,7 +15,7 @@ __all__ = ["Adapter", "CallableAdapter", "LangGraphAdapter", "OpenAIAgentsAdapte
            "PydanticAIAdapter", "StrandsAdapter", "as_adapter",
            "from_callable", "from_http", "from_langgraph", "from_openai_agents",
            "from_pydantic_ai", "from_strands",
-           "load_agent", "load_object", "redact"]
+           "load_agent", "load_object", "redact", "strands_tool_calls"]
 
 
 def __getattr__(name: str) -> Any:
@@ -57,6 +57,14 @@ def from_strands(factory: Any, **kwargs: Any) -> Any:
     """Adapter over a zero-argument factory building a fresh ``strands.Agent`` per call."""
     from ._strands import from_strands as _impl
     return _impl(factory, **kwargs)
+
+
+def strands_tool_calls(messages: list[Any], *, structured_output_model: Any = None) -> Any:
+    """The tool calls (with status) in a Strands agent's ``messages``, leaving out the tool
+    Strands registers for ``structured_output_model`` (imports nothing from Strands unless
+    a model is given)."""
+    from ._strands import structured_tool_name, tool_calls
+    return tool_calls(messages, skip=structured_tool_name(structured_output_model))
 
 
 def from_langgraph(graph_or_factory: Any, **kwargs: Any) -> Any:

@@ -86,7 +86,6 @@ class LangGraphAdapter(AsyncAdapter):
 
     # -------------------------------------------------------------- calls
 
-
     async def ainvoke(self, prompt: str) -> Observation:
         """One call on a fresh thread: run the graph, turn its final state into an Observation."""
         t0 = time.perf_counter()

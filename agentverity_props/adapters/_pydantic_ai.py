@@ -86,7 +86,6 @@ class PydanticAIAdapter(AsyncAdapter):
 
     # -------------------------------------------------------------- calls
 
-
     async def ainvoke(self, prompt: str) -> Observation:
         """One run with no message history; its result becomes an Observation."""
         t0 = time.perf_counter()

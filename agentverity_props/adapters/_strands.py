@@ -63,7 +63,6 @@ class StrandsAdapter(AsyncAdapter):
 
     # -------------------------------------------------------------- calls
 
-
     async def ainvoke(self, prompt: str) -> Observation:
         """One call: build a fresh agent, run it, turn the result into an Observation."""
         t0 = time.perf_counter()
@@ -102,16 +101,7 @@ class StrandsAdapter(AsyncAdapter):
     # -------------------------------------------------------------- result -> Observation
 
     def _structured_tool_name(self) -> str | None:
-        model = self.structured_output_model
-        if model is None:
-            return None
-        try:
-            from strands.tools.structured_output.structured_output_tool import (
-                StructuredOutputTool,
-            )
-            return str(StructuredOutputTool(model).tool_name)
-        except Exception:  # a Strands layout change must not break observation
-            return str(model.__name__)
+        return structured_tool_name(self.structured_output_model)
 
     def _observe(self, agent: Any, result: Any, latency: float) -> Observation:
         messages = list(agent.messages)
@@ -127,7 +117,7 @@ class StrandsAdapter(AsyncAdapter):
         return Observation(
             text=_final_text(result, messages),
             verdict=verdict,
-            tools=_tool_calls(messages, skip=self._structured_tool_name()),
+            tools=tool_calls(messages, skip=self._structured_tool_name()),
             raw=raw,
             latency_s=latency,
             usage=_usage(result),
@@ -146,7 +136,24 @@ def _final_text(result: Any, messages: list[Any]) -> str:
     return ""
 
 
-def _tool_calls(messages: list[Any], *, skip: str | None) -> tuple[ToolCall, ...]:
+def structured_tool_name(model: Any) -> str | None:
+    """The name of the tool Strands registers for a structured-output model (not a tool the
+    agent chose to call), or None without a model."""
+    if model is None:
+        return None
+    try:
+        from strands.tools.structured_output.structured_output_tool import (
+            StructuredOutputTool,
+        )
+        return str(StructuredOutputTool(model).tool_name)
+    except Exception:  # a Strands layout change must not break observation
+        return str(model.__name__)
+
+
+def tool_calls(messages: list[Any], *, skip: str | None) -> tuple[ToolCall, ...]:
+    """The tool calls in Strands ``messages``, in order, with the status of their results
+    (a ``toolUse`` without a result never ran to completion: ``error``); ``skip`` is the
+    structured-output tool's name."""
     uses: list[tuple[str, str, dict[str, Any]]] = []
     status: dict[str, str] = {}
     for message in messages:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import AgentCallError, InvalidArgument
-from ..observation import Observation, ToolCall
+from ..observation import Observation
 
 __all__ = ["StrandsConversation", "from_strands_adapter", "from_strands_conversation"]
 
@@ -81,37 +81,15 @@ class StrandsConversation:
     def open(self) -> _StrandsSession:
         return _StrandsSession(self)
 
-    def _skip(self) -> str | None:
-        model = self.structured_output_model
-        if model is None:
-            return None
-        try:
-            from strands.tools.structured_output.structured_output_tool import (
-                StructuredOutputTool,
-            )
-            return str(StructuredOutputTool(model).tool_name)
-        except Exception:  # a Strands layout change must not break observation
-            return str(model.__name__)
-
     def observe(self, added: list[Any], result: Any, latency: float) -> Observation:
-        skip = self._skip()
-        uses: list[tuple[str, str, dict[str, Any]]] = []
-        status: dict[str, str] = {}
+        from ..adapters import strands_tool_calls
+
         text = ""
         for message in added:
-            for block in message.get("content", ()):
-                if "toolUse" in block:
-                    use = block["toolUse"]
-                    if use.get("name") == skip:
-                        continue
-                    args = use.get("input")
-                    uses.append((str(use.get("toolUseId")), str(use.get("name")),
-                                 dict(args) if isinstance(args, Mapping) else {"input": args}))
-                elif "toolResult" in block:
-                    res = block["toolResult"]
-                    status[str(res.get("toolUseId"))] = str(res.get("status", "success"))
-                elif "text" in block and message.get("role") == "assistant":
-                    text = str(block["text"]).strip() or text
+            if message.get("role") == "assistant":
+                for block in message.get("content", ()):
+                    if "text" in block:
+                        text = str(block["text"]).strip() or text
         verdict = None
         raw: Any = {"stop_reason": str(getattr(result, "stop_reason", ""))}
         structured = getattr(result, "structured_output", None)
@@ -119,8 +97,7 @@ class StrandsConversation:
             raw = structured.model_dump(mode="json")
             if isinstance(raw, dict) and raw.get("verdict") is not None:
                 verdict = str(raw["verdict"])
-        tools = tuple(ToolCall(name, args, status.get(uid, "error"), uid)
-                      for uid, name, args in uses)
+        tools = strands_tool_calls(added, structured_output_model=self.structured_output_model)
         return Observation(text=text, verdict=verdict, tools=tools, raw=raw, latency_s=latency)
 
     def __repr__(self) -> str:
