@@ -65,6 +65,8 @@ class CandidateStatus(_StrEnum):
     """How one (relation, source, follow-up) candidate ended."""
 
     SKIPPED = "skipped"
+    #: scored in the pooled rounds, no sign of a localised violation, not tested on its own
+    CLEAN = "clean"
     PASS = "pass"
     CONFIRMED = "confirmed"
     UNDECIDED = "undecided"

@@ -27,6 +27,7 @@ from ._blindness import (
     mixture_share_bounds,
 )
 from ._dependence import DependenceTest, block_e_value
+from ._effect import EffectTest, min_scores_to_hold
 from ._drift import (
     MAX_DRIFT_DRAWS,
     curtailed_reject_probability,
@@ -64,6 +65,7 @@ __all__ = [
     "CandidateTest",
     "Decision",
     "DependenceTest",
+    "EffectTest",
     "EvidenceLearner",
     "PairedSignTest",
     "PooledSign",
@@ -78,6 +80,7 @@ __all__ = [
     "confirmation_settled",
     "curtailed_reject_probability",
     "difference_interval",
+    "min_scores_to_hold",
     "drift_p_value",
     "drift_plan",
     "fisher_tail",

@@ -5,3 +5,28 @@ from __future__ import annotations
 
 #: ``--precision`` name -> epsilon (the meter's tolerance on the pair-disagreement rate)
 PRESETS: dict[str, float] = {"cheap": 0.10, "balanced": 0.05, "strict": 0.01}
+
+#: ``--precision`` name -> relation tolerance (the largest excess disagreement a HOLDS allows;
+#: the default, balanced, rules out a transform that changes one verdict in ten)
+TOLERANCE_PRESETS: dict[str, float] = {"cheap": 0.2, "balanced": 0.1, "strict": 0.05}
+DEFAULT_TOLERANCE = TOLERANCE_PRESETS["balanced"]
+
+
+def resolve_tolerance(tolerance: float | None, precision: str | None) -> float:
+    """The relation tolerance: explicit, else the precision preset's, else the default."""
+    from ..errors import InvalidArgument
+
+    if tolerance is None:
+        if precision is None:
+            return DEFAULT_TOLERANCE
+        if precision not in TOLERANCE_PRESETS:
+            raise InvalidArgument(f"unknown precision {precision!r}; use one of "
+                                  + ", ".join(TOLERANCE_PRESETS))
+        return TOLERANCE_PRESETS[precision]
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
+            or not (0.0 < tolerance < 1.0):
+        raise InvalidArgument(
+            f"tolerance={tolerance!r} must be in (0, 1): it is the excess share of verdicts a "
+            "transform may change and still HOLD (0 would need infinitely many calls; use "
+            "e.g. 0.05 for a strict check)")
+    return float(tolerance)

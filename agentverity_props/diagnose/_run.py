@@ -26,13 +26,13 @@ from ..engine import EngineConfig, EvidencePool
 from ..errors import DrawStopped, InvalidArgument
 from ..observation import VerdictExtractor
 from ..relations import (
-    DEFAULT_BETA,
     Candidate,
     Relation,
-    RelationDecider,
     RelationOutcome,
     RelationResult,
     builtin_relations,
+    summarise,
+    two_sided,
 )
 from ._health import (
     BLOCK_SIZE,
@@ -45,6 +45,11 @@ from ._health import (
     dependence_targets,
 )
 from ._meter import MeterResult, resolve_epsilon, run_meter, validate_meter_args
+from ._presets import DEFAULT_TOLERANCE, resolve_tolerance
+
+#: A HOLDS is wrong with at most this probability per relation (its effect is in fact at
+#: least the tolerance): the upper confidence bound is a 95% one.
+DEFAULT_BETA = 0.05
 
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
@@ -54,7 +59,7 @@ SCHEMA = "agentverity_props.run/2"
 #: Draws one (relation, input) may spend in ``run`` before it is undecided: an input on which
 #: the agent is close to a coin flip cannot be decided at the family's alpha in any sensible
 #: number of calls, and ``run`` says so instead of spending the budget there.
-RUN_MAX_DRAWS = 60
+RUN_MAX_DRAWS = 120
 BLINDNESS_TOP_UP = 64
 #: Blocks of back-to-back draws the dependence check spends after the meter (twice that when
 #: the first ones lean towards dependence), and again after the relations, or before a blind
@@ -97,13 +102,14 @@ class RunConfig:
     suppress_health_check: Sequence[HealthCheck | str]
     include_inputs: bool
     engine: EngineConfig
+    tolerance: float | None
 
     def __init__(self, *, epsilon: float | None = None, precision: str | None = None,
                  alpha: float = 0.05, indifference: float = 2.0, layer: str = "verdict",
                  max_meter_calls: int | None = None, blindness_threshold: float = 0.9,
                  suppress_health_check: Sequence[HealthCheck | str] = (),
                  include_inputs: bool = False, engine: EngineConfig | None = None,
-                 **engine_fields: Any) -> None:
+                 tolerance: float | None = None, **engine_fields: Any) -> None:
         from ..engine import EngineConfig
 
         unknown = sorted(set(engine_fields) - set(ENGINE_FIELDS))
@@ -127,9 +133,11 @@ class RunConfig:
                             ("max_meter_calls", max_meter_calls),
                             ("blindness_threshold", blindness_threshold),
                             ("suppress_health_check", suppress_health_check),
-                            ("include_inputs", include_inputs), ("engine", eng)):
+                            ("include_inputs", include_inputs), ("engine", eng),
+                            ("tolerance", tolerance)):
             object.__setattr__(self, name, value)
         eps = resolve_epsilon(self.epsilon, self.precision)
+        resolve_tolerance(self.tolerance, self.precision)
         validate_meter_args(epsilon=eps, alpha=self.alpha, indifference=self.indifference,
                             layer=self.layer, max_calls=self.max_meter_calls)
         HealthCheck.parse(self.suppress_health_check)
@@ -172,6 +180,11 @@ class RunConfig:
     def eps(self) -> float:
         return resolve_epsilon(self.epsilon, self.precision)
 
+    @property
+    def tol(self) -> float:
+        """The relation tolerance (explicit, or the precision preset's, default 0.1)."""
+        return resolve_tolerance(self.tolerance, self.precision)
+
     def engine_config(self) -> EngineConfig:
         return self.engine
 
@@ -196,7 +209,10 @@ class RunResult:
         """The overall statement printed with every run."""
         a = self.config.alpha
         return (f"P(any false finding) <= {a:g} family-wise: relations at "
-                f"{a * ALPHA_SHARES['relations']:g} (split over every exercised candidate), "
+                f"{a * ALPHA_SHARES['relations']:g} (half over the pooled effects, half over "
+                "the inputs tested one by one); each HOLDS is wrong with probability <= "
+                f"{DEFAULT_BETA:g} (the effect is in fact >= the tolerance "
+                f"{self.config.tol:g}); "
                 f"blindness at {a * ALPHA_SHARES['blindness']:g}, dependent draws at "
                 f"{a * ALPHA_SHARES['dependence']:g}; the meter's call is wrong with "
                 f"probability <= {a:g}; all assuming the draws of one input are independent "
@@ -211,7 +227,7 @@ class RunResult:
                       and self.meter.call == "undecided")
         return (self.meter.complete and not budget_cut and not self.ledger.get("interrupted")
                 and not self.stop_reason
-                and not any(r.incomplete for r in self.relations))
+                and not any(r.status == RelationStatus.INCOMPLETE for r in self.relations))
 
     @property
     def findings(self) -> list[str]:
@@ -225,9 +241,9 @@ class RunResult:
             self.config.suppress_health_check)
         for r in self.relations:
             if r.status == RelationStatus.VIOLATED:
-                out.append(f"relation '{r.relation.name}' violated on "
-                           f"{r.calibrated_violations} input(s) beyond the agent's noise")
-            elif r.status == RelationStatus.NOT_EXERCISED and not unexercised_ok:
+                out.append(f"relation '{r.relation.name}' violated: {r.statement()}")
+            elif r.status == RelationStatus.NOT_EXERCISED and not unexercised_ok \
+                    and not r.unexercised:
                 out.append(f"relation '{r.relation.name}' was not exercised: its transform "
                            "left every input unchanged (HealthCheck.unexercised_relation)")
         return out
@@ -243,32 +259,24 @@ class RunResult:
         if cause:
             out.append(f"the agent is failing: {cause}")
             return out
-        pending = sum(r.incomplete for r in self.relations)
+        pending = [r for r in self.relations if r.status == RelationStatus.INCOMPLETE]
         if budget is not None and calls >= budget and (pending or not self.meter.complete):
             from ._meter import DEFAULT_MAX_CALLS
-            exercised = sum(r.exercised for r in self.relations)
-            # sure: the meter's cap, the blindness top-up, one anchor per input, every
-            # candidate's draw allowance (each stops within it) and the dependence check's
-            # blocks; typical: what was spent
-            # plus the pending candidates at the cost of the decided ones (at least 6)
             meter_cap = self.config.max_meter_calls or DEFAULT_MAX_CALLS
-            sure = (meter_cap + BLINDNESS_TOP_UP + len(self.inputs)
-                    + exercised * (RUN_MAX_DRAWS + 1) + DEPENDENCE_MAX_CALLS)
-            decided = [o for r in self.relations for o in r.outcomes
-                       if o.status in (CandidateStatus.PASS, CandidateStatus.CONFIRMED)]
-            per = max(6.0, sum(o.draws for o in decided) / len(decided)) if decided else 6.0
-            typical = min(sure, int(calls + pending * per) + 1)
-            out.append(f"the call budget ({budget}) ran out with {pending} (relation, input) "
-                       f"candidate(s) undecided: --budget {typical} is likely to be enough "
-                       f"and --budget {sure} is sure to be (each candidate stops within "
-                       f"{RUN_MAX_DRAWS} draws); add --store PATH to keep the calls made")
+            # the pooled tests need about the same again per undecided relation; sure: every
+            # relation's score cap plus the meter's and the dependence check's
+            per = max(50, calls // max(1, len(self.relations)))
+            typical = int(calls + len(pending) * per) + 1
+            out.append(f"the call budget ({budget}) ran out with {len(pending)} relation(s) "
+                       f"undecided: --budget {typical} is likely to be enough (the meter alone "
+                       f"may spend {meter_cap}); add --store PATH to keep the calls made")
         elif self.meter.call == "undecided" and self.meter.advice:
             out.append(self.meter.advice)
-        undecided = sum(r.undecided for r in self.relations)
+        undecided = [r for r in self.relations if r.status == RelationStatus.UNDECIDED]
         if undecided and not out:
-            out.append(f"{undecided} (relation, input) candidate(s) stayed undecided: the agent "
-                       "is too noisy on those inputs to decide at this alpha; remove them or "
-                       "accept the UNDECIDED status")
+            out.append(f"{len(undecided)} relation(s) stayed undecided: the agent is too noisy "
+                       "to bound their effect within the score cap; raise --tolerance (a looser "
+                       "claim) or --precision cheap, or accept the UNDECIDED status")
         return out
 
     @property
@@ -276,7 +284,7 @@ class RunResult:
         """The one precedence (README, "Exit codes"): incomplete > finding > undecided."""
         return exit_code(incomplete=not self.complete, finding=bool(self.findings),
                          undecided=self.meter.call == "undecided"
-                         or any(r.undecided for r in self.relations))
+                         or any(r.status == RelationStatus.UNDECIDED for r in self.relations))
 
     def summary(self) -> str:
         from ..report import render_run_text
@@ -368,7 +376,8 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
             rel_results = await run_relations(eng, probes, pool, rels,
                                               alpha=config.alpha * ALPHA_SHARES["relations"],
                                               meter=meter, seed=config.seed,
-                                              progress=tick("relations"))
+                                              progress=tick("relations"),
+                                              tolerance=config.tol)
         elif rels:
             rel_results = [RelationResult(r) for r in rels]
             stop = StopReason.INTERRUPTED
@@ -480,22 +489,26 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
 async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         relations: Sequence[Relation], *, alpha: float,
                         beta: float = DEFAULT_BETA, meter: MeterResult | None = None,
-                        seed: int = 0, progress: Callable[[int], None] | None = None
-                        ) -> list[RelationResult]:
-    """Decide every exercised (relation, input) with the one relation procedure.
+                        seed: int = 0, progress: Callable[[int], None] | None = None,
+                        tolerance: float | None = None) -> list[RelationResult]:
+    """Decide every relation's pooled effect over the probe set, then localise it.
 
-    The family is every exercised (relation, input) pair: each is tested at ``alpha / m``,
-    so a run reports a false violation with probability at most ``alpha`` (``run`` passes its
-    relations' share, alpha/2), assuming independent draws given the input; each candidate is
-    dismissed falsely with probability at most ``beta`` against its stated alternative. The
-    meter's pairs are the first measure of the agent's noise.
+    ``alpha`` is split in two: half over the relations' pooled tests (``alpha / (2 R)``
+    each, then over its sides), half over the candidates tested one by one (each at
+    ``alpha / (2 quota)``). A HOLDS is wrong with probability at most ``beta`` per relation
+    (its effect is in fact at least the tolerance). Every guarantee assumes the draws of one
+    input are independent given the input. The meter's pairs size the first bets and are the
+    first source draws.
     """
-    from ..decide import EvidenceLearner
+    from ..decide import EffectTest, EvidenceLearner
     from ..engine import Probe
+    from ..relations import EffectJob, PooledEffects, localise, prior_variance
 
+    tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
     results = [RelationResult(r) for r in relations]
-    jobs: list[Candidate] = []
+    jobs: list[EffectJob] = []
     for res in results:
+        cands: list[Candidate] = []
         for p in probes:
             y = res.relation.apply(p.text)
             fu = Probe.make(y)
@@ -504,17 +517,39 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
             if y == p.text:
                 out.status = CandidateStatus.SKIPPED
                 continue
-            jobs.append(Candidate(res.relation, p, fu, out))
+            cands.append(Candidate(res.relation, p, fu, out))
+        if cands:
+            jobs.append(EffectJob(res, cands, EffectTest(tolerance=tol, alpha=0.5, beta=beta)))
     if not jobs:
         return results
-    learner = EvidenceLearner()
-    if meter is not None and meter.pairs:
-        # a disagreeing pair has one draw off the input's modal verdict (about)
-        learner.observe_noise(meter.disagreements, 2 * meter.pairs)
-    decider = RelationDecider(eng, pool, alpha_candidate=alpha / len(jobs), beta=beta,
-                              learner=learner, max_draws=RUN_MAX_DRAWS, futility=True,
-                              seed=seed, progress=progress)
-    await decider.decide(jobs)
+    pair = (meter.disagreements / meter.pairs) if meter is not None and meter.pairs else None
+    for j in jobs:
+        rel = j.result.relation
+        sides = 2 if two_sided(rel) else 1
+        j.test = EffectTest(tolerance=tol, alpha=alpha / 2 / len(jobs), beta=beta, sides=sides,
+                            prior_var=prior_variance(pair if rel.layer == "verdict" else None))
+        for c in j.candidates:
+            j.by_input.setdefault(c.source.fp, []).append(c)
+    await PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress).run()
+    for j in jobs:
+        j.result.unexercised = j.unexercised
+    learners: dict[str, EvidenceLearner] = {}
+    for j in jobs:
+        layer = j.result.relation.layer
+        if layer not in learners:
+            learners[layer] = EvidenceLearner()
+            if layer == "verdict" and meter is not None and meter.pairs:
+                # a disagreeing pair has one draw off the input's modal verdict (about)
+                learners[layer].observe_noise(meter.disagreements, 2 * meter.pairs)
+    live = [j for j in jobs if not j.result.unexercised]
+    if live and not eng.stopping:
+        await localise(eng, pool, live, alpha=alpha / 2, beta=beta, learners=learners,
+                       max_draws=RUN_MAX_DRAWS, seed=seed, progress=progress)
+    for j in jobs:
+        j.result.effect = summarise(j)
+        for c in j.candidates:
+            if c.outcome.status == CandidateStatus.PENDING:
+                c.outcome.status = CandidateStatus.CLEAN
     return results
 
 

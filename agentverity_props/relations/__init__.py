@@ -12,6 +12,14 @@ candidate with :class:`RelationDecider`; the sequential tests behind it live in
 
 from ._builtins import BUILTIN_NAMES, builtin_perturbation, builtin_relations, select_builtins
 from ._model import OUTCOME_STATUSES, RTYPES, Relation, RelationOutcome, RelationResult, RType
+from ._pooled import (
+    EffectJob,
+    PooledEffects,
+    localise,
+    prior_variance,
+    summarise,
+    two_sided,
+)
 from ._procedure import DEFAULT_BETA, Candidate, RelationDecider, reference
 from ._transforms import (
     CASE_KINDS,
@@ -42,6 +50,8 @@ __all__ = [
     "TYPO_KINDS",
     "WHITESPACE_KINDS",
     "Candidate",
+    "EffectJob",
+    "PooledEffects",
     "Perturbation",
     "RType",
     "Relation",
@@ -50,7 +60,11 @@ __all__ = [
     "RelationResult",
     "builtin_perturbation",
     "builtin_relations",
+    "localise",
     "negation_sites",
+    "prior_variance",
     "reference",
     "select_builtins",
+    "summarise",
+    "two_sided",
 ]

@@ -142,22 +142,41 @@ class RelationOutcome:
     decision: dict[str, Any] | None = None
     draws: int = 0
     note: str = ""
+    suspicion: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"fp": self.fp, "follow_up_fp": self.follow_up_fp, "status": self.status,
                 "raw": self.raw, "source_value": self.source,
                 "follow_up_value": self.follow_up, "decision": self.decision,
-                "draws": self.draws, "note": self.note}
+                "draws": self.draws, "note": self.note, "suspicion": self.suspicion}
 
 
 @dataclass
 class RelationResult:
+    """A relation over a probe set: its pooled effect and its per-input candidates.
+
+    ``effect`` is the pooled test's state (:func:`~agentverity_props.relations._pooled.summarise`):
+    the estimate, its confidence bounds, the tolerance and the decision. ``status``:
+
+    * ``NOT EXERCISED`` — the transform left every input unchanged, or the relation's layer
+      never varied (a ``tools`` relation on an agent that called no tool);
+    * ``VIOLATED`` — an input is confirmed violating, or the effect is shown above the
+      tolerance;
+    * ``HOLDS`` — the effect's upper confidence bound is below the tolerance and no input is
+      confirmed violating;
+    * ``INCOMPLETE`` — draws the decision needed are missing (failures, budget, interrupt);
+    * ``UNDECIDED`` — otherwise.
+    """
+
     relation: Relation
     outcomes: list[RelationOutcome] = field(default_factory=list)
+    effect: dict[str, Any] | None = None
+    unexercised: str = ""
 
     @property
     def draws(self) -> int:
-        """Draws this relation made (screens, rounds; source draws it reused are not counted)."""
+        """Draws this relation made (pooled rounds and its own tests; a source draw shared
+        by several relations is counted by each)."""
         return sum(o.draws for o in self.outcomes)
 
     @property
@@ -178,30 +197,74 @@ class RelationResult:
 
     @property
     def incomplete(self) -> int:
-        return sum(1 for o in self.outcomes if o.status == CandidateStatus.INCOMPLETE)
+        """Candidates (and the pooled test, as one) whose evidence is missing."""
+        return (sum(1 for o in self.outcomes if o.status == CandidateStatus.INCOMPLETE)
+                + bool(self.effect and self.effect.get("incomplete")
+                       and self.effect.get("status") == "undecided"))
 
     @property
     def undecided(self) -> int:
+        """Candidates tested on their own that stayed undecided."""
         return sum(1 for o in self.outcomes if o.status == CandidateStatus.UNDECIDED)
 
     @property
+    def effect_status(self) -> str | None:
+        return None if self.effect is None else str(self.effect.get("status"))
+
+    @property
     def status(self) -> RelationStatus:
-        if self.exercised == 0:
+        if self.exercised == 0 or self.unexercised:
             return RelationStatus.NOT_EXERCISED
-        if self.calibrated_violations:
+        if self.calibrated_violations or self.effect_status == "violated":
             return RelationStatus.VIOLATED
+        if self.effect_status == "holds":
+            return RelationStatus.HOLDS
         if self.incomplete:
             return RelationStatus.INCOMPLETE
-        if self.undecided:
-            return RelationStatus.UNDECIDED
-        return RelationStatus.HOLDS
+        return RelationStatus.UNDECIDED
+
+    def suspects(self, n: int = 3) -> list[RelationOutcome]:
+        """The inputs whose follow-ups looked most unlike their sources (confirmed first)."""
+        ranked = [o for o in self.outcomes if o.status != CandidateStatus.SKIPPED
+                  and (o.suspicion or 0) > 0]
+        ranked.sort(key=lambda o: (o.status != CandidateStatus.CONFIRMED, -(o.suspicion or 0)))
+        return ranked[:n]
+
+    def statement(self) -> str:
+        """What the status says, in words, with the hypothesis rejected and its error."""
+        e = self.effect or {}
+        tol, st = e.get("tolerance"), self.status
+        if st == RelationStatus.NOT_EXERCISED:
+            return self.unexercised or "the transform left every input unchanged"
+        lo, hi, est = e.get("lower"), e.get("upper"), e.get("estimate")
+        rng = (f"effect {est:+.3f}, bounds [{lo:+.3f}, {hi:+.3f}]"
+               if est is not None and lo is not None and hi is not None else "no effect estimate")
+        if st == RelationStatus.VIOLATED:
+            if self.calibrated_violations:
+                return (f"{self.calibrated_violations} input(s) confirmed violating beyond the "
+                        f"agent's noise (family-wise alpha); {rng}")
+            return (f"the effect exceeds the tolerance {tol:g}: {rng} (rejects effect <= "
+                    f"{tol:g}, wrong with probability <= {e.get('alpha', 0):.3g})")
+        if st == RelationStatus.HOLDS:
+            small = " (an effect above 0 is shown, within the tolerance)" if e.get(
+                "shown_above_zero") else ""
+            return (f"the effect is below the tolerance {tol:g}: {rng}{small} (rejects effect "
+                    f">= {tol:g}, wrong with probability <= {e.get('beta', 0):.3g}); an "
+                    "effect below the tolerance, or confined to a few inputs, is not ruled out")
+        if e.get("shown_above_zero"):
+            return (f"an effect above 0 is shown, not yet whether it exceeds {tol:g}: {rng}")
+        return f"{rng}: neither below nor above the tolerance {tol:g} yet" + (
+            f" ({e.get('note')})" if e.get("note") else "")
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.relation.to_dict(), "status": self.status, "exercised": self.exercised,
                 "skipped": self.skipped, "raw_violations": self.raw_violations,
                 "calibrated_violations": self.calibrated_violations,
                 "incomplete": self.incomplete, "undecided": self.undecided,
-                "draws": self.draws, "outcomes": [o.to_dict() for o in self.outcomes]}
+                "draws": self.draws, "effect": self.effect, "statement": self.statement(),
+                "unexercised": self.unexercised,
+                "suspects": [o.fp for o in self.suspects()],
+                "outcomes": [o.to_dict() for o in self.outcomes]}
 
 
 def _callable_key(obj: object) -> str:

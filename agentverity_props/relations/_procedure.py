@@ -31,6 +31,7 @@ is fixed when it starts.
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
 DEFAULT_BETA = 0.01
 #: The share of beta spent on the reference being noise (the rest: the pass e-process).
 REFERENCE_SHARE = 0.2
+#: Source draws alone a candidate may ask for to settle its reference (then rounds).
+SETTLE_SOURCE_DRAWS = 8
 
 
 @dataclass
@@ -66,6 +69,7 @@ class Candidate:
     got: dict[str, Observation | None] = field(default_factory=dict)
     settled: bool = True
     order: random.Random | None = None
+    source_only: int = 0
 
 
 def off_reference(pool: EvidencePool, fp: str, layer: str) -> tuple[int, int]:
@@ -81,6 +85,40 @@ def reference_lead(pool: EvidencePool, fp: str, layer: str, ref: str) -> int:
     counts = Counter(k for k in pool.get(fp).keys(layer) if k is not None)
     others = [n for k, n in counts.items() if k != ref]
     return counts.get(ref, 0) - max(others, default=0)
+
+
+#: The most source draws a reference may need to lead by (a near coin flip never settles).
+MAX_SETTLING_LEAD = 10
+
+
+def own_settled(pool: EvidencePool, fp: str, layer: str, ref: str, beta_ref: float) -> bool:
+    """Whether the input's *own* source draws back ``ref`` as its modal verdict well enough
+    that a reference made of noise has probability at most ``beta_ref``.
+
+    A noise label with share ``p < 1/2`` ever leads the modal one by ``L`` draws with
+    probability at most ``(p / (1 - p))^L`` (gambler's ruin); ``p`` is this input's own
+    off-reference rate, ``(off + 1) / (draws + 2)``, never the pooled noise of other inputs: a
+    quiet probe set says nothing about the one input that is a coin flip. A quiet input
+    settles after 4 agreeing draws at ``beta_ref = 0.01``; a 65/35 input after a lead of 8;
+    a coin flip never.
+
+    >>> from agentverity_props.engine import EvidencePool
+    >>> from agentverity_props.observation import Observation
+    >>> pool = EvidencePool()
+    >>> for i in range(3):
+    ...     pool.add("x", i, Observation(verdict="allow"))
+    >>> own_settled(pool, "x", "verdict", "allow", 0.01)
+    False
+    >>> pool.add("x", 3, Observation(verdict="allow"))
+    >>> own_settled(pool, "x", "verdict", "allow", 0.01)
+    True
+    """
+    off, n = off_reference(pool, fp, layer)
+    p = (off + 1.0) / (n + 2.0)
+    if p >= 0.5:
+        return False
+    need = math.ceil(math.log(beta_ref) / math.log(p / (1.0 - p)) - 1e-9)
+    return need <= MAX_SETTLING_LEAD and reference_lead(pool, fp, layer, ref) >= need
 
 
 def reference(pool: EvidencePool, fp: str, layer: str) -> str | None:
@@ -178,8 +216,8 @@ class RelationDecider:
     def _settled(self, c: Candidate) -> bool:
         ref = c.outcome.source
         assert ref is not None
-        lead = reference_lead(self.pool, c.source.fp, c.relation.layer, ref)
-        return lead >= self.learner.settling_lead(self.beta * REFERENCE_SHARE, self._noise(c))
+        return own_settled(self.pool, c.source.fp, c.relation.layer, ref,
+                           self.beta * REFERENCE_SHARE)
 
     def _plan(self, c: Candidate) -> None:
         test = c.test
@@ -190,13 +228,18 @@ class RelationDecider:
             # reference settled; a round before (it also measures the noise)
             quick = c.settled and self.learner.warmed_up
             c.plan = ("follow_up",) if quick else ("source", "follow_up")
+        elif (not c.settled and test.last_follow_up_violates is False
+              and c.source_only < SETTLE_SOURCE_DRAWS):
+            # the follow-ups agree with an unsettled reference: settle it with source draws
+            # alone (they serve every relation of the input) before paying for rounds
+            c.plan = ("source",)
         else:
             c.plan = test.next_draws(settled=c.settled)
         # A candidate counts in the family's quota before its first round (the violation
         # e-process lives on rounds), whether that round is its screen (before the noise is
         # warmed up) or comes after a follow-up screen: every candidate that can be confirmed
         # is one of at most max_candidates, each e-process starting at 1 when it is counted.
-        if "source" in c.plan and test.rounds == 0 and self.may_test is not None \
+        if len(c.plan) == 2 and test.rounds == 0 and self.may_test is not None \
                 and not self.may_test():
             self._finish(c, CandidateStatus.UNDECIDED,
                          "the family's quota of tested candidates is spent")
@@ -237,6 +280,15 @@ class RelationDecider:
                              _why(obs, f"{what.replace('_', '-')} draw"))
                 return
             keys[what] = key
+        if "follow_up" not in keys:
+            # a settling draw: it measures the input's noise, decides nothing
+            c.source_only += 1
+            s_off = rel.baseline_violates(ref, keys["source"])
+            self.learner.observe_noise(int(s_off), 1)
+            if s_off:
+                self.learner.observe_off_label(keys["source"])
+            out.source = reference(self.pool, c.source.fp, rel.layer) or ref
+            return
         f_viol = not rel.holds(ref, keys["follow_up"])
         s_viol = None if "source" not in keys else rel.baseline_violates(ref, keys["source"])
         if s_viol:

@@ -1,0 +1,223 @@
+"""A relation's pooled effect: an anytime-valid confidence sequence over batches of scores.
+
+The estimand (see docs/statistics.md, "Relation effects") is a mean over the probe set of
+per-input scores ``Z`` in ``[-1, 1]``. Scores arrive in *batches* (the relation procedure's
+epochs): within a batch every score is computed from fresh draws against a past frozen at the
+batch's start, so the scores of one batch are independent given that past, and the batch's
+inputs are either every input once or a uniform sample with replacement. Write ``mu`` for the
+mean, over the probe set, of the scores' conditional means given the frozen past.
+
+For every candidate value ``m`` of ``mu`` two betting processes run (Waudby-Smith & Ramdas,
+"Estimating means of bounded random variables by betting", JRSS-B 2024), each with one bet
+``lambda`` per batch, fixed before the batch from earlier batches only (the aGRAPA rule):
+
+* *upper* ``U(m) = prod (1 + lambda (m - Z))`` — evidence that ``mu < m``;
+* *lower* ``L(m) = prod (1 + lambda (Z - m))`` — evidence that ``mu > m``.
+
+With one bet per batch and independent scores, a batch multiplies ``U(m)`` by a factor of
+expectation ``prod_i (1 + lambda (m - mu_i)) <= exp(lambda sum_i (m - mu_i))``, which is at
+most one when ``mean(mu_i) >= m`` (sum over the batch; for a uniform sample the ``mu_i`` are
+replaced by their mean). So ``U(m)`` sampled at batch ends is a nonnegative supermartingale
+under ``mu >= m``, and by Ville's inequality ``P(U(m) ever >= 1/beta) <= beta``: the values
+``m`` never rejected form a confidence sequence, valid under optional stopping at batch ends.
+The same holds for ``L(m)`` under ``mu <= m``.
+
+Decisions at the tolerance ``delta``, for each *side* (one score stream per side; invariant
+relations have two, see the relation procedure):
+
+* **holds** — on the first side ``U(delta) >= 1/beta``: its mean (the headline estimand) is
+  below ``delta``, wrong with probability at most ``beta`` whatever the agent does. Further
+  sides are there to *show* other kinds of violation (a relation may hold on the first side
+  and be violated on another: then it is violated), never needed for a HOLDS;
+* **violated** — on some side ``L(delta) >= 1/alpha_side``: the effect exceeds ``delta``,
+  wrong with probability at most ``alpha`` (``alpha_side = alpha / sides``);
+* **shown** — on some side ``L(0) >= 1/alpha_side``: an effect above zero is shown (reported
+  with either of the other two, or alone, never a finding on its own).
+
+>>> t = EffectTest(tolerance=0.1, alpha=0.01, beta=0.05, sides=1, prior_var=0.01)
+>>> t.feed([[0.0] * 20])
+'undecided'
+>>> t.feed([[0.0] * 20])
+'holds'
+>>> t.status, round(t.upper(), 3) < 0.1
+('holds', True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from ..errors import InvalidArgument
+
+#: The candidate means the confidence sequence tracks (plus the tolerance and zero).
+GRID = np.round(np.linspace(-1.0, 1.0, 401), 6)
+#: Largest share of the wealth a bet may put at risk (a bet of ``c / (1 - m)`` loses at most
+#: a share ``c`` on the worst score): near one, so that a quiet agent (scores all zero) can
+#: reach ``1/beta`` in ``log(1/beta) / log(1 / (1 - delta))`` scores, the least any test of a
+#: bounded mean needs.
+BET_CAP = 0.95
+#: Weight, in scores, of the prior mean (zero) in the bets' plug-in estimates, and of the
+#: prior variance (heavier: one batch of zeros must not make the next bet reckless).
+PRIOR_WEIGHT = 2.0
+VAR_PRIOR_WEIGHT = 30.0
+#: The plug-in Kelly fraction overstates the best bet when the variance is estimated: bet
+#: this share of it.
+KELLY_SHARE = 0.8
+
+EffectStatus = Literal["holds", "violated", "undecided"]
+
+
+class EffectTest:
+    """The pooled effect of one relation (module docstring).
+
+    Args:
+        tolerance: ``delta``, in the scores' units (a share of verdicts changed).
+        alpha: the false-violation rate (split over the sides).
+        beta: the false-holds rate.
+        sides: how many score streams (the effect is the largest of their means).
+        prior_var: the scores' variance assumed before any batch (sizes the first bets).
+    """
+
+    def __init__(self, *, tolerance: float, alpha: float, beta: float, sides: int = 1,
+                 prior_var: float = 0.25) -> None:
+        if not (0.0 < tolerance < 1.0):
+            raise InvalidArgument(f"tolerance={tolerance!r} must be in (0, 1)")
+        for name, val in (("alpha", alpha), ("beta", beta)):
+            if not (0.0 < val < 1.0):
+                raise InvalidArgument(f"EffectTest: {name}={val!r} must be in (0, 1)")
+        if sides < 1:
+            raise InvalidArgument("EffectTest: sides must be >= 1")
+        self.tolerance, self.alpha, self.beta, self.sides = tolerance, alpha, beta, sides
+        self.alpha_side = alpha / sides
+        self.prior_var = min(max(prior_var, 1e-4), 1.0)
+        grid = np.unique(np.concatenate([GRID, [0.0, tolerance]]))
+        self.grid = grid
+        self._i_delta = int(np.searchsorted(grid, tolerance))
+        self._i_zero = int(np.searchsorted(grid, 0.0))
+        shape = (sides, grid.size)
+        self.log_up = np.zeros(shape)      # log U(m), per side
+        self.log_lo = np.zeros(shape)      # log L(m), per side
+        self.rej_up = np.zeros(shape, bool)  # U(m) ever >= 1/beta
+        self.rej_lo = np.zeros(shape, bool)  # L(m) ever >= 1/alpha_side
+        self.n = np.zeros(sides, int)
+        self.sum = np.zeros(sides)
+        self.sumsq = np.zeros(sides)
+        self.batches = 0
+
+    # -- feeding ---------------------------------------------------------------------------
+
+    def feed(self, batch: Sequence[Sequence[float]]) -> EffectStatus:
+        """One batch: a sequence of scores per side (a side may have none in a batch)."""
+        if len(batch) != self.sides:
+            raise InvalidArgument(f"EffectTest.feed: {len(batch)} sides, expected {self.sides}")
+        for s, scores in enumerate(batch):
+            z = np.asarray(scores, float)
+            if z.size == 0:
+                continue
+            if np.any(np.abs(z) > 1.0 + 1e-12):
+                raise InvalidArgument("EffectTest.feed: scores must lie in [-1, 1]")
+            lam_up, lam_lo = self._bets(s)
+            m = self.grid[:, None]
+            self.log_up[s] += np.log1p(lam_up[:, None] * (m - z[None, :])).sum(axis=1)
+            self.log_lo[s] += np.log1p(lam_lo[:, None] * (z[None, :] - m)).sum(axis=1)
+            self.rej_up[s] |= self.log_up[s] >= math.log(1.0 / self.beta) - 1e-12
+            self.rej_lo[s] |= self.log_lo[s] >= math.log(1.0 / self.alpha_side) - 1e-12
+            self.n[s] += z.size
+            self.sum[s] += z.sum()
+            self.sumsq[s] += (z * z).sum()
+        self.batches += 1
+        return self.status
+
+    def _bets(self, s: int) -> tuple[np.ndarray, np.ndarray]:
+        """aGRAPA bets for side ``s`` from earlier batches: the growth-optimal fraction
+        ``(mean gap) / (variance + gap^2)`` for a plug-in mean and variance, capped."""
+        n = self.n[s]
+        mean = self.sum[s] / (n + PRIOR_WEIGHT)
+        raw = self.sumsq[s] / n - (self.sum[s] / n) ** 2 if n else 0.0
+        var = max((n * raw + VAR_PRIOR_WEIGHT * self.prior_var) / (n + VAR_PRIOR_WEIGHT), 1e-4)
+        gap = self.grid - mean
+        frac = KELLY_SHARE * gap / (var + gap * gap)
+        lam_up = np.clip(frac, 0.0, BET_CAP / (1.0 - self.grid + 1e-12))
+        lam_lo = np.clip(-frac, 0.0, BET_CAP / (1.0 + self.grid + 1e-12))
+        return lam_up, lam_lo
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def holds(self) -> bool:
+        """The first side (the headline estimand) is bounded below the tolerance; the other
+        sides can only show a violation (see the module docstring)."""
+        return bool(self.rej_up[0, self._i_delta])
+
+    @property
+    def violated(self) -> bool:
+        return bool(self.rej_lo[:, self._i_delta].any())
+
+    @property
+    def shown(self) -> bool:
+        """An effect above zero is shown (on some side)."""
+        return bool(self.rej_lo[:, self._i_zero].any())
+
+    @property
+    def status(self) -> EffectStatus:
+        # exclusive: the two rejections cannot both hold unless an error was made; the
+        # violation (alpha, the stricter rate) wins
+        if self.violated:
+            return "violated"
+        if self.holds:
+            return "holds"
+        return "undecided"
+
+    def estimate(self, side: int | None = None) -> float | None:
+        """The mean score (the first side's when ``side`` is None)."""
+        sides = [0] if side is None else [side]
+        vals = [self.sum[s] / self.n[s] for s in sides if self.n[s]]
+        return float(max(vals)) if vals else None
+
+    def upper(self, side: int | None = None) -> float:
+        """The ``1 - beta`` upper confidence bound (the first side's by default)."""
+        sides = [0] if side is None else [side]
+        out = -1.0
+        for s in sides:
+            ok = ~self.rej_up[s]
+            out = max(out, float(self.grid[ok].max()) if ok.any() else -1.0)
+        return out
+
+    def lower(self, side: int | None = None) -> float:
+        """The ``1 - alpha_side`` lower confidence bound (the first side's by default)."""
+        sides = [0] if side is None else [side]
+        out = -1.0
+        for s in sides:
+            ok = ~self.rej_lo[s]
+            out = max(out, float(self.grid[ok].min()) if ok.any() else 1.0)
+        return out
+
+    def scores(self) -> int:
+        return int(self.n.max()) if self.sides else 0
+
+    def state(self) -> dict[str, Any]:
+        est = self.estimate()
+        return {"estimand": "excess disagreement (mean over the probe set)",
+                "tolerance": self.tolerance, "alpha": self.alpha, "beta": self.beta,
+                "sides": self.sides, "estimate": est, "lower": self.lower(),
+                "upper": self.upper(), "shown_above_zero": self.shown,
+                "status": self.status, "scores": [int(n) for n in self.n],
+                "batches": self.batches,
+                "side_estimates": [self.estimate(s) for s in range(self.sides)],
+                "side_upper": [self.upper(s) for s in range(self.sides)],
+                "side_lower": [self.lower(s) for s in range(self.sides)]}
+
+
+def min_scores_to_hold(tolerance: float, beta: float) -> int:
+    """The fewest scores that can ever give ``holds`` (all of them zero, every bet at its
+    cap): below that, HOLDS is out of reach whatever the agent does.
+
+    >>> min_scores_to_hold(0.1, 0.05)
+    30
+    """
+    per = math.log1p(BET_CAP / (1.0 - tolerance) * tolerance)
+    return math.ceil(math.log(1.0 / beta) / per)

@@ -1,0 +1,376 @@
+"""A relation's pooled effect over a probe set, and the inputs that localise it.
+
+The question a relation answers is how much its transform changes the agent's verdict beyond
+the agent's own noise, over the probe set. One procedure decides it for ``run``, ``enlarge``
+and the examples an ``@agent_property`` test generated (docs/statistics.md, "Relation
+effects"):
+
+**Scores.** For an input ``x`` with source draws ``s_1..s_n`` made before a round, a round
+draws one fresh source ``s`` (shared by every relation of ``x``) and one fresh follow-up
+``f`` per relation, and scores
+
+* forward: ``Z = mean_j V(s_j, f) - mean_j V0(s_j, s)``, where ``V`` is "the relation fails
+  between a source verdict and ``f``" and ``V0`` the same for a source re-draw (for an
+  invariant: ``[s_j != f] - [s_j != s]``). Its mean is the *excess disagreement*: how much
+  more often the follow-up disagrees with a source draw than a source draw does;
+* reverse (invariant relations only), with the follow-up draws ``f_1..f_k`` made before:
+  ``Z' = mean_j [f_j != s] - mean_j [f_j != f]``: how much more often a source draw disagrees
+  with a follow-up draw than a follow-up draw does. It sees a transform that makes the agent
+  *more* decided (0.75 -> 1.00 ``block``: forward -0.125, reverse +0.25).
+
+If the relation holds (the follow-up's verdicts are distributed like the source's, or ordered
+the right way), ``f`` and ``s`` are exchangeable given the past and every score has
+conditional mean zero or less, exactly, whatever the earlier draws were. The effect is the
+larger of the two means; forward plus reverse is ``||p - q||^2``, so the effect is zero only
+when the two verdict distributions are equal.
+
+**Epochs.** Rounds are made in epochs: the first visits every input once, later ones every
+input again (up to ``SWEEP_MAX`` inputs) or a uniform sample of ``SWEEP_MAX`` inputs with
+replacement, so the cost of the pooled test does not grow with the probe set. Scores are
+computed against the draws made before the epoch (frozen), so the scores of one epoch are
+independent given that past, which is what :class:`~agentverity_props.decide.EffectTest`
+needs. A relation stops when its effect is decided; the others go on.
+
+**Localisation.** Afterwards the inputs whose follow-ups look most unlike their sources are
+tested one by one (the two e-processes of :class:`~agentverity_props.decide.CandidateTest`,
+family-wise over the candidates admitted): a confirmed input is a counterexample.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .._internal.outcome import CandidateStatus
+from ..decide import EffectTest
+from ..errors import DrawStopped
+from ._model import Relation, RelationResult
+from ._procedure import Candidate, RelationDecider, reference
+
+if TYPE_CHECKING:
+    from ..decide import EvidenceLearner
+    from ..engine import Engine, EvidencePool, Probe
+    from ..observation import Observation
+
+#: Inputs one epoch visits at most (larger probe sets are sampled with replacement).
+SWEEP_MAX = 64
+#: Scores a relation's pooled test may use before it is undecided.
+MAX_SCORES = 1500
+#: The smallest suspicion (a share of verdicts) that admits an input to its own test.
+ADMIT_SUSPICION = 0.5
+#: Inputs admitted to their own test at least (more on larger probe sets: a share of them).
+MIN_ADMITTED = 16
+ADMITTED_SHARE = 0.05
+
+
+def two_sided(rel: Relation) -> bool:
+    """Whether the relation is symmetric in source and follow-up (both score sides)."""
+    return rel.rtype == "invariant" and rel.check is None
+
+
+def forward_score(rel: Relation, past: Sequence[str], follow_up: str, source: str) -> float:
+    """``mean_j V(s_j, f) - mean_j V0(s_j, s)`` over the earlier source draws ``past``.
+
+    >>> r = Relation("shout", "invariant", str.upper)
+    >>> forward_score(r, ["allow", "allow", "block"], "block", "allow")
+    0.3333333333333333
+    """
+    n = len(past)
+    v = sum(not rel.holds(a, follow_up) for a in past)
+    v0 = sum(rel.baseline_violates(a, source) for a in past)
+    return (v - v0) / n
+
+
+def reverse_score(past_follow_ups: Sequence[str], follow_up: str, source: str) -> float:
+    """``mean_j [f_j != s] - mean_j [f_j != f]`` over the earlier follow-up draws."""
+    n = len(past_follow_ups)
+    return (sum(b != source for b in past_follow_ups)
+            - sum(b != follow_up for b in past_follow_ups)) / n
+
+
+def suspicion(rel: Relation, sources: Sequence[str], follow_ups: Sequence[str]) -> float:
+    """How unlike its source an input's follow-up looks, in shares of verdicts: the excess
+    of follow-up draws violating against the source's modal verdict over source draws off
+    it, and (invariants) the largest difference in one label's share.
+
+    >>> r = Relation("shout", "invariant", str.upper)
+    >>> suspicion(r, ["block", "allow", "block"], ["allow"])
+    0.6666666666666667
+    """
+    if not sources or not follow_ups:
+        return 0.0
+    counts = Counter(sources)
+    ref = max(counts, key=lambda k: (counts[k], -sources.index(k)))
+    f_v = sum(not rel.holds(ref, f) for f in follow_ups) / len(follow_ups)
+    s_v = sum(rel.baseline_violates(ref, s) for s in sources) / len(sources)
+    out = f_v - s_v
+    if two_sided(rel):
+        fc = Counter(follow_ups)
+        for k in set(counts) | set(fc):
+            out = max(out, abs(fc[k] / len(follow_ups) - counts[k] / len(sources)))
+    return out
+
+
+@dataclass
+class EffectJob:
+    """One relation's candidates and its pooled test."""
+
+    result: RelationResult
+    candidates: list[Candidate]
+    test: EffectTest
+    note: str = ""
+    incomplete: bool = False
+    by_input: dict[str, list[Candidate]] = field(default_factory=dict)
+    unexercised: str = ""
+
+    @property
+    def live(self) -> bool:
+        return (self.test.status == "undecided" and not self.incomplete
+                and not self.unexercised and self.test.scores() < MAX_SCORES)
+
+
+class PooledEffects:
+    """Decides every relation's pooled effect over one probe set (module docstring).
+
+    Args:
+        engine / pool: where draws come from and go.
+        jobs: one :class:`EffectJob` per exercised relation.
+        inputs: the probe set (every source of a job is one of them).
+        seed: the epochs' order and samples (reproducible).
+        progress: called with the draws of each epoch.
+    """
+
+    def __init__(self, engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob],
+                 inputs: Sequence[Probe], *, seed: int = 0,
+                 progress: Callable[[int], None] | None = None,
+                 max_scores: int = MAX_SCORES) -> None:
+        self.engine, self.pool, self.jobs = engine, pool, list(jobs)
+        self.inputs = [p for p in inputs if any(p.fp in j.by_input for j in self.jobs)]
+        self.rng = random.Random(f"pooled:{seed}")
+        self.progress = progress
+        self.max_scores = max_scores
+        self.epochs = 0
+
+    async def run(self) -> None:
+        await self._anchor()
+        while True:
+            live = [j for j in self.jobs if j.live and j.test.scores() < self.max_scores]
+            if not live or self.engine.stopping:
+                break
+            if not await self._epoch(live):
+                break
+        for j in self.jobs:
+            if j.test.status == "undecided" and not j.note:
+                j.note = (f"undecided after {j.test.scores()} scores" if not j.incomplete
+                          else j.note)
+
+    async def _anchor(self) -> None:
+        """One source draw for every input that has none (the first epoch scores against it)."""
+        need = [p for p in self.inputs if not self._keys(p.fp, self._layers(p))]
+        await self._draw_all([(p, self.engine.allocate(p, 1)[0]) for p in need])
+
+    def _layers(self, probe: Probe) -> set[str]:
+        return {j.result.relation.layer for j in self.jobs if probe.fp in j.by_input}
+
+    def _keys(self, fp: str, layers: set[str]) -> bool:
+        ev = self.pool.get(fp)
+        return all(any(k is not None for k in ev.keys(layer)) for layer in layers)
+
+    def _epoch_inputs(self) -> list[Probe]:
+        if self.epochs == 0 or len(self.inputs) <= SWEEP_MAX:
+            order = list(self.inputs)
+            self.rng.shuffle(order)
+            return order
+        return [self.inputs[self.rng.randrange(len(self.inputs))] for _ in range(SWEEP_MAX)]
+
+    async def _epoch(self, live: list[EffectJob]) -> bool:
+        """One epoch for the live jobs; False when it could not be made (budget, stop)."""
+        inputs = self._epoch_inputs()
+        plan: list[tuple[Probe, int]] = []
+        rounds: list[tuple[Probe, int, list[tuple[EffectJob, Candidate, int]]]] = []
+        for x in inputs:
+            cands = [(j, c) for j in live for c in j.by_input.get(x.fp, ())]
+            if not cands:
+                continue
+            s_idx = self.engine.allocate(x, 1)[0]
+            plan.append((x, s_idx))
+            fus = []
+            for j, c in cands:
+                f_idx = self.engine.allocate(c.follow_up, 1)[0]
+                plan.append((c.follow_up, f_idx))
+                fus.append((j, c, f_idx))
+            rounds.append((x, s_idx, fus))
+        if not plan:
+            return False
+        if not self.engine.can_afford(len(plan)):
+            for j in live:
+                j.incomplete = True
+                j.note = (f"the call budget ran out before epoch {self.epochs + 1} "
+                          f"({len(plan)} draws) could be made")
+            return False
+        # the past every score of this epoch is computed against, frozen before any draw
+        frozen: dict[tuple[str, str], list[str]] = {}
+        for x, _, fus in rounds:
+            for j, c, _ in fus:
+                layer = j.result.relation.layer
+                frozen.setdefault((x.fp, layer), _usable(self.pool, x.fp, layer))
+                frozen.setdefault((c.follow_up.fp, layer),
+                                  _usable(self.pool, c.follow_up.fp, layer))
+        got = await self._draw_all(plan, shuffle=True)
+        self.epochs += 1
+        if self.progress is not None:
+            self.progress(len(plan))
+        batch: dict[int, list[list[float]]] = {id(j): [[] for _ in range(j.test.sides)]
+                                               for j in live}
+        for x, s_idx, fus in rounds:
+            s_obs = got.get((x.fp, s_idx))
+            for j, c, f_idx in fus:
+                rel = j.result.relation
+                f_obs = got.get((c.follow_up.fp, f_idx))
+                c.outcome.draws += (s_obs is not None) + (f_obs is not None)
+                s_key = None if s_obs is None else s_obs.key(rel.layer)
+                f_key = None if f_obs is None else f_obs.key(rel.layer)
+                if s_key is None or f_key is None:
+                    if not j.incomplete:
+                        j.incomplete = True
+                        j.note = _missing(s_obs if s_key is None else f_obs,
+                                          "source" if s_key is None else "follow-up")
+                    continue
+                past = frozen[(x.fp, rel.layer)]
+                if c.outcome.follow_up is None:
+                    c.outcome.follow_up = f_key
+                    c.outcome.raw = bool(past) and not rel.holds(
+                        reference_of(past), f_key)
+                if past:
+                    batch[id(j)][0].append(forward_score(rel, past, f_key, s_key))
+                past_f = frozen[(c.follow_up.fp, rel.layer)]
+                if j.test.sides == 2 and past_f:
+                    batch[id(j)][1].append(reverse_score(past_f, f_key, s_key))
+        for j in live:
+            if not j.incomplete:
+                j.test.feed(batch[id(j)])
+            if not j.unexercised:
+                j.unexercised = layer_never_varied(j, self.pool)
+        return True
+
+    async def _draw_all(self, plan: Sequence[tuple[Probe, int]], *, shuffle: bool = False
+                        ) -> dict[tuple[str, int], Observation]:
+        order = list(plan)
+        if shuffle:
+            # the draws of an epoch run concurrently, in an order drawn per epoch: the source
+            # and follow-up of a round are never tied to neighbouring call positions
+            self.rng.shuffle(order)
+        out: dict[tuple[str, int], Observation] = {}
+
+        async def one(p: Probe, i: int) -> None:
+            eng = self.engine
+            if eng.stopping:
+                return
+            try:
+                obs = await eng.draw(p, i)
+            except DrawStopped:
+                return
+            self.pool.add(p.fp, i, obs)
+            out[(p.fp, i)] = obs
+
+        await asyncio.gather(*(one(p, i) for p, i in order))
+        return out
+
+
+def layer_never_varied(job: EffectJob, pool: EvidencePool) -> str:
+    """Why a relation is not exercised although its transform changed inputs: a ``tools``
+    relation on an agent that called no tool in any draw (checked after its first epoch)."""
+    rel = job.result.relation
+    if rel.layer != "tools":
+        return ""
+    for c in job.candidates:
+        for fp in (c.source.fp, c.follow_up.fp):
+            if any(k for k in pool.get(fp).keys("tools") if k):
+                return ""
+    return "the agent called no tool in any draw: a tools relation has nothing to compare"
+
+
+def reference_of(keys: Sequence[str]) -> str:
+    counts = Counter(keys)
+    best = max(counts.values())
+    return next(k for k in keys if counts[k] == best)
+
+
+def _usable(pool: EvidencePool, fp: str, layer: str) -> list[str]:
+    return [k for k in pool.get(fp).keys(layer) if k is not None]
+
+
+def _missing(obs: Observation | None, what: str) -> str:
+    if obs is None:
+        return f"a {what} draw was not made (budget, interrupt or failure)"
+    if obs.error is not None:
+        return f"a {what} draw failed: {obs.error.kind}"
+    reason = obs.no_decision.reason if obs.no_decision else "?"
+    return f"a {what} draw had no verdict ({reason})"
+
+
+def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float, Candidate]]:
+    """The candidates to test one by one, most suspicious first (module docstring)."""
+    scored = []
+    for j in jobs:
+        layer = j.result.relation.layer
+        for c in j.candidates:
+            s = suspicion(j.result.relation, _usable(pool, c.source.fp, layer),
+                          _usable(pool, c.follow_up.fp, layer))
+            c.outcome.suspicion = s
+            if s >= ADMIT_SUSPICION:
+                scored.append((s, c))
+    scored.sort(key=lambda t: -t[0])
+    return scored
+
+
+def quota(n_candidates: int) -> int:
+    """How many candidates may be tested one by one (the family size of their alpha)."""
+    return max(MIN_ADMITTED, math.ceil(ADMITTED_SHARE * n_candidates))
+
+
+async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
+                   alpha: float, beta: float, learners: dict[str, EvidenceLearner],
+                   max_draws: int, seed: int = 0,
+                   progress: Callable[[int], None] | None = None) -> int:
+    """Test the most suspicious candidates one by one, each at ``alpha / quota``; the rest
+    end ``clean`` (scored in the pooled rounds, not tested on their own). Returns the
+    family size."""
+    n = sum(len(j.candidates) for j in jobs)
+    m = quota(n)
+    chosen = admitted(jobs, pool)[:m]
+    picked = {id(c) for _, c in chosen}
+    for j in jobs:
+        for c in j.candidates:
+            if id(c) not in picked and c.outcome.status == CandidateStatus.PENDING:
+                c.outcome.status = CandidateStatus.CLEAN
+                c.outcome.source = reference(pool, c.source.fp, j.result.relation.layer)
+    by_layer: dict[str, list[Candidate]] = {}
+    for _, c in chosen:
+        by_layer.setdefault(c.relation.layer, []).append(c)
+    for layer, cands in by_layer.items():
+        decider = RelationDecider(engine, pool, alpha_candidate=alpha / m, beta=beta,
+                                  learner=learners[layer], max_draws=max_draws,
+                                  futility=True, seed=seed, progress=progress)
+        await decider.decide(cands)
+    return m
+
+
+def prior_variance(pair_disagreement: float | None) -> float:
+    """The scores' variance to assume before any epoch, from the meter's pair disagreement
+    (a score's variance is about 0.55-1x of it); unknown: the largest plausible, 0.25."""
+    if pair_disagreement is None:
+        return 0.25
+    return min(0.25, 0.8 * pair_disagreement + 0.002)
+
+
+def summarise(job: EffectJob) -> dict[str, Any]:
+    """The pooled effect of one relation, as stored in reports."""
+    st = job.test.state()
+    st.update({"note": job.note, "incomplete": job.incomplete, "epochs": job.test.batches})
+    return st
