@@ -11,7 +11,7 @@ from ._common import write_output
 #: schema -> (module under agentverity_props.report, text renderer, JUnit renderer); each
 #: renderer takes the result dict. Kinds missing here re-render only as JSON or HTML.
 TEXT_RENDERERS: dict[str, tuple[str, str, str]] = {
-    "agentverity_props.run/2": ("._text", "render_run_text", "._junit:render_junit"),
+    "agentverity_props.run/3": ("._text", "render_run_text", "._junit:render_junit"),
     "agentverity_props.bench/2": ("._bench", "render_bench_text", "render_bench_junit"),
     "agentverity_props.compare/2": ("._bench", "render_compare_text", "render_compare_junit"),
     "agentverity_props.snapshot/1": ("._snapshot", "render_snapshot_text",

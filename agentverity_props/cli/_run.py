@@ -61,6 +61,9 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
 @click.option("--epsilon", type=float, default=None, help="Tolerance on the pair-disagreement "
               "rate (default 0.05).")
 @click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
+@click.option("--tolerance", type=float, default=None,
+              help="Largest relation effect (excess share of verdicts a transform changes) a "
+              "HOLDS allows, in (0, 1); default 0.1 (precision cheap 0.2, strict 0.05).")
 @click.option("--indifference", type=click.FloatRange(1.05, 10.0), default=2.0,
               show_default=True, help="The meter's guarantees hold at epsilon/r and epsilon*r.")
 @click.option("--layer", type=LAYER_CHOICE, default="verdict",
@@ -79,7 +82,7 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
 @progress_option
 @engine_options
 def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: float | None,
-            alpha: float, indifference: float, layer: str, relations_ref: str | None,
+            alpha: float, tolerance: float | None, indifference: float, layer: str, relations_ref: str | None,
             no_relations: bool, fmt: str, output: str | None, include_inputs: bool,
             suppress_health_check: tuple[str, ...], progress: bool, **eng: Any) -> int:
     """Meter the verdict, check blindness, test noise-calibrated relations.
@@ -93,7 +96,7 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
     inputs = load_inputs(inputs_path)
     rels = load_relations(relations_ref, no_relations)
     config = run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha,
-                        indifference=indifference, layer=layer,
+                        tolerance=tolerance, indifference=indifference, layer=layer,
                         suppress_health_check=suppress_health_check,
                         include_inputs=include_inputs)
     agent = load_agent_ref(agent_ref)

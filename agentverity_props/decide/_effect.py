@@ -173,10 +173,13 @@ class EffectTest:
         return "undecided"
 
     def estimate(self, side: int | None = None) -> float | None:
-        """The mean score (the first side's when ``side`` is None)."""
-        sides = [0] if side is None else [side]
-        vals = [self.sum[s] / self.n[s] for s in sides if self.n[s]]
-        return float(max(vals)) if vals else None
+        """The mean score (the first side's when ``side`` is None), clipped to the
+        confidence sequence (the running intersection may exclude a noisy mean)."""
+        s = 0 if side is None else side
+        if not self.n[s]:
+            return None
+        mean = self.sum[s] / self.n[s]
+        return float(min(max(mean, self.lower(s)), self.upper(s)))
 
     def upper(self, side: int | None = None) -> float:
         """The ``1 - beta`` upper confidence bound (the first side's by default)."""

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
 
 
-SCHEMA = "agentverity_props.run/2"
+SCHEMA = "agentverity_props.run/3"
 #: Draws one (relation, input) may spend in ``run`` before it is undecided: an input on which
 #: the agent is close to a coin flip cannot be decided at the family's alpha in any sensible
 #: number of calls, and ``run`` says so instead of spending the budget there.
@@ -302,7 +302,8 @@ class RunResult:
             "findings": self.findings,
             "guarantee": self.guarantee(),
             "advice": self.advice,
-            "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "indifference": cfg.indifference,
+            "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "tolerance": cfg.tol,
+                       "holds_error": DEFAULT_BETA, "indifference": cfg.indifference,
                        "layer": cfg.layer, "budget": cfg.budget, "max_workers": cfg.max_workers,
                        "timeout_s": cfg.timeout_s, "error_policy": cfg.error_policy,
                        "seed": cfg.seed, "blindness_threshold": cfg.blindness_threshold,
@@ -337,6 +338,14 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         if not isinstance(r, Relation):
             raise InvalidArgument(f"relations must be Relation objects, got {type(r).__name__}")
     suppressed = HealthCheck.parse(config.suppress_health_check)
+    if config.budget is not None and rels:
+        need = min_relation_calls(texts, rels, config.tol)
+        if need > config.budget:
+            raise InvalidArgument(
+                f"--budget {config.budget} cannot reach HOLDS on any relation at tolerance "
+                f"{config.tol:g}: bounding an effect below it takes at least {need} calls "
+                f"here, before the meter; raise --budget to {need + 100} or more, or "
+                "--tolerance")
     own_engine = engine is None
     eng = engine or Engine(agent, config.engine_config())
     try:
@@ -429,6 +438,27 @@ def run(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None 
     """
     from ..engine import run_sync
     return run_sync(arun(agent, inputs, relations, config=config, progress=progress))
+
+
+def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
+                       tolerance: float) -> int:
+    """The fewest calls any run of these relations needs before a HOLDS is possible: every
+    exercised relation needs ``min_scores_to_hold`` scores, one follow-up draw each, made in
+    whole epochs with one shared source draw per input (the meter's calls not counted)."""
+    import math
+
+    from ..decide import min_scores_to_hold
+    from ..relations._pooled import SWEEP_MAX
+
+    n_min = min_scores_to_hold(tolerance, DEFAULT_BETA)
+    per_input = [sum(r.apply(t) != t for r in relations) for t in texts]
+    exercised = [k for k in per_input if k]
+    if not exercised:
+        return 0
+    width = min(len(exercised), SWEEP_MAX)
+    epochs = math.ceil(n_min / width)
+    mean_rel = sum(exercised) / len(exercised)
+    return int(epochs * width * (1 + mean_rel))
 
 
 def _confirmed_inputs(results: Sequence[RelationResult], probes: list[Probe]) -> list[Probe]:

@@ -117,7 +117,7 @@ def fmt_plain(v: Any) -> str:
 
 
 def kind_of(schema: str) -> tuple[str, str]:
-    """``agentverity_props.run/2`` -> (``run``, ``2``)."""
+    """``agentverity_props.run/3`` -> (``run``, ``2``)."""
     name, _, version = str(schema).partition("/")
     return name.rsplit(".", 1)[-1], version or "?"
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import BadInput
 
-KNOWN_SCHEMAS = ("agentverity_props.run/2", "agentverity_props.counterexample/1",
+KNOWN_SCHEMAS = ("agentverity_props.run/3", "agentverity_props.counterexample/1",
                  "agentverity_props.bench/2", "agentverity_props.compare/2",
                  "agentverity_props.tools/1", "agentverity_props.snapshot/1",
                  "agentverity_props.snapshot/2", "agentverity_props.check/2",
@@ -52,6 +52,8 @@ def load_result(path: str | Path) -> dict[str, Any]:
                        f"{exc.msg})", "pass a JSON file written by agentverity-props") from None
     if isinstance(data, dict) and data.get("schema") == "agentverity_props.run/1":
         data = migrate_run_v1(data)
+    if isinstance(data, dict) and data.get("schema") == "agentverity_props.run/2":
+        data = migrate_run_v2(data)
     if isinstance(data, dict) and data.get("schema") == "agentverity_props.compare/1":
         data = migrate_compare_v1(data)
     if isinstance(data, dict) and data.get("schema") == "agentverity_props.bench/1":
@@ -95,6 +97,26 @@ def migrate_run_v1(d: dict[str, Any]) -> dict[str, Any]:
         rels.append({**r, "undecided": 0, "outcomes": outcomes})
     out["relations"] = rels
     out.setdefault("advice", [])
+    return out
+
+
+def migrate_run_v2(d: dict[str, Any]) -> dict[str, Any]:
+    """A ``run/2`` result as ``run/3``. Version 2 decided each (relation, input) on its own and
+    had no pooled effect: ``effect`` is null, the statement says what version 2's status meant
+    (HOLDS = every input dismissed against a violation that shows almost every time), and
+    nothing else changes."""
+    out = {**d, "schema": "agentverity_props.run/3"}
+    meaning = {"HOLDS": "version 2: every input dismissed against a violation showing almost "
+                        "every time; no effect size was bounded",
+               "VIOLATED": "version 2: input(s) confirmed violating beyond the agent's noise"}
+    rels = []
+    for r in d.get("relations") or []:
+        outcomes = [{**o, "suspicion": None} for o in r.get("outcomes") or []]
+        rels.append({**r, "effect": None, "unexercised": "", "suspects": [],
+                     "statement": meaning.get(str(r.get("status")),
+                                              f"version 2: {r.get('status')}"),
+                     "outcomes": outcomes})
+    out["relations"] = rels
     return out
 
 

@@ -17,6 +17,7 @@ def _console(color: bool, width: int = 100) -> Any:
 
 
 def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100) -> str:
+    from rich.markup import escape as esc
     from rich.table import Table
 
     con = _console(color, width)
@@ -73,41 +74,53 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     con.print()
     rels = d["relations"]
     if rels:
-        con.print("[bold]Relations[/] (family-wise alpha "
-                  f"{d['config']['alpha'] / (2 if 'guarantee' in d else 1):g}; raw = screen "
-                  "flips, calibrated = beyond the agent's own noise)")
+        cfg = d["config"]
+        tol = cfg.get("tolerance")
+        con.print("[bold]Relations[/] (effect = excess disagreement: how much more often a "
+                  "follow-up's verdict differs from a source draw than two source draws "
+                  "differ, mean over the inputs" + (f"; tolerance {tol:g}" if tol else "")
+                  + ")")
         t = Table(show_edge=False, pad_edge=False, box=None)
-        for col in ("relation", "type", "layer", "status", "exercised", "skipped", "raw",
-                    "calibrated", "draws"):
-            t.add_column(col, justify="right" if col in ("exercised", "skipped", "raw",
-                                                           "calibrated", "draws") else "left")
+        for col in ("relation", "type", "layer", "status", "effect", "bounds", "tolerance",
+                    "exercised", "confirmed", "draws"):
+            t.add_column(col, justify="right" if col in ("effect", "tolerance", "exercised",
+                                                           "confirmed", "draws") else "left")
         for r in rels:
             st = {"VIOLATED": "[red]VIOLATED[/]", "HOLDS": "[green]HOLDS[/]",
                   "NOT EXERCISED": "[yellow]NOT EXERCISED[/]",
                   "INCOMPLETE": "[red]INCOMPLETE[/]",
                   "UNDECIDED": "[yellow]UNDECIDED[/]"}[r["status"]]
-            t.add_row(r["name"], r["rtype"], r["layer"], st, str(r["exercised"]),
-                      str(r["skipped"]), str(r["raw_violations"]),
-                      str(r["calibrated_violations"]), str(r["draws"]))
+            e = r.get("effect") or {}
+            est = e.get("estimate")
+            bounds = (f"[{e['lower']:+.2f}, {e['upper']:+.2f}]"
+                      if est is not None and r["status"] != "NOT EXERCISED" else "–")
+            t.add_row(esc(r["name"]), r["rtype"], r["layer"], st,
+                      f"{est:+.3f}" if est is not None and r["status"] != "NOT EXERCISED"
+                      else "–", bounds, f"{e['tolerance']:g}" if e else "–",
+                      str(r["exercised"]), str(r["calibrated_violations"]), str(r["draws"]))
         con.print(t)
         inputs = d.get("inputs") or {}
         for r in rels:
-            stuck = [o for o in r["outcomes"] if o["status"] == "undecided"]
-            if stuck:
-                labels = ", ".join(repr(inputs.get(o["fp"]) or o["fp"][:19]) for o in stuck[:3])
-                more = f" and {len(stuck) - 3} more" if len(stuck) > 3 else ""
-                con.print(f"  [yellow]?[/] {r['name']}: undecided on {labels}{more} "
-                          f"(too noisy there: {stuck[0]['note']})")
+            if r.get("statement"):
+                mark = {"VIOLATED": "[red]✗[/]", "HOLDS": "[green]✓[/]"}.get(r["status"], "·")
+                con.print(f"  {mark} {esc(r['name'])}: {esc(r['statement'])}")
             for o in r["outcomes"]:
                 if o["status"] != "confirmed":
                     continue
                 c = o["decision"]
                 label = inputs.get(o["fp"]) or o["fp"][:19]
-                con.print(f"  [red]✗[/] {r['name']}: input {label!r}: source "
-                          f"'{o['source_value']}' → follow-up '{o['follow_up_value']}' "
+                con.print(f"    [red]✗[/] input {esc(repr(label))}: source "
+                          f"{esc(repr(o['source_value']))} → follow-up "
+                          f"{esc(repr(o['follow_up_value']))} "
                           f"({c['follow_up_violations']}/{c['follow_up_draws']} follow-up vs "
                           f"{c['source_violations']}/{c['source_draws']} source re-draws "
                           f"violate; e-value {c['e_violation']:.3g} ≥ 1/{c['alpha']:.2g})")
+            if r["status"] in ("VIOLATED", "UNDECIDED") and not r["calibrated_violations"]:
+                sus = [o for o in r["outcomes"] if o["fp"] in set(r.get("suspects") or [])]
+                if sus:
+                    labels = ", ".join(esc(repr(inputs.get(o["fp"]) or o["fp"][:19]))
+                                       + f" ({o['suspicion']:.2f})" for o in sus)
+                    con.print(f"    most unlike their sources: {labels}")
         con.print()
     else:
         con.print("[dim]Relations: none requested[/]")
