@@ -15,6 +15,7 @@ import pytest
 OPT_BUDGET = "--agentverity-budget"
 OPT_EPSILON = "--agentverity-epsilon"
 OPT_ALPHA = "--agentverity-alpha"
+OPT_TOLERANCE = "--agentverity-tolerance"
 OPT_STORE = "--agentverity-store"
 OPT_MODE = "--agentverity-store-mode"
 OPT_REPORT = "--agentverity-report"
@@ -36,6 +37,9 @@ def pytest_addoption(parser: Any) -> None:
                     help="Noise level above which an agent is reported unstable.")
     group.addoption(OPT_ALPHA, type=float, default=None, metavar="ALPHA",
                     help="Family-wise error rate per @agent_property test (default 0.05).")
+    group.addoption(OPT_TOLERANCE, type=float, default=None, metavar="DELTA",
+                    help="Largest pooled relation effect (excess share of verdicts changed "
+                         "over the generated examples) a pass allows (default 0.1).")
     group.addoption(OPT_STORE, default=None, metavar="PATH",
                     help="SQLite record/replay store shared by @agent_property tests.")
     group.addoption(OPT_MODE, choices=["off", "record", "replay", "auto"], default=None,
@@ -62,8 +66,11 @@ def pytest_configure(config: Any) -> None:
         raise pytest.UsageError(f"{OPT_EPSILON}={epsilon} must be in (0, 0.5)")
     if alpha is not None and not 0.0 < alpha < 0.5:
         raise pytest.UsageError(f"{OPT_ALPHA}={alpha} must be in (0, 0.5), e.g. 0.05")
+    tolerance = config.getoption(OPT_TOLERANCE)
+    if tolerance is not None and not 0.0 < tolerance < 1.0:
+        raise pytest.UsageError(f"{OPT_TOLERANCE}={tolerance} must be in (0, 1), e.g. 0.1")
     OPTIONS.clear()
-    OPTIONS.update(budget=budget, epsilon=epsilon, alpha=alpha,
+    OPTIONS.update(budget=budget, epsilon=epsilon, alpha=alpha, tolerance=tolerance,
                    store=config.getoption(OPT_STORE), store_mode=config.getoption(OPT_MODE))
 
 
@@ -198,6 +205,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
     for r in shown:
         tr.write_line(f"  {r.status:<12} {r.test}: {r.calls} calls, {r.candidates} candidates,"
                       f" {r.raw_violations} raw flips, {r.confirmed} confirmed")
+        for name, e in sorted(r.effects.items()):
+            if e.get("estimate") is not None:
+                tr.write_line(f"    {name}: effect {e['estimate']:+.3f} "
+                              f"[{e['lower']:+.3f}, {e['upper']:+.3f}] vs tolerance "
+                              f"{e['tolerance']:g}: {e['status']}")
         for w in r.warnings:
             tr.write_line(f"    warning: {w}")
         if r.minimal is not None:

@@ -23,16 +23,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _docs import write_section  # noqa: E402
+from _docs import write_section
 
-from agentverity_props import RunConfig, from_callable, run  # noqa: E402
-from agentverity_props.relations import select_builtins  # noqa: E402
+from agentverity_props import RunConfig, from_callable, run
+from agentverity_props.relations import select_builtins
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 SECTION = "relation-effects"
 
-WORDS = ("billing refund account password order delivery invoice shipping login upgrade "
-         "cancel warranty address payment coupon subscription").split()
+WORDS = ["billing", "refund", "account", "password", "order", "delivery", "invoice",
+         "shipping", "login", "upgrade", "cancel", "warranty", "address", "payment", "coupon",
+         "subscription"]
 
 
 def prompts(n: int, seed: int = 0) -> list[str]:

@@ -82,7 +82,8 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
 @progress_option
 @engine_options
 def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: float | None,
-            alpha: float, tolerance: float | None, indifference: float, layer: str, relations_ref: str | None,
+            alpha: float, tolerance: float | None, indifference: float, layer: str,
+            relations_ref: str | None,
             no_relations: bool, fmt: str, output: str | None, include_inputs: bool,
             suppress_health_check: tuple[str, ...], progress: bool, **eng: Any) -> int:
     """Meter the verdict, check blindness, test noise-calibrated relations.

@@ -27,7 +27,6 @@ from ._blindness import (
     mixture_share_bounds,
 )
 from ._dependence import DependenceTest, block_e_value
-from ._effect import EffectTest, min_scores_to_hold
 from ._drift import (
     MAX_DRIFT_DRAWS,
     curtailed_reject_probability,
@@ -35,6 +34,7 @@ from ._drift import (
     drift_plan,
     fisher_tail,
 )
+from ._effect import EffectTest, min_scores_to_hold
 from ._intervals import clopper_pearson, wilson
 from ._paired import PairedSignTest, PooledSign, difference_interval, runs_needed, sign_log_e
 from ._relation_test import (
@@ -80,11 +80,11 @@ __all__ = [
     "confirmation_settled",
     "curtailed_reject_probability",
     "difference_interval",
-    "min_scores_to_hold",
     "drift_p_value",
     "drift_plan",
     "fisher_tail",
     "max_share_at_least",
+    "min_scores_to_hold",
     "mixture_share_bounds",
     "pass_rate_rule",
     "round_bets",

@@ -21,6 +21,7 @@ _EXPORTS = {
     "blindness_from_keys": "._health", "check_dependence": "._health",
     "dependence_result": "._health",
     "DEFAULT_MAX_CALLS": "._meter", "PRESETS": "._presets", "InputEvidence": "._meter",
+    "TOLERANCE_PRESETS": "._presets", "resolve_tolerance": "._presets",
     "MeterResult": "._meter", "resolve_epsilon": "._meter", "run_meter": "._meter",
     "validate_meter_args": "._meter",
     "RunConfig": "._run", "RunResult": "._run", "arun": "._run", "measure": "._run",
@@ -30,6 +31,7 @@ _EXPORTS = {
 __all__ = [
     "DEFAULT_MAX_CALLS",
     "PRESETS",
+    "TOLERANCE_PRESETS",
     "BlindnessResult",
     "DependenceResult",
     "HealthCheck",
@@ -43,6 +45,7 @@ __all__ = [
     "dependence_result",
     "measure",
     "resolve_epsilon",
+    "resolve_tolerance",
     "run",
     "run_meter",
     "run_relations",
@@ -70,5 +73,5 @@ if TYPE_CHECKING:  # pragma: no cover
         run_meter,
         validate_meter_args,
     )
-    from ._presets import PRESETS
+    from ._presets import PRESETS, TOLERANCE_PRESETS, resolve_tolerance
     from ._run import RunConfig, RunResult, arun, measure, run, run_relations

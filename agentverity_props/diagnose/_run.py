@@ -448,7 +448,7 @@ def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
     import math
 
     from ..decide import min_scores_to_hold
-    from ..relations._pooled import SWEEP_MAX
+    from ..relations import SWEEP_MAX
 
     n_min = min_scores_to_hold(tolerance, DEFAULT_BETA)
     per_input = [sum(r.apply(t) != t for r in relations) for t in texts]

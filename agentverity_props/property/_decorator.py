@@ -63,6 +63,9 @@ if TYPE_CHECKING:
     from ..engine import Engine, Probe
 
 
+#: Draws a candidate may spend before the first confirmation (then the pooled effect decides).
+SCREEN_MAX_DRAWS = 40
+
 #: Hypothesis settings for agent-priced tests; a user's ``@settings`` overrides any of them.
 AGENT_SETTINGS_DEFAULTS: dict[str, Any] = {"max_examples": 25, "deadline": None}
 
@@ -85,6 +88,8 @@ class _Options:
     store_mode: str
     extractor: Any
     suppress_health_check: frozenset[HealthCheck]
+    tolerance: float = 0.1
+    holds_error: float = 0.05
 
 
 # ------------------------------------------------------------------------------- check
@@ -112,6 +117,9 @@ class AgentCheck:
         self._anchor_keys: dict[str, str] = {}
         self._calls_at: dict[tuple[object, ...], int] = {}
         self._dependence: str | None = None  # the check's warning, once it has run
+        #: every distinct (relation, source, follow-up) evaluated, by relation: the pooled
+        #: effect is decided over them once Hypothesis is done
+        self._seen: dict[tuple[str, ...], tuple[Relation, dict[Any, Any]]] = {}
 
     # -- public relation methods -----------------------------------------------------
 
@@ -166,7 +174,11 @@ class AgentCheck:
             self._cache[key] = self._evaluate(rel, src, fu)
             self._calls_at[key] = self._record.calls
         out = self._cache[key]
-        if out.status in (CandidateStatus.INCOMPLETE, CandidateStatus.UNDECIDED):
+        self._seen.setdefault(rel.decision_key(), (rel, {}))[1].setdefault(key, (src, fu, out))
+        if out.status == CandidateStatus.INCOMPLETE or (
+                out.status == CandidateStatus.UNDECIDED and self._record.confirmed):
+            # while shrinking, an undecided step must not read as a pass (the shrinker would
+            # lose it); before any confirmation it is just an example the pooled effect scores
             event(f"agentverity: candidate {out.status} ({out.note})")
             reject()
         if out.source is not None:
@@ -187,7 +199,7 @@ class AgentCheck:
             f"{c.get('follow_up_violations')}/{c.get('follow_up_draws')} follow-up draws "
             f"violate vs {c.get('source_violations')}/{c.get('source_draws')} source re-draws "
             f"(sequential e-value {c.get('e_violation', 0):.3g} >= 1/alpha_candidate = "
-            f"1/{rec.alpha_candidate:.3g}, alpha/{rec.max_candidates})"
+            f"1/{rec.alpha_candidate:.3g}, alpha/(2 x {rec.max_candidates}))"
             f"\n  source:    {source!r}\n  follow-up: {follow_up!r}"
             f"\n  reproduce: {ce.example_literal()}")
 
@@ -263,16 +275,25 @@ class AgentCheck:
         from ..relations import Candidate, RelationDecider
 
         out = RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)
+        # before any confirmation a candidate that shows nothing stops early (futility): the
+        # pooled effect over every example is what a pass rests on; while shrinking, every
+        # step is decided in full
+        screening = not self._record.confirmed
         decider = RelationDecider(self._engine, self._pool,
                                   alpha_candidate=self._record.alpha_candidate,
                                   beta=self._opts.beta, learner=self.learner,
-                                  may_test=self._may_test)
+                                  may_test=self._may_test, futility=screening,
+                                  max_draws=SCREEN_MAX_DRAWS if screening else None)
         await decider.decide([Candidate(rel, src, fu, out)])
         return out
 
     @property
     def epsilon(self) -> float:
         return self._opts.epsilon
+
+    def _seen_result(self, rel: Relation) -> Any:
+        from ..relations import RelationResult
+        return RelationResult(rel)
 
     def anchor_keys(self) -> list[str]:
         return list(self._anchor_keys.values())
@@ -306,6 +327,7 @@ def _literal_ok(value: Any) -> bool:
 
 def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
                    beta: float = 0.01, budget: int | None = 2000, layer: str = "verdict",
+                   tolerance: float | None = None, holds_error: float = 0.05,
                    max_candidates: int | None = None, max_workers: int = 4,
                    timeout_s: float | None = 60.0, store_path: str | None = None,
                    store_mode: str | None = None, extractor: Any = None,
@@ -329,6 +351,12 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
             remaining candidates are rejected and, without a confirmed violation, the test
             fails with :class:`~agentverity_props.errors.Inconclusive`.
         layer: ``verdict`` (default), ``text`` or ``tools``.
+        tolerance: the largest pooled effect (excess disagreement over the generated
+            examples) a pass allows; default 0.1 (the pytest option
+            ``--agentverity-tolerance`` when given). Above it the test fails, with the
+            pooled evidence; undecided at the budget, it is ``Inconclusive``.
+        holds_error: the largest probability that a pass is wrong (the effect is in fact at
+            least the tolerance).
         max_candidates: confirmations allowed (Bonferroni family size); default
             ``max_examples + 200`` for the shrinker.
         store_path / store_mode: record/replay store (the pytest plugin's
@@ -351,13 +379,18 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
         raise InvalidArgument(f"agent_property: budget={budget!r} must be >= 2 or None")
     if max_candidates is not None and max_candidates < 1:
         raise InvalidArgument("agent_property: max_candidates must be >= 1")
+    from ..diagnose import resolve_tolerance
+    tol = resolve_tolerance(tolerance, None)
+    if not (0.0 < holds_error < 0.5):
+        raise InvalidArgument(f"agent_property: holds_error={holds_error!r} must be in (0, 0.5)")
     adapter = as_adapter(agent)
     suppressed = HealthCheck.parse(suppress_health_check)
     base: dict[str, Any] = {
         "agent": adapter, "alpha": alpha, "beta": beta, "epsilon": epsilon, "budget": budget,
         "layer": layer, "max_workers": max_workers, "timeout_s": timeout_s,
         "store_path": store_path, "store_mode": store_mode,
-        "extractor": extractor or DEFAULT_EXTRACTOR, "suppress_health_check": suppressed}
+        "extractor": extractor or DEFAULT_EXTRACTOR, "suppress_health_check": suppressed,
+        "tolerance": tol, "holds_error": holds_error}
 
     def decorate(test: Callable[..., Any]) -> Callable[..., Any]:
         if not getattr(test, "is_hypothesis_test", False):
@@ -454,10 +487,13 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     budget = _plugin_option("budget") or base["budget"]
     alpha = _plugin_option("alpha") or base["alpha"]
     epsilon = _plugin_option("epsilon") or base["epsilon"]
+    if _plugin_option("tolerance"):
+        base = {**base, "tolerance": _plugin_option("tolerance")}
     m = max_candidates or (merged.max_examples + 200)
     name = f"{getattr(inner, '__module__', '?')}::{getattr(inner, '__qualname__', '?')}"
+    # half of alpha for the examples confirmed one by one, half for the pooled effects
     record = PropertyRecord(test=name, agent=base["agent"].identity, alpha=alpha,
-                            alpha_candidate=alpha / m, max_candidates=m,
+                            alpha_candidate=alpha / 2 / m, max_candidates=m,
                             seed=getattr(test, "_hypothesis_internal_use_seed", None),
                             store=store_path)
     cfg = EngineConfig(max_workers=base["max_workers"], timeout_s=base["timeout_s"],
@@ -520,7 +556,93 @@ def _contains_violation(exc: BaseException) -> bool:
     return any(_contains_violation(e) for e in getattr(exc, "exceptions", ()))
 
 
+def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, Any]) -> None:
+    """The pooled effect of every relation over the distinct examples the test generated
+    (the relation procedure of ``run``, at ``alpha / 2`` over the relations): a diffuse
+    violation fails the test, an undecided one (budget) is ``Inconclusive``."""
+    __tracebackhide__ = True  # pytest: the failure is the user's test
+    from ..decide import EffectTest
+    from ..relations import (
+        Candidate,
+        EffectJob,
+        PooledEffects,
+        prior_variance,
+        summarise,
+        two_sided,
+    )
+
+    rels = [(rel, seen) for rel, seen in check._seen.values() if seen]
+    if not rels:
+        return
+    jobs: list[Any] = []
+    probes: dict[str, Any] = {}
+    pair = None
+    if check.learner.noise_n:
+        u = check.learner.noise()
+        pair = 2 * u * (1 - u)
+    for rel, seen in rels:
+        cands = []
+        for src, fu, out in seen.values():
+            if out.status == CandidateStatus.INCOMPLETE:
+                continue
+            probes.setdefault(src.fp, src)
+            cands.append(Candidate(rel, src, fu, RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)))
+        if not cands:
+            continue
+        test = EffectTest(tolerance=base["tolerance"], alpha=record.alpha / 2 / len(rels),
+                          beta=base["holds_error"], sides=2 if two_sided(rel) else 1,
+                          prior_var=prior_variance(pair))
+        job = EffectJob(check._seen_result(rel), cands, test)
+        for c in cands:
+            job.by_input.setdefault(c.source.fp, []).append(c)
+        jobs.append(job)
+    if not jobs:
+        return
+    check._loop.run(PooledEffects(check._engine, check._pool, jobs, list(probes.values()),
+                                  seed=record.seed or 0).run())
+    led = check._engine.ledger
+    record.calls, record.replayed = led.calls, led.replayed
+    failing = None
+    for j in jobs:
+        st = summarise(j)
+        record.effects[j.result.relation.name] = st
+        if st["status"] == "violated" and failing is None:
+            failing = j
+    if failing is not None:
+        record.status = "failed"
+        rel, st = failing.result.relation, summarise(failing)
+        worst = sorted(failing.candidates, key=lambda c: -_example_excess(check, c))[:3]
+        shown = "".join(f"\n  example: {c.source.text!r} -> {c.follow_up.text!r}"
+                        for c in worst)
+        raise violation_class(rel.name)(
+            f"relation '{rel.name}' ({rel.rtype}) violated over the generated examples: "
+            f"effect {st['estimate']:+.3f}, bounds [{st['lower']:+.3f}, {st['upper']:+.3f}] "
+            f"above the tolerance {st['tolerance']:g} (excess disagreement over "
+            f"{len(failing.candidates)} examples; wrong with probability <= "
+            f"{st['alpha']:.3g}); the violation is diffuse, no single example was confirmed, "
+            f"so none is minimal — the examples most unlike their sources:{shown}")
+    undecided = [j for j in jobs if j.test.status == "undecided"]
+    if undecided:
+        record.status = "inconclusive"
+        names = ", ".join(j.result.relation.name for j in undecided)
+        raise Inconclusive(
+            f"the effect of {names} over the generated examples could not be bounded below "
+            f"the tolerance {base['tolerance']:g} ({undecided[0].note or 'undecided'}; "
+            f"{record.calls} calls) — raise budget= in @agent_property or "
+            "--agentverity-budget, or tolerance=")
+
+
+def _example_excess(check: AgentCheck, c: Any) -> float:
+    from ..relations import suspicion
+    layer = c.relation.layer
+    keys = [k for k in check._pool.get(c.source.fp).keys(layer) if k is not None]
+    fkeys = [k for k in check._pool.get(c.follow_up.fp).keys(layer) if k is not None]
+    return suspicion(c.relation, keys, fkeys)
+
+
 def _after_pass(record: PropertyRecord, check: AgentCheck, base: dict[str, Any]) -> None:
+    __tracebackhide__ = True  # pytest: the failure is the user's test
+    _pooled_effects(record, check, base)
     suppressed: frozenset[HealthCheck] = base["suppress_health_check"]
     if record.budget_exhausted:
         record.status = "inconclusive"

@@ -65,6 +65,8 @@ class PropertyRecord:
     first: Counterexample | None = None
     minimal: Counterexample | None = None
     warnings: list[str] = field(default_factory=list)
+    #: per relation: the pooled effect over the examples generated (estimate, bounds, status)
+    effects: dict[str, dict[str, Any]] = field(default_factory=dict)
     seed: Any = None
     store: str | None = None
     status: str = "passed"
@@ -87,7 +89,7 @@ class PropertyRecord:
             "minimal": self.minimal.to_dict() if self.minimal else None,
             "first": self.first.to_dict() if self.first else None,
             "reproduce": self.reproduce(),
-            "warnings": list(self.warnings),
+            "warnings": list(self.warnings), "effects": dict(self.effects),
             "privacy": "the minimal and first inputs are kept verbatim: the user's own test "
                        "fails on them",
         }

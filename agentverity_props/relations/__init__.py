@@ -13,11 +13,13 @@ candidate with :class:`RelationDecider`; the sequential tests behind it live in
 from ._builtins import BUILTIN_NAMES, builtin_perturbation, builtin_relations, select_builtins
 from ._model import OUTCOME_STATUSES, RTYPES, Relation, RelationOutcome, RelationResult, RType
 from ._pooled import (
+    SWEEP_MAX,
     EffectJob,
     PooledEffects,
     localise,
     prior_variance,
     summarise,
+    suspicion,
     two_sided,
 )
 from ._procedure import DEFAULT_BETA, Candidate, RelationDecider, reference
@@ -47,12 +49,13 @@ __all__ = [
     "POSITION_SPAN",
     "PUNCTUATION_KINDS",
     "RTYPES",
+    "SWEEP_MAX",
     "TYPO_KINDS",
     "WHITESPACE_KINDS",
     "Candidate",
     "EffectJob",
-    "PooledEffects",
     "Perturbation",
+    "PooledEffects",
     "RType",
     "Relation",
     "RelationDecider",
@@ -66,5 +69,6 @@ __all__ = [
     "reference",
     "select_builtins",
     "summarise",
+    "suspicion",
     "two_sided",
 ]

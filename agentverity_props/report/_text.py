@@ -90,12 +90,12 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
                   "NOT EXERCISED": "[yellow]NOT EXERCISED[/]",
                   "INCOMPLETE": "[red]INCOMPLETE[/]",
                   "UNDECIDED": "[yellow]UNDECIDED[/]"}[r["status"]]
-            e = r.get("effect") or {}
-            est = e.get("estimate")
+            e: dict[str, Any] = r.get("effect") or {}
+            eff_est = e.get("eff_estimate")
             bounds = (f"[{e['lower']:+.2f}, {e['upper']:+.2f}]"
-                      if est is not None and r["status"] != "NOT EXERCISED" else "–")
+                      if eff_est is not None and r["status"] != "NOT EXERCISED" else "–")
             t.add_row(esc(r["name"]), r["rtype"], r["layer"], st,
-                      f"{est:+.3f}" if est is not None and r["status"] != "NOT EXERCISED"
+                      f"{eff_est:+.3f}" if eff_est is not None and r["status"] != "NOT EXERCISED"
                       else "–", bounds, f"{e['tolerance']:g}" if e else "–",
                       str(r["exercised"]), str(r["calibrated_violations"]), str(r["draws"]))
         con.print(t)
