@@ -5,7 +5,7 @@ imported by the tests; see ``benchmarks/_smollm_gate.py`` for the set-up of the 
 virtual environment and for what the gate does. Run from the repository root with that
 environment's interpreter::
 
-    /work/llm/venv/bin/python benchmarks/real_llm.py              # 5 seeds, 27 prompts;
+    /work/llm/venv/bin/python benchmarks/real_llm.py              # 3 seeds, 27 prompts;
                                                                    # rewrites the `real-llm`
                                                                    # section of docs/benchmarks.md
     /work/llm/venv/bin/python benchmarks/real_llm.py --quick      # 1 seed, 9 prompts; prints,
@@ -36,6 +36,11 @@ without the model), wall-clock seconds and the exit code. ``--check`` exits 1 wh
 the clean gate reports any VIOLATED relation, or a run of the buggy one misses ``case`` or
 reports ``whitespace``/``normalisation`` VIOLATED, or a run is incomplete; UNDECIDED is
 reported, not failed.
+
+Cost: every call is a real forward pass (0.25 s on one idle core, 0.45-0.55 s measured on
+two shared cores). ``--quick`` (9 prompts, one seed, both gates) took 1,003 calls / 257 s
+(clean) and 2,538 calls / 619 s (bug) on two shared cores; the full benchmark has three times
+the prompts and three seeds: expect roughly 2-3 hours on two cores.
 """
 
 from __future__ import annotations
@@ -68,14 +73,12 @@ from _smollm_gate import (  # noqa: E402
 
 SECTION = "real-llm"
 DEFAULT_RELATIONS = ("case", "whitespace", "normalisation")
-DEFAULT_SEEDS = 5
+DEFAULT_SEEDS = 3
 VARIANTS = ("clean", "bug")
 #: --quick: 6 benign prompts and 3 harmful-sounding ones
 QUICK_PROMPTS = (*PROMPTS[:6], *PROMPTS[-3:])
 #: which relations hold by construction, per variant (the others are VIOLATED for real)
 VIOLATED_BY_DESIGN = {"clean": frozenset(), "bug": frozenset({"case"})}
-ABBREV = {"HOLDS": "HOLDS", "VIOLATED": "VIOLATED", "UNDECIDED": "UNDECIDED",
-          "INCOMPLETE": "INCOMPLETE", "NOT EXERCISED": "NOT EXERCISED"}
 
 
 def one_run(tok: Any, model: Any, prompts: tuple[str, ...], relations: list[str], *,

@@ -101,6 +101,11 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
                         suppress_health_check=suppress_health_check,
                         include_inputs=include_inputs)
     agent = load_agent_ref(agent_ref)
+    from ..diagnose import budget_note
+    from ..relations import builtin_relations
+    note = budget_note(inputs, builtin_relations() if rels is None else rels, config)
+    if note:
+        click.echo(f"note: {note}", err=True)
     result = execute_run(agent, inputs, rels, config, progress=progress)
     # the terminal is the user's own screen: name inputs by their text there; files keep
     # fingerprints unless --include-inputs

@@ -25,7 +25,7 @@ _EXPORTS = {
     "MeterResult": "._meter", "resolve_epsilon": "._meter", "run_meter": "._meter",
     "validate_meter_args": "._meter",
     "RunConfig": "._run", "RunResult": "._run", "arun": "._run", "measure": "._run",
-    "run": "._run", "run_relations": "._run",
+    "run": "._run", "run_relations": "._run", "budget_note": "._run",
 }
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "RunResult",
     "arun",
     "blindness_from_keys",
+    "budget_note",
     "check_dependence",
     "dependence_result",
     "measure",
@@ -74,4 +75,4 @@ if TYPE_CHECKING:  # pragma: no cover
         validate_meter_args,
     )
     from ._presets import PRESETS, TOLERANCE_PRESETS, resolve_tolerance
-    from ._run import RunConfig, RunResult, arun, measure, run, run_relations
+    from ._run import RunConfig, RunResult, arun, budget_note, measure, run, run_relations

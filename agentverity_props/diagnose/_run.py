@@ -263,21 +263,41 @@ class RunResult:
         if budget is not None and calls >= budget and (pending or not self.meter.complete):
             from ._meter import DEFAULT_MAX_CALLS
             meter_cap = self.config.max_meter_calls or DEFAULT_MAX_CALLS
-            # the pooled tests need about the same again per undecided relation; sure: every
-            # relation's score cap plus the meter's and the dependence check's
-            per = max(50, calls // max(1, len(self.relations)))
+            # likely: eight epochs per undecided relation (a 15%-noise agent needs about
+            # five), its follow-up and a share of the source draws; sure: every cap (the
+            # meter's, the blindness top-up, the dependence check, each relation's score cap
+            # in whole epochs, and the inputs tested one by one)
+            import math
+
+            from ..relations import MAX_SCORES, SWEEP_MAX, quota
+            width = min(len(self.inputs), SWEEP_MAX) or 1
+            rels = len(self.relations)
+            per = 8 * width * 2
             typical = int(calls + len(pending) * per) + 1
+            cands = sum(r.exercised for r in self.relations)
+            sure = (meter_cap + BLINDNESS_TOP_UP + DEPENDENCE_MAX_CALLS
+                    + math.ceil(MAX_SCORES / width) * width * (1 + rels)
+                    + quota(cands) * RUN_MAX_DRAWS)
+            typical = min(typical, sure)
             out.append(f"the call budget ({budget}) ran out with {len(pending)} relation(s) "
-                       f"undecided: --budget {typical} is likely to be enough (the meter alone "
-                       f"may spend {meter_cap}); add --store PATH to keep the calls made")
+                       f"undecided: --budget {typical} is likely to be enough and --budget "
+                       f"{sure} is sure to be; add --store PATH to keep the calls made")
         elif self.meter.call == "undecided" and self.meter.advice:
             out.append(self.meter.advice)
+        short = self.unreachable_holds()
+        if short and not any("--budget" in a for a in out):
+            out.append(short)
         undecided = [r for r in self.relations if r.status == RelationStatus.UNDECIDED]
         if undecided and not out:
             out.append(f"{len(undecided)} relation(s) stayed undecided: the agent is too noisy "
                        "to bound their effect within the score cap; raise --tolerance (a looser "
                        "claim) or --precision cheap, or accept the UNDECIDED status")
         return out
+
+    def unreachable_holds(self) -> str:
+        """The budget's verdict on HOLDS, stated before any call (see :func:`budget_note`)."""
+        return budget_note(list(self.inputs.values()), [r.relation for r in self.relations],
+                           self.config)
 
     @property
     def exit_code(self) -> Exit:
@@ -338,14 +358,6 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         if not isinstance(r, Relation):
             raise InvalidArgument(f"relations must be Relation objects, got {type(r).__name__}")
     suppressed = HealthCheck.parse(config.suppress_health_check)
-    if config.budget is not None and rels:
-        need = min_relation_calls(texts, rels, config.tol)
-        if need > config.budget:
-            raise InvalidArgument(
-                f"--budget {config.budget} cannot reach HOLDS on any relation at tolerance "
-                f"{config.tol:g}: bounding an effect below it takes at least {need} calls "
-                f"here, before the meter; raise --budget to {need + 100} or more, or "
-                "--tolerance")
     own_engine = engine is None
     eng = engine or Engine(agent, config.engine_config())
     try:
@@ -438,6 +450,19 @@ def run(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None 
     """
     from ..engine import run_sync
     return run_sync(arun(agent, inputs, relations, config=config, progress=progress))
+
+
+def budget_note(texts: Sequence[str], relations: Sequence[Relation], config: RunConfig) -> str:
+    """'' when the budget can reach HOLDS on the relations, else a sentence saying it cannot
+    (printed before the first call by the CLI, and kept in the result's advice)."""
+    if config.budget is None or not relations:
+        return ""
+    need = min_relation_calls(texts, relations, config.tol)
+    if need <= config.budget:
+        return ""
+    return (f"--budget {config.budget} cannot reach HOLDS on any relation at tolerance "
+            f"{config.tol:g}: bounding an effect below it takes at least {need} calls here "
+            f"besides the meter's; raise --budget (to {need + 100} or more) or --tolerance")
 
 
 def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],

@@ -13,11 +13,13 @@ candidate with :class:`RelationDecider`; the sequential tests behind it live in
 from ._builtins import BUILTIN_NAMES, builtin_perturbation, builtin_relations, select_builtins
 from ._model import OUTCOME_STATUSES, RTYPES, Relation, RelationOutcome, RelationResult, RType
 from ._pooled import (
+    MAX_SCORES,
     SWEEP_MAX,
     EffectJob,
     PooledEffects,
     localise,
     prior_variance,
+    quota,
     summarise,
     suspicion,
     two_sided,
@@ -66,6 +68,7 @@ __all__ = [
     "localise",
     "negation_sites",
     "prior_variance",
+    "quota",
     "reference",
     "select_builtins",
     "summarise",

@@ -173,7 +173,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for kind, (code, so, se) in done.items():
         assert code in (0, 1), f"{kind} producer exited {code}: {se[-2000:]} {so[-2000:]}"
         assert paths[kind].exists(), f"{kind} producer wrote no result: {se[-2000:]}"
-        version = 2 if kind in ("run", "bench", "compare") else 1
+        version = {"run": 3, "bench": 2, "compare": 2}.get(kind, 1)
         assert json.loads(paths[kind].read_text())["schema"] == \
             f"agentverity_props.{kind}/{version}"
     return paths
