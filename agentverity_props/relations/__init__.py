@@ -51,6 +51,7 @@ __all__ = [
     "POSITION_SPAN",
     "PUNCTUATION_KINDS",
     "RTYPES",
+    "MAX_SCORES",
     "SWEEP_MAX",
     "TYPO_KINDS",
     "WHITESPACE_KINDS",

@@ -132,7 +132,7 @@ def _keyed(shares: list[float], shout_share: float | None, seed: int):
     rng = np.random.default_rng(seed)
 
     def agent(prompt: str) -> str:
-        i = int(prompt.split()[-1])
+        i = int(prompt.rsplit(maxsplit=1)[-1])
         share = shares[i]
         if shout_share is not None and prompt.isupper():
             share = shout_share
