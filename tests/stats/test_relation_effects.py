@@ -165,4 +165,5 @@ def test_run_finds_a_coin_flip_bug_on_a_deterministic_gate() -> None:
                   config=RunConfig(seed=seed, max_workers=2))
         rel = res.relations[0]
         assert str(rel.status) == "VIOLATED", rel.statement()
-        assert rel.effect is not None and rel.effect["lower"] > 0.1
+        assert rel.effect is not None
+        assert rel.effect["lower"] > 0.1
