@@ -243,16 +243,15 @@ class RelationResult:
             if self.calibrated_violations:
                 return (f"{self.calibrated_violations} input(s) confirmed violating beyond the "
                         f"agent's noise (family-wise alpha); {rng}")
-            return (f"the effect exceeds the tolerance {tol:g}: {rng} (rejects effect <= "
-                    f"{tol:g}, wrong with probability <= {e.get('alpha', 0):.3g})")
+            return (f"{rng}: above the tolerance {tol:g} (rejects effect <= {tol:g}, error "
+                    f"<= {e.get('alpha', 0):.2g})")
         if st == RelationStatus.HOLDS:
-            small = " (an effect above 0 is shown, within the tolerance)" if e.get(
+            small = "; an effect above 0 is shown, within the tolerance" if e.get(
                 "shown_above_zero") else ""
-            return (f"the effect is below the tolerance {tol:g}: {rng}{small} (rejects effect "
-                    f">= {tol:g}, wrong with probability <= {e.get('beta', 0):.3g}); an "
-                    "effect below the tolerance, or confined to a few inputs, is not ruled out")
+            return (f"{rng}: below the tolerance {tol:g} (rejects effect >= {tol:g}, error <= "
+                    f"{e.get('beta', 0):.2g}){small}")
         if e.get("shown_above_zero"):
-            return (f"an effect above 0 is shown, not yet whether it exceeds {tol:g}: {rng}")
+            return f"{rng}: above 0, not yet known whether above the tolerance {tol:g}"
         return f"{rng}: neither below nor above the tolerance {tol:g} yet" + (
             f" ({e.get('note')})" if e.get("note") else "")
 

@@ -81,24 +81,27 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
                   "differ, mean over the inputs" + (f"; tolerance {tol:g}" if tol else "")
                   + ")")
         t = Table(show_edge=False, pad_edge=False, box=None)
-        for col in ("relation", "type", "layer", "status", "effect", "bounds", "tolerance",
-                    "exercised", "confirmed", "draws"):
-            t.add_column(col, justify="right" if col in ("effect", "tolerance", "exercised",
-                                                           "confirmed", "draws") else "left")
+        for col in ("relation", "layer", "status", "effect", "bounds", "inputs", "confirmed",
+                    "draws"):
+            t.add_column(col, no_wrap=True, justify="right" if col in (
+                "effect", "inputs", "confirmed", "draws") else "left")
         for r in rels:
             st = {"VIOLATED": "[red]VIOLATED[/]", "HOLDS": "[green]HOLDS[/]",
                   "NOT EXERCISED": "[yellow]NOT EXERCISED[/]",
                   "INCOMPLETE": "[red]INCOMPLETE[/]",
                   "UNDECIDED": "[yellow]UNDECIDED[/]"}[r["status"]]
             e: dict[str, Any] = r.get("effect") or {}
-            eff_est = e.get("eff_estimate")
+            eff_est = e.get("estimate")
             bounds = (f"[{e['lower']:+.2f}, {e['upper']:+.2f}]"
                       if eff_est is not None and r["status"] != "NOT EXERCISED" else "–")
-            t.add_row(esc(r["name"]), r["rtype"], r["layer"], st,
+            t.add_row(esc(r["name"]), r["layer"], st,
                       f"{eff_est:+.3f}" if eff_est is not None and r["status"] != "NOT EXERCISED"
-                      else "–", bounds, f"{e['tolerance']:g}" if e else "–",
+                      else "–", bounds,
                       str(r["exercised"]), str(r["calibrated_violations"]), str(r["draws"]))
         con.print(t)
+        con.print("  [dim]HOLDS rules out an effect at or above the tolerance over these inputs; "
+                  "not a smaller one, nor one confined to a few inputs (the most suspicious "
+                  "are tested one by one: ✗ lines)[/]")
         inputs = d.get("inputs") or {}
         for r in rels:
             if r.get("statement"):
