@@ -59,18 +59,15 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
     per_input.sort(key=lambda e: (-_int(e["flips"]), -_int(e["failures"])))
 
     relations, confirmed, marks = [], [], []
+    tolerance = _num(cfg.get("tolerance"))
     for r in d.get("relations") or []:
-        n = _int(r.get("exercised"))
-        raw, cal = _int(r.get("raw_violations")), _int(r.get("calibrated_violations"))
-        raw_ci, cal_ci = P.wilson(raw, n), P.wilson(cal, n)
+        eff = r.get("effect") if isinstance(r.get("effect"), dict) else {}
+        est, lo, hi = _num(eff.get("estimate")), _num(eff.get("lower")), _num(eff.get("upper"))
         relations.append({**r, "cls": _REL_CLASS.get(r.get("status"), "muted"),
-                          "raw_rate": raw / n if n else None, "raw_ci": raw_ci if n else None,
-                          "cal_rate": cal / n if n else None, "cal_ci": cal_ci if n else None})
-        if n:
-            name = str(r.get("name"))
-            marks.append(P.Interval(name, raw / n, *raw_ci, color=P.GREY, offset=-0.17))
-            marks.append(P.Interval(name, cal / n, *cal_ci, color=P.RED if cal else P.GREEN,
-                                    offset=0.17, marker="s"))
+                          "estimate": est, "lower": lo, "upper": hi})
+        if est is not None and r.get("status") != "NOT EXERCISED":
+            color = {"VIOLATED": P.RED, "HOLDS": P.GREEN}.get(str(r.get("status")), P.GREY)
+            marks.append(P.Interval(str(r.get("name")), est, lo, hi, color=color))
         for o in r.get("outcomes") or []:
             if o.get("status") != "confirmed":
                 continue
@@ -94,11 +91,13 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
                               title="verdict distribution (blindness sample)",
                               xlabel="share of sampled verdicts"),
         "relations": P.intervals_svg(
-            marks, title="relation violation rates with 95% Wilson intervals",
-            xlabel="violations / exercised inputs",
-            xlim=(0.0, min(1.0, max([*highs, 0.05]) * 1.08)),
-            legend=[("o", P.GREY, "raw (screen flips)"),
-                    ("s", P.RED, "calibrated (beyond noise)")]),
+            marks, title="relation effects with their confidence bounds",
+            xlabel="effect: excess share of verdicts the transform changes",
+            xlim=(min([x.low for x in marks if x.low is not None] + [-0.05]) * 1.08,
+                  min(1.0, max([*highs, (tolerance or 0.1)]) * 1.15)),
+            vlines=[(tolerance, P.RED, f"tolerance {tolerance:g}")] if tolerance else [],
+            legend=[("o", P.GREEN, "HOLDS"), ("o", P.RED, "VIOLATED"),
+                    ("o", P.GREY, "undecided")]),
     }
     calls = d.get("calls") or {}
     ledger = d.get("ledger") or {}

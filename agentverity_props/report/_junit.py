@@ -44,18 +44,22 @@ def render_junit(result: dict[str, Any]) -> str:
         _case(suite, "blindness", "diagnostics", out=f"blindness {b['status']}")
     for r in result["relations"]:
         name = f"relation {r['name']}"
+        said = r.get("statement") or ""
         if r["status"] == "VIOLATED":
-            _case(suite, name, "relations", failure=(
+            _case(suite, name, "relations", failure=said or (
                 f"{r['calibrated_violations']} calibrated violation(s) of {r['exercised']} "
                 f"exercised inputs ({r['raw_violations']} raw)"))
         elif r["status"] == "NOT EXERCISED":
-            _case(suite, name, "relations", skipped="NOT EXERCISED: the transform left every "
-                  "input unchanged")
+            _case(suite, name, "relations", skipped="NOT EXERCISED: " + (
+                r.get("unexercised") or "the transform left every input unchanged"))
         elif r["status"] == "INCOMPLETE":
-            _case(suite, name, "relations", error=f"{r['incomplete']} input(s) lack evidence")
+            _case(suite, name, "relations", error=f"INCOMPLETE: {said}" if said else
+                  f"{r['incomplete']} input(s) lack evidence")
+        elif r["status"] == "UNDECIDED":
+            _case(suite, name, "relations", error=f"UNDECIDED: {said}")
         else:
-            _case(suite, name, "relations", out=(f"holds on {r['exercised']} inputs; "
-                                                 f"{r['raw_violations']} raw flips within noise"))
+            _case(suite, name, "relations", out=f"HOLDS: {said}" if said else
+                  f"holds on {r['exercised']} inputs; {r['raw_violations']} raw flips")
     cases = suite.findall("testcase")
     suite.set("tests", str(len(cases)))
     suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
