@@ -38,6 +38,8 @@ Dependent draws
 
 from __future__ import annotations
 
+import asyncio
+
 import enum
 import math
 from collections import Counter
@@ -280,26 +282,47 @@ def dependence_targets(probes: Sequence[Probe], pool: EvidencePool, layer: str,
 async def check_dependence(engine: Engine, targets: Sequence[Probe], pool: EvidencePool,
                            test: DependenceTest, *, layer: str, blocks: int,
                            block_size: int = BLOCK_SIZE,
-                           progress: Callable[[int], None] | None = None) -> int:
+                           progress: Callable[[int], None] | None = None,
+                           parallel: int = 1) -> int:
     """Feed ``test`` up to ``blocks`` blocks of ``block_size`` back-to-back draws, cycling
-    over ``targets``; stops when it fires, the budget ends or a draw is stopped. Draws are
-    made one at a time (no other call of this engine in between) and kept in ``pool``.
-    Returns the calls made."""
+    over ``targets``; stops when it fires, the budget ends or a draw is stopped. Within a
+    block the draws of its input are made one after another (never two of that input at
+    once); up to ``parallel`` blocks, each on a different input, run at the same time, and
+    they feed ``test`` in block order, so the test is the same whatever the timing. Draws
+    are kept in ``pool``. Returns the calls made."""
     made = 0
-    for b in range(blocks):
-        if not targets or test.fired or engine.stopping or not engine.can_afford(block_size):
+    b = 0
+    while b < blocks:
+        if not targets or test.fired or engine.stopping:
             break
-        probe = targets[b % len(targets)]
-        labels = []
-        for idx in engine.allocate(probe, block_size):
-            try:
-                obs = await engine.draw(probe, idx)
-            except DrawStopped:
+        width = max(1, min(parallel, blocks - b, len(targets)))
+        while width and not engine.can_afford(width * block_size):
+            width -= 1
+        if not width:
+            break
+        wave = [(targets[(b + i) % len(targets)], engine.allocate(targets[(b + i) % len(targets)],
+                                                                  block_size))
+                for i in range(width)]
+
+        async def one(probe: Probe, idxs: list[int]) -> list[str] | None:
+            nonlocal made
+            labels = []
+            for idx in idxs:
+                try:
+                    obs = await engine.draw(probe, idx)
+                except DrawStopped:
+                    return None
+                made += 1
+                pool.add(probe.fp, idx, obs)
+                labels.append(block_label(obs, layer))
+                if progress is not None:
+                    progress(1)
+            return labels
+
+        got = await asyncio.gather(*(one(p, idxs) for p, idxs in wave))
+        for labels in got:
+            if labels is None:
                 return made
-            made += 1
-            pool.add(probe.fp, idx, obs)
-            labels.append(block_label(obs, layer))
-            if progress is not None:
-                progress(1)
-        test.update(labels)
+            test.update(labels)
+        b += width
     return made

@@ -389,7 +389,8 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                     break
                 c_dep += await check_dependence(
                     eng, dependence_targets(probes, pool, config.layer, dep_rng), pool, dep,
-                    layer=config.layer, blocks=DEPENDENCE_BLOCKS, progress=tick("dependence"))
+                    layer=config.layer, blocks=DEPENDENCE_BLOCKS, progress=tick("dependence"),
+                    parallel=config.max_workers)
         stop = meter.stop_reason if meter.stop_reason == StopReason.INTERRUPTED else ""
         rel_results: list[RelationResult] = []
         c0 = eng.ledger.calls
@@ -407,14 +408,19 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
             # a violation or a 'deterministic' call is about to be reported: look once more,
             # on the inputs behind it (every block stays a valid step of the same test)
             # (relations leave many more draws per input: the targets are better known)
+            # only where the answer can change a printed decision: a violation (a cache or
+            # replicas make false ones), a 'deterministic' call or a blind set (a cache makes
+            # an agent look decided); a run whose relations all HOLD on a stochastic agent is
+            # not looked at again
             targets = _confirmed_inputs(rel_results, probes)
-            if meter.call == "verdict-deterministic" or blind.status == "blind" or \
-                    any(r.exercised for r in rel_results):
+            violated = any(r.status == RelationStatus.VIOLATED for r in rel_results)
+            if meter.call == "verdict-deterministic" or blind.status == "blind" or violated:
                 targets += dependence_targets(probes, pool, config.layer, dep_rng)
             if targets:
                 c_dep += await check_dependence(eng, targets, pool, dep, layer=config.layer,
                                                 blocks=DEPENDENCE_TOP_UP,
-                                                progress=tick("dependence"))
+                                                progress=tick("dependence"),
+                                                parallel=config.max_workers)
         if eng.stopping:
             stop = eng.stop_cause or StopReason.INTERRUPTED
         ledger = eng.ledger.to_dict()

@@ -24,9 +24,9 @@ conditional mean zero or less, exactly, whatever the earlier draws were. The eff
 larger of the two means; forward plus reverse is ``||p - q||^2``, so the effect is zero only
 when the two verdict distributions are equal.
 
-**Epochs.** Rounds are made in epochs: the first visits every input once, later ones every
-input again (up to ``SWEEP_MAX`` inputs) or a uniform sample of ``SWEEP_MAX`` inputs with
-replacement, so the cost of the pooled test does not grow with the probe set. Scores are
+**Epochs.** Rounds are made in epochs: the first visits every input once, later ones a uniform
+sample with replacement of a quarter of ``min(inputs, SWEEP_MAX)`` inputs, so the cost of the
+pooled test does not grow with the probe set and a decided relation stops soon after. Scores are
 computed against the draws made before the epoch (frozen), so the scores of one epoch are
 independent given that past, which is what :class:`~agentverity_props.decide.EffectTest`
 needs. A relation stops when its effect is decided; the others go on.
@@ -57,8 +57,10 @@ if TYPE_CHECKING:
     from ..engine import Engine, EvidencePool, Probe
     from ..observation import Observation
 
-#: Inputs one epoch visits at most (larger probe sets are sampled with replacement).
+#: After the first epoch (every input once), an epoch is a uniform sample with replacement
+#: of a quarter of ``min(inputs, SWEEP_MAX)`` inputs, at least ``MIN_EPOCH``.
 SWEEP_MAX = 64
+MIN_EPOCH = 8
 #: Scores a relation's pooled test may use before it is undecided.
 MAX_SCORES = 1500
 #: The smallest suspicion (a share of verdicts) that admits an input to its own test.
@@ -182,11 +184,14 @@ class PooledEffects:
         return all(any(k is not None for k in ev.keys(layer)) for layer in layers)
 
     def _epoch_inputs(self) -> list[Probe]:
-        if self.epochs == 0 or len(self.inputs) <= SWEEP_MAX:
+        if self.epochs == 0:
             order = list(self.inputs)
             self.rng.shuffle(order)
             return order
-        return [self.inputs[self.rng.randrange(len(self.inputs))] for _ in range(SWEEP_MAX)]
+        # later epochs: a uniform sample with replacement, a quarter of a sweep, so that a
+        # decided relation stops within a few inputs of its decision
+        n = max(MIN_EPOCH, math.ceil(min(len(self.inputs), SWEEP_MAX) / 4))
+        return [self.inputs[self.rng.randrange(len(self.inputs))] for _ in range(n)]
 
     async def _epoch(self, live: list[EffectJob]) -> bool:
         """One epoch for the live jobs; False when it could not be made (budget, stop)."""
