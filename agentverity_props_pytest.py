@@ -127,15 +127,21 @@ def pytest_runtest_makereport(item: Any, call: Any) -> Any:
         report.user_properties.append(("agentverity_calls", rec.calls))
         report.user_properties.append(("agentverity_status", rec.status))
         if rec.minimal is not None:
-            report.sections.append(("agentverity-props minimal counterexample",
+            report.sections.append(("agentverity-props " + (
+                "smallest counterexample found" if rec.budget_exhausted
+                else "minimal counterexample"),
                                     _format_counterexample(rec)))
 
 
 def _format_counterexample(rec: Any) -> str:
     m, f = rec.minimal, rec.first
-    lines = [f"relation {m.relation!r} ({m.rtype}) — {rec.test}",
-             f"  minimal source:    {m.source!r}",
-             f"  minimal follow-up: {m.follow_up!r}",
+    # a shrink the budget cut short found a smaller failing input, not the minimal one
+    word = "smallest" if rec.budget_exhausted else "minimal"
+    lines = [f"relation {m.relation!r} ({m.rtype}) — {rec.test}"
+             + (" — shrinking cut short by the budget: not known to be minimal"
+                if rec.budget_exhausted else ""),
+             f"  {word} source:    {m.source!r}",
+             f"  {word} follow-up: {m.follow_up!r}",
              f"  verdicts: source {m.source_value!r} -> follow-up {m.follow_up_value!r}"]
     c = m.confirmation
     if c:

@@ -39,7 +39,6 @@ Dependent draws
 from __future__ import annotations
 
 import asyncio
-
 import enum
 import math
 from collections import Counter

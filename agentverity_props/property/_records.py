@@ -87,6 +87,7 @@ class PropertyRecord:
             "raw_violations": self.raw_violations, "confirmed": self.confirmed,
             "undecided": self.undecided, "budget_exhausted": self.budget_exhausted,
             "minimal": self.minimal.to_dict() if self.minimal else None,
+            "shrink_complete": not self.budget_exhausted,
             "first": self.first.to_dict() if self.first else None,
             "reproduce": self.reproduce(),
             "warnings": list(self.warnings), "effects": dict(self.effects),

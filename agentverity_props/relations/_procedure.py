@@ -305,9 +305,19 @@ class RelationDecider:
         if decision is not None:
             status = {"violation": CandidateStatus.CONFIRMED,
                       "pass": CandidateStatus.PASS}.get(decision.call, CandidateStatus.UNDECIDED)
+            why = str(decision.detail.get("why", "")) if decision.detail else ""
             self._finish(c, status, "" if status != CandidateStatus.UNDECIDED else
-                         "neither e-process crossed its threshold within "
-                         f"{test.max_draws} draws")
+                         (why if why.startswith("futile") else
+                          "neither e-process crossed its threshold within "
+                          f"{test.max_draws} draws"))
+            if status == CandidateStatus.CONFIRMED:
+                # the verdicts shown beside a confirmation: the source's modal verdict and the
+                # follow-up's (not the screen's draw, which may have been noise)
+                fkeys = [k for k in self.pool.get(c.follow_up.fp).keys(rel.layer)
+                         if k is not None]
+                if fkeys:
+                    out.follow_up = max(set(fkeys), key=lambda k: (fkeys.count(k),
+                                                                    -fkeys.index(k)))
 
     def _finish(self, c: Candidate, status: CandidateStatus, note: str) -> None:
         out, test = c.outcome, c.test
