@@ -208,6 +208,62 @@ def tally(sc: Scenario, rows: list[dict[str, object]]) -> dict[str, float]:
     return {k: v / n for k, v in out.items()}
 
 
+PROPERTY_SCENARIOS = [
+    ("deterministic gate, upper case -> coin flip", deterministic_coin_flip, "fails >= 99%"),
+    ("15% noise, upper case +0.3 flip rate", noisy_partial, "fails >= 95%"),
+    ("15% noise, nothing violated", noisy_clean, "passes, never Inconclusive"),
+    ("LLM-like: modal shares 0.4-0.97", llm_like, "passes, never Inconclusive"),
+]
+
+
+def property_one(make: Callable[[list[str], int], Keyed], seed: int) -> tuple[str, int]:
+    """One ``@agent_property`` test (case invariance over 30 prompts, the defaults): its
+    outcome (failed / passed / inconclusive / error) and its calls."""
+    from hypothesis import given, settings
+    from hypothesis import seed as hseed
+    from hypothesis import strategies as st
+
+    from agentverity_props import agent_property
+    from agentverity_props.errors import Inconclusive, PropertyViolation
+    from agentverity_props.property._records import RECORDS
+
+    ps = prompts(30, seed)
+    agent = make(ps, seed)
+
+    @agent_property(agent=from_callable(agent, identity=f"prop-{seed}"))
+    @hseed(seed)
+    @settings(database=None)
+    @given(prompt=st.sampled_from(ps))
+    def test_case(check: object, prompt: str) -> None:
+        check.invariant(prompt, prompt.upper(), name="case")  # type: ignore[attr-defined]
+
+    try:
+        test_case()
+        out = "passed"
+    except PropertyViolation:
+        out = "failed"
+    except Inconclusive:
+        out = "inconclusive"
+    except BaseException as exc:  # a benchmark row, never a crash
+        out = "failed" if "Violation" in type(exc).__name__ else f"error {type(exc).__name__}"
+    return out, RECORDS[-1].calls if RECORDS else 0
+
+
+def property_table(seeds: int) -> list[str]:
+    lines = ["| `@agent_property` (case invariance, 30 prompts, defaults) | fails | passes | "
+             "Inconclusive | mean calls | goal |", "|---|---|---|---|---|---|"]
+    for name, make, goal in PROPERTY_SCENARIOS:
+        rows = [property_one(make, s) for s in range(seeds)]
+        n = len(rows)
+        f = sum(r[0] == "failed" for r in rows) / n
+        p = sum(r[0] == "passed" for r in rows) / n
+        i = sum(r[0] == "inconclusive" for r in rows) / n
+        calls = sum(r[1] for r in rows) / n
+        lines.append(f"| {name} | {f:.0%} | {p:.0%} | {i:.0%} | {calls:,.0f} | {goal} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=20)
@@ -234,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"{sum(calls) / len(calls):,.0f} | {max(calls):,} | "
                      f"{sum(secs) / len(secs):.1f}{extra} | {sc.goal} |")
         print(lines[-1], flush=True)
-    body = "\n".join(lines) + (
+    plines = [] if args.only else property_table(args.seeds)
+    body = "\n".join(lines) + ("\n\n" + "\n".join(plines) if plines else "") + (
         f"\n\n*{args.seeds} seeds per row (latency row: {max(2, args.seeds // 5)}), defaults "
         "(tolerance 0.1, alpha 0.05, HOLDS error 0.05): "
         f"`python benchmarks/relation_effects.py --seeds {args.seeds} --write`.*")

@@ -187,6 +187,7 @@ class CandidateTest:
         self.screened = False
         self.last_follow_up_violates: bool | None = None
         self.decision: Decision | None = None
+        self._trail: list[tuple[int, float, float]] = []  # (draws, log e_v, log e_p)
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -302,20 +303,28 @@ class CandidateTest:
                                       f"e-process would cross within {self.max_draws} draws"})
 
     def _futile(self) -> bool:
-        """Whether neither process, at its average pace so far, would reach its threshold
-        within the draws left (checked from ``FUTILITY_AFTER`` draws on). Stopping early only
-        ever turns a candidate undecided, so it costs no error rate, only calls saved."""
+        """Whether neither process, at its pace so far, would reach its threshold within the
+        draws left (checked from ``FUTILITY_AFTER`` draws on). The pace is the better of the
+        average since the start and over the last ``FUTILITY_AFTER`` draws: a candidate whose
+        reference settled late (a 65/35 input first seen on its minority verdict) lost wealth
+        before it and gains fast after. Stopping early only ever turns a candidate undecided,
+        so it costs no error rate, only calls saved."""
         n = self.draws
+        self._trail.append((n, math.log(max(self.e_violation, 1e-300)),
+                            math.log(max(self.e_pass, 1e-300))))
         if not self.futility or n < FUTILITY_AFTER:
             return False
         left = self.max_draws - n
+        past = next((t for t in self._trail if t[0] >= n - FUTILITY_AFTER), self._trail[0])
 
-        def needed(e: float, threshold: float) -> float:
-            pace = math.log(max(e, 1e-300)) / n
-            return math.inf if pace <= 0 else (math.log(threshold) - math.log(e)) / pace
+        def needed(log_e: float, log_then: float, threshold: float) -> float:
+            recent = (log_e - log_then) / max(1, n - past[0])
+            pace = max(log_e / n, recent)
+            return math.inf if pace <= 0 else (math.log(threshold) - log_e) / pace
 
-        return min(needed(self.e_violation, 1.0 / self.alpha),
-                   needed(self.e_pass, 1.0 / self.beta)) > FUTILITY_SLACK * left
+        _, lv, lp = self._trail[-1]
+        return min(needed(lv, past[1], 1.0 / self.alpha),
+                   needed(lp, past[2], 1.0 / self.beta)) > FUTILITY_SLACK * left
 
     def state(self) -> dict[str, Any]:
         return {"test": "two e-processes: violation (H0: v <= u) and pass (H1: v >= v1)",

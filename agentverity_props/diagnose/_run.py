@@ -60,6 +60,8 @@ SCHEMA = "agentverity_props.run/3"
 #: the agent is close to a coin flip cannot be decided at the family's alpha in any sensible
 #: number of calls, and ``run`` says so instead of spending the budget there.
 RUN_MAX_DRAWS = 120
+#: Rounds an input tested on its own may take (a source and a follow-up draw each).
+RUN_MAX_ROUNDS = RUN_MAX_DRAWS // 2
 BLINDNESS_TOP_UP = 64
 #: Blocks of back-to-back draws the dependence check spends after the meter (twice that when
 #: the first ones lean towards dependence), and again after the relations, or before a blind
@@ -561,7 +563,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     input are independent given the input. The meter's pairs size the first bets and are the
     first source draws.
     """
-    from ..decide import EffectTest, EvidenceLearner
+    from ..decide import EffectTest
     from ..engine import Probe
     from ..relations import EffectJob, PooledEffects, localise, prior_variance
 
@@ -594,18 +596,10 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     await PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress).run()
     for j in jobs:
         j.result.unexercised = j.unexercised
-    learners: dict[str, EvidenceLearner] = {}
-    for j in jobs:
-        layer = j.result.relation.layer
-        if layer not in learners:
-            learners[layer] = EvidenceLearner()
-            if layer == "verdict" and meter is not None and meter.pairs:
-                # a disagreeing pair has one draw off the input's modal verdict (about)
-                learners[layer].observe_noise(meter.disagreements, 2 * meter.pairs)
     live = [j for j in jobs if not j.result.unexercised]
     if live and not eng.stopping:
-        await localise(eng, pool, live, alpha=alpha / 2, beta=beta, learners=learners,
-                       max_draws=RUN_MAX_DRAWS, seed=seed, progress=progress)
+        await localise(eng, pool, live, alpha=alpha / 2, max_rounds=RUN_MAX_ROUNDS, seed=seed,
+                       progress=progress)
     for j in jobs:
         j.result.effect = summarise(j)
         for c in j.candidates:

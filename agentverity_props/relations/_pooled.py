@@ -50,10 +50,9 @@ from .._internal.outcome import CandidateStatus
 from ..decide import EffectTest
 from ..errors import DrawStopped
 from ._model import Relation, RelationResult
-from ._procedure import Candidate, RelationDecider, reference
+from ._procedure import Candidate, reference
 
 if TYPE_CHECKING:
-    from ..decide import EvidenceLearner
     from ..engine import Engine, EvidencePool, Probe
     from ..observation import Observation
 
@@ -64,7 +63,7 @@ MIN_EPOCH = 8
 #: Scores a relation's pooled test may use before it is undecided.
 MAX_SCORES = 1500
 #: The smallest suspicion (a share of verdicts) that admits an input to its own test.
-ADMIT_SUSPICION = 0.5
+ADMIT_SUSPICION = 0.25
 #: Inputs admitted to their own test at least (more on larger probe sets: a share of them).
 MIN_ADMITTED = 16
 ADMITTED_SHARE = 0.05
@@ -339,31 +338,159 @@ def quota(n_candidates: int) -> int:
     return max(MIN_ADMITTED, math.ceil(ADMITTED_SHARE * n_candidates))
 
 
+class LocalTest:
+    """One input's own test of a relation: a betting e-process on each score side against
+    "mean score <= 0" (the relation holds on this input), with no reference verdict to get
+    wrong. Every round's scores have conditional mean <= 0 given all earlier draws when the
+    relation holds, so each process is a nonnegative supermartingale (Ville): confirmed at
+    ``e >= sides / alpha`` with probability at most ``alpha``."""
+
+    def __init__(self, alpha: float, sides: int) -> None:
+        self.alpha, self.sides = alpha, sides
+        self.log_e = [0.0] * sides
+        self.n = [0] * sides
+        self.sum = [0.0] * sides
+        self.sumsq = [0.0] * sides
+        self.trail: list[float] = []
+
+    def bet(self, side: int) -> float:
+        n = self.n[side]
+        mean = self.sum[side] / (n + 2.0)
+        var = max((self.sumsq[side] + 2.0 * 0.25) / (n + 2.0) - mean * mean, 1e-3)
+        return min(max(0.8 * mean / (var + mean * mean), 0.0), 0.95) if mean > 0 else 0.05
+
+    def feed(self, side: int, z: float) -> None:
+        lam = self.bet(side)
+        self.log_e[side] += math.log1p(lam * z)
+        self.n[side] += 1
+        self.sum[side] += z
+        self.sumsq[side] += z * z
+
+    @property
+    def e_value(self) -> float:
+        return math.exp(max(self.log_e))
+
+    @property
+    def confirmed(self) -> bool:
+        return max(self.log_e) >= math.log(self.sides / self.alpha) - 1e-12
+
+    def futile(self, rounds: int, max_rounds: int) -> bool:
+        """Neither side would cross within the rounds left at its better pace (the average,
+        or the last ``FUTILE_WINDOW`` rounds): the candidate stops undecided (no error spent)."""
+        best = max(self.log_e)
+        self.trail.append(best)
+        if rounds < FUTILE_AFTER:
+            return False
+        then = self.trail[max(0, len(self.trail) - 1 - FUTILE_WINDOW)]
+        pace = max(best / rounds, (best - then) / min(FUTILE_WINDOW, rounds))
+        need = math.log(self.sides / self.alpha) - best
+        return pace <= 0 or need / pace > 2.0 * (max_rounds - rounds)
+
+
+#: Rounds before a local test may stop as futile, and the window of its recent pace.
+FUTILE_AFTER = 8
+FUTILE_WINDOW = 8
+
+
 async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
-                   alpha: float, beta: float, learners: dict[str, EvidenceLearner],
-                   max_draws: int, seed: int = 0,
+                   alpha: float, max_rounds: int = 60, seed: int = 0,
                    progress: Callable[[int], None] | None = None) -> int:
-    """Test the most suspicious candidates one by one, each at ``alpha / quota``; the rest
-    end ``clean`` (scored in the pooled rounds, not tested on their own). Returns the
-    family size."""
+    """Test the most suspicious candidates one by one, each at ``alpha / quota`` (a
+    :class:`LocalTest` on the same scores as the pooled test, against every earlier draw of
+    the input and of its follow-up); the rest end ``clean`` (scored in the pooled rounds, not
+    tested on their own). Rounds of every admitted candidate run together, one fresh source
+    draw per input shared by its candidates. Returns the family size."""
     n = sum(len(j.candidates) for j in jobs)
     m = quota(n)
-    chosen = admitted(jobs, pool)[:m]
-    picked = {id(c) for _, c in chosen}
+    chosen = [c for _, c in admitted(jobs, pool)[:m]]
+    picked = {id(c) for c in chosen}
     for j in jobs:
         for c in j.candidates:
             if id(c) not in picked and c.outcome.status == CandidateStatus.PENDING:
                 c.outcome.status = CandidateStatus.CLEAN
                 c.outcome.source = reference(pool, c.source.fp, j.result.relation.layer)
-    by_layer: dict[str, list[Candidate]] = {}
-    for _, c in chosen:
-        by_layer.setdefault(c.relation.layer, []).append(c)
-    for layer, cands in by_layer.items():
-        decider = RelationDecider(engine, pool, alpha_candidate=alpha / m, beta=beta,
-                                  learner=learners[layer], max_draws=max_draws,
-                                  futility=True, seed=seed, progress=progress)
-        await decider.decide(cands)
+    tests = {id(c): LocalTest(alpha / m, 2 if two_sided(c.relation) else 1) for c in chosen}
+    live = list(chosen)
+    helper = PooledEffects(engine, pool, [], [], seed=seed)
+    rounds = 0
+    while live and not engine.stopping:
+        rounds += 1
+        plan: list[tuple[Probe, int]] = []
+        s_idx: dict[str, int] = {}
+        f_idx: dict[int, int] = {}
+        for c in live:
+            if c.source.fp not in s_idx:
+                s_idx[c.source.fp] = engine.allocate(c.source, 1)[0]
+                plan.append((c.source, s_idx[c.source.fp]))
+            f_idx[id(c)] = engine.allocate(c.follow_up, 1)[0]
+            plan.append((c.follow_up, f_idx[id(c)]))
+        if not engine.can_afford(len(plan)):
+            for c in live:
+                _end(c, CandidateStatus.INCOMPLETE, "draws not made (budget or interrupt)",
+                     tests[id(c)], pool, rounds - 1)
+            return m
+        frozen = {}
+        for c in live:
+            layer = c.relation.layer
+            frozen[(c.source.fp, layer)] = _usable(pool, c.source.fp, layer)
+            frozen[(c.follow_up.fp, layer)] = _usable(pool, c.follow_up.fp, layer)
+        got = await helper._draw_all(plan, shuffle=True)
+        if progress is not None:
+            progress(len(plan))
+        still = []
+        for c in live:
+            rel, t, layer = c.relation, tests[id(c)], c.relation.layer
+            s_obs = got.get((c.source.fp, s_idx[c.source.fp]))
+            f_obs = got.get((c.follow_up.fp, f_idx[id(c)]))
+            c.outcome.draws += (s_obs is not None) + (f_obs is not None)
+            s_key = None if s_obs is None else s_obs.key(layer)
+            f_key = None if f_obs is None else f_obs.key(layer)
+            if s_key is None or f_key is None:
+                _end(c, CandidateStatus.INCOMPLETE,
+                     _missing(s_obs if s_key is None else f_obs,
+                              "source" if s_key is None else "follow-up"), t, pool, rounds)
+                continue
+            past, past_f = frozen[(c.source.fp, layer)], frozen[(c.follow_up.fp, layer)]
+            if past:
+                t.feed(0, forward_score(rel, past, f_key, s_key))
+            if t.sides == 2 and past_f:
+                t.feed(1, reverse_score(past_f, f_key, s_key))
+            if t.confirmed:
+                _end(c, CandidateStatus.CONFIRMED, "", t, pool, rounds)
+            elif rounds >= max_rounds:
+                _end(c, CandidateStatus.UNDECIDED, f"not confirmed within {max_rounds} rounds",
+                     t, pool, rounds)
+            elif t.futile(rounds, max_rounds):
+                _end(c, CandidateStatus.UNDECIDED, "futile: at its pace so far the test would "
+                     f"not confirm within {max_rounds} rounds", t, pool, rounds)
+            else:
+                still.append(c)
+        live = still
+    for c in live:
+        _end(c, CandidateStatus.INCOMPLETE, "draws not made (interrupt)", tests[id(c)], pool,
+             rounds)
     return m
+
+
+def _end(c: Candidate, status: CandidateStatus, note: str, t: LocalTest, pool: EvidencePool,
+         rounds: int) -> None:
+    out, rel = c.outcome, c.relation
+    layer = rel.layer
+    src, fus = _usable(pool, c.source.fp, layer), _usable(pool, c.follow_up.fp, layer)
+    ref = reference_of(src) if src else None
+    out.status, out.note = status, note
+    out.source = ref
+    if fus:
+        out.follow_up = reference_of(fus)
+    out.decision = {
+        "test": "betting e-process on the input's own scores (H0: mean score <= 0)",
+        "call": str(status), "alpha": t.alpha, "e_violation": t.e_value, "rounds": rounds,
+        "p_value": min(1.0, 1.0 / t.e_value) if t.e_value > 0 else 1.0,
+        "side_means": [t.sum[i] / t.n[i] if t.n[i] else None for i in range(t.sides)],
+        "follow_up_violations": sum(not rel.holds(ref, f) for f in fus) if ref else 0,
+        "follow_up_draws": len(fus),
+        "source_violations": sum(rel.baseline_violates(ref, x) for x in src) if ref else 0,
+        "source_draws": len(src)}
 
 
 def prior_variance(pair_disagreement: float | None) -> float:
