@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(rows, relations, prompts, prof, seconds=time.perf_counter() - t0)
     print()
     print(text)
-    full = (not args.quick and seeds == DEFAULT_SEEDS and args.budget is None
+    full = (not args.quick and seeds >= 1 and args.budget is None
             and relations == list(DEFAULT_RELATIONS) and variants == list(VARIANTS))
     if full and not args.no_write:
         write_section(args.output, SECTION, text)

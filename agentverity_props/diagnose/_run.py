@@ -14,6 +14,7 @@ draws of one input are independent given the input; the dependence check tests t
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,7 @@ DEFAULT_BETA = 0.05
 
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
+    from ..observation import Observation
 
 
 SCHEMA = "agentverity_props.run/3"
@@ -526,25 +528,40 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
     if suppressed or res.status != "undecided":
         return res
     rng = np.random.default_rng([config.seed, 1])
-    for _ in range(BLINDNESS_TOP_UP):
-        if eng.stopping or not eng.can_afford(1):
+    made = 0
+    while made < BLINDNESS_TOP_UP:
+        # draws on random inputs in waves of the engine's width (the bounds are anytime-valid,
+        # so checking after each wave is as valid as after each draw, and much faster)
+        width = min(config.max_workers, BLINDNESS_TOP_UP - made)
+        if eng.stopping or not eng.can_afford(width):
+            width = 1 if not eng.stopping and eng.can_afford(1) else 0
+        if not width:
             break
-        probe = probes[int(rng.integers(len(probes)))]
-        idx = eng.allocate(probe, 1)[0]
-        try:
-            obs = await eng.draw(probe, idx)
-        except DrawStopped:
-            break
-        pool.add(probe.fp, idx, obs)
-        if progress is not None:
-            progress(1)
-        k = obs.key(config.layer)
-        if k is None:
-            continue
-        keys.append(k)
+        picks = [probes[int(rng.integers(len(probes)))] for _ in range(width)]
+        plan = [(p, eng.allocate(p, 1)[0]) for p in picks]
+
+        async def one(p: Probe, i: int) -> Observation | None:
+            try:
+                return await eng.draw(p, i)
+            except DrawStopped:
+                return None
+
+        got = await asyncio.gather(*(one(p, i) for p, i in plan))
+        made += width
+        stopped = False
+        for (p, i), obs in zip(plan, got, strict=True):
+            if obs is None:
+                stopped = True
+                continue
+            pool.add(p.fp, i, obs)
+            if progress is not None:
+                progress(1)
+            k = obs.key(config.layer)
+            if k is not None:
+                keys.append(k)
         res = blindness_from_keys(keys, threshold=config.blindness_threshold,
                                   alpha=alpha, per_input=census())
-        if res.status != "undecided":
+        if stopped or res.status != "undecided":
             break
     return res
 
