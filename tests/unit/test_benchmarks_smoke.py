@@ -125,3 +125,23 @@ def test_shrink_classification(bench):
     gate = sc.noisy_everywhere_gate(random.Random(0))
     assert gate(minimum.upper()) == "block"
     assert {gate("hello") for _ in range(200)} == {"allow", "review"}
+
+
+def test_relation_effect_agents_map_every_builtin_follow_up_to_its_source():
+    """The benchmark's agents answer a follow-up from its source's distribution: every
+    built-in transform of every prompt must map back to that prompt."""
+    saved = list(sys.path)
+    sys.path.insert(0, str(BENCH))
+    try:
+        rel = importlib.import_module("relation_effects")
+        from agentverity_props.relations import builtin_relations
+        ps = rel.prompts(40, seed=3)
+        agent = rel.Keyed(ps, lambda i, p: 1.0, ["allow"] * len(ps), seed=0)
+        for r in builtin_relations():
+            for i, p in enumerate(ps):
+                assert agent.source_of(r.apply(p)) == i, (r.name, p)
+        assert rel.shouted("HOW DO I") and not rel.shouted("how do I")
+    finally:
+        sys.path[:] = saved
+        for name in ("relation_effects", "_docs"):
+            sys.modules.pop(name, None)
