@@ -140,7 +140,8 @@ def test_relation_effect_agents_map_every_builtin_follow_up_to_its_source():
         for r in builtin_relations():
             for i, p in enumerate(ps):
                 assert agent.source_of(r.apply(p)) == i, (r.name, p)
-        assert rel.shouted("HOW DO I") and not rel.shouted("how do I")
+        assert rel.shouted("HOW DO I")
+        assert not rel.shouted("how do I")
     finally:
         sys.path[:] = saved
         for name in ("relation_effects", "_docs"):
