@@ -276,7 +276,7 @@ def test_screenshot_is_not_blank(kind: str, screenshots: dict[str, Path]) -> Non
 
 EXPECTED = {
     "run": ["meter interval as draws accrue", "verdict distribution",
-            "relation violation rates with 95% Wilson intervals", "examples.plain"],
+            "relation effects with their confidence bounds", "examples.plain"],
     "tools": ["per-case pass rates with intervals", "a refund over the limit does not fire"],
     "counterexample": ["confirmation evidence of each minimal counterexample", "planted-gate",
                        "hello hello"],
@@ -296,7 +296,7 @@ def test_html_is_standalone(kind: str, rendered: dict[str, Path],
 
     html = rendered[kind].read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>")
-    version = 2 if kind in ("run", "bench", "compare") else 1
+    version = {"run": 3, "bench": 2, "compare": 2}.get(kind, 1)
     assert f"agentverity_props.{kind}/{version}" in html
     assert f"format version {version}" in html
     for text in EXPECTED[kind]:
