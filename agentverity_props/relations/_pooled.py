@@ -66,7 +66,10 @@ MAX_SCORES = 1500
 ADMIT_SUSPICION = 0.25
 #: Inputs admitted to their own test at least (more on larger probe sets: a share of them).
 MIN_ADMITTED = 16
-ADMITTED_SHARE = 0.05
+ADMITTED_SHARE = 0.02
+#: A relation whose pooled effect is already VIOLATED needs counterexamples, not a verdict:
+#: at most this many of its inputs are tested one by one.
+VIOLATED_ADMITTED = 3
 
 
 def two_sided(rel: Relation) -> bool:
@@ -323,19 +326,23 @@ def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float,
     scored = []
     for j in jobs:
         layer = j.result.relation.layer
+        mine = []
         for c in j.candidates:
             s = suspicion(j.result.relation, _usable(pool, c.source.fp, layer),
                           _usable(pool, c.follow_up.fp, layer))
             c.outcome.suspicion = s
             if s >= ADMIT_SUSPICION:
-                scored.append((s, c))
+                mine.append((s, c))
+        if j.test.status == "violated":
+            mine = sorted(mine, key=lambda t: -t[0])[:VIOLATED_ADMITTED]
+        scored += mine
     scored.sort(key=lambda t: -t[0])
     return scored
 
 
 def quota(n_candidates: int) -> int:
     """How many candidates may be tested one by one (the family size of their alpha)."""
-    return max(MIN_ADMITTED, math.ceil(ADMITTED_SHARE * n_candidates))
+    return min(64, max(MIN_ADMITTED, math.ceil(ADMITTED_SHARE * n_candidates)))
 
 
 class LocalTest:
@@ -388,8 +395,8 @@ class LocalTest:
 
 
 #: Rounds before a local test may stop as futile, and the window of its recent pace.
-FUTILE_AFTER = 8
-FUTILE_WINDOW = 8
+FUTILE_AFTER = 5
+FUTILE_WINDOW = 5
 
 
 async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
