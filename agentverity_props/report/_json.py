@@ -36,12 +36,8 @@ def dumps(result: dict[str, Any]) -> str:
 def load_result(path: str | Path) -> dict[str, Any]:
     """Read a saved result; a one-line BadInput for anything that is not one."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise BadInput(f"result file {p} not found", "check the path") from None
-    except IsADirectoryError:
-        raise BadInput(f"{p} is a directory", "pass a JSON result file") from None
+    from .._internal.files import read_file_bytes
+    raw = read_file_bytes(p, what="result file")
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -50,6 +46,9 @@ def load_result(path: str | Path) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise BadInput(f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
                        f"{exc.msg})", "pass a JSON file written by agentverity-props") from None
+    except (ValueError, RecursionError):  # a 10,000-digit integer, or nesting too deep
+        from .._internal.files import loads_json
+        data = loads_json(raw, where=str(p), fix="pass a JSON file written by agentverity-props")
     if isinstance(data, dict) and data.get("schema") == "agentverity_props.run/1":
         data = migrate_run_v1(data)
     if isinstance(data, dict) and data.get("schema") == "agentverity_props.compare/1":
