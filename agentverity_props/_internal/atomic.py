@@ -9,10 +9,31 @@ from pathlib import Path
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temp file in the same folder, fsync it, then rename over ``path``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Write ``data`` to a temp file in the same folder, fsync it, then rename over ``path``.
+
+    A symlink is followed (its target is replaced, the link stays); a device, FIFO or
+    directory is refused (:func:`~agentverity_props._internal.outputs.output_target`). An
+    OSError becomes a one-line BadInput naming ``path``, never the temporary file.
+    """
+    from ..errors import BadInput
+    from .outputs import output_target
+
+    given = path
+    path = output_target(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise BadInput(f"cannot write {given}: {exc.strerror or exc}",
+                       "pick a writable directory, or fix its permissions") from None
+    try:
+        _write_and_rename(fd, tmp, path, data)
+    except OSError as exc:
+        raise BadInput(f"cannot write {given}: {exc.strerror or exc}",
+                       "free some space, or pick another directory") from None
+
+
+def _write_and_rename(fd: int, tmp: str, path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
