@@ -50,14 +50,16 @@ def run_cli(group: click.Group, argv: list[str]) -> Any:
         else:
             msg = (f"internal error {type(exc).__name__}: {exc} — please report it; "
                    "rerun with --debug for the traceback")
-        click.echo("error: " + " ".join(msg.split())[:2000], err=True)
+        from .._internal.shown import visible
+        click.echo("error: " + visible(" ".join(msg.split())[:2000]), err=True)
         sys.exit(EXIT_INCOMPLETE)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 
 def say_stop(cause: str) -> None:
     """Why the run stopped early, on the user's terminal (stderr)."""
-    click.echo(f"stopped early: {cause}", err=True)
+    from .._internal.shown import visible
+    click.echo(f"stopped early: {visible(cause)}", err=True)
 
 
 def use_color(output: str | None) -> bool:

@@ -19,6 +19,9 @@ def _console(color: bool, width: int = 100) -> Any:
 def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100) -> str:
     from rich.table import Table
 
+    from .._internal.shown import for_markup
+
+    d = for_markup(d)  # agent answers, prompts and names are data, never markup
     con = _console(color, width)
     m, b = d["meter"], d["blindness"]
     n_inputs = len(m["per_input"])
