@@ -16,6 +16,29 @@ KNOWN_SCHEMAS = ("agentverity_props.run/2", "agentverity_props.counterexample/1"
                  "agentverity_props.enlarge/1", "agentverity_props.check/1",
                  "agentverity_props.conversation/1")
 
+#: top-level keys every result of a kind has (the ``required`` lists of docs/schemas/*.json;
+#: a unit test keeps them equal): a file without them is refused, not rendered half-empty
+REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
+    "agentverity_props.run/2": (
+        "agent", "complete", "exit_code", "stop_reason", "findings", "advice", "config",
+        "meter", "blindness", "relations", "calls", "ledger", "privacy", "inputs"),
+    "agentverity_props.bench/2": (
+        "agent", "benchmark", "complete", "exit_code", "stop_reason", "config", "guarantee",
+        "summary", "calls", "tasks", "ledger", "privacy"),
+    "agentverity_props.check/2": (
+        "agent", "status", "exit_code", "snapshot", "inadmissible", "admission", "stability",
+        "drift", "inputs", "calls", "ledger", "privacy"),
+    "agentverity_props.compare/2": (
+        "benchmark", "complete", "exit_code", "stop_reason", "rounds", "config",
+        "multiplicity", "design", "guarantee", "winners", "agents", "pairs", "regressions",
+        "calls", "privacy"),
+    "agentverity_props.conversation/1": ("include_inputs", "tests"),
+    "agentverity_props.counterexample/1": ("tests",),
+    "agentverity_props.snapshot/2": (
+        "created_at", "tool_version", "agent", "admission", "config", "fingerprints",
+        "reference_form", "calibration", "inputs", "meter", "blindness", "calls", "privacy"),
+}
+
 
 def _clean(obj: Any) -> Any:
     if isinstance(obj, float):
@@ -49,6 +72,7 @@ def load_result(path: str | Path) -> dict[str, Any]:
     except (ValueError, RecursionError):  # a 10,000-digit integer, or nesting too deep
         from .._internal.files import loads_json
         data = loads_json(raw, where=str(p), fix="pass a JSON file written by agentverity-props")
+    original = data.get("schema") if isinstance(data, dict) else None
     if isinstance(data, dict) and data.get("schema") == "agentverity_props.run/1":
         data = migrate_run_v1(data)
     if isinstance(data, dict) and data.get("schema") == "agentverity_props.compare/1":
@@ -59,6 +83,11 @@ def load_result(path: str | Path) -> dict[str, Any]:
         got = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise BadInput(f"{p} is not an agentverity-props result (schema {got!r})",
                        "pass a file written with --format json")
+    missing = [k for k in REQUIRED_KEYS.get(str(original), ()) if k not in data]
+    if missing:
+        raise BadInput(f"{p} claims schema {original!r} but lacks "
+                       f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''}",
+                       "pass an unedited file written by agentverity-props --format json")
     return data
 
 
