@@ -148,9 +148,11 @@ class RelationDecider:
 
     async def _anchor_sources(self, live: Sequence[Candidate]) -> None:
         need: list[Probe] = []
+        seen: set[str] = set()  # by fingerprint: `in need` made this quadratic in the inputs
         for c in live:
-            if reference(self.pool, c.source.fp, c.relation.layer) is None and \
-                    c.source not in need:
+            if c.source.fp not in seen and \
+                    reference(self.pool, c.source.fp, c.relation.layer) is None:
+                seen.add(c.source.fp)
                 need.append(c.source)
         plan = [(p, self.engine.allocate(p, 1)[0]) for p in need]
         await asyncio.gather(*(self._draw(p, i) for p, i in plan))
