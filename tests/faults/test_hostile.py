@@ -292,3 +292,72 @@ def test_hostile_answers_and_prompts_are_shown_as_data(tmp_path: Path) -> None:
         assert v in coloured
     record("hostile-markup", scenario="answers and prompts with markup, ESC, NUL, U+202E",
            verdicts_shown=len(shown), commands=len(procs) + 1)
+
+
+# ------------------------------------------------------------------ scale and signals
+
+
+def _many_prompts(path: Path, n: int) -> Path:
+    path.write_text("".join(f"prompt number {i} about topic {i % 97}\n" for i in range(n)),
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("calls_before", [50, 1500])
+def test_sigterm_stops_a_hundred_thousand_input_run(tmp_path: Path, calls_before: int) -> None:
+    """SIGTERM early (meter) or late (relations) in a 100,000-input run with relations: the
+    run stops, writes its partial report marked interrupted, and exits 2 (before the fix it
+    kept computing for minutes). The 30 s bound is the hang limit, not a performance test."""
+    import signal
+    import subprocess
+
+    from .conftest import popen_cli
+
+    inputs = _many_prompts(tmp_path / "inputs.txt", 100_000)
+    report, log = tmp_path / "r.json", tmp_path / "calls.log"
+    proc = popen_cli("run", "--agent", agent_ref("good"), "--inputs", str(inputs), "--budget",
+                     "2000", "--format", "json", "-o", str(report), "--no-progress",
+                     env={"FAULT_LOG": str(log)})
+    try:
+        deadline = time.monotonic() + 240
+        while _calls(log) < calls_before:
+            assert proc.poll() is None, proc.communicate()[1][-2000:]
+            assert time.monotonic() < deadline, "the agent was not called in time"
+            time.sleep(0.05)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            _out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("SIGTERM ignored for 30 s") from None
+        seconds = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert "Traceback" not in err
+    assert proc.returncode == 2, err[-2000:]
+    rep = load_json(report)
+    assert rep["ledger"]["interrupted"] is True
+    assert rep["stop_reason"] == "interrupted"
+    assert rep["calls"]["total"] <= 2000
+    record("hostile-scale", scenario=f"SIGTERM after {calls_before} calls of a 100,000-input "
+           "run", exit=proc.returncode, seconds_to_exit=round(seconds, 1),
+           calls=rep["calls"]["total"])
+
+
+def test_run_stops_when_its_budget_is_spent(tmp_path: Path) -> None:
+    """2,000 inputs, every relation, --budget 300: the run ends once the budget is gone
+    (before the fix it kept scheduling draws that could not be made)."""
+    inputs = _many_prompts(tmp_path / "inputs.txt", 2000)
+    log = tmp_path / "calls.log"
+    proc = cli("run", "--agent", agent_ref("good"), "--inputs", str(inputs), "--budget", "300",
+               "--format", "json", "-o", str(tmp_path / "r.json"), env={"FAULT_LOG": str(log)},
+               timeout=120)
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 2, proc.stderr
+    rep = load_json(tmp_path / "r.json")
+    assert rep["calls"]["total"] == _calls(log) <= 300
+    assert rep["complete"] is False
+    record("hostile-scale", scenario="2,000 inputs, --budget 300", exit=proc.returncode,
+           calls=rep["calls"]["total"])
