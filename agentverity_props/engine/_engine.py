@@ -386,6 +386,12 @@ class Engine:
         """True if ``n`` more live calls fit in the budget (replayed draws are free)."""
         return self._budget.can_afford(n)
 
+    @property
+    def live_only(self) -> bool:
+        """True when every draw is a live call (no store to replay from): a caller planning
+        many draws may then count them against :attr:`remaining` before making any."""
+        return self._store is None or self._mode == "record"
+
     # -- interrupts -------------------------------------------------------------------------
 
     @property

@@ -119,6 +119,8 @@ class RelationDecider:
         self.futility = futility
         self.seed = seed
         self.progress = progress
+        #: live draws planned in this step but not made yet (see _affordable)
+        self._planned = 0
 
     async def decide(self, candidates: Sequence[Candidate]) -> None:
         """Decide every candidate (each ends pass/confirmed/undecided/incomplete)."""
@@ -128,6 +130,7 @@ class RelationDecider:
             self._start(c)
         live = [c for c in live if c.outcome.status == CandidateStatus.PENDING]
         while live:
+            self._planned = 0
             for c in live:
                 self._plan(c)
             live = [c for c in live if c.outcome.status == CandidateStatus.PENDING]
@@ -154,6 +157,9 @@ class RelationDecider:
                     reference(self.pool, c.source.fp, c.relation.layer) is None:
                 seen.add(c.source.fp)
                 need.append(c.source)
+        left = self.engine.remaining if self.engine.live_only else None
+        if left is not None:
+            need = need[:left]  # the others could not be drawn: no task is made for them
         plan = [(p, self.engine.allocate(p, 1)[0]) for p in need]
         await asyncio.gather(*(self._draw(p, i) for p, i in plan))
 
@@ -203,7 +209,7 @@ class RelationDecider:
             self._finish(c, CandidateStatus.UNDECIDED,
                          "the family's quota of tested candidates is spent")
             return
-        if self.engine.stopping or not self.engine.can_afford(len(c.plan)):
+        if self.engine.stopping or not self._affordable(len(c.plan)):
             self._finish(c, CandidateStatus.INCOMPLETE, "draws not made (budget or interrupt)")
             return
         c.indices = {}
@@ -219,6 +225,17 @@ class RelationDecider:
                                         f"{c.follow_up.fp}")
             if c.order.random() < 0.5:
                 c.indices = dict(reversed(list(c.indices.items())))
+
+    def _affordable(self, n: int) -> bool:
+        """Whether ``n`` more draws fit in the budget, counting those already planned in this
+        step when every draw is live: a 100,000-input run would otherwise plan (and hold in
+        memory as tasks) one draw per candidate that the budget can never pay for."""
+        if not self.engine.live_only:
+            return self.engine.can_afford(n)
+        if not self.engine.can_afford(self._planned + n):
+            return False
+        self._planned += n
+        return True
 
     async def _draw_at(self, c: Candidate, pos: int) -> None:
         what, idx = list(c.indices.items())[pos]

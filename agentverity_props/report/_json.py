@@ -62,12 +62,12 @@ def dumps(result: dict[str, Any]) -> str:
     (``indent`` forces Python's pure-Python encoder, ~10x slower and holding every token of
     the output in a list at once).
     """
-    ordered = _clean({"schema": result.get("schema"),
-                      **{k: v for k, v in result.items() if k != "schema"}})
+    ordered = {"schema": result.get("schema"),
+               **{k: v for k, v in result.items() if k != "schema"}}
     if _items(ordered, 4) <= _LARGE_ITEMS:
-        return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(_clean(ordered), indent=2, ensure_ascii=False) + "\n"
     parts: list[str] = []
-    _shallow(ordered, 0, parts)
+    _shallow(ordered, 0, parts)  # cleans value by value: no second copy of the whole result
     return "".join(parts) + "\n"
 
 
@@ -77,14 +77,14 @@ def _items(obj: Any, depth: int) -> int:
         return 0
     if isinstance(obj, dict):
         return sum(_items(v, depth - 1) for v in obj.values())
-    if isinstance(obj, list):
+    if isinstance(obj, (list, tuple)):
         return len(obj) + sum(_items(v, depth - 1) for v in obj)
     return 0
 
 
 def _shallow(obj: Any, level: int, out: list[str]) -> None:
-    if level >= 4 or not isinstance(obj, (dict, list)) or not obj:
-        out.append(json.dumps(obj, ensure_ascii=False))
+    if level >= 4 or not isinstance(obj, (dict, list, tuple)) or not obj:
+        out.append(json.dumps(_clean(obj), ensure_ascii=False))
         return
     pad, inner = "  " * level, "  " * (level + 1)
     items = obj.items() if isinstance(obj, dict) else ((None, v) for v in obj)
@@ -92,7 +92,7 @@ def _shallow(obj: Any, level: int, out: list[str]) -> None:
     for i, (k, v) in enumerate(items):
         out.append(("," if i else "") + "\n" + inner)
         if k is not None:
-            out.append(json.dumps(k, ensure_ascii=False) + ": ")
+            out.append(json.dumps(str(k), ensure_ascii=False) + ": ")
         _shallow(v, level + 1, out)
     out.append("\n" + pad + ("}" if isinstance(obj, dict) else "]"))
 
