@@ -6,10 +6,14 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes | str) -> None:
     """Write ``data`` to a temp file in the same folder, fsync it, then rename over ``path``.
+
+    ``str`` data is written as UTF-8 through the file object (no encoded copy of a report of
+    hundreds of megabytes is made first).
 
     A symlink is followed (its target is replaced, the link stays); a device, FIFO or
     directory is refused (:func:`~agentverity_props._internal.outputs.output_target`). An
@@ -33,9 +37,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
                        "free some space, or pick another directory") from None
 
 
-def _write_and_rename(fd: int, tmp: str, path: Path, data: bytes) -> None:
+def _write_and_rename(fd: int, tmp: str, path: Path, data: bytes | str) -> None:
     try:
-        with os.fdopen(fd, "wb") as fh:
+        fh: Any = (os.fdopen(fd, "wb") if isinstance(data, bytes)
+                   else os.fdopen(fd, "w", encoding="utf-8", newline=""))
+        with fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -55,4 +61,4 @@ def _write_and_rename(fd: int, tmp: str, path: Path, data: bytes) -> None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text)

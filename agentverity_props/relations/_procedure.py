@@ -121,6 +121,7 @@ class RelationDecider:
         self.progress = progress
         #: live draws planned in this step but not made yet (see _affordable)
         self._planned = 0
+        self._decisions: dict[tuple[Any, ...], dict[str, Any]] = {}
 
     async def decide(self, candidates: Sequence[Candidate]) -> None:
         """Decide every candidate (each ends pass/confirmed/undecided/incomplete)."""
@@ -226,6 +227,16 @@ class RelationDecider:
             if c.order.random() < 0.5:
                 c.indices = dict(reversed(list(c.indices.items())))
 
+    def _shared(self, decision: dict[str, Any]) -> dict[str, Any]:
+        """One dict for equal decisions: on a large probe set most candidates end with the
+        same untouched test state, and 800,000 copies of it would take a gigabyte."""
+        try:
+            key = tuple((k, tuple(sorted(v.items())) if isinstance(v, dict) else v)
+                        for k, v in decision.items())
+            return self._decisions.setdefault(key, decision)
+        except TypeError:  # an unhashable value: keep this one as it is
+            return decision
+
     def _affordable(self, n: int) -> bool:
         """Whether ``n`` more draws fit in the budget, counting those already planned in this
         step when every draw is live: a 100,000-input run would otherwise plan (and hold in
@@ -282,7 +293,7 @@ class RelationDecider:
         if test is not None:
             if test.decision is None:
                 test.give_up(note)
-            out.decision = {**test.state(), "call": status}
+            out.decision = self._shared({**test.state(), "call": status})
             self.learner.observe(test)
 
     async def _draw(self, probe: Probe, index: int) -> Observation | None:
