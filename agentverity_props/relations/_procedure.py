@@ -52,7 +52,7 @@ DEFAULT_BETA = 0.01
 REFERENCE_SHARE = 0.2
 
 
-@dataclass
+@dataclass(slots=True)  # 800,000 of them on a 100,000-input run
 class Candidate:
     """One (relation, source, follow-up) being decided, with its outcome record."""
 
@@ -158,7 +158,7 @@ class RelationDecider:
                     reference(self.pool, c.source.fp, c.relation.layer) is None:
                 seen.add(c.source.fp)
                 need.append(c.source)
-        left = self.engine.remaining if self.engine.live_only else None
+        left = self.engine.remaining if getattr(self.engine, "live_only", False) else None
         if left is not None:
             need = need[:left]  # the others could not be drawn: no task is made for them
         plan = [(p, self.engine.allocate(p, 1)[0]) for p in need]
@@ -241,7 +241,7 @@ class RelationDecider:
         """Whether ``n`` more draws fit in the budget, counting those already planned in this
         step when every draw is live: a 100,000-input run would otherwise plan (and hold in
         memory as tasks) one draw per candidate that the budget can never pay for."""
-        if not self.engine.live_only:
+        if not getattr(self.engine, "live_only", False):  # draws may be replayed for free
             return self.engine.can_afford(n)
         if not self.engine.can_afford(self._planned + n):
             return False
