@@ -5,15 +5,16 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 
-def atomic_write_bytes(path: Path, data: bytes | str) -> None:
+def atomic_write_bytes(path: Path, data: bytes | str | Iterable[str]) -> None:
     """Write ``data`` to a temp file in the same folder, fsync it, then rename over ``path``.
 
-    ``str`` data is written as UTF-8 through the file object (no encoded copy of a report of
-    hundreds of megabytes is made first).
+    ``str`` data (or an iterable of ``str`` pieces) is written as UTF-8 through the file
+    object: no encoded copy of a report of hundreds of megabytes is made first.
 
     A symlink is followed (its target is replaced, the link stays); a device, FIFO or
     directory is refused (:func:`~agentverity_props._internal.outputs.output_target`). An
@@ -37,12 +38,16 @@ def atomic_write_bytes(path: Path, data: bytes | str) -> None:
                        "free some space, or pick another directory") from None
 
 
-def _write_and_rename(fd: int, tmp: str, path: Path, data: bytes | str) -> None:
+def _write_and_rename(fd: int, tmp: str, path: Path, data: bytes | str | Iterable[str]) -> None:
     try:
         fh: Any = (os.fdopen(fd, "wb") if isinstance(data, bytes)
                    else os.fdopen(fd, "w", encoding="utf-8", newline=""))
         with fh:
-            fh.write(data)
+            if isinstance(data, (bytes, str)):
+                fh.write(data)
+            else:
+                for piece in data:
+                    fh.write(piece)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -60,5 +65,5 @@ def _write_and_rename(fd: int, tmp: str, path: Path, data: bytes | str) -> None:
         pass
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str | Iterable[str]) -> None:
     atomic_write_bytes(path, text)

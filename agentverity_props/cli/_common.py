@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -67,9 +68,14 @@ def use_color(output: str | None) -> bool:
     return output in (None, "-") and sys.stdout.isatty()
 
 
-def write_output(text: str, output: str | None) -> None:
-    """Write ``text`` to ``output`` atomically (temp file, fsync, rename), or to stdout."""
+def write_output(text: str | Iterable[str], output: str | None) -> None:
+    """Write ``text`` (or its pieces, ending with a line break) to ``output`` atomically
+    (temp file, fsync, rename), or to stdout."""
     if output in (None, "-"):
+        if not isinstance(text, str):
+            for piece in text:
+                click.echo(piece, nl=False)
+            return
         click.echo(text, nl=not text.endswith("\n"))
         return
     from .._internal.atomic import atomic_write_text

@@ -104,7 +104,11 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
     d = result.to_dict(include_inputs=include_inputs or on_screen)
     code = result.exit_code
     del result  # a large run's outcomes: their memory serves the rendering instead
-    write_output(render(d, fmt, output), output)
+    if fmt == "json":  # in pieces: a 100,000-input report is never held as one text
+        from ..report._json import iter_dumps
+        write_output(iter_dumps(d), output)
+    else:
+        write_output(render(d, fmt, output), output)
     return code
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,15 +61,20 @@ def dumps(result: dict[str, Any]) -> str:
     A large result (a 100,000-input run has 800,000 relation outcomes) is indented to four
     levels only, each deeper value on one line: the same JSON, written by the C encoder
     (``indent`` forces Python's pure-Python encoder, ~10x slower and holding every token of
-    the output in a list at once).
+    the output in a list at once). :func:`iter_dumps` gives the same text in pieces.
     """
+    return "".join(iter_dumps(result))
+
+
+def iter_dumps(result: dict[str, Any]) -> Iterator[str]:
+    """:func:`dumps` in pieces, for writing a large result without ever holding its text."""
     ordered = {"schema": result.get("schema"),
                **{k: v for k, v in result.items() if k != "schema"}}
     if _items(ordered, 4) <= _LARGE_ITEMS:
-        return json.dumps(_clean(ordered), indent=2, ensure_ascii=False) + "\n"
-    parts: list[str] = []
-    _shallow(ordered, 0, parts)  # cleans value by value: no second copy of the whole result
-    return "".join(parts) + "\n"
+        yield json.dumps(_clean(ordered), indent=2, ensure_ascii=False) + "\n"
+        return
+    yield from _shallow(ordered, 0)  # cleans value by value: no copy of the whole result
+    yield "\n"
 
 
 def _items(obj: Any, depth: int) -> int:
@@ -82,19 +88,19 @@ def _items(obj: Any, depth: int) -> int:
     return 0
 
 
-def _shallow(obj: Any, level: int, out: list[str]) -> None:
+def _shallow(obj: Any, level: int) -> Iterator[str]:
     if level >= 4 or not isinstance(obj, (dict, list, tuple)) or not obj:
-        out.append(json.dumps(_clean(obj), ensure_ascii=False))
+        yield json.dumps(_clean(obj), ensure_ascii=False)
         return
     pad, inner = "  " * level, "  " * (level + 1)
     items = obj.items() if isinstance(obj, dict) else ((None, v) for v in obj)
-    out.append("{" if isinstance(obj, dict) else "[")
+    yield "{" if isinstance(obj, dict) else "["
     for i, (k, v) in enumerate(items):
-        out.append(("," if i else "") + "\n" + inner)
+        yield ("," if i else "") + "\n" + inner
         if k is not None:
-            out.append(json.dumps(str(k), ensure_ascii=False) + ": ")
-        _shallow(v, level + 1, out)
-    out.append("\n" + pad + ("}" if isinstance(obj, dict) else "]"))
+            yield json.dumps(str(k), ensure_ascii=False) + ": "
+        yield from _shallow(v, level + 1)
+    yield "\n" + pad + ("}" if isinstance(obj, dict) else "]")
 
 
 def load_result(path: str | Path) -> dict[str, Any]:
