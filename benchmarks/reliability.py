@@ -190,6 +190,15 @@ NOT_COVERED = [
     "on `enlarge` ends it with the default handler (no message; the previous output file is "
     "intact because every write is atomic).",
     "- `demo` runs only shipped agents: no fault can be planted in it.",
+    "- SIGTERM is honoured at the next draw, and the run then still renders and writes its "
+    "partial report: on a 100,000-input run that takes seconds (see docs/benchmarks.md), "
+    "and building the relation candidates of such a run (about 10 s) does not look at the "
+    "signal until it is done.",
+    "- `max_response_bytes` is an argument of `from_http` (and its conversation variant); "
+    "`tools` case files do not set it, so their services get the 4 MiB default.",
+    "- Secrets are recognised by value (headers, `${VAR}` values, `api_key`) and by shape in "
+    "messages; a credential of another shape that a service invents and echoes in an "
+    "*answer* text is kept as the answer.",
 ]
 
 
