@@ -196,7 +196,7 @@ def test_ten_megabyte_answers_are_refused_not_kept(tmp_path: Path) -> None:
     assert "Traceback" not in stderr
     assert code == 2, stderr
     ledger = load_json(tmp_path / "run.json")["ledger"]
-    kinds = {k: v for k, v in (ledger.get("failure_kinds") or {}).items()}
+    kinds = dict(ledger.get("failure_kinds") or {})
     assert requests >= 100, requests
     assert kinds.get("too_large", 0) >= 40, ledger
     assert rss < 1536, f"peak RSS of the run {rss:.0f} MB"
