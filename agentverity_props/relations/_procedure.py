@@ -193,6 +193,11 @@ class RelationDecider:
     def _plan(self, c: Candidate) -> None:
         test = c.test
         assert test is not None
+        if self.engine.stopping or not self.engine.can_afford(1):
+            # before the settling computation: after a stop (or once the budget is gone) a
+            # 100,000-input run would spend many seconds planning draws it cannot make
+            self._finish(c, CandidateStatus.INCOMPLETE, "draws not made (budget or interrupt)")
+            return
         c.settled = self._settled(c)
         if not test.screened:
             # the screen: a follow-up alone once the noise estimate is trusted and the
