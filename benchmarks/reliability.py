@@ -163,8 +163,10 @@ GUARANTEES: dict[str, tuple[str, str, str]] = {
     "hostile-scale": (
         "Large probe sets and signals",
         "SIGTERM early (meter) or late (relations) in a 100,000-input run with relations: the "
-        "run stops, writes its partial report marked interrupted and exits 2 well within the "
-        "30 s hang bound; a 2,000-input run with `--budget 300` ends once the budget is spent, "
+        "run starts no call after the signal is handled, writes its partial report marked "
+        "interrupted and exits 2 within the 30 s hang bound (the seconds below include "
+        "rendering and writing a report of about 300 MB, most of the time after a late "
+        "signal); a 2,000-input run with `--budget 300` ends once the budget is spent, "
         "with exactly as many agent calls as the ledger counts. Time and memory per 1,000 "
         "inputs are in docs/benchmarks.md (`benchmarks/large_inputs.py`).",
         "tests/faults/test_hostile.py"),
@@ -190,10 +192,10 @@ NOT_COVERED = [
     "on `enlarge` ends it with the default handler (no message; the previous output file is "
     "intact because every write is atomic).",
     "- `demo` runs only shipped agents: no fault can be planted in it.",
-    "- SIGTERM is honoured at the next draw, and the run then still renders and writes its "
-    "partial report: on a 100,000-input run that takes seconds (see docs/benchmarks.md), "
-    "and building the relation candidates of such a run (about 10 s) does not look at the "
-    "signal until it is done.",
+    "- SIGTERM is honoured at the next draw (calls already started finish), and the run then "
+    "still renders and writes its partial report: on a 100,000-input run that takes 5 to 25 "
+    "s on 2 shared cores, not the one second aimed at; building the relation candidates of "
+    "such a run (about 10 s) does not look at the signal until it is done.",
     "- `max_response_bytes` is an argument of `from_http` (and its conversation variant); "
     "`tools` case files do not set it, so their services get the 4 MiB default.",
     "- Secrets are recognised by value (headers, `${VAR}` values, `api_key`) and by shape in "
