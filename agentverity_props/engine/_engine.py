@@ -420,6 +420,12 @@ class Engine:
             # no polling: thousands of queued draws would otherwise each wake ten times a
             # second and keep a large run busy (and deaf to signals) for nothing
             await asyncio.wait({waiter, stop}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # this draw was cancelled: leave no waiter behind
+            if waiter.done() and not waiter.cancelled():
+                sem.release()
+            else:
+                waiter.cancel()
+            raise
         finally:
             stop.cancel()
         if waiter.done() and not waiter.cancelled():
