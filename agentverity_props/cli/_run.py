@@ -105,7 +105,7 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
     code = result.exit_code
     del result  # a large run's outcomes: their memory serves the rendering instead
     if fmt == "json":  # in pieces: a 100,000-input report is never held as one text
-        from ..report._json import iter_dumps
+        from ..report import iter_dumps
         write_output(iter_dumps(d), output)
     else:
         write_output(render(d, fmt, output), output)
