@@ -110,6 +110,66 @@ GUARANTEES: dict[str, tuple[str, str, str]] = {
         "receiver (standalone and the one `tools` opens) listens on 127.0.0.1 only and "
         "answers 413 to oversized bodies and gzip bombs, 400 to malformed payloads.",
         "tests/faults/test_privacy.py"),
+    "hostile-secrets": (
+        "Hostile services: a secret echoed across the cut of an error snippet",
+        "A 401 whose body echoes the `Authorization` header (a bearer token, or an `sk-` "
+        "key) so that it straddles character 200 of the body, then a key of the service's "
+        "own: the snippet is redacted before it is cut (credentials known from headers and "
+        "`${VAR}` values, and anything shaped like a bearer token, an `sk-` key or an "
+        "`Authorization`/`api_key`/`token`/`secret`/`password` value), so no 8-character "
+        "fragment of either secret is in the text, JSON, JUnit or HTML report, the terminal "
+        "or the store.",
+        "tests/faults/test_hostile_http.py"),
+    "hostile-http": (
+        "Hostile services: endless and oversized answers",
+        "An endless chunked body and 10 MB answers: the HTTP adapter streams each body and "
+        "stops reading past `max_response_bytes` (default 4 MiB), the call fails with kind "
+        "`too_large`, the run ends with exit 2, and the peak memory of the process stays far "
+        "below 1.5 GB.",
+        "tests/faults/test_hostile_http.py"),
+    "hostile-otlp": (
+        "Hostile OTLP payloads",
+        "JSON nested 200,000 deep and a truncated gzip body get 400 from the receiver "
+        "(standalone and the one `tools` opens), which then accepts a sound payload; no "
+        "traceback reaches the terminal.",
+        "tests/faults/test_hostile_http.py"),
+    "hostile-files": (
+        "Hostile input files",
+        "A YAML alias bomb (\"billion laughs\", under 600 bytes) for every YAML reader, "
+        "`/dev/zero` as a probe set (the size limit counts the bytes actually read), a "
+        "10,000-digit integer in JSON, JSONL, YAML, a snapshot or a result, a result that has "
+        "only its `schema` (`report --html` writes nothing), and a store with damaged pages "
+        "(refused before any agent call): each is one line `error: ...` naming the file and "
+        "the fix, exit 2, at once.",
+        "tests/faults/test_hostile.py"),
+    "hostile-outputs": (
+        "Hostile output paths",
+        "`-o` (and `--html`, `--report`) onto a device node, a FIFO, the `--inputs` file "
+        "(directly or through a symlink), the agent's own `.py` file, the result being "
+        "re-rendered, a path under a regular file or an unwritable folder: one line naming the "
+        "path as given (never the temporary file), exit 2, no agent call made, no file "
+        "changed. A symlink to a regular file is followed: its target is replaced, the link "
+        "stays.",
+        "tests/faults/test_hostile.py"),
+    "hostile-markup": (
+        "Hostile content shown as data",
+        "Answers and prompts holding `[/INST]`, `[/]`, `[link=...]`, `[red]general`, an "
+        "`ESC ] 0;` title sequence, NUL and U+202E: `run` (text and JSON), `snapshot` and "
+        "`report` finish without an internal error; the text report shows each verdict "
+        "literally (no markup, no colour change, no terminal hyperlink even when coloured), "
+        "and no escape, NUL or bidi character reaches the terminal (they are written out as "
+        "`\\x1b`, `\\u202e`).",
+        "tests/faults/test_hostile.py"),
+    "hostile-scale": (
+        "Large probe sets and signals",
+        "SIGTERM early (meter) or late (relations) in a 100,000-input run with relations: the "
+        "run starts no call after the signal is handled, writes its partial report marked "
+        "interrupted and exits 2 within the 30 s hang bound (the seconds below include "
+        "rendering and writing a report of about 300 MB, most of the time after a late "
+        "signal); a 2,000-input run with `--budget 300` ends once the budget is spent, "
+        "with exactly as many agent calls as the ledger counts. Time and memory per 1,000 "
+        "inputs are in docs/benchmarks.md (`benchmarks/large_inputs.py`).",
+        "tests/faults/test_hostile.py"),
     "store-xdist": (
         "The store under pytest-xdist",
         "Eight tests in two xdist worker processes (`pytest -n 2`) record into one store at "
@@ -121,9 +181,6 @@ GUARANTEES: dict[str, tuple[str, str, str]] = {
 
 
 NOT_COVERED = [
-    "- YAML alias expansion (\"billion laughs\") in case files and strategy packs is bounded "
-    "only by time: an 8-level alias bomb takes minutes before its one-line refusal "
-    "(measured: 170 s for a case file, 37 s for a pack).",
     "- A prompt an agent echoes in its error message becomes `<prompt>` when it appears "
     "verbatim; a truncated, escaped or reformatted echo is not recognised.",
     "- Draws without a verdict are reported by count and kind (`no_decision`), not with "
@@ -135,6 +192,15 @@ NOT_COVERED = [
     "on `enlarge` ends it with the default handler (no message; the previous output file is "
     "intact because every write is atomic).",
     "- `demo` runs only shipped agents: no fault can be planted in it.",
+    "- SIGTERM is honoured at the next draw (calls already started finish), and the run then "
+    "still renders and writes its partial report: on a 100,000-input run that takes 5 to 25 "
+    "s on 2 shared cores, not the one second aimed at; building the relation candidates of "
+    "such a run (about 10 s) does not look at the signal until it is done.",
+    "- `max_response_bytes` is an argument of `from_http` (and its conversation variant); "
+    "`tools` case files do not set it, so their services get the 4 MiB default.",
+    "- Secrets are recognised by value (headers, `${VAR}` values, `api_key`) and by shape in "
+    "messages; a credential of another shape that a service invents and echoes in an "
+    "*answer* text is kept as the answer.",
 ]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput, InvalidArgument
-from .files import read_file_bytes
+from .files import bounded_int, read_file_bytes
 
 
 def read_text_file(path: str | Path, *, what: str = "inputs file") -> str:
@@ -49,9 +49,12 @@ def load_inputs(path: str | Path) -> list[str]:
     text = read_text_file(p)
     if suffix == ".json":
         try:
-            data = json.loads(text)
+            data = json.loads(text, parse_int=bounded_int)
         except json.JSONDecodeError as exc:
             raise BadInput(f"inputs file {p} is not valid JSON (line {exc.lineno}: {exc.msg})",
+                           "fix the JSON or use one prompt per line in a .txt file") from None
+        except (ValueError, RecursionError) as exc:
+            raise BadInput(f"inputs file {p} is not usable JSON ({_why(exc)})",
                            "fix the JSON or use one prompt per line in a .txt file") from None
         items = _list_of_prompts(p, data, "JSON", 'use a list of prompts: ["...", "..."]')
     elif suffix == ".jsonl":
@@ -60,14 +63,21 @@ def load_inputs(path: str | Path) -> list[str]:
             if not line.strip():
                 continue
             try:
-                items.append(json.loads(line))
+                items.append(json.loads(line, parse_int=bounded_int))
             except json.JSONDecodeError as exc:
                 raise BadInput(f"inputs file {p} line {n} is not valid JSON ({exc.msg})",
+                               "one JSON string or object per line") from None
+            except (ValueError, RecursionError) as exc:
+                raise BadInput(f"inputs file {p} line {n} is not usable JSON ({_why(exc)})",
                                "one JSON string or object per line") from None
     else:
         items = [ln.strip() for ln in text.splitlines()
                  if ln.strip() and not ln.lstrip().startswith("#")]
     return _prompts(p, items)
+
+
+def _why(exc: BaseException) -> str:
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
 
 
 def _list_of_prompts(p: Path, data: Any, fmt: str, fix: str) -> list[Any]:

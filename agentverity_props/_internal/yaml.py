@@ -101,10 +101,27 @@ class YamlDocument:
         return self.data
 
 
-def _check_duplicate_keys(root: yaml.Node, source: str, style: Style) -> None:
+#: nodes that aliases may add beyond those written in the file: anchors for shared headers
+#: or templates stay usable, a "billion laughs" file is refused before anything expands it
+MAX_ALIAS_EXPANSION = 100_000
+
+
+def _check_nodes(root: yaml.Node, source: str, style: Style) -> None:
+    """Refuse duplicate keys and alias bombs in one walk over the distinct nodes.
+
+    An alias is the same node object reached twice: each node is visited once (a visited
+    set), so the walk is linear in the file, and the size the data would have once every
+    alias is expanded is counted bottom-up (memoised per node) to refuse exponential growth.
+    """
+    seen_nodes: set[int] = set()
+    order: list[yaml.Node] = []
     stack = [root]  # iterative: a deeply nested file must not exhaust the Python stack
     while stack:
         node = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        order.append(node)
         if isinstance(node, yaml.MappingNode):
             seen: dict[tuple[str, str], int] = {}
             for k, v in node.value:
@@ -116,9 +133,23 @@ def _check_duplicate_keys(root: yaml.Node, source: str, style: Style) -> None:
                             f"{k.value!r} appears twice (first on line {seen[k.tag, k.value]})",
                             "keep one of them; YAML would silently drop the first")
                     seen[k.tag, k.value] = line
-                stack.append(v)
+                stack.extend((k, v))
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
+    size: dict[int, int] = {}
+    limit = len(order) + MAX_ALIAS_EXPANSION
+    for node in reversed(order):  # children before parents (a cycle counts as 1 here)
+        if isinstance(node, yaml.MappingNode):
+            total = 1 + sum(size.get(id(k), 1) + size.get(id(v), 1) for k, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            total = 1 + sum(size.get(id(v), 1) for v in node.value)
+        else:
+            total = 1
+        if total > limit:
+            raise BadInput(f"{_at(source, style, node.start_mark.line + 1)}: YAML aliases "
+                           f"expand this file past {limit:,} nodes (an alias bomb?)",
+                           "write the repeated parts out, or use fewer nested aliases")
+        size[id(node)] = total
 
 
 def parse_yaml(text: str, *, source: str = "<string>", style: Style = "compact") -> YamlDocument:
@@ -144,7 +175,7 @@ def parse_yaml(text: str, *, source: str = "<string>", style: Style = "compact")
     try:
         root = loader.get_single_node()
         if root is not None:
-            _check_duplicate_keys(root, source, style)
+            _check_nodes(root, source, style)
         data = loader.construct_document(root) if root is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -161,6 +192,12 @@ def parse_yaml(text: str, *, source: str = "<string>", style: Style = "compact")
     except RecursionError:
         raise BadInput(f"{_at(source, style, 1)}: YAML nested too deeply to read",
                        "flatten the nesting") from None
+    except BadInput:
+        raise
+    except (ValueError, OverflowError) as exc:  # e.g. an integer of 10,000 digits
+        why = "an integer of more than 4300 digits" if "4300" in str(exc) else str(exc)[:120]
+        raise BadInput(f"{_at(source, style, 1)}: a YAML value cannot be read ({why})",
+                       "shorten the number, or quote it to make it text") from None
     finally:
         loader.dispose()
     return YamlDocument(source, data, root, style)

@@ -8,6 +8,7 @@ error message.
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import re
@@ -24,7 +25,8 @@ from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation
 from ._base import AsyncAdapter
 
-__all__ = ["HTTPAdapter", "from_http", "parse_retry_after", "redact"]
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "HTTPAdapter", "from_http", "parse_retry_after",
+           "redact", "redact_message", "snippet"]
 
 _PROMPT_MARKS = ("${prompt}", "{prompt}")
 _SENSITIVE = re.compile(r"auth|api[-_]?key|token|secret|password|cookie|session", re.I)
@@ -32,15 +34,61 @@ _AUTO_KEYS = ("text", "answer", "output", "response", "content", "message", "res
 _MISSING = object()
 
 
+#: shortest secret tail (or head) removed where a cut left only part of a secret
+_MIN_FRAGMENT = 4
+#: credentials recognised by their shape, whoever sent them: bearer tokens, ``sk-`` keys,
+#: and the value after an Authorization/api_key/token/secret/password name
+_SHAPES = (
+    (re.compile(r"(?i)\b(bearer|basic|token)(\s+)[A-Za-z0-9._~+/=:-]{6,}"), r"\1\2***"),
+    (re.compile(r"\bsk-[A-Za-z0-9_-]{6,}"), "sk-***"),
+    (re.compile(r"(?i)((?:authorization|api[-_]?key|x-api-key|token|secret|password)"
+                r"[\"']?\s*[:=]\s*[\"']?)(?!\*\*\*)(?!(?:bearer|basic|token)\s)"
+                r"[^\s\"',;&]{6,}"), r"\1***"),
+)
+#: a fixed cap on messages kept from a service's body (error snippets), applied after redaction
+SNIPPET_CHARS = 200
+_WINDOW_MARGIN = 8192
+DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
     """Replace every occurrence of each secret (longest first) with ``***``.
 
     Values shorter than 6 characters are left alone: they are not credentials, and
-    replacing them would corrupt ids and numbers in reports.
+    replacing them would corrupt ids and numbers in reports. Redact before cutting: a cut
+    secret no longer matches itself (:func:`snippet` does it in that order).
     """
     for s in sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True):
         text = text.replace(s, "***")
     return text
+
+
+def redact_message(text: str, secrets: Iterable[str]) -> str:
+    """:func:`redact` for messages and errors (never for answer texts, whose content is the
+    agent's own): credentials recognised by shape go too, and so does a fragment left where
+    someone else cut a secret (a message that ends with a secret's beginning or starts with
+    its end)."""
+    text = redact(text, secrets)
+    for rx, repl in _SHAPES:
+        text = rx.sub(repl, text)
+    for s in {s for s in secrets if s and len(s) >= 6}:
+        for k in range(len(s) - 1, _MIN_FRAGMENT - 1, -1):
+            if text.endswith(s[:k]):
+                text = text[:-k] + "***"
+                break
+        for k in range(len(s) - 1, _MIN_FRAGMENT - 1, -1):
+            if text.startswith(s[-k:]):
+                text = "***" + text[k:]
+                break
+    return text
+
+
+def snippet(text: str, secrets: Iterable[str], limit: int = SNIPPET_CHARS) -> str:
+    """The first ``limit`` characters of a service's body on one line, redacted *before*
+    the cut (only a window is redacted: a secret that starts inside the snippet ends inside
+    the window)."""
+    window = text[: limit + _WINDOW_MARGIN]
+    return " ".join(redact_message(window, secrets).split())[:limit]
 
 
 def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
@@ -94,6 +142,32 @@ def _as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+class _Response:
+    """What is kept of a response: status, headers and a size-checked body."""
+
+    __slots__ = ("content", "encoding", "headers", "status_code")
+
+    def __init__(self, status_code: int, headers: Any, content: bytes, encoding: str) -> None:
+        self.status_code = status_code
+        self.headers = headers
+        self.content = content
+        self.encoding = encoding
+
+    @property
+    def text(self) -> str:
+        try:
+            return self.content.decode(self.encoding, errors="replace")
+        except LookupError:  # an unknown charset named by the service
+            return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        from .._internal.files import bounded_int
+        try:
+            return json.loads(self.content, parse_int=bounded_int)
+        except RecursionError:
+            raise ValueError("nested too deeply") from None
+
+
 class HTTPAdapter(AsyncAdapter):
     """An agent behind an HTTP endpoint. Build it with :func:`from_http`."""
 
@@ -102,8 +176,10 @@ class HTTPAdapter(AsyncAdapter):
                  response_path: str | None, verdict_path: str | None, timeout_s: float,
                  span_source: Any, span_timeout_s: float, baggage: Mapping[str, str],
                  call_id_header: str | None, secrets: Iterable[str], identity: str | None,
-                 exclude_tools: Iterable[str]) -> None:
+                 exclude_tools: Iterable[str],
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> None:
         self.url = url
+        self.max_response_bytes = max_response_bytes
         self.method = method
         self.body = body
         self.headers = dict(headers)
@@ -134,7 +210,36 @@ class HTTPAdapter(AsyncAdapter):
         return redact(text, self._secrets)
 
     def _error(self, message: str, **kw: Any) -> AgentCallError:
-        return AgentCallError(self.redact(message), **kw)
+        return AgentCallError(redact_message(message, self._secrets), **kw)
+
+    async def _fetch(self, url: str, kwargs: dict[str, Any]) -> _Response:
+        """One request, its body streamed and refused past ``max_response_bytes``: an
+        endless (chunked) body is never buffered."""
+        import httpx
+
+        async with httpx.AsyncClient(timeout=self.timeout_s, follow_redirects=False,
+                                     trust_env=False, verify=_verify()) as client, \
+                client.stream(self.method, url, **kwargs) as resp:
+            declared = resp.headers.get("Content-Length", "")
+            if declared.isdigit() and int(declared) > self.max_response_bytes:
+                raise self._too_large(f"{int(declared):,} bytes announced")
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in resp.aiter_bytes():
+                size += len(chunk)
+                if size > self.max_response_bytes:
+                    raise self._too_large("more bytes kept coming")
+                chunks.append(chunk)
+            return _Response(resp.status_code, resp.headers, b"".join(chunks),
+                             resp.encoding or "utf-8")
+
+    def _cut(self, resp: _Response) -> str:
+        return snippet(resp.text, self._secrets)
+
+    def _too_large(self, detail: str) -> AgentCallError:
+        return self._error(f"{self.identity}: the answer is over the "
+                           f"{self.max_response_bytes:,}-byte limit ({detail})",
+                           kind="too_large")
 
 
     async def ainvoke(self, prompt: str) -> Observation:
@@ -155,10 +260,10 @@ class HTTPAdapter(AsyncAdapter):
                 else {"prompt": prompt}
         t0 = time.perf_counter()
         try:
-            async with httpx.AsyncClient(timeout=self.timeout_s, follow_redirects=False,
-                                         trust_env=False, verify=_verify()) as client:
-                resp = await client.request(self.method, url, **kwargs)
-        except httpx.TimeoutException:
+            # the whole exchange within timeout_s: httpx times each read, so a body that
+            # drips a byte at a time would otherwise never time out
+            resp = await asyncio.wait_for(self._fetch(url, kwargs), timeout=self.timeout_s)
+        except (httpx.TimeoutException, asyncio.TimeoutError):
             raise self._error(f"{self.identity}: no answer within {self.timeout_s:g}s",
                               kind="timeout", retryable=True) from None
         except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError,
@@ -182,19 +287,19 @@ class HTTPAdapter(AsyncAdapter):
             obs = replace(obs, tools=spans_to_tool_calls(spans, exclude=self.exclude_tools))
         return obs
 
-    def _parse(self, resp: Any) -> Observation:
+    def _parse(self, resp: _Response) -> Observation:
         code = resp.status_code
-        snippet = " ".join(resp.text[:200].split())
         if code == 429:
             raise self._error(f"{self.identity}: HTTP 429 Too Many Requests",
                               kind="rate_limit", retryable=True,
                               retry_after_s=parse_retry_after(resp.headers.get("Retry-After")))
         if code >= 500:
-            raise self._error(f"{self.identity}: HTTP {code}: {snippet}", kind="http_5xx",
+            raise self._error(f"{self.identity}: HTTP {code}: {self._cut(resp)}", kind="http_5xx",
                               retryable=True,
                               retry_after_s=parse_retry_after(resp.headers.get("Retry-After")))
         if code >= 400:
-            raise self._error(f"{self.identity}: HTTP {code}: {snippet}", kind=f"http_{code}")
+            raise self._error(f"{self.identity}: HTTP {code}: {self._cut(resp)}",
+                              kind=f"http_{code}")
         if code >= 300:
             raise self._error(f"{self.identity}: HTTP {code} redirect (not followed)",
                               kind=f"http_{code}")
@@ -203,7 +308,7 @@ class HTTPAdapter(AsyncAdapter):
             doc = resp.json()
         except ValueError:
             if self.response_path is not None or self.verdict_path is not None:
-                raise self._error(f"{self.identity}: the answer is not JSON: {snippet}",
+                raise self._error(f"{self.identity}: the answer is not JSON: {self._cut(resp)}",
                                   kind="bad_output") from None
         if self.response_path is None:  # auto: a usual key of a JSON object, else the body
             text = resp.text
@@ -247,7 +352,8 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
               baggage: Mapping[str, str] | None = None,
               call_id_header: str | None = "test-prompt-id",
               secrets: Iterable[str] = (), exclude_tools: Iterable[str] = (),
-              identity: str | None = None) -> HTTPAdapter:
+              identity: str | None = None,
+              max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> HTTPAdapter:
     """An adapter that sends each prompt to ``url`` and reads the answer from JSON.
 
     Args:
@@ -271,6 +377,8 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
         secrets: extra strings to redact from every message (e.g. expanded ``${VAR}`` values).
         exclude_tools: tool names never counted (structured-output tools).
         identity: stable agent name for record/replay keys; derived from the URL by default.
+        max_response_bytes: largest answer body read (default 4 MiB); a larger or endless
+            one is cut off while streaming and fails the call with kind ``too_large``.
 
     Example:
         >>> agent = from_http("http://127.0.0.1:8080/ask", body={"input": "${prompt}"})
@@ -285,6 +393,9 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
         raise InvalidArgument(f"from_http: unsupported method {method!r}")
     if not (isinstance(timeout_s, (int, float)) and timeout_s > 0):
         raise InvalidArgument(f"from_http: timeout_s must be > 0, got {timeout_s!r}")
+    if not (isinstance(max_response_bytes, int) and max_response_bytes >= 1024):
+        raise InvalidArgument("from_http: max_response_bytes must be an int >= 1024, got "
+                              f"{max_response_bytes!r}")
     if not (isinstance(span_timeout_s, (int, float)) and span_timeout_s >= 0):
         raise InvalidArgument(f"from_http: span_timeout_s must be >= 0, got {span_timeout_s!r}")
     if span_source is not None and not callable(getattr(span_source, "wait_for", None)):
@@ -304,4 +415,4 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
                        timeout_s=float(timeout_s), span_source=span_source,
                        span_timeout_s=float(span_timeout_s), baggage=dict(baggage or {}),
                        call_id_header=call_id_header, secrets=secrets, identity=identity,
-                       exclude_tools=exclude_tools)
+                       exclude_tools=exclude_tools, max_response_bytes=max_response_bytes)

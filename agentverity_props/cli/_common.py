@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +51,16 @@ def run_cli(group: click.Group, argv: list[str]) -> Any:
         else:
             msg = (f"internal error {type(exc).__name__}: {exc} — please report it; "
                    "rerun with --debug for the traceback")
-        click.echo("error: " + " ".join(msg.split())[:2000], err=True)
+        from .._internal.shown import visible
+        click.echo("error: " + visible(" ".join(msg.split())[:2000]), err=True)
         sys.exit(EXIT_INCOMPLETE)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 
 def say_stop(cause: str) -> None:
     """Why the run stopped early, on the user's terminal (stderr)."""
-    click.echo(f"stopped early: {cause}", err=True)
+    from .._internal.shown import visible
+    click.echo(f"stopped early: {visible(cause)}", err=True)
 
 
 def use_color(output: str | None) -> bool:
@@ -65,10 +68,64 @@ def use_color(output: str | None) -> bool:
     return output in (None, "-") and sys.stdout.isatty()
 
 
-def write_output(text: str, output: str | None) -> None:
-    """Write ``text`` to ``output`` atomically (temp file, fsync, rename), or to stdout."""
+def write_output(text: str | Iterable[str], output: str | None) -> None:
+    """Write ``text`` (or its pieces, ending with a line break) to ``output`` atomically
+    (temp file, fsync, rename), or to stdout."""
     if output in (None, "-"):
+        if not isinstance(text, str):
+            for piece in text:
+                click.echo(piece, nl=False)
+            return
         click.echo(text, nl=not text.endswith("\n"))
         return
     from .._internal.atomic import atomic_write_text
     atomic_write_text(Path(output), text)
+
+
+#: parameters naming a file a command writes -> the option as the user typed it
+OUTPUT_PARAMS = {"output": "--output", "html_out": "--html", "report": "--report"}
+
+
+def _paths_in(value: Any) -> list[str]:
+    """The existing paths a parameter value may name (``file.py:attr`` names ``file.py``)."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    out: list[str] = []
+    for v in values:
+        if not isinstance(v, str) or not v or v == "-":
+            continue
+        for candidate in (v, v.rsplit(":", 1)[0]):
+            if os.path.exists(candidate) and candidate not in out:
+                out.append(candidate)
+    return out
+
+
+def check_outputs(params: dict[str, Any]) -> None:
+    """Every output a command was given, checked before it reads or calls anything: not a
+    device, FIFO or directory, not one of its inputs, and writable (see
+    :mod:`agentverity_props._internal.outputs`)."""
+    from .._internal.outputs import check_output
+
+    outs = {name: params[name] for name in OUTPUT_PARAMS
+            if isinstance(params.get(name), str)}
+    if not outs:
+        return
+    inputs = [p for name, v in params.items() if name not in outs for p in _paths_in(v)]
+    for name, path in outs.items():
+        others = [v for n, v in outs.items() if n != name and v not in ("-",)]
+        check_output(path, option=OUTPUT_PARAMS[name], inputs=[*inputs, *others])
+
+
+def guard_outputs(cmd: click.Command) -> click.Command:
+    """``cmd`` with :func:`check_outputs` run on its parameters before its own code."""
+    callback = cmd.callback
+    if callback is None or getattr(callback, "_outputs_guarded", False):
+        return cmd
+
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        check_outputs(kwargs)
+        return callback(*args, **kwargs)
+
+    guarded._outputs_guarded = True  # type: ignore[attr-defined]
+    guarded.__doc__ = callback.__doc__
+    cmd.callback = guarded
+    return cmd

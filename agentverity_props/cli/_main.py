@@ -32,7 +32,8 @@ class _LazyGroup(click.Group):
             return None
         module, attr = target
         cmd: click.Command = getattr(importlib.import_module(module, __package__), attr)
-        return cmd
+        from ._common import guard_outputs
+        return guard_outputs(cmd)
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -110,9 +110,15 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
     # the terminal is the user's own screen: name inputs by their text there; files keep
     # fingerprints unless --include-inputs
     on_screen = fmt == "text" and output in (None, "-")
-    write_output(render(result.to_dict(include_inputs=include_inputs or on_screen), fmt,
-                        output), output)
-    return result.exit_code
+    d = result.to_dict(include_inputs=include_inputs or on_screen)
+    code = result.exit_code
+    del result  # a large run's outcomes: their memory serves the rendering instead
+    if fmt == "json":  # in pieces: a 100,000-input report is never held as one text
+        from ..report import iter_dumps
+        write_output(iter_dumps(d), output)
+    else:
+        write_output(render(d, fmt, output), output)
+    return code
 
 
 def execute_run(agent: Any, inputs: list[str], rels: list[Any] | None, config: RunConfig, *,

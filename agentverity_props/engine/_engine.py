@@ -43,12 +43,16 @@ T = TypeVar("T")
 class _LoopState:
     """Primitives bound to one event loop (asyncio objects must not cross loops)."""
 
-    __slots__ = ("deadlines", "locks", "sem")
+    __slots__ = ("deadlines", "locks", "loop", "sem", "stop")
 
-    def __init__(self, max_workers: int, timeout_s: float | None) -> None:
+    def __init__(self, max_workers: int, timeout_s: float | None,
+                 loop: asyncio.AbstractEventLoop) -> None:
         self.sem = asyncio.Semaphore(max_workers)
         self.locks: dict[str, _ProbeLock] = {}
         self.deadlines = None if timeout_s is None else Deadlines(timeout_s)
+        self.loop = weakref.ref(loop)  # weak: the state must not keep its loop alive
+        #: set once a stop is requested: wakes every draw waiting for a worker slot at once
+        self.stop = asyncio.Event()
 
 
 class _ProbeLock:
@@ -233,6 +237,7 @@ class Engine:
                                    if obs.error is not None else "an agent call failed")
                 self.ledger.stop_cause = self.stop_cause
             self._stopping = True
+            self._wake_waiters()
             if isinstance(exc, AgentCallError):
                 raise exc
             assert obs.error is not None
@@ -251,7 +256,12 @@ class Engine:
         exc: Exception | None = None
         covered = 0.0  # this draw has already waited until then (its own backoff)
         while True:
-            if not await self._acquire_slot(sem):
+            if attempt == 0 and not self._budget.can_afford(1):
+                # spent already: fail now, not after queueing for a worker slot
+                raise BudgetExhausted(
+                    f"the agent-call budget of {self._budget.limit} is spent — raise "
+                    "--budget, or replay recorded draws with --store")
+            if not await self._acquire_slot(sem, st):
                 raise _interrupted()
             held = True
             try:
@@ -349,7 +359,8 @@ class Engine:
         with self._state_lock:
             st = self._states.get(loop)
             if st is None:
-                st = self._states[loop] = _LoopState(self.config.max_workers, self._timeout_s)
+                st = self._states[loop] = _LoopState(self.config.max_workers, self._timeout_s,
+                                                      loop)
         self._last = (loop, st)  # one tuple: threads never see a loop with another's state
         return st
 
@@ -375,6 +386,12 @@ class Engine:
         """True if ``n`` more live calls fit in the budget (replayed draws are free)."""
         return self._budget.can_afford(n)
 
+    @property
+    def live_only(self) -> bool:
+        """True when every draw is a live call (no store to replay from): a caller planning
+        many draws may then count them against :attr:`remaining` before making any."""
+        return self._store is None or self._mode == "record"
+
     # -- interrupts -------------------------------------------------------------------------
 
     @property
@@ -382,7 +399,8 @@ class Engine:
         """True once a stop was requested: new draws raise ``Interrupted``."""
         return self._stopping
 
-    async def _acquire_slot(self, sem: asyncio.Semaphore) -> bool:
+    async def _acquire_slot(self, sem: asyncio.Semaphore,
+                            st: _LoopState | None = None) -> bool:
         """Take a worker slot; False once a stop is requested while waiting for one.
 
         A stop must wake draws queued behind slots that calls which never return still hold
@@ -392,19 +410,36 @@ class Engine:
         if not sem.locked():
             await sem.acquire()
             return True
+        if self._stopping:
+            return False
+        if st is None:
+            st = self._state(asyncio.get_running_loop())
         waiter = asyncio.ensure_future(sem.acquire())
-        while True:
-            done, _ = await asyncio.wait({waiter}, timeout=0.1)
-            if done:
-                return True
-            if self._stopping:
+        stop = asyncio.ensure_future(st.stop.wait())
+        try:
+            # no polling: thousands of queued draws would otherwise each wake ten times a
+            # second and keep a large run busy (and deaf to signals) for nothing
+            await asyncio.wait({waiter, stop}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # this draw was cancelled: leave no waiter behind
+            if waiter.done() and not waiter.cancelled():
+                sem.release()
+            else:
                 waiter.cancel()
-                try:
-                    await waiter
-                except asyncio.CancelledError:
-                    return False
-                sem.release()  # acquired while being cancelled: give it back
-                return False
+            raise
+        finally:
+            stop.cancel()
+        if waiter.done() and not waiter.cancelled():
+            if not self._stopping:
+                return True
+            sem.release()
+            return False
+        waiter.cancel()
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            return False
+        sem.release()  # acquired while being cancelled: give it back
+        return False
 
     def _watch(self, obs: Observation) -> None:
         """Fail fast: stop when each of the first ``fail_fast`` answered draws was unusable."""
@@ -423,12 +458,27 @@ class Engine:
                                f"calls ({common}); fix the agent or its verdict extraction "
                                "and rerun")
             self._stopping = True
+            self._wake_waiters()
             self.ledger.stop_cause = self.stop_cause
 
     def request_stop(self) -> None:
-        """Start no new call; calls in flight finish and are stored."""
+        """Start no new call; calls in flight finish and are stored.
+
+        Safe from a signal handler and from another thread: the draws waiting for a worker
+        slot are woken through their loop's thread-safe queue.
+        """
         self._stopping = True
         self.ledger.interrupted = True
+        self._wake_waiters()
+
+    def _wake_waiters(self) -> None:
+        with self._state_lock:
+            states = list(self._states.values())
+        for st in states:
+            loop = st.loop()
+            if loop is not None:
+                with contextlib.suppress(RuntimeError):  # that loop is already closed
+                    loop.call_soon_threadsafe(st.stop.set)
 
     def install_signal_handlers(self) -> contextlib.AbstractContextManager[Engine]:
         """Within the block, SIGINT/SIGTERM call :meth:`request_stop`.

@@ -37,6 +37,31 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 _FIX = "pass a new path with --store or delete it"
 
 
+_DAMAGED_FIX = ("delete it (or move it aside) and record again, or pass a new path with "
+                "--store")
+
+
+def sqlite3_damaged(path: Path, why: str) -> BadInput:
+    """The one-line error for a store whose file is corrupted (a damaged page, a cut file)."""
+    return BadInput(f"store {path} is damaged ({' '.join(why.split())[:120]})", _DAMAGED_FIX)
+
+
+def _guarded(method: Any) -> Any:
+    """A Store method whose SQLite corruption errors become :func:`sqlite3_damaged`."""
+    import functools
+
+    @functools.wraps(method)
+    def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
+        import sqlite3
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.OperationalError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise sqlite3_damaged(self.path, str(exc)) from None
+    return wrapper
+
+
 class StoreMode(str, enum.Enum):
     """How the engine uses the store.
 
@@ -148,6 +173,8 @@ class Store:
                 raise BadInput(f"store {self.path} cannot be used: {exc}",
                                "check the file and folder are writable, or pass another "
                                "path with --store") from None
+            if "malformed" in str(exc):
+                raise sqlite3_damaged(self.path, str(exc)) from None
             raise BadInput(f"store {self.path} is not an agentverity-props store: {exc}",
                            _FIX) from None
         except BaseException:
@@ -172,6 +199,10 @@ class Store:
             raise BadInput(f"store {self.path} has schema version {version}, newer than this "
                            f"agentverity-props understands ({SCHEMA_VERSION})",
                            "upgrade agentverity-props or record a new store")
+        # a damaged page is found here, before any agent call, not halfway through a run
+        verdict = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+        if verdict != "ok":
+            raise sqlite3_damaged(self.path, str(verdict))
         _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
         # WAL + NORMAL: a committed draw survives a killed process (not a power cut), and a
         # commit costs no fsync, which keeps recording cheap.
@@ -200,6 +231,7 @@ class Store:
 
     # -- access -----------------------------------------------------------------------------
 
+    @_guarded
     def get(self, key: tuple[str, str, str, int]) -> Observation | None:
         """The stored observation for ``key`` (agent, fp, extractor, index), or None."""
         with self._lock:
@@ -210,6 +242,7 @@ class Store:
 
         return Observation.from_dict(json.loads(row[0]))
 
+    @_guarded
     def put(self, key: tuple[str, str, str, int], obs: Observation, *,
             overwrite: bool = False) -> bool:
         """Store ``obs`` under ``key``, committed at once; True if this call wrote it.
@@ -224,6 +257,7 @@ class Store:
             cur = self._conn.execute(_INSERT if overwrite else _PUT, params)
             return cur.rowcount > 0
 
+    @_guarded
     def count(self) -> int:
         """Number of stored draws."""
         with self._lock:

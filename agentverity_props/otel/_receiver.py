@@ -140,6 +140,8 @@ def decode_json(data: bytes) -> list[SpanRecord]:
         return out
     except PayloadError:
         raise
+    except RecursionError:  # json's nesting bound is the interpreter's recursion limit
+        raise PayloadError("not OTLP JSON traces: nested too deeply") from None
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         raise PayloadError(f"not OTLP JSON traces: {type(exc).__name__}: {exc}") from None
 
@@ -152,6 +154,8 @@ def _gunzip(data: bytes, limit: int) -> bytes:
         raise PayloadError(f"bad gzip body: {exc}") from None
     if len(out) > limit or d.unconsumed_tail:
         raise OverflowError
+    if not d.eof:  # the stream stops before its end marker and CRC: a cut body
+        raise PayloadError("truncated gzip body (no end of stream)")
     return out
 
 
@@ -174,6 +178,11 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True  # rebind over TIME_WAIT; Linux still refuses a second listener
     receiver: OTLPReceiver
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a client that resets or a handler bug must not print a traceback on the terminal
+        # of the command that opened the receiver; the request is counted as malformed
+        self.receiver._count("rejected_malformed", "connection error while serving")
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -235,6 +244,11 @@ class _Handler(BaseHTTPRequestHandler):
         except PayloadError as exc:
             rec._count("rejected_malformed", str(exc)[:200])
             self._reply(400, json.dumps({"error": str(exc)[:200]}).encode())
+            return
+        except Exception as exc:  # anything else a hostile body provokes: 400, no traceback
+            why = f"cannot decode the body ({type(exc).__name__})"
+            rec._count("rejected_malformed", why)
+            self._reply(400, json.dumps({"error": why}).encode())
             return
         rec.collector.add(spans)
         rec._count("accepted", spans=len(spans))

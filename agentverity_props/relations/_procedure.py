@@ -55,7 +55,7 @@ REFERENCE_SHARE = 0.2
 SETTLE_SOURCE_DRAWS = 8
 
 
-@dataclass
+@dataclass(slots=True)  # 800,000 of them on a 100,000-input run
 class Candidate:
     """One (relation, source, follow-up) being decided, with its outcome record."""
 
@@ -157,6 +157,9 @@ class RelationDecider:
         self.futility = futility
         self.seed = seed
         self.progress = progress
+        #: live draws planned in this step but not made yet (see _affordable)
+        self._planned = 0
+        self._decisions: dict[tuple[Any, ...], dict[str, Any]] = {}
 
     async def decide(self, candidates: Sequence[Candidate]) -> None:
         """Decide every candidate (each ends pass/confirmed/undecided/incomplete)."""
@@ -166,6 +169,7 @@ class RelationDecider:
             self._start(c)
         live = [c for c in live if c.outcome.status == CandidateStatus.PENDING]
         while live:
+            self._planned = 0
             for c in live:
                 self._plan(c)
             live = [c for c in live if c.outcome.status == CandidateStatus.PENDING]
@@ -186,10 +190,15 @@ class RelationDecider:
 
     async def _anchor_sources(self, live: Sequence[Candidate]) -> None:
         need: list[Probe] = []
+        seen: set[str] = set()  # by fingerprint: `in need` made this quadratic in the inputs
         for c in live:
-            if reference(self.pool, c.source.fp, c.relation.layer) is None and \
-                    c.source not in need:
+            if c.source.fp not in seen and \
+                    reference(self.pool, c.source.fp, c.relation.layer) is None:
+                seen.add(c.source.fp)
                 need.append(c.source)
+        left = self.engine.remaining if getattr(self.engine, "live_only", False) else None
+        if left is not None:
+            need = need[:left]  # the others could not be drawn: no task is made for them
         plan = [(p, self.engine.allocate(p, 1)[0]) for p in need]
         await asyncio.gather(*(self._draw(p, i) for p, i in plan))
 
@@ -222,6 +231,11 @@ class RelationDecider:
     def _plan(self, c: Candidate) -> None:
         test = c.test
         assert test is not None
+        if self.engine.stopping or not self.engine.can_afford(1):
+            # before the settling computation: after a stop (or once the budget is gone) a
+            # 100,000-input run would spend many seconds planning draws it cannot make
+            self._finish(c, CandidateStatus.INCOMPLETE, "draws not made (budget or interrupt)")
+            return
         c.settled = self._settled(c)
         if not test.screened:
             # the screen: a follow-up alone once the noise estimate is trusted and the
@@ -244,7 +258,7 @@ class RelationDecider:
             self._finish(c, CandidateStatus.UNDECIDED,
                          "the family's quota of tested candidates is spent")
             return
-        if self.engine.stopping or not self.engine.can_afford(len(c.plan)):
+        if self.engine.stopping or not self._affordable(len(c.plan)):
             self._finish(c, CandidateStatus.INCOMPLETE, "draws not made (budget or interrupt)")
             return
         c.indices = {}
@@ -260,6 +274,27 @@ class RelationDecider:
                                         f"{c.follow_up.fp}")
             if c.order.random() < 0.5:
                 c.indices = dict(reversed(list(c.indices.items())))
+
+    def _shared(self, decision: dict[str, Any]) -> dict[str, Any]:
+        """One dict for equal decisions: on a large probe set most candidates end with the
+        same untouched test state, and 800,000 copies of it would take a gigabyte."""
+        try:
+            key = tuple((k, tuple(sorted(v.items())) if isinstance(v, dict) else v)
+                        for k, v in decision.items())
+            return self._decisions.setdefault(key, decision)
+        except TypeError:  # an unhashable value: keep this one as it is
+            return decision
+
+    def _affordable(self, n: int) -> bool:
+        """Whether ``n`` more draws fit in the budget, counting those already planned in this
+        step when every draw is live: a 100,000-input run would otherwise plan (and hold in
+        memory as tasks) one draw per candidate that the budget can never pay for."""
+        if not getattr(self.engine, "live_only", False):  # draws may be replayed for free
+            return self.engine.can_afford(n)
+        if not self.engine.can_afford(self._planned + n):
+            return False
+        self._planned += n
+        return True
 
     async def _draw_at(self, c: Candidate, pos: int) -> None:
         what, idx = list(c.indices.items())[pos]
@@ -325,7 +360,7 @@ class RelationDecider:
         if test is not None:
             if test.decision is None:
                 test.give_up(note)
-            out.decision = {**test.state(), "call": status}
+            out.decision = self._shared({**test.state(), "call": status})
             self.learner.observe(test)
 
     async def _draw(self, probe: Probe, index: int) -> Observation | None:

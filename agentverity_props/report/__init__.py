@@ -9,7 +9,7 @@ from ._bench import (
 )
 from ._conversation import render_conversation_junit, render_conversation_text
 from ._html import render_html
-from ._json import dumps, load_result
+from ._json import dumps, iter_dumps, load_result
 from ._junit import render_junit
 from ._snapshot import (
     render_check_junit,
@@ -22,6 +22,7 @@ from ._tools import render_tools_junit, render_tools_text
 
 __all__ = [
     "dumps",
+    "iter_dumps",
     "load_result",
     "render_bench_junit",
     "render_bench_text",

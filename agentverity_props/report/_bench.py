@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.markup import escape as _e
 
+from .._internal.shown import for_text
 from ._text import _console
 
 BENCH_EXIT = {0: "every task passed", 1: "a task failed or errored",
@@ -30,6 +31,7 @@ def _ms(x: Any) -> str:
 def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 120) -> str:
     from rich.table import Table
 
+    d = for_text(d)  # control and bidi characters of answers and names made visible
     con = _console(color, width)
     b, s, calls = d["benchmark"], d["summary"], d["calls"]
     con.print(f"[bold]agentverity-props bench[/] · agent [cyan]{_e(d['agent'])}[/] · benchmark "
@@ -140,6 +142,7 @@ def _alphas_line(mult: dict[str, Any]) -> str:
 def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 120) -> str:
     from rich.table import Table
 
+    d = for_text(d)  # control and bidi characters of answers and names made visible
     con = _console(color, width)
     b, calls, cfg = d["benchmark"], d["calls"], d["config"]
     warm = calls.get("warmup") or 0

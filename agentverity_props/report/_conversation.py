@@ -76,6 +76,9 @@ def render_conversation_text(d: dict[str, Any], *, color: bool = False, width: i
                              ) -> str:
     """Every conversation test of the document, one block each (``color``/``width`` are
     accepted for the CLI's renderer signature; the text is plain)."""
+    from .._internal.shown import for_text
+
+    d = for_text(d)  # control and bidi characters of turns and names made visible
     lines: list[str] = []
     for test in d.get("tests") or ():
         lines += render_conversation_lines(test)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,29 @@ KNOWN_SCHEMAS = ("agentverity_props.run/3", "agentverity_props.counterexample/1"
                  "agentverity_props.enlarge/1", "agentverity_props.check/1",
                  "agentverity_props.conversation/1")
 
+#: top-level keys every result of a kind has (the ``required`` lists of docs/schemas/*.json;
+#: a unit test keeps them equal): a file without them is refused, not rendered half-empty
+REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
+    "agentverity_props.run/2": (
+        "agent", "complete", "exit_code", "stop_reason", "findings", "advice", "config",
+        "meter", "blindness", "relations", "calls", "ledger", "privacy", "inputs"),
+    "agentverity_props.bench/2": (
+        "agent", "benchmark", "complete", "exit_code", "stop_reason", "config", "guarantee",
+        "summary", "calls", "tasks", "ledger", "privacy"),
+    "agentverity_props.check/2": (
+        "agent", "status", "exit_code", "snapshot", "inadmissible", "admission", "stability",
+        "drift", "inputs", "calls", "ledger", "privacy"),
+    "agentverity_props.compare/2": (
+        "benchmark", "complete", "exit_code", "stop_reason", "rounds", "config",
+        "multiplicity", "design", "guarantee", "winners", "agents", "pairs", "regressions",
+        "calls", "privacy"),
+    "agentverity_props.conversation/1": ("include_inputs", "tests"),
+    "agentverity_props.counterexample/1": ("tests",),
+    "agentverity_props.snapshot/2": (
+        "created_at", "tool_version", "agent", "admission", "config", "fingerprints",
+        "reference_form", "calibration", "inputs", "meter", "blindness", "calls", "privacy"),
+}
+
 
 def _clean(obj: Any) -> Any:
     if isinstance(obj, float):
@@ -27,21 +51,63 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
+#: list items in a result beyond which its deep parts are written one item per line
+_LARGE_ITEMS = 20_000
+
+
 def dumps(result: dict[str, Any]) -> str:
-    """Pretty JSON with ``schema`` first and non-finite floats as null."""
-    ordered = {"schema": result.get("schema"), **{k: v for k, v in result.items() if k != "schema"}}
-    return json.dumps(_clean(ordered), indent=2, ensure_ascii=False) + "\n"
+    """Pretty JSON with ``schema`` first and non-finite floats as null.
+
+    A large result (a 100,000-input run has 800,000 relation outcomes) is indented to four
+    levels only, each deeper value on one line: the same JSON, written by the C encoder
+    (``indent`` forces Python's pure-Python encoder, ~10x slower and holding every token of
+    the output in a list at once). :func:`iter_dumps` gives the same text in pieces.
+    """
+    return "".join(iter_dumps(result))
+
+
+def iter_dumps(result: dict[str, Any]) -> Iterator[str]:
+    """:func:`dumps` in pieces, for writing a large result without ever holding its text."""
+    ordered = {"schema": result.get("schema"),
+               **{k: v for k, v in result.items() if k != "schema"}}
+    if _items(ordered, 4) <= _LARGE_ITEMS:
+        yield json.dumps(_clean(ordered), indent=2, ensure_ascii=False) + "\n"
+        return
+    yield from _shallow(ordered, 0)  # cleans value by value: no copy of the whole result
+    yield "\n"
+
+
+def _items(obj: Any, depth: int) -> int:
+    """How many list items the first ``depth`` levels of ``obj`` hold (a cheap size)."""
+    if depth == 0:
+        return 0
+    if isinstance(obj, dict):
+        return sum(_items(v, depth - 1) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return len(obj) + sum(_items(v, depth - 1) for v in obj)
+    return 0
+
+
+def _shallow(obj: Any, level: int) -> Iterator[str]:
+    if level >= 4 or not isinstance(obj, (dict, list, tuple)) or not obj:
+        yield json.dumps(_clean(obj), ensure_ascii=False)
+        return
+    pad, inner = "  " * level, "  " * (level + 1)
+    items = obj.items() if isinstance(obj, dict) else ((None, v) for v in obj)
+    yield "{" if isinstance(obj, dict) else "["
+    for i, (k, v) in enumerate(items):
+        yield ("," if i else "") + "\n" + inner
+        if k is not None:
+            yield json.dumps(str(k), ensure_ascii=False) + ": "
+        yield from _shallow(v, level + 1)
+    yield "\n" + pad + ("}" if isinstance(obj, dict) else "]")
 
 
 def load_result(path: str | Path) -> dict[str, Any]:
     """Read a saved result; a one-line BadInput for anything that is not one."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise BadInput(f"result file {p} not found", "check the path") from None
-    except IsADirectoryError:
-        raise BadInput(f"{p} is a directory", "pass a JSON result file") from None
+    from .._internal.files import read_file_bytes
+    raw = read_file_bytes(p, what="result file")
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -50,6 +116,10 @@ def load_result(path: str | Path) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise BadInput(f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
                        f"{exc.msg})", "pass a JSON file written by agentverity-props") from None
+    except (ValueError, RecursionError):  # a 10,000-digit integer, or nesting too deep
+        from .._internal.files import loads_json
+        data = loads_json(raw, where=str(p), fix="pass a JSON file written by agentverity-props")
+    original = data.get("schema") if isinstance(data, dict) else None
     if isinstance(data, dict) and data.get("schema") == "agentverity_props.run/1":
         data = migrate_run_v1(data)
     if isinstance(data, dict) and data.get("schema") == "agentverity_props.run/2":
@@ -62,6 +132,11 @@ def load_result(path: str | Path) -> dict[str, Any]:
         got = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise BadInput(f"{p} is not an agentverity-props result (schema {got!r})",
                        "pass a file written with --format json")
+    missing = [k for k in REQUIRED_KEYS.get(str(original), ()) if k not in data]
+    if missing:
+        raise BadInput(f"{p} claims schema {original!r} but lacks "
+                       f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''}",
+                       "pass an unedited file written by agentverity-props --format json")
     return data
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from rich.markup import escape as _e
 
 from .._internal.fingerprint import short
+from .._internal.shown import for_text
 from ._bench import _finish
 from ._text import _console
 
@@ -21,6 +22,7 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
                          path: str | None = None) -> str:
     from rich.table import Table
 
+    d = for_text(d)  # control and bidi characters of answers and names made visible
     con = _console(color, width)
     adm = d["admission"]
     cfg, m, b, calls = d["config"], d["meter"], d["blindness"], d["calls"]
@@ -86,6 +88,7 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
     inputs by their text (the CLI passes it for a terminal or ``--include-inputs``)."""
     from rich.table import Table
 
+    d = for_text(d)  # control and bidi characters of answers and names made visible
     con = _console(color, width)
     s, adm, calls = d["snapshot"], d["admission"], d["calls"]
     con.print(f"[bold]agentverity-props check[/] · agent [cyan]{_e(d['agent'])}[/] · snapshot of "

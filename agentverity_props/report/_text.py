@@ -20,6 +20,9 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     from rich.markup import escape as esc
     from rich.table import Table
 
+    from .._internal.shown import for_markup
+
+    d = for_markup(d)  # agent answers, prompts and names are data, never markup
     con = _console(color, width)
     m, b = d["meter"], d["blindness"]
     n_inputs = len(m["per_input"])

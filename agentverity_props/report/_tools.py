@@ -28,6 +28,9 @@ def render_tools_text(d: dict[str, Any], *, width: int = 120, color: bool = Fals
     from rich.console import Console
     from rich.table import Table
 
+    from .._internal.shown import for_markup
+
+    d = for_markup(d)  # case names, messages and tool names are data, never markup
     buf = io.StringIO()
     console = Console(file=buf, width=width, color_system="standard" if color else None,
                       force_terminal=color, highlight=False, soft_wrap=False)

@@ -51,6 +51,10 @@ def load_snapshot(path: str | Path) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise BadInput(f"snapshot file {p} is not valid JSON (line {exc.lineno}: {exc.msg})",
                        "pass a file written by agentverity-props snapshot") from None
+    except (ValueError, RecursionError):  # a 10,000-digit integer, or nesting too deep
+        from .._internal.files import loads_json
+        doc = loads_json(text, where=f"snapshot file {p}",
+                         fix="pass a file written by agentverity-props snapshot")
     return validate_snapshot(doc, where=str(p))
 
 

@@ -167,3 +167,19 @@ def http() -> Any:
     return from_http(os.environ["FAULT_URL"], response_path="text", verdict_path="verdict",
                      timeout_s=float(os.environ.get("FAULT_HTTP_TIMEOUT", "5")),
                      headers=headers, identity="http:fault-service")
+
+
+#: what a hostile model may emit: rich markup, a chat-template token, a hyperlink, a
+#: terminal title escape, NUL and a bidi override (see test_hostile.py)
+HOSTILE_VERDICTS = ("[/INST]", "[/]", "[link=https://evil.example/x]billing[/link]",
+                    "[red]general", "general", "\x1b]0;pwned\x07title", "nul\x00byte",
+                    "\u202eevil")
+
+
+def hostile_markup(prompt: str) -> dict[str, Any]:
+    """Answers one of HOSTILE_VERDICTS, chosen by the call number (deterministic)."""
+    n = _next()
+    out = _answer(prompt, n)
+    out["verdict"] = HOSTILE_VERDICTS[n % len(HOSTILE_VERDICTS)]
+    out["text"] = f"{out['verdict']} answer {n}"
+    return out
