@@ -17,7 +17,6 @@ def _console(color: bool, width: int = 100) -> Any:
 
 
 def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100) -> str:
-    from rich.markup import escape as esc
     from rich.table import Table
 
     from .._internal.shown import for_markup
@@ -97,7 +96,7 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
             eff_est = e.get("estimate")
             bounds = (f"[{e['lower']:+.2f}, {e['upper']:+.2f}]"
                       if eff_est is not None and r["status"] != "NOT EXERCISED" else "–")
-            t.add_row(esc(r["name"]), r["layer"], st,
+            t.add_row(r["name"], r["layer"], st,
                       f"{eff_est:+.3f}" if eff_est is not None and r["status"] != "NOT EXERCISED"
                       else "–", bounds,
                       str(r["exercised"]), str(r["calibrated_violations"]), str(r["draws"]))
@@ -109,22 +108,22 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         for r in rels:
             if r.get("statement"):
                 mark = {"VIOLATED": "[red]✗[/]", "HOLDS": "[green]✓[/]"}.get(r["status"], "·")
-                con.print(f"  {mark} {esc(r['name'])}: {esc(r['statement'])}")
+                con.print(f"  {mark} {r['name']}: {r['statement']}")
             for o in r["outcomes"]:
                 if o["status"] != "confirmed":
                     continue
                 c = o["decision"]
                 label = inputs.get(o["fp"]) or o["fp"][:19]
-                con.print(f"    [red]✗[/] input {esc(repr(label))}: source "
-                          f"{esc(repr(o['source_value']))} → follow-up "
-                          f"{esc(repr(o['follow_up_value']))} "
+                con.print(f"    [red]✗[/] input {label!r}: source "
+                          f"{o['source_value']!r} → follow-up "
+                          f"{o['follow_up_value']!r} "
                           f"({c['follow_up_violations']}/{c['follow_up_draws']} follow-up vs "
                           f"{c['source_violations']}/{c['source_draws']} source re-draws "
                           f"violate; e-value {c['e_violation']:.3g} ≥ 1/{c['alpha']:.2g})")
             if r["status"] in ("VIOLATED", "UNDECIDED") and not r["calibrated_violations"]:
                 sus = [o for o in r["outcomes"] if o["fp"] in set(r.get("suspects") or [])]
                 if sus:
-                    labels = ", ".join(esc(repr(inputs.get(o["fp"]) or o["fp"][:19]))
+                    labels = ", ".join(repr(inputs.get(o["fp"]) or o["fp"][:19])
                                        + f" ({o['suspicion']:.2f})" for o in sus)
                     con.print(f"    most unlike their sources: {labels}")
         con.print()
