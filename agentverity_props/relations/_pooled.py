@@ -409,6 +409,7 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
     draw per input shared by its candidates. Returns the family size."""
     n = sum(len(j.candidates) for j in jobs)
     m = quota(n)
+    await _top_up_sources(engine, pool, jobs, seed)
     chosen = [c for _, c in admitted(jobs, pool)[:m]]
     picked = {id(c) for c in chosen}
     for j in jobs:
@@ -477,6 +478,30 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
         _end(c, CandidateStatus.INCOMPLETE, "draws not made (interrupt)", tests[id(c)], pool,
              rounds)
     return m
+
+
+async def _top_up_sources(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob],
+                          seed: int) -> None:
+    """Bring every input to ``LOCAL_MIN_SOURCES`` usable source draws (shared by all its
+    relations) before suspicion is judged: an input whose verdict is split 65/35 shows only
+    its minority verdict on all of ``k`` draws with probability 0.35^k, and a bug that always
+    gives the minority verdict is then invisible to it (4% at k = 3)."""
+    seen: dict[str, Probe] = {}
+    for j in jobs:
+        for c in j.candidates:
+            seen.setdefault(c.source.fp, c.source)
+    plan: list[tuple[Probe, int]] = []
+    for fp, probe in seen.items():
+        layers = {j.result.relation.layer for j in jobs if fp in j.by_input}
+        have = min(len(_usable(pool, fp, layer)) for layer in layers)
+        for i in engine.allocate(probe, max(0, LOCAL_MIN_SOURCES - have)):
+            plan.append((probe, i))
+    if plan and engine.can_afford(len(plan)):
+        await PooledEffects(engine, pool, [], [], seed=seed)._draw_all(plan)
+
+
+#: Source draws every input has before its suspicion is judged (see ``_top_up_sources``).
+LOCAL_MIN_SOURCES = 3
 
 
 def _end(c: Candidate, status: CandidateStatus, note: str, t: LocalTest, pool: EvidencePool,
