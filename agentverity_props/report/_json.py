@@ -20,7 +20,7 @@ KNOWN_SCHEMAS = ("agentverity_props.run/3", "agentverity_props.counterexample/1"
 #: top-level keys every result of a kind has (the ``required`` lists of docs/schemas/*.json;
 #: a unit test keeps them equal): a file without them is refused, not rendered half-empty
 REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
-    "agentverity_props.run/2": (
+    "agentverity_props.run/3": (
         "agent", "complete", "exit_code", "stop_reason", "findings", "advice", "config",
         "meter", "blindness", "relations", "calls", "ledger", "privacy", "inputs"),
     "agentverity_props.bench/2": (
@@ -132,7 +132,8 @@ def load_result(path: str | Path) -> dict[str, Any]:
         got = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise BadInput(f"{p} is not an agentverity-props result (schema {got!r})",
                        "pass a file written with --format json")
-    missing = [k for k in REQUIRED_KEYS.get(str(original), ()) if k not in data]
+    need = REQUIRED_KEYS.get(str(original)) or REQUIRED_KEYS.get(str(data.get("schema")), ())
+    missing = [k for k in need if k not in data]
     if missing:
         raise BadInput(f"{p} claims schema {original!r} but lacks "
                        f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''}",

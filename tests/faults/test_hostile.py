@@ -238,7 +238,7 @@ def test_symlinked_output_is_followed(tmp_path: Path) -> None:
     assert proc.returncode in (0, 1), proc.stderr
     assert link.is_symlink()
     assert link.resolve() == target.resolve()
-    assert load_json(target)["schema"] == "agentverity_props.run/2"
+    assert load_json(target)["schema"] == "agentverity_props.run/3"
     record("hostile-outputs", scenario="-o through a symlink (followed)", exit=proc.returncode,
            link_kept=int(link.is_symlink()))
 
