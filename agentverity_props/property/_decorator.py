@@ -291,10 +291,6 @@ class AgentCheck:
     def epsilon(self) -> float:
         return self._opts.epsilon
 
-    def _seen_result(self, rel: Relation) -> Any:
-        from ..relations import RelationResult
-        return RelationResult(rel)
-
     def anchor_keys(self) -> list[str]:
         return list(self._anchor_keys.values())
 
@@ -566,6 +562,7 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
         Candidate,
         EffectJob,
         PooledEffects,
+        RelationResult,
         prior_variance,
         summarise,
         two_sided,
@@ -592,7 +589,7 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
         test = EffectTest(tolerance=base["tolerance"], alpha=record.alpha / 2 / len(rels),
                           beta=base["holds_error"], sides=2 if two_sided(rel) else 1,
                           prior_var=prior_variance(pair))
-        job = EffectJob(check._seen_result(rel), cands, test)
+        job = EffectJob(RelationResult(rel), cands, test)
         for c in cands:
             job.by_input.setdefault(c.source.fp, []).append(c)
         jobs.append(job)

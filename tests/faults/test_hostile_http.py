@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -28,7 +27,7 @@ from .conftest import (
     record,
     write_inputs,
 )
-from .test_privacy import Outputs, _post, _report_renderings
+from .test_privacy import Outputs, _post, _report_renderings, tools_while_probing
 
 pytestmark = pytest.mark.e2e
 
@@ -253,25 +252,7 @@ def test_otlp_receiver_refuses_deep_nesting_and_truncated_gzip() -> None:
 
 def test_otlp_receiver_of_tools_prints_no_traceback(tmp_path: Path) -> None:
     pytest.importorskip("opentelemetry.proto")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    seen: dict[str, int] = {}
-    lock = threading.Lock()
-
-    def plan(n: int, body: dict[str, Any]) -> Any:
-        with lock:
-            if not seen:
-                seen.update(_hostile_posts(port))
-        return ("status", 200, {}, json.dumps({"text": "done"}))
-
-    cases = tmp_path / "cases.yaml"
-    cases.write_text("config: {span_timeout_s: 0.1, retries: 0}\ncases:\n"
-                     "  - {name: probe, url: '${FAULT_URL}', prompt: hi, "
-                     "required_tools: [lookup_order]}\n", encoding="utf-8")
-    with fault_service(plan) as svc:
-        proc = cli("tools", "--config", str(cases), "--otlp-port", str(port), "--format",
-                   "json", env={"FAULT_URL": svc.url})
+    proc, seen = tools_while_probing(tmp_path, _hostile_posts)
     assert "Traceback" not in proc.stderr
     assert "RecursionError" not in proc.stderr
     assert seen == EXPECTED

@@ -314,9 +314,10 @@ def test_otlp_receiver_binds_loopback_and_refuses_bad_payloads() -> None:
     record("privacy", command="otlp receiver", payloads_refused=len(EXPECTED))
 
 
-def test_otlp_receiver_of_the_tools_command(tmp_path: Path) -> None:
-    """The receiver the real ``tools`` command opens, probed while the command runs."""
-    pytest.importorskip("opentelemetry.proto")
+def tools_while_probing(tmp_path: Path, probe: Any) -> tuple[Any, dict[str, Any]]:
+    """The real ``tools`` command on one case, its OTLP receiver probed with
+    ``probe(port) -> dict`` while the command runs: (the finished process, what the probe
+    returned)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
@@ -326,7 +327,7 @@ def test_otlp_receiver_of_the_tools_command(tmp_path: Path) -> None:
     def plan(n: int, body: dict[str, Any]) -> Any:
         with lock:
             if not seen:
-                seen.update(_probe_receiver(port))
+                seen.update(probe(port))
         return ("status", 200, {}, json.dumps({"text": "done"}))
 
     cases = tmp_path / "cases.yaml"
@@ -336,6 +337,13 @@ def test_otlp_receiver_of_the_tools_command(tmp_path: Path) -> None:
     with fault_service(plan) as svc:
         proc = cli("tools", "--config", str(cases), "--otlp-port", str(port), "--format",
                    "json", env={"FAULT_URL": svc.url})
+    return proc, seen
+
+
+def test_otlp_receiver_of_the_tools_command(tmp_path: Path) -> None:
+    """The receiver the real ``tools`` command opens, probed while the command runs."""
+    pytest.importorskip("opentelemetry.proto")
+    proc, seen = tools_while_probing(tmp_path, _probe_receiver)
     assert "Traceback" not in proc.stderr
     assert proc.returncode == 2, proc.stderr  # no spans arrived: incomplete, not a pass
     _check_probe(seen)
