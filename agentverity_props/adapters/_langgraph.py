@@ -42,10 +42,10 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
+from ._errors import cause_chain, describe, first_rate_limited
 
 __all__ = ["LangGraphAdapter", "from_langgraph", "is_langgraph_graph"]
 
-_RATE_LIMIT_HINTS = ("ratelimit", "rate_limit", "toomanyrequests", "throttl")
 _INTERRUPT = "__interrupt__"
 _INPUT_FORMS = ("messages", "text")
 
@@ -338,15 +338,9 @@ def _usage_counter() -> Any:
 
 def _map_error(exc: BaseException) -> AgentCallError:
     """Classify a failed graph run (the model's, a tool's or the graph's own error)."""
-    chain: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and all(cur is not seen for seen in chain):
-        chain.append(cur)
-        cur = cur.__cause__
-    for err in chain:
-        names = " ".join(c.__name__.lower() for c in type(err).__mro__)
-        if any(h in names for h in _RATE_LIMIT_HINTS):
-            return AgentCallError(_describe(err), kind="rate_limit", retryable=True)
+    chain = cause_chain(exc)
+    if (throttled := first_rate_limited(chain)) is not None:
+        return AgentCallError(_describe(throttled), kind="rate_limit", retryable=True)
     for err in chain:
         if isinstance(err, TimeoutError):
             return AgentCallError(_describe(err), kind="timeout", retryable=True)
@@ -358,10 +352,7 @@ def _map_error(exc: BaseException) -> AgentCallError:
 
 
 def _describe(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    if len(text) > 300:
-        text = text[:299] + "…"
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return describe(exc, limit=320)  # a graph's errors can quote its whole state
 
 
 def from_langgraph(

@@ -47,6 +47,8 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
+from ._errors import cause_chain
+from ._errors import describe as _describe
 from ._openai_agents_trace import ToolSpan, Watch, ensure_processor, otel_parent
 
 __all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
@@ -275,12 +277,7 @@ def _usage(result: Any) -> Usage | None:
 
 def _map_error(exc: BaseException) -> AgentCallError:
     """Classify a failed run: provider throttling, timeouts and 5xx are retryable."""
-    chain: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and all(cur is not seen for seen in chain):
-        chain.append(cur)
-        cur = cur.__cause__
-    for err in chain:
+    for err in cause_chain(exc):
         for cls in type(err).__mro__:
             kind = _RETRYABLE.get(cls.__name__)
             if kind is not None and cls.__module__.startswith("openai"):
@@ -299,11 +296,6 @@ def _map_error(exc: BaseException) -> AgentCallError:
     if name.endswith("GuardrailTripwireTriggered"):
         return AgentCallError(_describe(exc), kind="guardrail")
     return AgentCallError(_describe(exc), kind="error")
-
-
-def _describe(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _check_factory(fn: Any, what: str) -> None:

@@ -44,11 +44,12 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
+from ._errors import RATE_LIMIT_HINTS, cause_chain
+from ._errors import describe as _describe
 
 __all__ = ["PydanticAIAdapter", "from_pydantic_ai", "is_pydantic_ai_agent"]
 
 _DEFAULT_OUTPUT_TOOL = "final_result"  # pydantic-ai's DEFAULT_OUTPUT_TOOL_NAME
-_RATE_LIMIT_HINTS = ("ratelimit", "rate_limit", "toomanyrequests", "throttl")
 
 
 def is_pydantic_ai_agent(obj: Any) -> bool:
@@ -247,17 +248,12 @@ def _usage(result: Any) -> Usage | None:
 
 def _map_error(exc: BaseException) -> AgentCallError:
     """Classify a failed run by pydantic-ai's exception types (matched by name)."""
-    chain: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and all(cur is not seen for seen in chain):
-        chain.append(cur)
-        cur = cur.__cause__
-    for err in chain:
+    for err in cause_chain(exc):
         names = [c.__name__ for c in type(err).__mro__]
         lowered = " ".join(n.lower() for n in names)
         status = getattr(err, "status_code", None)
         if "ModelRateLimitError" in names or status == 429 \
-                or any(h in lowered for h in _RATE_LIMIT_HINTS):
+                or any(h in lowered for h in RATE_LIMIT_HINTS):
             return AgentCallError(_describe(err), kind="rate_limit", retryable=True)
         if isinstance(err, TimeoutError) or "ModelTimeoutError" in names \
                 or "ModelRequestTimeout" in names:
@@ -269,11 +265,6 @@ def _map_error(exc: BaseException) -> AgentCallError:
         if "UnexpectedModelBehavior" in names:  # e.g. output validation retries exhausted
             return AgentCallError(_describe(err), kind="bad_output")
     return AgentCallError(_describe(exc), kind="error")
-
-
-def _describe(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def from_pydantic_ai(

@@ -51,6 +51,7 @@ from typing import Any
 
 from ..errors import BadInput
 from ._base import Adapter
+from ._errors import describe
 from ._langgraph import from_langgraph, is_langgraph_graph
 from ._openai_agents import from_openai_agents, is_openai_agent
 from ._pydantic_ai import from_pydantic_ai, is_pydantic_ai_agent
@@ -64,8 +65,7 @@ _PROMPT_NAMES = frozenset({"prompt", "task", "text", "input", "query", "message"
 _IDENT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _EXAMPLE = "e.g. examples/moderation_gate.py:agent or mypkg.agents:make_agent"
 _KINDS = ("an adapter, a compiled LangGraph graph, an agents.Agent, a pydantic_ai.Agent, a "
-          "zero-argument factory returning a strands.Agent, a compiled LangGraph graph, an "
-          "agents.Agent, a pydantic_ai.Agent or an adapter, or a function taking the prompt")
+          "zero-argument factory returning a strands.Agent, or a function taking the prompt")
 
 
 def _one_line(text: str, limit: int = 240) -> str:
@@ -74,7 +74,7 @@ def _one_line(text: str, limit: int = 240) -> str:
 
 
 def _describe(exc: BaseException) -> str:
-    return _one_line(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+    return describe(exc, limit=240)
 
 
 def load_agent(ref: str, *, cwd: Path | None = None) -> Adapter:

@@ -31,10 +31,11 @@ from .._internal.introspect import has_class, qualname
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
+from ._errors import cause_chain, first_rate_limited
+from ._errors import describe as _describe
 
 __all__ = ["StrandsAdapter", "from_strands", "is_strands_agent"]
 
-_RATE_LIMIT_HINTS = ("throttl", "ratelimit", "rate_limit", "toomanyrequests")
 _WRAPPERS = frozenset({"EventLoopException"})
 
 
@@ -187,28 +188,17 @@ def _map_error(exc: BaseException) -> AgentCallError:
     Only explicit chaining (``__cause__``) is followed: an implicit ``__context__`` can be an
     unrelated error Strands handled internally.
     """
-    chain: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and all(cur is not seen for seen in chain):
-        chain.append(cur)
-        cur = cur.__cause__
+    chain = cause_chain(exc)
     shown = next((e for e in chain if type(e).__name__ not in _WRAPPERS), exc)
     message = _describe(shown)
-    for err in chain:
-        names = " ".join(c.__name__.lower() for c in type(err).__mro__)
-        if any(h in names for h in _RATE_LIMIT_HINTS):
-            return AgentCallError(_describe(err), kind="rate_limit", retryable=True)
+    if (throttled := first_rate_limited(chain)) is not None:
+        return AgentCallError(_describe(throttled), kind="rate_limit", retryable=True)
     for err in chain:
         if isinstance(err, TimeoutError):
             return AgentCallError(message, kind="timeout", retryable=True)
         if type(err).__name__ == "StructuredOutputException":
             return AgentCallError(_describe(err), kind="bad_output")
     return AgentCallError(message, kind="error")
-
-
-def _describe(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def from_strands(
