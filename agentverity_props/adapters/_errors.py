@@ -1,4 +1,5 @@
-"""What every framework adapter does with a failed call: walk the cause chain, describe it.
+"""What every framework adapter shares: a failed call's cause chain and description, and the
+check of a user's zero-argument factory.
 
 The adapters classify a framework's exception into an :class:`~agentverity_props.errors.
 AgentCallError` kind (``rate_limit``, ``timeout``, ``bad_output``, ...). The framework-specific
@@ -8,7 +9,14 @@ hints and the one-line description live here once.
 
 from __future__ import annotations
 
-__all__ = ["RATE_LIMIT_HINTS", "cause_chain", "describe", "first_rate_limited", "first_timeout"]
+import inspect
+from typing import Any
+
+from .._internal.introspect import qualname
+from ..errors import InvalidArgument
+
+__all__ = ["RATE_LIMIT_HINTS", "cause_chain", "check_factory", "describe", "first_rate_limited",
+           "first_timeout"]
 
 #: lower-cased fragments of exception class names that mean "throttled by the provider"
 RATE_LIMIT_HINTS = ("throttl", "ratelimit", "rate_limit", "toomanyrequests")
@@ -64,3 +72,30 @@ def first_rate_limited(chain: list[BaseException]) -> BaseException | None:
 def first_timeout(chain: list[BaseException]) -> BaseException | None:
     """The first :class:`TimeoutError` of ``chain``, if any."""
     return next((e for e in chain if isinstance(e, TimeoutError)), None)
+
+
+def check_factory(fn: Any, *, who: str, expects: str, fix: str) -> None:
+    """Refuse ``fn`` unless it is callable without arguments, naming the fix.
+
+    ``who`` starts the message (``"from_langgraph"``), ``expects`` says what it takes (``"a
+    compiled graph or a zero-argument factory returning one"``), ``fix`` ends it (``"pass a
+    zero-argument factory: lambda: builder.compile()"``). A callable without a signature
+    (some builtins) is accepted.
+
+    >>> try:
+    ...     check_factory(lambda seed: 0, who="from_x", expects="a factory", fix="pass f()")
+    ... except InvalidArgument as exc:
+    ...     str(exc).split(" factory ")[1].split(" ", 1)[1]
+    'requires arguments (seed); pass f()'
+    """
+    if not callable(fn):
+        raise InvalidArgument(f"{who} expects {expects}, got {type(fn).__name__}; {fix}")
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # builtins and some C callables have no signature
+        return
+    required = [p.name for p in sig.parameters.values()
+                if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if required:
+        raise InvalidArgument(f"{who} factory {qualname(fn)} requires arguments "
+                              f"({', '.join(required)}); {fix}")

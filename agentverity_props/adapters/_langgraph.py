@@ -29,7 +29,6 @@ read from the graph's final state:
 from __future__ import annotations
 
 import contextlib
-import inspect
 import threading
 import time
 import uuid
@@ -42,7 +41,7 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import cause_chain, describe, first_rate_limited
+from ._errors import cause_chain, check_factory, describe, first_rate_limited
 
 __all__ = ["LangGraphAdapter", "from_langgraph", "is_langgraph_graph"]
 
@@ -411,23 +410,9 @@ def from_langgraph(
                               "graph.compile() or a factory returning it")
     is_graph = is_langgraph_graph(graph_or_factory)
     if not is_graph:
-        if not callable(graph_or_factory):
-            raise InvalidArgument(
-                f"from_langgraph expects a compiled graph or a zero-argument factory returning "
-                f"one, got {type(graph_or_factory).__name__}")
-        try:
-            sig = inspect.signature(graph_or_factory)
-        except (TypeError, ValueError):
-            sig = None
-        if sig is not None:
-            required = [p.name for p in sig.parameters.values()
-                        if p.default is p.empty
-                        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-            if required:
-                raise InvalidArgument(
-                    f"from_langgraph factory {qualname(graph_or_factory)} requires arguments "
-                    f"({', '.join(required)}); pass a zero-argument factory: "
-                    "lambda: builder.compile()")
+        check_factory(graph_or_factory, who="from_langgraph",
+                      expects="a compiled graph or a zero-argument factory returning one",
+                      fix="pass a zero-argument factory: lambda: builder.compile()")
     if verdict is not None:
         if not isinstance(verdict, str) or not verdict.strip():
             raise InvalidArgument(f"verdict must be a non-empty path string, got {verdict!r}")

@@ -35,7 +35,6 @@ call, so span-based tool assertions see the same calls with the same statuses.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
 import sys
 import time
@@ -47,7 +46,7 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import cause_chain
+from ._errors import cause_chain, check_factory
 from ._errors import describe as _describe
 from ._openai_agents_trace import ToolSpan, Watch, ensure_processor, otel_parent
 
@@ -299,18 +298,8 @@ def _map_error(exc: BaseException) -> AgentCallError:
 
 
 def _check_factory(fn: Any, what: str) -> None:
-    if not callable(fn):
-        raise InvalidArgument(f"{what} must be a zero-argument callable, got "
-                              f"{type(fn).__name__}")
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):  # builtins and some C callables have no signature
-        return
-    required = [p.name for p in sig.parameters.values()
-                if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    if required:
-        raise InvalidArgument(f"{what} {qualname(fn)} requires arguments "
-                              f"({', '.join(required)}); pass a zero-argument callable")
+    check_factory(fn, who=what, expects="a zero-argument callable",
+                  fix="pass a zero-argument callable")
 
 
 def from_openai_agents(

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import inspect
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -44,7 +43,7 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import RATE_LIMIT_HINTS, cause_chain
+from ._errors import RATE_LIMIT_HINTS, cause_chain, check_factory
 from ._errors import describe as _describe
 
 __all__ = ["PydanticAIAdapter", "from_pydantic_ai", "is_pydantic_ai_agent"]
@@ -315,23 +314,9 @@ def from_pydantic_ai(
     """
     is_agent = is_pydantic_ai_agent(agent_or_factory)
     if not is_agent:
-        if not callable(agent_or_factory):
-            raise InvalidArgument(
-                f"from_pydantic_ai expects a pydantic_ai.Agent or a zero-argument factory "
-                f"returning one, got {type(agent_or_factory).__name__}")
-        try:
-            sig = inspect.signature(agent_or_factory)
-        except (TypeError, ValueError):
-            sig = None
-        if sig is not None:
-            required = [p.name for p in sig.parameters.values()
-                        if p.default is p.empty
-                        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-            if required:
-                raise InvalidArgument(
-                    f"from_pydantic_ai factory {qualname(agent_or_factory)} requires "
-                    f"arguments ({', '.join(required)}); pass a zero-argument factory: "
-                    "lambda: Agent(...)")
+        check_factory(agent_or_factory, who="from_pydantic_ai",
+                      expects="a pydantic_ai.Agent or a zero-argument factory returning one",
+                      fix="pass a zero-argument factory: lambda: Agent(...)")
     if deps is not None and deps_factory is not None:
         raise InvalidArgument("from_pydantic_ai: pass deps or deps_factory, not both")
     if deps_factory is not None and not callable(deps_factory):

@@ -21,7 +21,6 @@ Strands' own retry strategy sleeps for seconds on throttling; build agents with
 
 from __future__ import annotations
 
-import inspect
 import time
 import weakref
 from collections.abc import Callable, Mapping
@@ -31,7 +30,7 @@ from .._internal.introspect import has_class, qualname
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import cause_chain, first_rate_limited
+from ._errors import cause_chain, check_factory, first_rate_limited
 from ._errors import describe as _describe
 
 __all__ = ["StrandsAdapter", "from_strands", "is_strands_agent"]
@@ -235,22 +234,9 @@ def from_strands(
         raise InvalidArgument(
             "from_strands got a strands.Agent instance, but one Agent accumulates history and "
             "refuses concurrent calls; pass a factory: lambda: Agent(...)")
-    if not callable(factory):
-        raise InvalidArgument(
-            f"from_strands expects a zero-argument factory returning a strands.Agent, got "
-            f"{type(factory).__name__}; pass a factory: lambda: Agent(...)")
-    try:
-        sig = inspect.signature(factory)
-    except (TypeError, ValueError):  # builtins and some C callables have no signature
-        sig = None
-    if sig is not None:
-        required = [p.name for p in sig.parameters.values()
-                    if p.default is p.empty
-                    and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-        if required:
-            raise InvalidArgument(
-                f"from_strands factory {qualname(factory)} requires arguments "
-                f"({', '.join(required)}); pass a zero-argument factory: lambda: Agent(...)")
+    check_factory(factory, who="from_strands",
+                  expects="a zero-argument factory returning a strands.Agent",
+                  fix="pass a zero-argument factory: lambda: Agent(...)")
     if structured_output_model is not None:
         from pydantic import BaseModel
         if not (isinstance(structured_output_model, type)
