@@ -1,0 +1,89 @@
+"""Text rendering of a ``plan`` result dict (``agentverity_props.plan/1``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._internal.shown import for_text
+
+_PHASES = (("meter", "meter"), ("blindness", "blindness (+top-up)"),
+           ("dependence", "dependence check"), ("relations", "relations (+localisation)"),
+           ("total", "total"))
+
+
+def _pct(p: float) -> str:
+    return f"{p * 100:g}%"
+
+
+def _spread(s: dict[str, float]) -> str:
+    med, lo, hi = int(s["median"]), int(s["low"]), int(s["high"])
+    return f"{med}" if lo == hi else f"{med} ({lo}-{hi})"
+
+
+def _duration(seconds: float) -> str:
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+            for r in rows]
+
+
+def render_plan_text(d: dict[str, Any]) -> str:
+    """The plan as plain text: calls per phase x noise, the budget that makes each decision
+    reachable, wall time, and the assumptions behind every figure."""
+    d = for_text(d)
+    cfg = d["config"]
+    levels = d["levels"]
+    heads = [f"noise {_pct(lv['noise'])}" for lv in levels]
+    n_ex = sum(1 for v in d["exercised"].values() if v)
+    out = [f"plan: {d['inputs']} inputs, {len(d['relations'])} relation(s) ({n_ex} change "
+           f"some input), tolerance {cfg['tolerance']:g}, alpha {cfg['alpha']:g}, "
+           f"{cfg['max_workers']} worker(s)",
+           "no agent was called: every figure comes from the run pipeline on a synthetic "
+           "agent (assumptions below)", "",
+           "calls per phase (median over the seeds, low-high):"]
+    rows = [["phase", *heads]]
+    for key, title in _PHASES:
+        rows.append([title, *(_spread(lv["calls"][key]) for lv in levels)])
+    out += _table(rows)
+    out += ["", "budget that makes each decision reachable (every simulated run took it "
+            "within that many calls; '-' = not taken):"]
+    rows = [["decision", *heads]]
+    for key in levels[0]["reach"]:
+        title = ("the whole run, complete" if key == "run"
+                 else f"relation '{key.split(':', 1)[1]}'" if key.startswith("relation:")
+                 else f"{key} call")
+        cells = []
+        for lv in levels:
+            r = lv["reach"][key]
+            took = "/".join(r["decisions"])
+            cells.append(f"{r['budget']} {took}" if r["budget"] is not None else f"- {took}")
+        rows.append([title, *cells])
+    out += _table(rows)
+    if d["hold_floor"]:
+        out.append(f"no run can reach HOLDS on a relation here in fewer than "
+                   f"{d['hold_floor']} calls besides the meter's (the exact floor)")
+    if cfg["latency_s"] is not None:
+        out += ["", f"wall time at {cfg['latency_s']:g} s per call and {cfg['max_workers']} "
+                "worker(s) (calls x latency / workers):"]
+        out.append("  " + "; ".join(
+            f"{_pct(lv['noise'])}: {_duration(lv['wall_s']['median'])} "
+            f"(up to {_duration(lv['wall_s']['high'])})" for lv in levels))
+    if cfg["budget"] is not None:
+        ok = [_pct(lv["noise"]) for lv in levels if lv.get("budget_enough")]
+        short = [_pct(lv["noise"]) for lv in levels if not lv.get("budget_enough")]
+        msg = f"--budget {cfg['budget']}: "
+        msg += f"enough for the whole run at {', '.join(ok)}" if ok else "never enough"
+        if short:
+            msg += f"; not always at {', '.join(short)}"
+        out += ["", msg]
+    out += ["", "assumptions:"]
+    out += [f"  - {a}" for a in d["assumptions"]]
+    return "\n".join(out) + "\n"
