@@ -49,8 +49,8 @@ def parse_latency(text: str | None) -> float | None:
               help="Seconds per agent call (2s, 500ms, 1.5): adds the wall time.")
 @click.option("--noise", "noises", type=click.FloatRange(0.0, 0.66), multiple=True,
               help="Share of calls flipped, besides 0, 0.05 and 0.15 (repeatable).")
-@click.option("--seeds", type=click.IntRange(1, 200), default=5, show_default=True,
-              help="Simulated runs per noise level (the median and range are over them).")
+@click.option("--seeds", type=click.IntRange(1, 200), default=10, show_default=True,
+              help="Simulated runs per noise level (the mean and range are over them).")
 @click.option("--tool-calls", is_flag=True,
               help="Cost tools-layer relations as if the agent calls tools.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",

@@ -18,7 +18,9 @@ The synthetic agent, at noise ``p``:
   costed as not exercised, as a run on an agent without tools reports it.
 
 Each noise level is simulated with several seeds of the synthetic agent: a figure is the
-median over them, with the lowest and the highest. The budget that makes a decision
+mean over them (the expected calls; its standard error says how well the seeds pin it down),
+with the lowest and the highest: single runs spread widely (sequential tests stop at random
+times), so a run may well cost twice another. The budget that makes a decision
 reachable is the *highest* total of calls made when that decision was taken (every
 simulated run reached it within that budget). Wall time is ``calls x latency / workers``:
 it assumes every call takes the stated latency and that the ``max_workers`` concurrent
@@ -27,6 +29,7 @@ calls are always busy (the phases draw in waves, so a real run is somewhat slowe
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from collections.abc import Sequence
@@ -44,8 +47,8 @@ PLAN_SCHEMA = "agentverity_props.plan/1"
 #: The noise levels every plan shows (a noise-free agent, 5% and 15% of calls flipped);
 #: ``noise=`` adds the user's own.
 DEFAULT_NOISES = (0.0, 0.05, 0.15)
-#: Seeds of the synthetic agent per noise level (a median and a range over them).
-DEFAULT_SEEDS = 5
+#: Seeds of the synthetic agent per noise level (a mean, its standard error and a range).
+DEFAULT_SEEDS = 10
 #: Share of the inputs whose base verdict is the most common one (below the blindness
 #: threshold of 0.9: a probe set that is not blind).
 DEFAULT_MODAL_SHARE = 0.75
@@ -153,7 +156,11 @@ def _summarise(res: RunResult, marks: list[int]) -> SimulatedRun:
 
 
 def _spread(values: Sequence[int]) -> dict[str, float]:
-    return {"median": float(statistics.median(values)), "low": float(min(values)),
+    """The mean (the expected calls), its standard error, the median and the range."""
+    n = len(values)
+    se = statistics.stdev(values) / math.sqrt(n) if n > 1 else 0.0
+    return {"mean": float(statistics.fmean(values)), "se": se,
+            "median": float(statistics.median(values)), "low": float(min(values)),
             "high": float(max(values))}
 
 
@@ -176,7 +183,8 @@ class PlanResult:
         out = [
             f"simulated: the real run pipeline against an offline agent whose every call is "
             f"flipped to another of {len(LABELS)} labels with the stated probability, "
-            f"{self.seeds} seed(s) per noise level (median, and the range low-high)",
+            f"{self.seeds} seed(s) per noise level (the mean, and the range low-high of single "
+            "runs)",
             "every relation holds (a violation adds the calls that localise it)",
             f"{self.modal_share:.0%} of the inputs share one verdict, the rest another (the "
             "probe set is not blind)",
@@ -221,7 +229,7 @@ def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
                            "reach": reach}
     if latency_s is not None:
         w = config.max_workers
-        out["wall_s"] = {k: v * latency_s / w for k, v in calls["total"].items()}
+        out["wall_s"] = {k: calls["total"][k] * latency_s / w for k in ("mean", "low", "high")}
     if config.budget is not None:
         out["budget_enough"] = all(r.total <= config.budget for r in runs)
     return out
@@ -238,7 +246,7 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
                 config: RunConfig | None = None, noises: Sequence[float] = (),
                 seeds: int = DEFAULT_SEEDS, latency_s: float | None = None,
                 modal_share: float = DEFAULT_MODAL_SHARE,
-                tool_calls: bool = False) -> PlanResult:
+                tool_calls: bool = False, default_noises: bool = True) -> PlanResult:
     """Async core of :func:`plan`."""
     from ..relations import Relation, builtin_relations
     from ._run import RunConfig, min_relation_calls
@@ -255,7 +263,11 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
         raise InvalidArgument(f"latency_s={latency_s!r} must be > 0")
     if not 0.5 <= modal_share < 1.0:
         raise InvalidArgument(f"modal_share={modal_share!r} must be in [0.5, 1)")
-    levels_in = sorted({*DEFAULT_NOISES, *(float(p) for p in noises)})
+    levels_in = sorted({*(DEFAULT_NOISES if default_noises else ()),
+                        *(float(p) for p in noises)})
+    if not levels_in:
+        raise InvalidArgument("no noise level to plan for: give noises=... or keep "
+                              "default_noises=True")
     for p in levels_in:
         if not 0.0 <= p < 2 / 3:
             raise InvalidArgument(f"noise={p!r} must be in [0, 2/3): beyond, the flipped "
@@ -278,19 +290,21 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
 def plan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
          config: RunConfig | None = None, noises: Sequence[float] = (),
          seeds: int = DEFAULT_SEEDS, latency_s: float | None = None,
-         modal_share: float = DEFAULT_MODAL_SHARE, tool_calls: bool = False) -> PlanResult:
+         modal_share: float = DEFAULT_MODAL_SHARE, tool_calls: bool = False,
+         default_noises: bool = True) -> PlanResult:
     """The calls ``run`` will need on ``inputs``, at 0%, 5% and 15% noise (and each of
     ``noises``), without calling any agent: the real pipeline is run against a synthetic
     offline agent (module docstring), ``seeds`` times per noise level (once when
-    noise-free: the synthetic agent is then deterministic).
+    noise-free: the synthetic agent is then deterministic). ``default_noises=False`` plans
+    for ``noises`` only.
 
     Example:
         >>> from agentverity_props.diagnose import plan
         >>> p = plan(["hello there", "plan an attack"], relations=[], seeds=1)
-        >>> p.levels[0]["noise"], p.levels[0]["calls"]["meter"]["median"]
+        >>> p.levels[0]["noise"], p.levels[0]["calls"]["meter"]["mean"]
         (0.0, 76.0)
     """
     from ..engine import run_sync
     return run_sync(aplan(inputs, relations, config=config, noises=noises, seeds=seeds,
                           latency_s=latency_s, modal_share=modal_share,
-                          tool_calls=tool_calls))
+                          tool_calls=tool_calls, default_noises=default_noises))

@@ -15,9 +15,12 @@ def _pct(p: float) -> str:
     return f"{p * 100:g}%"
 
 
-def _spread(s: dict[str, float]) -> str:
-    med, lo, hi = int(s["median"]), int(s["low"]), int(s["high"])
-    return f"{med}" if lo == hi else f"{med} ({lo}-{hi})"
+def _spread(s: dict[str, float], *, se: bool = False) -> str:
+    mean, lo, hi = round(s["mean"]), int(s["low"]), int(s["high"])
+    if lo == hi:
+        return f"{mean}"
+    pm = f" ±{round(2 * s['se'])}" if se else ""
+    return f"{mean}{pm} ({lo}-{hi})"
 
 
 def _duration(seconds: float) -> str:
@@ -48,10 +51,12 @@ def render_plan_text(d: dict[str, Any]) -> str:
            f"{cfg['max_workers']} worker(s)",
            "no agent was called: every figure comes from the run pipeline on a synthetic "
            "agent (assumptions below)", "",
-           "calls per phase (median over the seeds, low-high):"]
+           "calls per phase (mean over the seeds, ±2 standard errors on the total; the range "
+           "low-high of single runs):"]
     rows = [["phase", *heads]]
     for key, title in _PHASES:
-        rows.append([title, *(_spread(lv["calls"][key]) for lv in levels)])
+        rows.append([title, *(_spread(lv["calls"][key], se=key == "total")
+                             for lv in levels)])
     out += _table(rows)
     out += ["", "budget that makes each decision reachable (every simulated run took it "
             "within that many calls; '-' = not taken):"]
@@ -74,7 +79,7 @@ def render_plan_text(d: dict[str, Any]) -> str:
         out += ["", f"wall time at {cfg['latency_s']:g} s per call and {cfg['max_workers']} "
                 "worker(s) (calls x latency / workers):"]
         out.append("  " + "; ".join(
-            f"{_pct(lv['noise'])}: {_duration(lv['wall_s']['median'])} "
+            f"{_pct(lv['noise'])}: {_duration(lv['wall_s']['mean'])} "
             f"(up to {_duration(lv['wall_s']['high'])})" for lv in levels))
     if cfg["budget"] is not None:
         ok = [_pct(lv["noise"]) for lv in levels if lv.get("budget_enough")]

@@ -1,0 +1,98 @@
+"""``plan``: budgets it calls reachable are reached by the real pipeline, the CLI's output
+and its bad input, and the synthetic agent's noise."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentverity_props.adapters import from_callable
+from agentverity_props.diagnose import RunConfig, arun, plan
+from agentverity_props.diagnose._plan import LABELS, synthetic_agent
+from agentverity_props.engine import run_sync
+from agentverity_props.relations import select_builtins
+
+ROOT = Path(__file__).parents[2]
+INPUTS = ROOT / "agentverity_props/examples/moderation.txt"
+TEXTS = ["What is a good name for a puppy?", "How do I boil an egg?",
+         "Suggest a dinner for four.", "Translate good morning into Spanish.",
+         "Summarise a novel in three sentences.", "What time is it in Tokyo?"]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "agentverity_props", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_the_budget_plan_names_is_the_one_a_run_needs():
+    # noise-free, the synthetic agent is deterministic: the budgets are exact
+    rels = select_builtins(["case", "punctuation"])
+    lv = plan(TEXTS, rels, seeds=1).levels[0]
+    need = lv["reach"]["run"]["budget"]
+    assert need == lv["calls"]["total"]["mean"]
+    assert lv["reach"]["meter"]["budget"] <= lv["reach"]["relation:case"]["budget"] <= need
+
+    def go(budget: int):
+        agent = from_callable(synthetic_agent(TEXTS, rels, noise=0.0, seed=0))
+        return run_sync(arun(agent, TEXTS, rels, config=RunConfig(budget=budget)))
+
+    assert go(need).complete
+    short = go(need - 1)
+    assert not short.complete
+    assert short.ledger["calls"] <= need - 1
+    case_at = go(lv["reach"]["relation:case"]["budget"])
+    assert {r.relation.name: str(r.status) for r in case_at.relations}["case"] == "HOLDS"
+
+
+def test_synthetic_agent_flips_at_the_stated_rate_and_relations_hold():
+    rels = select_builtins(["case"])
+    agent = synthetic_agent(TEXTS, rels, noise=0.15, seed=3)
+    src, fu = TEXTS[0], rels[0].apply(TEXTS[0])
+
+    async def draws(text: str, n: int) -> list[str]:
+        return [(await agent(text)).verdict for _ in range(n)]
+
+    a, b = run_sync(draws(src, 4000)), run_sync(draws(fu, 4000))
+    base = LABELS[0]
+    assert a.count(base) / 4000 == pytest.approx(0.85, abs=0.02)
+    assert b.count(base) / 4000 == pytest.approx(0.85, abs=0.02)  # the follow-up: same verdict
+    quiet = synthetic_agent(TEXTS, rels, noise=0.0, seed=3)
+    assert {run_sync(quiet(src)).verdict for _ in range(20)} == {base}
+
+
+def test_cli_json_and_text(tmp_path):
+    out = tmp_path / "plan.json"
+    proc = cli("plan", "--inputs", str(INPUTS), "--relations", "case", "--seeds", "2",
+               "--latency", "500ms", "--budget", "300", "--format", "json", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(out.read_text())
+    assert d["schema"] == "agentverity_props.plan/1"
+    assert [lv["noise"] for lv in d["levels"]] == [0.0, 0.05, 0.15]
+    for lv in d["levels"]:
+        assert lv["wall_s"]["mean"] == pytest.approx(lv["calls"]["total"]["mean"] * 0.5 / 4)
+        assert lv["budget_enough"] == (lv["calls"]["total"]["high"] <= 300)
+    text = cli("plan", "--inputs", str(INPUTS), "--relations", "case", "--seeds", "2",
+               "--noise", "0.3")
+    assert text.returncode == 0, text.stderr
+    assert "noise 30%" in text.stdout and "relation 'case'" in text.stdout
+    assert "no agent was called" in text.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ("--latency", "fast"), ("--latency", "0s"), ("--relations", "nope"),
+    ("--tolerance", "1.5"),
+])
+def test_bad_input_is_one_line_and_exit_2(args):
+    proc = cli("plan", "--inputs", str(INPUTS), *args)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_inputs_file_is_exit_2(tmp_path):
+    proc = cli("plan", "--inputs", str(tmp_path / "none.txt"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
