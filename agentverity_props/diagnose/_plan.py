@@ -138,7 +138,8 @@ def _summarise(res: RunResult, marks: list[int]) -> SimulatedRun:
         "blindness": (pc["meter"] + pc["blindness"]
                       if res.blindness.status not in ("undecided", "suppressed") else None),
     }
-    decisions = {"meter": res.meter.call, "blindness": res.blindness.status}
+    decisions: dict[str, str] = {"meter": str(res.meter.call),
+                                 "blindness": str(res.blindness.status)}
     before = pc["meter"] + pc["blindness"] + pc["dependence"]
     for r in res.relations:
         key = f"relation:{r.relation.name}"
@@ -221,8 +222,8 @@ def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
     calls["total"] = _spread([r.total for r in runs])
     reach: dict[str, Any] = {}
     for key in runs[0].reach:
-        got = [r.reach[key] for r in runs if r.reach.get(key) is not None]
-        reach[key] = {"budget": int(max(got)) if len(got) == len(runs) else None,
+        got = [v for r in runs if (v := r.reach.get(key)) is not None]
+        reach[key] = {"budget": max(got) if got and len(got) == len(runs) else None,
                       "reached": len(got),
                       "decisions": _count(r.decisions.get(key, "") for r in runs)}
     out: dict[str, Any] = {"noise": noise, "seeds": len(runs), "calls": calls,

@@ -24,7 +24,7 @@ def _spread(s: dict[str, float], *, se: bool = False) -> str:
 
 
 def _duration(seconds: float) -> str:
-    s = int(round(seconds))
+    s = round(seconds)
     if s < 60:
         return f"{s}s"
     if s < 3600:

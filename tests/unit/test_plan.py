@@ -78,7 +78,8 @@ def test_cli_json_and_text(tmp_path):
     text = cli("plan", "--inputs", str(INPUTS), "--relations", "case", "--seeds", "2",
                "--noise", "0.3")
     assert text.returncode == 0, text.stderr
-    assert "noise 30%" in text.stdout and "relation 'case'" in text.stdout
+    assert "noise 30%" in text.stdout
+    assert "relation 'case'" in text.stdout
     assert "no agent was called" in text.stdout
 
 
@@ -89,10 +90,12 @@ def test_cli_json_and_text(tmp_path):
 def test_bad_input_is_one_line_and_exit_2(args):
     proc = cli("plan", "--inputs", str(INPUTS), *args)
     assert proc.returncode == 2
-    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("error: ")
+    assert proc.stderr.count("\n") == 1
     assert "Traceback" not in proc.stderr
 
 
 def test_missing_inputs_file_is_exit_2(tmp_path):
     proc = cli("plan", "--inputs", str(tmp_path / "none.txt"))
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
