@@ -38,9 +38,10 @@ def _table(rows: list[list[str]]) -> list[str]:
             for r in rows]
 
 
-def render_plan_text(d: dict[str, Any]) -> str:
+def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
     """The plan as plain text: calls per phase x noise, the budget that makes each decision
-    reachable, wall time, and the assumptions behind every figure."""
+    reachable, wall time, and the assumptions behind every figure (``color`` is accepted
+    like every text renderer's; the plan has no colour)."""
     d = for_text(d)
     cfg = d["config"]
     levels = d["levels"]

@@ -71,6 +71,11 @@ def test_cli_json_and_text(tmp_path):
     assert proc.returncode == 0, proc.stderr
     d = json.loads(out.read_text())
     assert d["schema"] == "agentverity_props.plan/1"
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(d, json.loads((ROOT / "docs/schemas/plan.schema.json").read_text()))
+    again = cli("report", str(out), "--format", "text")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("plan: 33 inputs, 1 relation(s)")
     assert [lv["noise"] for lv in d["levels"]] == [0.0, 0.05, 0.15]
     for lv in d["levels"]:
         assert lv["wall_s"]["mean"] == pytest.approx(lv["calls"]["total"]["mean"] * 0.5 / 4)
