@@ -110,9 +110,8 @@ def main() -> None:
               f"calls on average (range {min(shipped)}-{max(shipped)}, {args.seeds} seeds) on "
               f"the same inputs and relations, against {quiet_calls:.0f} planned for a "
               f"noise-free agent and {low['calls']['total']['mean']:.0f} at noise "
-              f"{low['noise']:g}: its noise is not one share of every call, so no single "
-              "`--noise` describes it; plan at the share of calls you expect to flip over the "
-              "whole probe set and read the range."]
+              f"{low['noise']:g}: its noise is not one share of every call, and no single "
+              "`--noise` describes it."]
     body = "\n".join(lines) + "\n"
     print(body)
     if not args.no_write:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ._common import write_output
-from ._options import LAYER_CHOICE, PRECISION_CHOICE
+from ._options import HEALTH_CHECK_CHOICE, LAYER_CHOICE, PRECISION_CHOICE
 from ._run import load_relations
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?\s*$")
@@ -39,7 +39,11 @@ def parse_latency(text: str | None) -> float | None:
 @click.option("--precision", type=PRECISION_CHOICE, default=None, help="As for run.")
 @click.option("--epsilon", type=float, default=None, help="As for run (default 0.05).")
 @click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
+@click.option("--indifference", type=click.FloatRange(1.05, 10.0), default=2.0,
+              show_default=True, help="As for run.")
 @click.option("--layer", type=LAYER_CHOICE, default="verdict", show_default=True)
+@click.option("--suppress-health-check", multiple=True, type=HEALTH_CHECK_CHOICE,
+              help="As for run (a suppressed check costs no call).")
 @click.option("--budget", type=click.IntRange(min=1), default=None,
               help="The run's call budget: plan says at which noise it is enough.")
 @click.option("--max-workers", type=click.IntRange(1, 256), default=4, show_default=True,
@@ -59,7 +63,9 @@ def parse_latency(text: str | None) -> float | None:
               help="Write the plan here (atomically) instead of stdout.")
 def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
              tolerance: float | None, precision: str | None, epsilon: float | None,
-             alpha: float, layer: str, budget: int | None, max_workers: int, seed: int,
+             alpha: float, indifference: float, layer: str,
+             suppress_health_check: tuple[str, ...], budget: int | None, max_workers: int,
+             seed: int,
              latency: str | None, noises: tuple[float, ...], seeds: int, tool_calls: bool,
              fmt: str, output: str | None) -> int:
     """The calls each phase of `run` will need, at 0%, 5% and 15% noise (and --noise), the
@@ -77,7 +83,8 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
     rels = load_relations(relations_ref, no_relations)
     try:
         config = RunConfig(epsilon=epsilon, precision=precision, alpha=alpha,
-                           tolerance=tolerance, layer=layer, budget=budget,
+                           tolerance=tolerance, indifference=indifference, layer=layer,
+                           suppress_health_check=suppress_health_check, budget=budget,
                            max_workers=max_workers, seed=seed)
         result = plan(inputs, rels, config=config, noises=noises, seeds=seeds,
                       latency_s=latency_s, tool_calls=tool_calls)
