@@ -104,3 +104,24 @@ def test_missing_inputs_file_is_exit_2(tmp_path):
     proc = cli("plan", "--inputs", str(tmp_path / "none.txt"))
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+
+
+def test_a_relation_name_is_shown_as_data():
+    from agentverity_props.relations import Relation
+    from agentverity_props.report import render_plan_text
+
+    rel = Relation("\x1b[31mred\u202e", "invariant", str.upper)
+    text = render_plan_text(plan(TEXTS[:2], [rel], seeds=1, noises=(0.0,),
+                                 default_noises=False).to_dict())
+    assert "\x1b" not in text
+    assert "\u202e" not in text
+    assert "relation '\\x1b[31mred\\u202e'" in text
+
+
+def test_impossible_arguments_are_refused_eagerly():
+    from agentverity_props.errors import InvalidArgument
+
+    for kw in ({"seeds": 0}, {"latency_s": 0.0}, {"noises": (0.7,)}, {"modal_share": 1.0},
+               {"default_noises": False}):
+        with pytest.raises(InvalidArgument):
+            plan(TEXTS, [], **kw)
