@@ -47,9 +47,10 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
     levels = d["levels"]
     heads = [f"noise {_pct(lv['noise'])}" for lv in levels]
     n_ex = sum(1 for v in d["exercised"].values() if v)
-    out = [f"plan: {d['inputs']} inputs, {len(d['relations'])} relation(s) ({n_ex} change "
-           f"some input), tolerance {cfg['tolerance']:g}, alpha {cfg['alpha']:g}, "
-           f"{cfg['max_workers']} worker(s)",
+    rels = (f"{len(d['relations'])} relation(s) ({n_ex} change at least one input)"
+            if d["relations"] else "no relation")
+    out = [f"plan: {d['inputs']} inputs, {rels}, tolerance {cfg['tolerance']:g}, alpha "
+           f"{cfg['alpha']:g}, {cfg['max_workers']} worker(s)",
            "no agent was called: every figure comes from the run pipeline on a synthetic "
            "agent (assumptions below)", "",
            "calls per phase (mean over the seeds, ±2 standard errors on the total; the range "
@@ -86,9 +87,12 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
         ok = [_pct(lv["noise"]) for lv in levels if lv.get("budget_enough")]
         short = [_pct(lv["noise"]) for lv in levels if not lv.get("budget_enough")]
         msg = f"--budget {cfg['budget']}: "
-        msg += f"enough for the whole run at {', '.join(ok)}" if ok else "never enough"
-        if short:
-            msg += f"; not always at {', '.join(short)}"
+        if ok:
+            msg += f"enough for the whole run at noise {', '.join(ok)}"
+            if short:
+                msg += f"; not always at {', '.join(short)}"
+        else:
+            msg += "not always enough for the whole run at any noise level planned"
         out += ["", msg]
     out += ["", "assumptions:"]
     out += [f"  - {a}" for a in d["assumptions"]]
