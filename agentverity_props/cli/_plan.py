@@ -55,6 +55,8 @@ def parse_latency(text: str | None) -> float | None:
               help="Share of calls flipped, besides 0, 0.05 and 0.15 (repeatable).")
 @click.option("--seeds", type=click.IntRange(1, 200), default=10, show_default=True,
               help="Simulated runs per noise level (the mean and range are over them).")
+@click.option("--modal-share", type=click.FloatRange(0.5, 0.99), default=0.75,
+              show_default=True, help="Share of the inputs with the most common verdict.")
 @click.option("--tool-calls", is_flag=True,
               help="Cost tools-layer relations as if the agent calls tools.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -66,7 +68,8 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
              alpha: float, indifference: float, layer: str,
              suppress_health_check: tuple[str, ...], budget: int | None, max_workers: int,
              seed: int,
-             latency: str | None, noises: tuple[float, ...], seeds: int, tool_calls: bool,
+             latency: str | None, noises: tuple[float, ...], seeds: int, modal_share: float,
+             tool_calls: bool,
              fmt: str, output: str | None) -> int:
     """The calls each phase of `run` will need, at 0%, 5% and 15% noise (and --noise), the
     budget that makes each decision reachable and the wall time, without calling any agent.
@@ -87,7 +90,7 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
                            suppress_health_check=suppress_health_check, budget=budget,
                            max_workers=max_workers, seed=seed)
         result = plan(inputs, rels, config=config, noises=noises, seeds=seeds,
-                      latency_s=latency_s, tool_calls=tool_calls)
+                      latency_s=latency_s, modal_share=modal_share, tool_calls=tool_calls)
     except InvalidArgument as exc:
         raise BadInput(str(exc), "fix the option named") from None
     d: dict[str, Any] = result.to_dict()

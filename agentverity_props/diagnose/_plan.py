@@ -187,8 +187,8 @@ class PlanResult:
             f"{self.seeds} seed(s) per noise level (the mean, and the range low-high of single "
             "runs)",
             "every relation holds (a violation adds the calls that localise it)",
-            f"{self.modal_share:.0%} of the inputs share one verdict, the rest another (the "
-            "probe set is not blind)",
+            f"{self.modal_share:.0%} of the inputs share one verdict, the rest another "
+            "(--modal-share)",
             ("the agent calls one tool per answer (tools-layer relations are exercised)"
              if self.tool_calls else "the agent calls no tool (tools-layer relations cost "
              "nothing: pass --tool-calls if yours calls tools)"),
