@@ -5,9 +5,10 @@ The real agent is the shipped moderation gate (:mod:`agentverity_props.examples.
 noisy on every call by :func:`tests.stats._noisy_agents.noisy` (15% of calls flipped to
 another label), run on the shipped moderation probe set with every built-in relation but
 ``typo`` (which the gate truly violates: ``plan`` costs relations that hold). Single runs
-spread widely (sequential tests stop at random times: 800 to 2,700 calls here), so both
-sides are means over 30 seeds (the standard error of each is about 7%): a plan off by a
-fifth fails, and so does the noise-free plan checked against the same runs.
+spread widely (sequential tests stop at random times: 600 to 3,100 calls here), so both
+sides are means over 30 seeds (the standard error of each is about 5-6%): a plan whose mean
+is off by more than a fifth fails, and so does the noise-free plan checked against the same
+runs (409 calls against about 1,700). Measured on the final code: plan 1,684, real 1,690.
 """
 
 from __future__ import annotations
