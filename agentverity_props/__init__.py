@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     # results and configuration
     "measure": ".diagnose",
     "run": ".diagnose",
+    "plan": ".diagnose",
     "arun": ".diagnose",
     "RunConfig": ".diagnose",
     "RunResult": ".diagnose",
@@ -114,6 +115,7 @@ __all__ = [
     "from_pydantic_ai",
     "from_strands",
     "measure",
+    "plan",
     "run",
     "run_conversation_test",
 ]
@@ -141,6 +143,7 @@ if TYPE_CHECKING:  # pragma: no cover
         RunResult,
         arun,
         measure,
+        plan,
         run,
     )
     from .errors import (

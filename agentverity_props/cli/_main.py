@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "snapshot": ("._snapshot", "snapshot_cmd"),
     "demo": ("._demo", "demo_cmd"),
     "enlarge": ("._enlarge", "enlarge_cmd"),
+    "plan": ("._plan", "plan_cmd"),
     "report": ("._report", "report_cmd"),
     "run": ("._run", "run_cmd"),
     "tools": ("._tools", "tools"),

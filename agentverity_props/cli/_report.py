@@ -23,6 +23,7 @@ TEXT_RENDERERS: dict[str, tuple[str, str, str]] = {
     "agentverity_props.tools/1": ("._tools", "render_tools_text", "render_tools_junit"),
     "agentverity_props.conversation/1": ("._conversation", "render_conversation_text",
                                          "render_conversation_junit"),
+    "agentverity_props.plan/1": ("._plan", "render_plan_text", ""),  # no JUnit: no test ran
 }
 
 
@@ -35,6 +36,8 @@ def _renderer(schema: str, fmt: str) -> Any:
         return None
     module, text_fn, junit_fn = entry
     target = text_fn if fmt == "text" else junit_fn
+    if not target:
+        return None
     if ":" in target:
         module, target = target.split(":")
     try:

@@ -3,6 +3,7 @@
 * :func:`measure` / :func:`run_meter` — is the categorical verdict stable enough to test?
 * :func:`blindness_from_keys` and :class:`HealthCheck` — does one verdict dominate? Are the
   draws of one input independent (:class:`DependenceResult`)?
+* :func:`plan` — the calls a ``run`` will need, simulated before any call.
 * :func:`run` — meter, then blindness, then every relation decided by
   :mod:`agentverity_props.relations`, all through one engine.
 
@@ -24,6 +25,7 @@ _EXPORTS = {
     "TOLERANCE_PRESETS": "._presets", "resolve_tolerance": "._presets",
     "MeterResult": "._meter", "resolve_epsilon": "._meter", "run_meter": "._meter",
     "validate_meter_args": "._meter",
+    "PlanResult": "._plan", "plan": "._plan",
     "RunConfig": "._run", "RunResult": "._run", "arun": "._run", "measure": "._run",
     "run": "._run", "run_relations": "._run", "budget_note": "._run",
 }
@@ -37,6 +39,7 @@ __all__ = [
     "HealthCheck",
     "InputEvidence",
     "MeterResult",
+    "PlanResult",
     "RunConfig",
     "RunResult",
     "arun",
@@ -45,6 +48,7 @@ __all__ = [
     "check_dependence",
     "dependence_result",
     "measure",
+    "plan",
     "resolve_epsilon",
     "resolve_tolerance",
     "run",
@@ -74,5 +78,6 @@ if TYPE_CHECKING:  # pragma: no cover
         run_meter,
         validate_meter_args,
     )
+    from ._plan import PlanResult, plan
     from ._presets import PRESETS, TOLERANCE_PRESETS, resolve_tolerance
     from ._run import RunConfig, RunResult, arun, budget_note, measure, run, run_relations

@@ -11,6 +11,7 @@ from ._conversation import render_conversation_junit, render_conversation_text
 from ._html import render_html
 from ._json import dumps, iter_dumps, load_result
 from ._junit import render_junit
+from ._plan import render_plan_text
 from ._snapshot import (
     render_check_junit,
     render_check_text,
@@ -34,6 +35,7 @@ __all__ = [
     "render_conversation_text",
     "render_html",
     "render_junit",
+    "render_plan_text",
     "render_run_text",
     "render_snapshot_junit",
     "render_snapshot_text",

@@ -15,7 +15,7 @@ KNOWN_SCHEMAS = ("agentverity_props.run/3", "agentverity_props.counterexample/1"
                  "agentverity_props.tools/1", "agentverity_props.snapshot/1",
                  "agentverity_props.snapshot/2", "agentverity_props.check/2",
                  "agentverity_props.enlarge/1", "agentverity_props.check/1",
-                 "agentverity_props.conversation/1")
+                 "agentverity_props.conversation/1", "agentverity_props.plan/1")
 
 #: top-level keys every result of a kind has (the ``required`` lists of docs/schemas/*.json;
 #: a unit test keeps them equal): a file without them is refused, not rendered half-empty
@@ -35,6 +35,8 @@ REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
         "calls", "privacy"),
     "agentverity_props.conversation/1": ("include_inputs", "tests"),
     "agentverity_props.counterexample/1": ("tests",),
+    "agentverity_props.plan/1": (
+        "inputs", "relations", "exercised", "config", "hold_floor", "levels", "assumptions"),
     "agentverity_props.snapshot/2": (
         "created_at", "tool_version", "agent", "admission", "config", "fingerprints",
         "reference_form", "calibration", "inputs", "meter", "blindness", "calls", "privacy"),

@@ -1,0 +1,103 @@
+"""``agentverity-props plan``: the calls, budget and wall time of a ``run``, before any call."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import click
+
+from ._common import write_output
+from ._options import HEALTH_CHECK_CHOICE, LAYER_CHOICE, PRECISION_CHOICE
+from ._run import load_relations
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?\s*$")
+_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_latency(text: str | None) -> float | None:
+    """``2s``, ``500ms``, ``1.5`` (seconds), ``1m`` -> seconds; None stays None."""
+    from ..errors import BadInput
+
+    if text is None:
+        return None
+    m = _DURATION.match(text)
+    seconds = float(m.group(1)) * _UNIT_S[m.group(2) or "s"] if m else 0.0
+    if not seconds > 0:
+        raise BadInput(f"--latency {text!r} is not a positive duration",
+                       "give seconds per call, e.g. 2s, 500ms or 1.5")
+    return seconds
+
+
+@click.command("plan")
+@click.option("--inputs", "inputs_path", required=True, type=click.Path(),
+              help="Probe set, as for run: one prompt per line (.txt), or .json/.jsonl/.yaml.")
+@click.option("--relations", "relations_ref", default=None, metavar="REF|NAMES",
+              help="As for run: built-in names (case,typo,...) or module:attr.")
+@click.option("--no-relations", is_flag=True, help="Only the diagnostics.")
+@click.option("--tolerance", type=float, default=None, help="As for run (default 0.1).")
+@click.option("--precision", type=PRECISION_CHOICE, default=None, help="As for run.")
+@click.option("--epsilon", type=float, default=None, help="As for run (default 0.05).")
+@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
+@click.option("--indifference", type=click.FloatRange(1.05, 10.0), default=2.0,
+              show_default=True, help="As for run.")
+@click.option("--layer", type=LAYER_CHOICE, default="verdict", show_default=True)
+@click.option("--suppress-health-check", multiple=True, type=HEALTH_CHECK_CHOICE,
+              help="As for run (a suppressed check costs no call).")
+@click.option("--budget", type=click.IntRange(min=1), default=None,
+              help="The run's call budget: plan says at which noise it is enough.")
+@click.option("--max-workers", type=click.IntRange(1, 256), default=4, show_default=True,
+              help="The run's concurrent calls (the wall time divides by it).")
+@click.option("--seed", type=int, default=0, show_default=True, help="The run's seed.")
+@click.option("--latency", default=None, metavar="DURATION",
+              help="Seconds per agent call (2s, 500ms, 1.5): adds the wall time.")
+@click.option("--noise", "noises", type=click.FloatRange(0.0, 0.66), multiple=True,
+              help="Share of calls flipped, besides 0, 0.05 and 0.15 (repeatable).")
+@click.option("--seeds", type=click.IntRange(1, 200), default=10, show_default=True,
+              help="Simulated runs per noise level (the mean and range are over them).")
+@click.option("--modal-share", type=click.FloatRange(0.5, 0.99), default=0.75,
+              show_default=True, help="Share of the inputs with the most common verdict.")
+@click.option("--tool-calls", is_flag=True,
+              help="Cost tools-layer relations as if the agent calls tools.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the plan here (atomically) instead of stdout.")
+def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
+             tolerance: float | None, precision: str | None, epsilon: float | None,
+             alpha: float, indifference: float, layer: str,
+             suppress_health_check: tuple[str, ...], budget: int | None, max_workers: int,
+             seed: int,
+             latency: str | None, noises: tuple[float, ...], seeds: int, modal_share: float,
+             tool_calls: bool,
+             fmt: str, output: str | None) -> int:
+    """The calls each phase of `run` will need, at 0%, 5% and 15% noise (and --noise), the
+    budget that makes each decision reachable and the wall time, without calling any agent.
+
+    The figures come from the run pipeline itself, simulated on an offline agent whose every
+    relation holds and whose calls are each flipped with the stated probability.
+    """
+    from .._internal.inputs import load_inputs
+    from ..diagnose import RunConfig, plan
+    from ..errors import BadInput, InvalidArgument
+
+    latency_s = parse_latency(latency)
+    inputs = load_inputs(inputs_path)
+    rels = load_relations(relations_ref, no_relations)
+    try:
+        config = RunConfig(epsilon=epsilon, precision=precision, alpha=alpha,
+                           tolerance=tolerance, indifference=indifference, layer=layer,
+                           suppress_health_check=suppress_health_check, budget=budget,
+                           max_workers=max_workers, seed=seed)
+        result = plan(inputs, rels, config=config, noises=noises, seeds=seeds,
+                      latency_s=latency_s, modal_share=modal_share, tool_calls=tool_calls)
+    except InvalidArgument as exc:
+        raise BadInput(str(exc), "fix the option named") from None
+    d: dict[str, Any] = result.to_dict()
+    if fmt == "json":
+        from ..report import dumps
+        write_output(dumps(d), output)
+    else:
+        from ..report import render_plan_text
+        write_output(render_plan_text(d), output)
+    return 0

@@ -1,0 +1,311 @@
+"""``plan``: the calls a ``run`` will need, before its first call to the agent.
+
+The figures are not a formula: ``plan`` runs the real ``run`` pipeline (the same code, the
+same options: meter, blindness and its top-up, the dependence check, every relation's pooled
+effect and localisation) against a *synthetic* offline agent, and counts each phase's calls
+in the engine's ledger. The user's agent is never called.
+
+The synthetic agent, at noise ``p``:
+
+* gives every input a base verdict (a share ``modal_share`` of the inputs get the same
+  one, the others a second one) and every follow-up a relation makes the base verdict of its
+  source, so **every relation holds** (a run that finds a violation spends more: the
+  violating inputs are tested one by one);
+* on every call, with probability ``p``, answers one of the two other labels instead (at
+  random), independently of every other call, so every input is equally noisy;
+* calls one tool named after its answer when ``tool_calls`` is set (tools-layer relations
+  are then exercised like verdict ones); otherwise none, and a tools-layer relation is
+  costed as not exercised, as a run on an agent without tools reports it.
+
+Each noise level is simulated with several seeds of the synthetic agent: a figure is the
+mean over them (the expected calls; its standard error says how well the seeds pin it down),
+with the lowest and the highest: single runs spread widely (sequential tests stop at random
+times), so a run may well cost twice another. The budget that makes a decision
+reachable is the *highest* total of calls made when that decision was taken (every
+simulated run reached it within that budget). Wall time is ``calls x latency / workers``:
+it assumes every call takes the stated latency and that the ``max_workers`` concurrent
+calls are always busy (the phases draw in waves, so a real run is somewhat slower).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from .._internal.inputs import clean_inputs
+from ..errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from ..relations import Relation
+    from ._run import RunConfig, RunResult
+
+PLAN_SCHEMA = "agentverity_props.plan/1"
+#: The noise levels every plan shows (a noise-free agent, 5% and 15% of calls flipped);
+#: ``noise=`` adds the user's own.
+DEFAULT_NOISES = (0.0, 0.05, 0.15)
+#: Seeds of the synthetic agent per noise level (a mean, its standard error and a range).
+DEFAULT_SEEDS = 10
+#: Share of the inputs whose base verdict is the most common one (below the blindness
+#: threshold of 0.9: a probe set that is not blind).
+DEFAULT_MODAL_SHARE = 0.75
+LABELS = ("verdict-a", "verdict-b", "verdict-c")
+PHASES = ("meter", "blindness", "dependence", "relations")
+
+
+def synthetic_agent(inputs: Sequence[str], relations: Sequence[Relation], *, noise: float,
+                    seed: int | str, modal_share: float = DEFAULT_MODAL_SHARE,
+                    tool_calls: bool = False) -> Any:
+    """The offline agent ``plan`` simulates: every relation holds, every call is flipped to
+    another label with probability ``noise`` (module docstring). An ``async`` callable
+    ``prompt -> Observation``, drawing from its own ``random.Random(seed)``."""
+    from ..observation import Observation, ToolCall
+
+    if not 0.0 <= noise < 1.0:
+        raise InvalidArgument(f"noise={noise!r} must be in [0, 1)")
+    texts = list(inputs)
+    n_modal = round(modal_share * len(texts))
+    base: dict[str, str] = {}
+    for i, t in enumerate(texts):
+        base.setdefault(t, LABELS[0] if i < n_modal else LABELS[1])
+    for r in relations:
+        for t in texts:
+            base.setdefault(r.apply(t), base[t])
+    rng = random.Random(seed)
+
+    async def agent(prompt: str) -> Observation:
+        v = base.get(prompt, LABELS[0])
+        if noise and rng.random() < noise:
+            v = rng.choice([x for x in LABELS if x != v])
+        tools = (ToolCall(f"tool_{v}"),) if tool_calls else ()
+        return Observation(text=f"VERDICT: {v}", verdict=v, tools=tools)
+
+    return agent
+
+
+@dataclass(frozen=True)
+class SimulatedRun:
+    """What one simulated run spent: calls per phase, and the total made when each decision
+    was taken (``reach``; ``None`` for a decision the run did not take)."""
+
+    phase_calls: dict[str, int]
+    total: int
+    reach: dict[str, int | None]
+    decisions: dict[str, str]
+
+
+async def simulate_once(inputs: Sequence[str], relations: Sequence[Relation],
+                        config: RunConfig, *, noise: float, seed: int | str,
+                        modal_share: float = DEFAULT_MODAL_SHARE,
+                        tool_calls: bool = False) -> SimulatedRun:
+    """One real ``arun`` against :func:`synthetic_agent`, with no budget, no store and no
+    retries (the synthetic agent never fails), everything else as ``config`` says."""
+    from ..adapters import from_callable
+    from ..engine import Engine
+    from ..observation import DEFAULT_EXTRACTOR
+    from ._run import RunConfig, arun
+
+    agent = from_callable(synthetic_agent(inputs, relations, noise=noise, seed=seed,
+                                          modal_share=modal_share, tool_calls=tool_calls),
+                          identity="plan:synthetic")
+    eng_cfg = replace(config.engine, budget=None, store_path=None, store_mode="off",
+                      retries=0, extractor=DEFAULT_EXTRACTOR)
+    cfg = RunConfig(engine=eng_cfg, epsilon=config.epsilon, precision=config.precision,
+                    alpha=config.alpha, indifference=config.indifference, layer=config.layer,
+                    max_meter_calls=config.max_meter_calls,
+                    blindness_threshold=config.blindness_threshold,
+                    suppress_health_check=config.suppress_health_check,
+                    tolerance=config.tolerance)
+    async with Engine(agent, eng_cfg) as eng:
+        marks: list[int] = []  # the ledger after each relations epoch (pooled ones first)
+
+        def progress(phase: str, n: int) -> None:
+            if phase == "relations":
+                marks.append(eng.ledger.calls)
+
+        res = await arun(agent, inputs, relations, config=cfg, engine=eng, progress=progress)
+    return _summarise(res, marks)
+
+
+def _summarise(res: RunResult, marks: list[int]) -> SimulatedRun:
+    pc = {k: int(res.phase_calls.get(k, 0)) for k in PHASES}
+    total = int(res.ledger.get("calls", 0))
+    reach: dict[str, int | None] = {
+        "meter": pc["meter"] if res.meter.call != "undecided" else None,
+        "blindness": (pc["meter"] + pc["blindness"]
+                      if res.blindness.status not in ("undecided", "suppressed") else None),
+    }
+    decisions: dict[str, str] = {"meter": str(res.meter.call),
+                                 "blindness": str(res.blindness.status)}
+    before = pc["meter"] + pc["blindness"] + pc["dependence"]
+    for r in res.relations:
+        key = f"relation:{r.relation.name}"
+        decisions[key] = str(r.status)
+        epochs = int((r.effect or {}).get("epochs") or 0)
+        if r.status in ("HOLDS", "VIOLATED") and epochs and epochs <= len(marks):
+            reach[key] = marks[epochs - 1]
+        elif r.status in ("HOLDS", "VIOLATED"):  # decided with no epoch of its own: at once
+            reach[key] = before
+        else:
+            reach[key] = None
+    reach["run"] = total
+    decisions["run"] = "complete" if res.complete else "incomplete"
+    return SimulatedRun(phase_calls=pc, total=total, reach=reach, decisions=decisions)
+
+
+def _spread(values: Sequence[int]) -> dict[str, float]:
+    """The mean (the expected calls), its standard error, the median and the range."""
+    n = len(values)
+    se = statistics.stdev(values) / math.sqrt(n) if n > 1 else 0.0
+    return {"mean": float(statistics.fmean(values)), "se": se,
+            "median": float(statistics.median(values)), "low": float(min(values)),
+            "high": float(max(values))}
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """The calls ``run`` is expected to need, per noise level (see the module docstring)."""
+
+    inputs: int
+    relations: tuple[str, ...]
+    exercised: dict[str, int]
+    levels: tuple[dict[str, Any], ...]
+    floor: int
+    config: RunConfig
+    seeds: int
+    latency_s: float | None
+    modal_share: float
+    tool_calls: bool
+
+    def assumptions(self) -> list[str]:
+        out = [
+            f"simulated: the real run pipeline against an offline agent whose every call is "
+            f"flipped to another of {len(LABELS)} labels with the stated probability, "
+            f"{self.seeds} seed(s) per noise level (the mean, and the range low-high of single "
+            "runs)",
+            "every relation holds (a violation adds the calls that localise it)",
+            f"{self.modal_share:.0%} of the inputs share one verdict, the rest another "
+            "(--modal-share)",
+            ("the agent calls one tool per answer (tools-layer relations are exercised)"
+             if self.tool_calls else "the agent calls no tool (tools-layer relations cost "
+             "nothing: pass --tool-calls if yours calls tools)"),
+            "a budget makes a decision reachable when every simulated run took it within "
+            "that many calls",
+        ]
+        if self.latency_s is not None:
+            out.append(f"wall time = calls x {self.latency_s:g} s / {self.config.max_workers} "
+                       "workers: every call takes that long and every worker is always busy")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        cfg = self.config
+        return {
+            "schema": PLAN_SCHEMA,
+            "inputs": self.inputs,
+            "relations": list(self.relations),
+            "exercised": dict(self.exercised),
+            "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "tolerance": cfg.tol,
+                       "budget": cfg.budget, "max_workers": cfg.max_workers,
+                       "layer": cfg.layer, "seed": cfg.seed, "latency_s": self.latency_s},
+            "hold_floor": self.floor,
+            "levels": [dict(level) for level in self.levels],
+            "assumptions": self.assumptions(),
+        }
+
+
+def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
+           latency_s: float | None) -> dict[str, Any]:
+    calls = {k: _spread([r.phase_calls[k] for r in runs]) for k in PHASES}
+    calls["total"] = _spread([r.total for r in runs])
+    reach: dict[str, Any] = {}
+    for key in runs[0].reach:
+        got = [v for r in runs if (v := r.reach.get(key)) is not None]
+        reach[key] = {"budget": max(got) if got and len(got) == len(runs) else None,
+                      "reached": len(got),
+                      "decisions": _count(r.decisions.get(key, "") for r in runs)}
+    out: dict[str, Any] = {"noise": noise, "seeds": len(runs), "calls": calls,
+                           "reach": reach}
+    if latency_s is not None:
+        w = config.max_workers
+        out["wall_s"] = {k: calls["total"][k] * latency_s / w for k in ("mean", "low", "high")}
+    if config.budget is not None:
+        out["budget_enough"] = all(r.total <= config.budget for r in runs)
+    return out
+
+
+def _count(values: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return dict(sorted(out.items()))
+
+
+async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
+                config: RunConfig | None = None, noises: Sequence[float] = (),
+                seeds: int = DEFAULT_SEEDS, latency_s: float | None = None,
+                modal_share: float = DEFAULT_MODAL_SHARE,
+                tool_calls: bool = False, default_noises: bool = True) -> PlanResult:
+    """Async core of :func:`plan`."""
+    from ..relations import Relation, builtin_relations
+    from ._run import RunConfig, min_relation_calls
+
+    config = config or RunConfig()
+    texts = clean_inputs(inputs)
+    rels = builtin_relations() if relations is None else list(relations)
+    for r in rels:
+        if not isinstance(r, Relation):
+            raise InvalidArgument(f"relations must be Relation objects, got {type(r).__name__}")
+    if not isinstance(seeds, int) or seeds < 1:
+        raise InvalidArgument(f"seeds={seeds!r} must be a positive integer")
+    if latency_s is not None and not latency_s > 0:
+        raise InvalidArgument(f"latency_s={latency_s!r} must be > 0")
+    if not 0.5 <= modal_share < 1.0:
+        raise InvalidArgument(f"modal_share={modal_share!r} must be in [0.5, 1)")
+    levels_in = sorted({*(DEFAULT_NOISES if default_noises else ()),
+                        *(float(p) for p in noises)})
+    if not levels_in:
+        raise InvalidArgument("no noise level to plan for: give noises=... or keep "
+                              "default_noises=True")
+    for p in levels_in:
+        if not 0.0 <= p < 2 / 3:
+            raise InvalidArgument(f"noise={p!r} must be in [0, 2/3): beyond, the flipped "
+                                  "answers outnumber the agent's own")
+    levels = []
+    for p in levels_in:
+        runs = [await simulate_once(texts, rels, config, noise=p, seed=f"plan:{p}:{k}",
+                                    modal_share=modal_share, tool_calls=tool_calls)
+                for k in range(1 if p == 0.0 else seeds)]
+        levels.append(_level(p, runs, config, latency_s))
+    exercised = {r.name: sum(r.apply(t) != t for t in texts) for r in rels}
+    live = [r for r in rels if tool_calls or r.layer != "tools"]
+    return PlanResult(inputs=len(texts), relations=tuple(r.name for r in rels),
+                      exercised=exercised, levels=tuple(levels),
+                      floor=min_relation_calls(texts, live, config.tol), config=config,
+                      seeds=seeds, latency_s=latency_s, modal_share=modal_share,
+                      tool_calls=tool_calls)
+
+
+def plan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
+         config: RunConfig | None = None, noises: Sequence[float] = (),
+         seeds: int = DEFAULT_SEEDS, latency_s: float | None = None,
+         modal_share: float = DEFAULT_MODAL_SHARE, tool_calls: bool = False,
+         default_noises: bool = True) -> PlanResult:
+    """The calls ``run`` will need on ``inputs``, at 0%, 5% and 15% noise (and each of
+    ``noises``), without calling any agent: the real pipeline is run against a synthetic
+    offline agent (module docstring), ``seeds`` times per noise level (once when
+    noise-free: the synthetic agent is then deterministic). ``default_noises=False`` plans
+    for ``noises`` only.
+
+    Example:
+        >>> from agentverity_props.diagnose import plan
+        >>> p = plan(["hello there", "plan an attack"], relations=[], seeds=1)
+        >>> p.levels[0]["noise"], p.levels[0]["calls"]["meter"]["mean"]
+        (0.0, 76.0)
+    """
+    from ..engine import run_sync
+    return run_sync(aplan(inputs, relations, config=config, noises=noises, seeds=seeds,
+                          latency_s=latency_s, modal_share=modal_share,
+                          tool_calls=tool_calls, default_noises=default_noises))

@@ -1,0 +1,99 @@
+"""Text rendering of a ``plan`` result dict (``agentverity_props.plan/1``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._internal.shown import for_text
+
+_PHASES = (("meter", "meter"), ("blindness", "blindness (+top-up)"),
+           ("dependence", "dependence check"), ("relations", "relations (+localisation)"),
+           ("total", "total"))
+
+
+def _pct(p: float) -> str:
+    return f"{p * 100:g}%"
+
+
+def _spread(s: dict[str, float], *, se: bool = False) -> str:
+    mean, lo, hi = round(s["mean"]), int(s["low"]), int(s["high"])
+    if lo == hi:
+        return f"{mean}"
+    pm = f" ±{round(2 * s['se'])}" if se else ""
+    return f"{mean}{pm} ({lo}-{hi})"
+
+
+def _duration(seconds: float) -> str:
+    s = round(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+            for r in rows]
+
+
+def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
+    """The plan as plain text: calls per phase x noise, the budget that makes each decision
+    reachable, wall time, and the assumptions behind every figure (``color`` is accepted
+    like every text renderer's; the plan has no colour)."""
+    d = for_text(d)
+    cfg = d["config"]
+    levels = d["levels"]
+    heads = [f"noise {_pct(lv['noise'])}" for lv in levels]
+    n_ex = sum(1 for v in d["exercised"].values() if v)
+    rels = (f"{len(d['relations'])} relation(s) ({n_ex} change at least one input)"
+            if d["relations"] else "no relation")
+    out = [f"plan: {d['inputs']} inputs, {rels}, tolerance {cfg['tolerance']:g}, alpha "
+           f"{cfg['alpha']:g}, {cfg['max_workers']} worker(s)",
+           "no agent was called: every figure comes from the run pipeline on a synthetic "
+           "agent (assumptions below)", "",
+           "calls per phase (mean over the seeds, ±2 standard errors on the total; the range "
+           "low-high of single runs):"]
+    rows = [["phase", *heads]]
+    for key, title in _PHASES:
+        rows.append([title, *(_spread(lv["calls"][key], se=key == "total")
+                             for lv in levels)])
+    out += _table(rows)
+    out += ["", "budget that makes each decision reachable (every simulated run took it "
+            "within that many calls; '-' = not taken):"]
+    rows = [["decision", *heads]]
+    for key in levels[0]["reach"]:
+        title = ("the whole run, complete" if key == "run"
+                 else f"relation '{key.split(':', 1)[1]}'" if key.startswith("relation:")
+                 else f"{key} call")
+        cells = []
+        for lv in levels:
+            r = lv["reach"][key]
+            took = "/".join(r["decisions"])
+            cells.append(f"{r['budget']} {took}" if r["budget"] is not None else f"- {took}")
+        rows.append([title, *cells])
+    out += _table(rows)
+    if d["hold_floor"]:
+        out.append(f"no run can reach HOLDS on a relation here in fewer than "
+                   f"{d['hold_floor']} calls besides the meter's (the exact floor)")
+    if cfg["latency_s"] is not None:
+        out += ["", f"wall time at {cfg['latency_s']:g} s per call and {cfg['max_workers']} "
+                "worker(s) (calls x latency / workers):"]
+        out.append("  " + "; ".join(
+            f"{_pct(lv['noise'])}: {_duration(lv['wall_s']['mean'])} "
+            f"(up to {_duration(lv['wall_s']['high'])})" for lv in levels))
+    if cfg["budget"] is not None:
+        ok = [_pct(lv["noise"]) for lv in levels if lv.get("budget_enough")]
+        short = [_pct(lv["noise"]) for lv in levels if not lv.get("budget_enough")]
+        msg = f"--budget {cfg['budget']}: "
+        if ok:
+            msg += f"enough for the whole run at noise {', '.join(ok)}"
+            if short:
+                msg += f"; not always at {', '.join(short)}"
+        else:
+            msg += "not always enough for the whole run at any noise level planned"
+        out += ["", msg]
+    out += ["", "assumptions:"]
+    out += [f"  - {a}" for a in d["assumptions"]]
+    return "\n".join(out) + "\n"

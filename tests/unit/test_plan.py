@@ -1,0 +1,146 @@
+"""``plan``: budgets it calls reachable are reached by the real pipeline, the CLI's output
+and its bad input, and the synthetic agent's noise."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentverity_props.adapters import from_callable
+from agentverity_props.diagnose import RunConfig, arun, plan
+from agentverity_props.diagnose._plan import LABELS, synthetic_agent
+from agentverity_props.engine import run_sync
+from agentverity_props.relations import select_builtins
+
+ROOT = Path(__file__).parents[2]
+INPUTS = ROOT / "agentverity_props/examples/moderation.txt"
+TEXTS = ["What is a good name for a puppy?", "How do I boil an egg?",
+         "Suggest a dinner for four.", "Translate good morning into Spanish.",
+         "Summarise a novel in three sentences.", "What time is it in Tokyo?"]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "agentverity_props", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def invoke(*args: str) -> tuple[int | None, str]:
+    """The CLI in-process (the click group and ``run_cli``): (exit code, stderr)."""
+    import contextlib
+    import io
+
+    from agentverity_props.cli._common import run_cli
+    from agentverity_props.cli._main import cli as group
+
+    out, err = io.StringIO(), io.StringIO()
+    code: int | None = None
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            run_cli(group, list(args))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    return code, err.getvalue()
+
+
+def test_the_budget_plan_names_is_the_one_a_run_needs():
+    # noise-free, the synthetic agent is deterministic: the budgets are exact
+    rels = select_builtins(["case", "punctuation"])
+    lv = plan(TEXTS, rels, seeds=1).levels[0]
+    need = lv["reach"]["run"]["budget"]
+    assert need == lv["calls"]["total"]["mean"]
+    assert lv["reach"]["meter"]["budget"] <= lv["reach"]["relation:case"]["budget"] <= need
+
+    def go(budget: int):
+        agent = from_callable(synthetic_agent(TEXTS, rels, noise=0.0, seed=0))
+        return run_sync(arun(agent, TEXTS, rels, config=RunConfig(budget=budget)))
+
+    assert go(need).complete
+    short = go(need - 1)
+    assert not short.complete
+    assert short.ledger["calls"] <= need - 1
+    case_at = go(lv["reach"]["relation:case"]["budget"])
+    assert {r.relation.name: str(r.status) for r in case_at.relations}["case"] == "HOLDS"
+
+
+def test_synthetic_agent_flips_at_the_stated_rate_and_relations_hold():
+    rels = select_builtins(["case"])
+    agent = synthetic_agent(TEXTS, rels, noise=0.15, seed=3)
+    src, fu = TEXTS[0], rels[0].apply(TEXTS[0])
+
+    async def draws(text: str, n: int) -> list[str]:
+        return [(await agent(text)).verdict for _ in range(n)]
+
+    a, b = run_sync(draws(src, 4000)), run_sync(draws(fu, 4000))
+    base = LABELS[0]
+    assert a.count(base) / 4000 == pytest.approx(0.85, abs=0.02)
+    assert b.count(base) / 4000 == pytest.approx(0.85, abs=0.02)  # the follow-up: same verdict
+    quiet = synthetic_agent(TEXTS, rels, noise=0.0, seed=3)
+    assert {run_sync(quiet(src)).verdict for _ in range(20)} == {base}
+
+
+def test_cli_json_and_text(tmp_path):
+    out = tmp_path / "plan.json"
+    proc = cli("plan", "--inputs", str(INPUTS), "--relations", "case", "--seeds", "1",
+               "--latency", "500ms", "--budget", "300", "--format", "json", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(out.read_text())
+    assert d["schema"] == "agentverity_props.plan/1"
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(d, json.loads((ROOT / "docs/schemas/plan.schema.json").read_text()))
+    again = cli("report", str(out), "--format", "text")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("plan: 33 inputs, 1 relation(s)")
+    assert [lv["noise"] for lv in d["levels"]] == [0.0, 0.05, 0.15]
+    for lv in d["levels"]:
+        assert lv["wall_s"]["mean"] == pytest.approx(lv["calls"]["total"]["mean"] * 0.5 / 4)
+        assert lv["budget_enough"] == (lv["calls"]["total"]["high"] <= 300)
+    assert d["levels"][0]["budget_enough"] is True  # noise-free, one relation: ~150 calls
+    text = again.stdout
+    assert "noise 15%" in text
+    assert "relation 'case'" in text
+    assert "no agent was called" in text
+    assert "wall time at 0.5 s per call and 4 worker(s)" in text
+
+
+@pytest.mark.parametrize("args", [
+    ("--latency", "fast"), ("--latency", "0s"), ("--relations", "nope"),
+    ("--tolerance", "1.5"), ("--noise", "0.9"), ("--max-workers", "0"),
+])
+def test_bad_input_is_one_line_and_exit_2(args):
+    code, err = invoke("plan", "--inputs", str(INPUTS), *args)
+    assert code == 2
+    assert err.startswith("error: ")
+    assert err.count("\n") == 1
+    assert "internal error" not in err
+
+
+def test_missing_inputs_file_is_exit_2(tmp_path):
+    code, err = invoke("plan", "--inputs", str(tmp_path / "none.txt"))
+    assert code == 2
+    assert err.startswith("error: ")
+    assert err.count("\n") == 1
+
+
+def test_a_relation_name_is_shown_as_data():
+    from agentverity_props.relations import Relation
+    from agentverity_props.report import render_plan_text
+
+    rel = Relation("\x1b[31mred\u202e", "invariant", str.upper)
+    text = render_plan_text(plan(TEXTS[:2], [rel], seeds=1, noises=(0.0,),
+                                 default_noises=False).to_dict())
+    assert "\x1b" not in text
+    assert "\u202e" not in text
+    assert "relation '\\x1b[31mred\\u202e'" in text
+
+
+def test_impossible_arguments_are_refused_eagerly():
+    from agentverity_props.errors import InvalidArgument
+
+    for kw in ({"seeds": 0}, {"latency_s": 0.0}, {"noises": (0.7,)}, {"modal_share": 1.0},
+               {"default_noises": False}):
+        with pytest.raises(InvalidArgument):
+            plan(TEXTS, [], **kw)
