@@ -34,6 +34,11 @@ class LoopThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
     def close(self) -> None:
+        # as asyncio.run does: pending async generators are closed in their loop (an HTTP
+        # adapter's connection pool lives in one and closes its sockets there)
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(self.loop.shutdown_asyncgens(),
+                                             self.loop).result(timeout=5)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)
         self.loop.close()
