@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "enlarge": ("._enlarge", "enlarge_cmd"),
     "report": ("._report", "report_cmd"),
     "run": ("._run", "run_cmd"),
+    "store": ("._store", "store_cmd"),
     "tools": ("._tools", "tools"),
 }
 

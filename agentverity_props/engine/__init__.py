@@ -21,6 +21,7 @@ from ._evidence import EvidencePool, ProbeEvidence
 from ._ledger import Ledger
 from ._probe import Probe
 from ._session import LoopThread, run_session
+from ._redis_store import RedisStore
 from ._store import Store, StoreKey, StoreMode, StoreRow
 from ._store_files import MergeReport, export_store, merge_stores
 from ._stores import (
@@ -45,6 +46,7 @@ __all__ = [
     "Probe",
     "ProbeEvidence",
     "ReadOnlyStore",
+    "RedisStore",
     "ReplayView",
     "Store",
     "StoreBackend",

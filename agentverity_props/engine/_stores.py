@@ -38,7 +38,7 @@ __all__ = ["JsonlStore", "MultiplexedStore", "ReadOnlyStore", "ReplayView", "Sto
 Key = tuple[str, str, str, int]
 
 #: the environment variable naming this runner's namespace
-RUNNER_ENV = "AGENTVERITY_RUNNER"
+RUNNER_ENV = "AGENTVERITY_PROPS_RUNNER"
 # CI systems whose job ids name a runner: (variable that must be set, format)
 _CI_JOBS = (
     ("CI_JOB_ID", "gitlab-{CI_JOB_ID}"),
@@ -61,7 +61,7 @@ def check_namespace(name: str, what: str = "runner namespace") -> str:
 def runner_namespace(explicit: str | None = None, *, networked: bool = False) -> str:
     """The runner namespace a store writes to.
 
-    ``explicit`` (``--runner``), else ``$AGENTVERITY_RUNNER``, else for a networked store the
+    ``explicit`` (``--runner``), else ``$AGENTVERITY_PROPS_RUNNER``, else for a networked store the
     CI job id (GitLab, Buildkite, CircleCI, GitHub Actions) or else the host name; an
     embedded SQLite store, which one machine owns, uses ``""``. The host name rather than
     host and pid: a namespace that changed with every process would make ``auto`` re-runs on
@@ -119,6 +119,10 @@ class StoreBackend(Protocol):
 
     def close(self) -> None:
         """Release connections (idempotent)."""
+
+    def __enter__(self) -> Any: ...
+
+    def __exit__(self, *exc: object) -> None: ...
 
 
 class _Wrapper:
@@ -211,6 +215,12 @@ class MultiplexedStore:
         for s in self.stores:
             s.close()
 
+    def __enter__(self) -> MultiplexedStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def __repr__(self) -> str:
         return f"MultiplexedStore({', '.join(repr(s) for s in self.stores)})"
 
@@ -296,6 +306,12 @@ class JsonlStore:
         return len(self._rows)
 
     def close(self) -> None:
+        pass
+
+    def __enter__(self) -> JsonlStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
         pass
 
     def __repr__(self) -> str:
