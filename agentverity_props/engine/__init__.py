@@ -20,8 +20,8 @@ from ._engine import Engine
 from ._evidence import EvidencePool, ProbeEvidence
 from ._ledger import Ledger
 from ._probe import Probe
-from ._session import LoopThread, run_session
 from ._redis_store import RedisStore
+from ._session import LoopThread, run_session
 from ._store import Store, StoreKey, StoreMode, StoreRow
 from ._store_files import MergeReport, export_store, merge_stores
 from ._stores import (

@@ -1,9 +1,9 @@
 """The networked store against a real Redis server.
 
-In CI (``CI=true``) ``.ci/run`` starts ``redis-server`` and exports
-``AGENTVERITY_TEST_REDIS_URL``; a missing server or client there is a failure, never a
-skip. Locally the fixture starts its own ``redis-server`` on a free port when one is
-installed, and skips only when none is.
+``.ci/run`` starts ``redis-server`` and exports ``AGENTVERITY_TEST_REDIS_URL``; with that
+variable set, or ``CI=true``, a missing server or client is a failure, never a skip.
+Locally the fixture starts its own ``redis-server`` on a free port when one is installed,
+and skips only when none is.
 
 The goal: two runners recording into one store at once, then a third replaying: zero live
 calls, and every draw of both runners still there.
@@ -27,8 +27,16 @@ from agentverity_props.engine import RedisStore, Store, open_store
 from agentverity_props.errors import BadInput
 from agentverity_props.observation import CallFailure, Observation
 
-from .conftest import agent_ref, assert_one_line_error, cli, cli_many, free_port, invoke, \
-    load_json, write_inputs
+from .conftest import (
+    agent_ref,
+    assert_one_line_error,
+    cli,
+    cli_many,
+    free_port,
+    invoke,
+    load_json,
+    write_inputs,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -36,7 +44,8 @@ K = ("agent", "sha256:ab", "default", 0)
 
 
 def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes") \
+        or bool(os.environ.get("AGENTVERITY_TEST_REDIS_URL"))
 
 
 def _unavailable(why: str) -> None:
@@ -150,11 +159,11 @@ def test_two_runners_record_concurrently_then_one_replays_with_no_live_call(
         by_runner.setdefault(row.namespace, []).append(row)
     # no lost draws: each runner's every live call is a stored draw of its own
     assert sorted(by_runner) == ["runner-1", "runner-2"]
-    for name in by_runner:
-        assert len(by_runner[name]) == reports[name]["ledger"]["calls"]
+    for name, drawn in by_runner.items():
+        assert len(drawn) == reports[name]["ledger"]["calls"]
         # the agent numbers its answers per process: both runs drew "answer 1", ...
-        assert {r.observation.text for r in by_runner[name]} == {
-            f"answer {n}" for n in range(1, len(by_runner[name]) + 1)}
+        assert {r.observation.text for r in drawn} == {
+            f"answer {n}" for n in range(1, len(drawn) + 1)}
     proc = cli(*_run_args(url, inputs, tmp_path / "replay.json", "--replay", "--runner",
                           "reader"))
     assert "Traceback" not in proc.stderr

@@ -10,6 +10,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentverity_props.engine import (
     Engine,
@@ -211,3 +213,37 @@ def test_runner_namespace_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
     assert runner_namespace("explicit") == "explicit"
     with pytest.raises(InvalidArgument):
         runner_namespace("x" * 121)
+
+
+_rows = st.lists(st.tuples(st.sampled_from(["", "a", "b"]), st.integers(0, 3),
+                           st.sampled_from(["x", "y", "z"])), max_size=8)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(_rows, min_size=1, max_size=3))
+def test_merge_never_loses_or_changes_a_draw(sources: list[list[tuple[str, int, str]]]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        stores = []
+        for n, rows in enumerate(sources):
+            s = Store(Path(d) / f"s{n}.db")
+            for ns, i, text in rows:
+                s.put((*K[:3], i), obs(text), namespace=ns)  # first write per key wins
+            stores.append(s)
+        with Store(Path(d) / "dest.db") as dest:
+            report = merge_stores(dest, stores)
+            merged = {(r.namespace, r.draw_index): r.observation.text for r in dest.rows()}
+            for n, s in enumerate(stores):
+                by_ns: dict[str, dict[int, str]] = {}
+                for r in s.rows():
+                    by_ns.setdefault(r.namespace, {})[r.draw_index] = r.observation.text
+                for ns, draws in by_ns.items():
+                    # the whole namespace arrived, under its name or one new name
+                    homes = [t for t in {k[0] for k in merged}
+                             if all(merged.get((t, i)) == x for i, x in draws.items())]
+                    assert homes, (n, ns, draws, merged)
+            assert report.copied == len(merged)
+            assert report.copied + report.already == sum(s.count() for s in stores)
+        for s in stores:
+            s.close()
