@@ -120,7 +120,7 @@ class EngineConfig:
             raise InvalidArgument("store_path is set but store_mode is 'off'; pass "
                                   "store_mode='auto', 'record' or 'replay', or drop store_path")
         if self.store_runner is not None:
-            from ._stores import check_namespace
+            from ._runner import check_namespace
             check_namespace(self.store_runner)
         if not isinstance(self.extractor, VerdictExtractor):
             raise InvalidArgument(

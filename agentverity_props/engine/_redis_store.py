@@ -22,6 +22,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import BadInput
 from ..observation import Observation
+from ._runner import check_namespace, runner_namespace
 from ._store import StoreRow, encode
 
 __all__ = ["RedisStore"]
@@ -58,8 +59,6 @@ class RedisStore:
 
     def __init__(self, url: str, *, runner: str | None = None,
                  must_exist: bool = False) -> None:
-        from ._stores import check_namespace, runner_namespace
-
         parts = urlsplit(url)
         query = dict(parse_qsl(parts.query, keep_blank_values=True))
         space = check_namespace(query.pop("namespace", "default") or "default", "namespace")
