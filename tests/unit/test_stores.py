@@ -163,6 +163,11 @@ def test_export_jsonl_and_sqlite_both_replay(tmp_path: Path) -> None:
     assert json.loads(lines[0]) == {"format": "agentverity-props-store", "version": 1,
                                     "draws": 3}
     assert json.loads(lines[1])["observation"]["raw"] == {"n": 0}
+    import jsonschema
+    schema = json.loads((Path(__file__).parents[2] / "docs" / "schemas" /
+                         "store-export.schema.json").read_text())
+    for line in lines:
+        jsonschema.validate(json.loads(line), schema)
     for out in ("e.jsonl", "e.db"):
         with open_store(tmp_path / out, mode="replay") as back:
             assert back.read_only
