@@ -309,3 +309,16 @@ def test_proxy_is_opt_in_and_validated(monkeypatch: pytest.MonkeyPatch) -> None:
     assert TOKEN not in str(err.value)
     with pytest.raises(InvalidArgument):
         from_http("http://127.0.0.1:1/a", max_connections=0)
+
+
+def test_the_session_loop_thread_closes_the_client_it_opened(counted: _Server) -> None:
+    from agentverity_props.engine import LoopThread
+
+    agent = from_http(counted.url + "/ask")
+    lt = LoopThread()
+    for _ in range(3):
+        assert lt.run(agent.ainvoke("q")).text == "ok"
+    assert len(agent._clients) == 1
+    lt.close()
+    assert len(agent._clients) == 0  # closed in its loop, before the loop closed
+    assert len(_peers(counted)) == 1
