@@ -90,6 +90,9 @@ class SupportService:
 def make_handler(service: SupportService) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # clients keep connections alive (agentverity-props' HTTP adapter does): without
+        # TCP_NODELAY every small answer would wait out the client's delayed ACK (~40 ms)
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:
             return None

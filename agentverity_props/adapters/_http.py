@@ -14,7 +14,8 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
@@ -127,6 +128,27 @@ def _substitute(template: Any, prompt: str) -> Any:
 _ssl_context: Any = None
 
 
+async def _hold_client(options: dict[str, Any],
+                       forget: Callable[[], object]) -> AsyncIterator[Any]:
+    """Yield one httpx client and close it when this generator is closed: the loop's
+    async-generator shutdown then closes a client nobody closed by hand."""
+    import httpx
+
+    client = httpx.AsyncClient(**options)
+    try:
+        yield client
+    finally:
+        forget()
+        await client.aclose()
+
+
+def _limits(max_connections: int) -> Any:
+    import httpx
+
+    return httpx.Limits(max_connections=max_connections,
+                        max_keepalive_connections=max_connections)
+
+
 def _verify() -> Any:
     """One default SSL context per process: building it costs ~40 ms per client."""
     global _ssl_context
@@ -177,7 +199,9 @@ class HTTPAdapter(AsyncAdapter):
                  span_source: Any, span_timeout_s: float, baggage: Mapping[str, str],
                  call_id_header: str | None, secrets: Iterable[str], identity: str | None,
                  exclude_tools: Iterable[str],
-                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> None:
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+                 proxy: str | None = None, trust_env: bool = False,
+                 max_connections: int = 100) -> None:
         self.url = url
         self.max_response_bytes = max_response_bytes
         self.method = method
@@ -205,6 +229,14 @@ class HTTPAdapter(AsyncAdapter):
         self.identity = identity or f"http:{method} {self.redact(safe)}"
         #: the trace id of the most recent call (for reports); None before any call
         self.last_trace_id: str | None = None
+        self.proxy = proxy
+        if proxy is not None and urlsplit(proxy).password:
+            self._secrets.add(str(urlsplit(proxy).password))
+        self.trust_env = trust_env
+        self.max_connections = max_connections
+        # one (holder, client) per event loop; a loop that ends takes its client with it
+        self._clients: weakref.WeakKeyDictionary[Any, tuple[Any, Any]] = \
+            weakref.WeakKeyDictionary()
 
     def redact(self, text: str) -> str:
         return redact(text, self._secrets)
@@ -212,14 +244,52 @@ class HTTPAdapter(AsyncAdapter):
     def _error(self, message: str, **kw: Any) -> AgentCallError:
         return AgentCallError(redact_message(message, self._secrets), **kw)
 
+    async def _client(self) -> Any:
+        """The connection pool of this adapter on the running event loop.
+
+        An httpx client belongs to the loop that opened its connections, so there is one per
+        (adapter, loop), reused by every call on that loop: one TLS handshake per connection,
+        not per call. It is closed by :meth:`aclose`, or when its loop ends
+        (``asyncio.run`` and the engine's loop thread close pending async generators, and
+        the client lives inside one).
+        """
+        loop = asyncio.get_running_loop()
+        held = self._clients.get(loop)
+        if held is None:
+            # a client references its loop, so the weak key alone would never let go: an
+            # entry leaves when its client closes, and a loop closed without closing its
+            # generators is dropped here
+            for old in [lp for lp in self._clients if lp.is_closed()]:
+                del self._clients[old]
+            holder = _hold_client(self._client_options(),
+                                  lambda: self._clients.pop(loop, None))
+            held = (holder, await holder.__anext__())
+            self._clients[loop] = held
+        return held[1]
+
+    def _client_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {
+            "timeout": self.timeout_s, "follow_redirects": False, "verify": _verify(),
+            # proxies are opt-in: a proxy named here, or HTTP(S)_PROXY with trust_env
+            "trust_env": self.trust_env,
+            "limits": _limits(self.max_connections)}
+        if self.proxy is not None:
+            options["proxy"] = self.proxy
+        return options
+
+    async def aclose(self) -> None:
+        """Close this adapter's client on the running loop (idempotent)."""
+        held = self._clients.pop(asyncio.get_running_loop(), None)
+        if held is not None:
+            await held[0].aclose()
+
     async def _fetch(self, url: str, kwargs: dict[str, Any]) -> _Response:
         """One request, its body streamed and refused past ``max_response_bytes``: an
         endless (chunked) body is never buffered."""
-        import httpx
+        return await self._stream(await self._client(), url, kwargs)
 
-        async with httpx.AsyncClient(timeout=self.timeout_s, follow_redirects=False,
-                                     trust_env=False, verify=_verify()) as client, \
-                client.stream(self.method, url, **kwargs) as resp:
+    async def _stream(self, client: Any, url: str, kwargs: dict[str, Any]) -> _Response:
+        async with client.stream(self.method, url, **kwargs) as resp:
             declared = resp.headers.get("Content-Length", "")
             if declared.isdigit() and int(declared) > self.max_response_bytes:
                 raise self._too_large(f"{int(declared):,} bytes announced")
@@ -353,7 +423,9 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
               call_id_header: str | None = "test-prompt-id",
               secrets: Iterable[str] = (), exclude_tools: Iterable[str] = (),
               identity: str | None = None,
-              max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> HTTPAdapter:
+              max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+              proxy: str | None = None, trust_env: bool = False,
+              max_connections: int = 100) -> HTTPAdapter:
     """An adapter that sends each prompt to ``url`` and reads the answer from JSON.
 
     Args:
@@ -379,6 +451,11 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
         identity: stable agent name for record/replay keys; derived from the URL by default.
         max_response_bytes: largest answer body read (default 4 MiB); a larger or endless
             one is cut off while streaming and fails the call with kind ``too_large``.
+        proxy: a proxy URL for every request (``http://proxy:3128``); none by default.
+        trust_env: honour ``HTTP(S)_PROXY``/``NO_PROXY`` and ``SSL_CERT_FILE`` from the
+            environment (off by default: a run is the same on every machine).
+        max_connections: size of the connection pool; the adapter keeps one pool per event
+            loop and reuses its connections from call to call.
 
     Example:
         >>> agent = from_http("http://127.0.0.1:8080/ask", body={"input": "${prompt}"})
@@ -398,6 +475,14 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
                               f"{max_response_bytes!r}")
     if not (isinstance(span_timeout_s, (int, float)) and span_timeout_s >= 0):
         raise InvalidArgument(f"from_http: span_timeout_s must be >= 0, got {span_timeout_s!r}")
+    if proxy is not None and (not isinstance(proxy, str)
+                              or urlsplit(proxy).scheme not in ("http", "https", "socks5")):
+        # the value is not shown: a proxy URL may carry a password
+        raise InvalidArgument("from_http: proxy must be an http(s):// or socks5:// URL")
+    if not (isinstance(max_connections, int) and not isinstance(max_connections, bool)
+            and max_connections >= 1):
+        raise InvalidArgument(f"from_http: max_connections must be an int >= 1, got "
+                              f"{max_connections!r}")
     if span_source is not None and not callable(getattr(span_source, "wait_for", None)):
         raise InvalidArgument("from_http: span_source must implement wait_for(trace_id, ...)")
     try:
@@ -415,4 +500,6 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
                        timeout_s=float(timeout_s), span_source=span_source,
                        span_timeout_s=float(span_timeout_s), baggage=dict(baggage or {}),
                        call_id_header=call_id_header, secrets=secrets, identity=identity,
-                       exclude_tools=exclude_tools, max_response_bytes=max_response_bytes)
+                       exclude_tools=exclude_tools, max_response_bytes=max_response_bytes,
+                       proxy=proxy, trust_env=bool(trust_env),
+                       max_connections=max_connections)

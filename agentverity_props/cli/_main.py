@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("._plan", "plan_cmd"),
     "report": ("._report", "report_cmd"),
     "run": ("._run", "run_cmd"),
+    "store": ("._store", "store_cmd"),
     "tools": ("._tools", "tools"),
 }
 

@@ -32,8 +32,12 @@ def engine_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--error-policy", type=click.Choice(["record", "raise"]), default="record",
                      show_default=True, help="record: keep failures as incomplete evidence; "
                      "raise: stop at the first failed call."),
-        click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
-                     help="SQLite record/replay store (default mode with a store: auto)."),
+        click.option("--store", "store_path", default=None, metavar="PATH|URL",
+                     help="Record/replay store: a SQLite file, a .jsonl export (replay), or "
+                     "redis://host:port/db?namespace=team (default mode with a store: auto)."),
+        click.option("--runner", "store_runner", default=None, metavar="NAME",
+                     help="Runner namespace of the draws this run records (default: "
+                     "$AGENTVERITY_PROPS_RUNNER; for redis:// the CI job id or host name)."),
         click.option("--record", "store_mode", flag_value="record", default=None,
                      help="Call the agent live and record every draw into --store."),
         click.option("--replay", "store_mode", flag_value="replay",
@@ -62,6 +66,17 @@ def store_mode(store_path: str | None, mode: str | None) -> StoreModeName:
     return "auto"
 
 
+def _runner(name: str | None) -> str | None:
+    if name is None:
+        return None
+    from ..engine import runner_namespace
+    from ..errors import InvalidArgument
+    try:
+        return runner_namespace(name)
+    except InvalidArgument as exc:
+        raise BadInput(f"--runner: {exc}", "use up to 120 printable characters") from None
+
+
 def extractor(verdict_key: str | None, verdict_regex: str | None) -> Any:
     from ..observation import DEFAULT_EXTRACTOR, by_key, by_regex
 
@@ -86,6 +101,7 @@ def engine_config(eng: dict[str, Any]) -> EngineConfig:
         max_workers=eng["max_workers"], timeout_s=eng["timeout_s"], retries=eng["retries"],
         budget=eng["budget"], error_policy=eng["error_policy"], store_path=eng["store_path"],
         store_mode=store_mode(eng["store_path"], eng["store_mode"]),
+        store_runner=_runner(eng.get("store_runner")),
         extractor=extractor(eng["verdict_key"], eng["verdict_regex"]), seed=eng["seed"])
 
 

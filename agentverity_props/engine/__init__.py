@@ -20,21 +20,43 @@ from ._engine import Engine
 from ._evidence import EvidencePool, ProbeEvidence
 from ._ledger import Ledger
 from ._probe import Probe
+from ._redis_store import RedisStore
 from ._session import LoopThread, run_session
 from ._store import Store, StoreKey, StoreMode, StoreRow
+from ._store_files import MergeReport, export_store, merge_stores
+from ._stores import (
+    JsonlStore,
+    MultiplexedStore,
+    ReadOnlyStore,
+    ReplayView,
+    StoreBackend,
+    open_store,
+    runner_namespace,
+)
 
 __all__ = [
     "Engine",
     "EngineConfig",
     "EvidencePool",
+    "JsonlStore",
     "Ledger",
     "LoopThread",
+    "MergeReport",
+    "MultiplexedStore",
     "Probe",
     "ProbeEvidence",
+    "ReadOnlyStore",
+    "RedisStore",
+    "ReplayView",
     "Store",
+    "StoreBackend",
     "StoreKey",
     "StoreMode",
     "StoreRow",
+    "export_store",
+    "merge_stores",
+    "open_store",
     "run_session",
     "run_sync",
+    "runner_namespace",
 ]

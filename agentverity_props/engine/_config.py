@@ -5,11 +5,14 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import InvalidArgument
 from ..observation import DEFAULT_EXTRACTOR, VerdictExtractor
 from ._store import StoreMode
+
+if TYPE_CHECKING:
+    from ._stores import StoreBackend
 
 __all__ = ["EngineConfig"]
 
@@ -36,7 +39,11 @@ class EngineConfig:
             replayed draws cost none. Never exceeded, even under concurrency and retries.
         error_policy: ``"record"`` returns a failed call as an ``Observation`` with ``error``
             set; ``"raise"`` raises ``AgentCallError``.
-        store_path: the record/replay SQLite file.
+        store_path: the record/replay store: a SQLite file path, a ``.jsonl`` export
+            (replay only), a ``redis://host:port/db?namespace=team`` URL, or a
+            :class:`~agentverity_props.engine.StoreBackend` object.
+        store_runner: the runner namespace draws are written to (default: see
+            :func:`~agentverity_props.engine.runner_namespace`).
         store_mode: ``"off"``, ``"record"``, ``"replay"`` or ``"auto"`` (see ``StoreMode``).
         extractor: turns each observation into a verdict; its ``config_id`` is part of the
             store key.
@@ -63,8 +70,9 @@ class EngineConfig:
     backoff_max_s: float = 30.0
     budget: int | None = None
     error_policy: Literal["raise", "record"] = "record"
-    store_path: str | os.PathLike[str] | None = None
+    store_path: str | os.PathLike[str] | StoreBackend | None = None
     store_mode: Literal["off", "record", "replay", "auto"] = "off"
+    store_runner: str | None = None
     extractor: VerdictExtractor = DEFAULT_EXTRACTOR
     seed: int = 0
     fail_fast: int | None = 5
@@ -111,6 +119,9 @@ class EngineConfig:
         if mode == "off" and self.store_path is not None:
             raise InvalidArgument("store_path is set but store_mode is 'off'; pass "
                                   "store_mode='auto', 'record' or 'replay', or drop store_path")
+        if self.store_runner is not None:
+            from ._runner import check_namespace
+            check_namespace(self.store_runner)
         if not isinstance(self.extractor, VerdictExtractor):
             raise InvalidArgument(
                 f"extractor must be a VerdictExtractor, got {type(self.extractor).__name__}; "

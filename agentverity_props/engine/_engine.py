@@ -31,7 +31,7 @@ from ._deadline import Deadlines
 from ._ledger import Ledger
 from ._probe import Probe
 from ._retry import Backoff, classify
-from ._store import Store
+from ._stores import ReplayView, StoreBackend, open_store
 from ._workers import Job, Workers
 
 __all__ = ["Engine"]
@@ -114,10 +114,14 @@ class Engine:
         self._extract = config.extractor.apply
         self._extractor_id = config.extractor.config_id
         self._mode = str(config.store_mode)
-        self._store: Store | None = None
+        self._store: StoreBackend | None = None
+        self._replay: ReplayView | None = None
         if self._mode != "off":
             assert config.store_path is not None  # validated by EngineConfig
-            self._store = Store(config.store_path, create=self._mode != "replay")
+            self._store = open_store(config.store_path, mode=self._mode,
+                                     namespace=config.store_runner)
+            if self._mode == "replay":  # every runner's draws, pooled
+                self._replay = ReplayView(self._store)
         self._counters: dict[str, int] = {}
         self._counter_lock = threading.Lock()
         self._executor: Workers | None = None
@@ -189,7 +193,7 @@ class Engine:
             return await self._live(probe, None)
         key: Key = (self._identity, probe.fp, self._extractor_id, index)
         if self._mode != "record":
-            found = store.get(key)
+            found = store.get(key) if self._replay is None else self._replay.get(key)
             if found is not None and (found.error is None or self._mode == "replay"):
                 self.ledger.note_replay()
                 if found.error is not None and self._raise:
@@ -199,7 +203,8 @@ class Engine:
             if found is None and self._mode == "replay":
                 raise ReplayMiss(
                     f"no recorded draw for probe {short(probe.fp)} index {index} of agent "
-                    f"{self._identity} in {store.path} — record first with --record or use auto")
+                    f"{self._identity} in {store.location} — record first with --record or use "
+                    "auto")
         return await self._live(probe, key)
 
     async def draws(self, probe: Probe, n: int) -> list[Observation]:

@@ -34,6 +34,12 @@ class LoopThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
     def close(self) -> None:
+        # as asyncio.run does: pending async generators are closed in their loop (an HTTP
+        # adapter's connection pool lives in one and closes its sockets there)
+        if self._thread.is_alive() and not self.loop.is_closed():
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(self.loop.shutdown_asyncgens(),
+                                                 self.loop).result(timeout=5)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)
         self.loop.close()

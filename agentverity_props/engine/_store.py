@@ -1,7 +1,10 @@
-"""The record/replay store: one SQLite file of finished draws.
+"""The embedded record/replay store: one SQLite file of finished draws.
 
-One row per draw, keyed by ``(agent identity, probe fingerprint, extractor config id, draw
-index)``, so repeated draws of one probe stay distinct and replay in order. The prompt text
+One row per draw, keyed by ``(runner namespace, agent identity, probe fingerprint, extractor
+config id, draw index)``, so repeated draws of one probe stay distinct and replay in order,
+and two runners that each numbered their draws from 0 never overwrite each other's (the
+runner namespace is ``""`` unless one is named). Networked backends implement the same
+:class:`~agentverity_props.engine.StoreBackend` protocol (``_stores.py``). The prompt text
 is never stored, only its fingerprint. The value is the observation as JSON (answer text,
 verdict, tools, latency, usage, failure; ``raw`` only when it is JSON-serialisable).
 
@@ -27,9 +30,10 @@ from ..observation import Observation
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["SCHEMA_VERSION", "Store", "StoreKey", "StoreMode", "StoreRow"]
+__all__ = ["SCHEMA_VERSION", "Store", "StoreKey", "StoreMode", "StoreRow", "encode"]
 
-SCHEMA_VERSION = 1
+#: 2 added the runner namespace to the key (a schema-1 file is migrated on opening)
+SCHEMA_VERSION = 2
 # "AVPS" — marks the file as ours, so a stranger's SQLite database is refused, not written to.
 APPLICATION_ID = 0x41565053
 _BUSY_TIMEOUT_S = 30.0
@@ -89,7 +93,7 @@ class StoreKey(NamedTuple):
 
 
 class StoreRow(NamedTuple):
-    """One stored draw, as :meth:`Store.rows` yields it."""
+    """One stored draw, as :meth:`Store.rows` yields it (``namespace``: the runner's)."""
 
     agent: str
     fp: str
@@ -97,10 +101,16 @@ class StoreRow(NamedTuple):
     draw_index: int
     ok: bool
     observation: Observation
+    namespace: str = ""
+
+    @property
+    def key(self) -> StoreKey:
+        return StoreKey(self.agent, self.fp, self.extractor, self.draw_index)
 
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS draws (
+    ns TEXT NOT NULL,
     agent TEXT NOT NULL,
     fp TEXT NOT NULL,
     extractor TEXT NOT NULL,
@@ -108,15 +118,23 @@ CREATE TABLE IF NOT EXISTS draws (
     ok INTEGER NOT NULL,
     value TEXT NOT NULL,
     recorded_at REAL NOT NULL,
-    PRIMARY KEY (agent, fp, extractor, idx)
+    PRIMARY KEY (agent, fp, extractor, ns, idx)
 ) WITHOUT ROWID
 """
-_INSERT = "INSERT INTO draws (agent, fp, extractor, idx, ok, value, recorded_at) " \
-          "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent, fp, extractor, idx) DO UPDATE SET " \
-          "ok = excluded.ok, value = excluded.value, recorded_at = excluded.recorded_at"
+_INSERT = "INSERT INTO draws (ns, agent, fp, extractor, idx, ok, value, recorded_at) " \
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent, fp, extractor, ns, idx) DO " \
+          "UPDATE SET ok = excluded.ok, value = excluded.value, recorded_at = excluded.recorded_at"
 # keep the first stored row, except that a success replaces a stored (transient) failure
 _PUT = _INSERT + " WHERE draws.ok = 0 AND excluded.ok = 1"
-_GET = "SELECT value FROM draws WHERE agent = ? AND fp = ? AND extractor = ? AND idx = ?"
+_GET = "SELECT value FROM draws WHERE ns = ? AND agent = ? AND fp = ? AND extractor = ? " \
+       "AND idx = ?"
+_INDICES = "SELECT ns, idx FROM draws WHERE agent = ? AND fp = ? AND extractor = ? " \
+           "ORDER BY ns, idx"
+# schema 1 -> 2: the same rows, in the runner namespace ""
+_MIGRATE_1 = ("ALTER TABLE draws RENAME TO draws_v1", _SCHEMA,
+              "INSERT INTO draws (ns, agent, fp, extractor, idx, ok, value, recorded_at) "
+              "SELECT '', agent, fp, extractor, idx, ok, value, recorded_at FROM draws_v1",
+              "DROP TABLE draws_v1")
 
 
 class Store:
@@ -126,6 +144,7 @@ class Store:
         path: the database file; created (with its folder) if absent.
         create: when False a missing file is a :class:`~agentverity_props.errors.BadInput`
             (replay needs an existing recording).
+        namespace: the runner namespace this store writes to and reads from by default.
 
     Example:
         >>> import tempfile, os
@@ -137,13 +156,18 @@ class Store:
         'hi'
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+    read_only = False
+
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True,
+                 namespace: str = "") -> None:
         # sqlite3, json and pathlib load only when a store is used: `import
         # agentverity_props.engine` stays light for runs without one.
         import sqlite3
         from pathlib import Path
 
         self.path = Path(path)
+        self.location = str(self.path)
+        self.namespace = str(namespace)
         self._lock = threading.Lock()
         self._closed = False
         if not self.path.exists():
@@ -203,6 +227,8 @@ class Store:
         verdict = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
         if verdict != "ok":
             raise sqlite3_damaged(self.path, str(verdict))
+        if version < SCHEMA_VERSION:
+            self._migrate()
         _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
         # WAL + NORMAL: a committed draw survives a killed process (not a power cut), and a
         # commit costs no fsync, which keeps recording cheap.
@@ -229,13 +255,31 @@ class Store:
             conn.execute("ROLLBACK")
             raise
 
+    def _migrate(self) -> None:
+        """Schema 1 -> 2 in one transaction: a crash leaves the file as it was."""
+        conn = self._conn
+        _retry_locked(lambda: conn.execute("BEGIN IMMEDIATE"))
+        try:
+            # another process may have migrated it while this one waited for the lock
+            if conn.execute("PRAGMA user_version").fetchone()[0] == 1:
+                for statement in _MIGRATE_1:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
     # -- access -----------------------------------------------------------------------------
 
     @_guarded
-    def get(self, key: tuple[str, str, str, int]) -> Observation | None:
-        """The stored observation for ``key`` (agent, fp, extractor, index), or None."""
+    def get(self, key: tuple[str, str, str, int], *,
+            namespace: str | None = None) -> Observation | None:
+        """The stored observation for ``key`` (agent, fp, extractor, index) in ``namespace``
+        (default: this store's), or None."""
+        ns = self.namespace if namespace is None else namespace
         with self._lock:
-            row = self._conn.execute(_GET, key).fetchone()
+            row = self._conn.execute(_GET, (ns, *key)).fetchone()
         if row is None:
             return None
         import json
@@ -244,15 +288,17 @@ class Store:
 
     @_guarded
     def put(self, key: tuple[str, str, str, int], obs: Observation, *,
-            overwrite: bool = False) -> bool:
+            overwrite: bool = False, namespace: str | None = None) -> bool:
         """Store ``obs`` under ``key``, committed at once; True if this call wrote it.
 
         Without ``overwrite`` the first stored row wins (another process may have stored the
         same draw first), except that a success replaces a stored failure. With ``overwrite``
         (record mode) the row is replaced. Either way there is one row per key.
+        ``namespace`` (default: this store's) is the runner namespace written to.
         """
-        value = _encode(obs)
-        params = (*key, 0 if obs.error is not None else 1, value, time.time())
+        value = encode(obs)
+        ns = self.namespace if namespace is None else namespace
+        params = (ns, *key, 0 if obs.error is not None else 1, value, time.time())
         with self._lock:
             cur = self._conn.execute(_INSERT if overwrite else _PUT, params)
             return cur.rowcount > 0
@@ -263,17 +309,24 @@ class Store:
         with self._lock:
             return int(self._conn.execute("SELECT COUNT(*) FROM draws").fetchone()[0])
 
+    @_guarded
+    def indices(self, agent: str, fp: str, extractor: str) -> list[tuple[str, int]]:
+        """``(namespace, index)`` of every stored draw of one probe, ordered."""
+        with self._lock:
+            return [(ns, int(i)) for ns, i in
+                    self._conn.execute(_INDICES, (agent, fp, extractor)).fetchall()]
+
     def rows(self) -> Iterator[StoreRow]:
-        """Every stored draw, ordered by key."""
+        """Every stored draw, ordered by key (runner namespace after extractor)."""
         import json
 
         with self._lock:
             data = self._conn.execute(
-                "SELECT agent, fp, extractor, idx, ok, value FROM draws "
-                "ORDER BY agent, fp, extractor, idx").fetchall()
-        for agent, fp, extractor, idx, ok, value in data:
+                "SELECT agent, fp, extractor, idx, ok, value, ns FROM draws "
+                "ORDER BY agent, fp, extractor, ns, idx").fetchall()
+        for agent, fp, extractor, idx, ok, value, ns in data:
             yield StoreRow(agent, fp, extractor, int(idx), bool(ok),
-                           Observation.from_dict(json.loads(value)))
+                           Observation.from_dict(json.loads(value)), ns)
 
     __iter__ = rows
 
@@ -297,7 +350,8 @@ class Store:
         return f"Store({str(self.path)!r})"
 
 
-def _encode(obs: Observation) -> str:
+def encode(obs: Observation) -> str:
+    """``obs`` as the JSON every backend stores (``raw`` kept only when it is JSON)."""
     import json
 
     data = obs.to_dict(include_text=True)

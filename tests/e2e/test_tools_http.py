@@ -148,6 +148,7 @@ class _Faulty(BaseHTTPRequestHandler):
     """Endpoints that misbehave on purpose; successful answers post their spans first."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # kept-alive connections: no delayed-ACK wait
     counts: ClassVar[dict[str, int]] = {}
     lock: ClassVar[threading.Lock] = threading.Lock()
     otlp: ClassVar[str] = ""

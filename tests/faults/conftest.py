@@ -217,6 +217,9 @@ class FaultService:
 def _make_handler(svc: FaultService) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # the adapter keeps connections alive: without TCP_NODELAY each small answer
+        # would wait out the client's delayed ACK (~40 ms)
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:
             return None

@@ -89,6 +89,7 @@ class _Endless(BaseHTTPRequestHandler):
     """A 200 with a chunked body that never ends (until the client hangs up)."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
     sent: ClassVar[list[int]] = []
 
     def log_message(self, format: str, *args: Any) -> None:

@@ -33,6 +33,7 @@ class _Server:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # kept-alive connections: no delayed-ACK wait
 
             def log_message(self, format: str, *args: Any) -> None:
                 return None
@@ -244,3 +245,80 @@ def test_invalid_arguments() -> None:
     agent = from_http(f"http://user:{TOKEN}@127.0.0.1:81/a?key={TOKEN}")
     assert TOKEN not in agent.identity
     assert agent.identity == "http:POST http://127.0.0.1:81/a"
+
+
+@pytest.fixture
+def counted(serve: Any, monkeypatch: pytest.MonkeyPatch) -> _Server:
+    srv = serve(ok({"text": "ok"}))
+    original = BaseHTTPRequestHandler.parse_request
+
+    def parse(self: BaseHTTPRequestHandler) -> bool:
+        done = original(self)
+        if done:
+            self.headers["x-peer"] = str(self.client_address[1])
+        return done
+
+    monkeypatch.setattr(BaseHTTPRequestHandler, "parse_request", parse)
+    return srv
+
+
+def _peers(srv: _Server) -> set[str]:
+    return {r["headers"]["x-peer"] for r in srv.requests}
+
+
+def test_one_pooled_client_per_loop(counted: _Server) -> None:
+    agent = from_http(counted.url + "/ask")
+
+    async def calls(n: int) -> None:
+        with Engine(agent, EngineConfig(max_workers=1, retries=0)) as eng:
+            for i in range(n):
+                assert (await eng.draw(Probe.make(f"q{i}"))).verdict == "ok"
+
+    asyncio.run(calls(5))  # one loop: five calls, one connection
+    assert len(counted.requests) == 5
+    assert len(_peers(counted)) == 1
+    asyncio.run(calls(3))  # a new loop gets its own client (the old one closed with its loop)
+    assert len(counted.requests) == 8
+    assert len(_peers(counted)) == 2
+    assert len(agent._clients) == 0  # no client outlives its loop
+
+
+def test_aclose_closes_the_loops_client(counted: _Server) -> None:
+    agent = from_http(counted.url + "/ask")
+
+    async def go() -> None:
+        await agent.ainvoke("a")
+        await agent.aclose()
+        await agent.aclose()  # idempotent
+        await agent.ainvoke("b")  # a fresh client, a fresh connection
+
+    asyncio.run(go())
+    assert len(_peers(counted)) == 2
+
+
+def test_proxy_is_opt_in_and_validated(monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = from_http("http://127.0.0.1:1/a")
+    assert agent._client_options()["trust_env"] is False
+    assert "proxy" not in agent._client_options()
+    with_proxy = from_http("http://127.0.0.1:1/a", proxy=f"http://u:{TOKEN}@proxy:3128")
+    assert with_proxy._client_options()["proxy"] == f"http://u:{TOKEN}@proxy:3128"
+    assert with_proxy.redact(f"via {TOKEN}") == "via ***"  # a proxy password is a secret
+    assert from_http("http://127.0.0.1:1/a", trust_env=True)._client_options()["trust_env"]
+    with pytest.raises(InvalidArgument) as err:
+        from_http("http://127.0.0.1:1/a", proxy=f"ftp://u:{TOKEN}@proxy")
+    assert TOKEN not in str(err.value)
+    with pytest.raises(InvalidArgument):
+        from_http("http://127.0.0.1:1/a", max_connections=0)
+
+
+def test_the_session_loop_thread_closes_the_client_it_opened(counted: _Server) -> None:
+    from agentverity_props.engine import LoopThread
+
+    agent = from_http(counted.url + "/ask")
+    lt = LoopThread()
+    for _ in range(3):
+        assert lt.run(agent.ainvoke("q")).text == "ok"
+    assert len(agent._clients) == 1
+    lt.close()
+    assert len(agent._clients) == 0  # closed in its loop, before the loop closed
+    assert len(_peers(counted)) == 1
