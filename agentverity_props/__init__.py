@@ -60,11 +60,14 @@ _EXPORTS: dict[str, str] = {
     "compare_snapshot": ".snapshot",
     "SnapshotResult": ".snapshot",
     "CheckResult": ".snapshot",
+    # recorded evidence
+    "assess": ".assess",
     # errors
     "AgentVerityError": ".errors",
     "AgentCallError": ".errors",
     "BadInput": ".errors",
     "BudgetExhausted": ".errors",
+    "EvidenceExhausted": ".errors",
     "Inconclusive": ".errors",
     "InvalidArgument": ".errors",
     "PropertyViolation": ".errors",
@@ -82,6 +85,7 @@ __all__ = [
     "BudgetExhausted",
     "CheckResult",
     "EnlargeResult",
+    "EvidenceExhausted",
     "HealthCheck",
     "Inconclusive",
     "InvalidArgument",
@@ -98,6 +102,7 @@ __all__ = [
     "__version__",
     "agent_property",
     "arun",
+    "assess",
     "builtin_relations",
     "by_callable",
     "by_key",
@@ -123,6 +128,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .assess import assess
     from .adapters import (
         from_callable,
         from_http,
@@ -148,6 +154,7 @@ if TYPE_CHECKING:  # pragma: no cover
         AgentVerityError,
         BadInput,
         BudgetExhausted,
+        EvidenceExhausted,
         Inconclusive,
         InvalidArgument,
         PropertyViolation,

@@ -336,7 +336,8 @@ class RunResult:
             "blindness": self.blindness.to_dict(),
             "dependence": None if self.dependence is None else self.dependence.to_dict(),
             "relations": [r.to_dict() for r in self.relations],
-            "calls": {"total": self.ledger.get("calls", 0), **self.phase_calls},
+            "calls": {"total": self.ledger.get("calls", 0), "live": self.ledger.get("calls", 0),
+                      "replayed": self.ledger.get("replayed", 0), **self.phase_calls},
             "ledger": self.ledger,
             "privacy": ("inputs are identified by fingerprint; raw prompts included"
                         if inc else "inputs are identified by fingerprint only; no raw prompt "
