@@ -60,8 +60,6 @@ _EXPORTS: dict[str, str] = {
     "compare_snapshot": ".snapshot",
     "SnapshotResult": ".snapshot",
     "CheckResult": ".snapshot",
-    # recorded evidence
-    "assess": ".assess",
     # errors
     "AgentVerityError": ".errors",
     "AgentCallError": ".errors",
@@ -102,7 +100,6 @@ __all__ = [
     "__version__",
     "agent_property",
     "arun",
-    "assess",
     "builtin_relations",
     "by_callable",
     "by_key",
@@ -128,7 +125,6 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .assess import assess
     from .adapters import (
         from_callable,
         from_http,

@@ -79,12 +79,17 @@ class Recording:
         """The inputs whose recorded draws gave more than one answer at ``layer``."""
         return [i for i in self.inputs if len(i.counts(layer)) > 1]
 
-    def summary(self) -> dict[str, object]:
-        """What was recorded, for the report's notes (no input text)."""
+    def summary(self, layer: str = "verdict") -> dict[str, object]:
+        """What was recorded, for the report (inputs by fingerprint only)."""
+        from ..engine import Probe
+
+        per_input = [{"fp": Probe.make(i.text).fp, "draws": len(i.draws),
+                      "failures": i.failures, "counts": dict(i.counts(layer))}
+                     for i in self.inputs]
         return {"source": self.source, "agent": self.agent, "inputs": len(self.inputs),
                 "draws": self.draws, "failed_draws": sum(i.failures for i in self.inputs),
                 "order": self.order, "order_known": self.order_known,
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "per_input": per_input}
 
 
 def group_draws(draws: Iterable[RecordedDraw], *, source: str, agent: str, order: str,
