@@ -5,7 +5,9 @@ blindness, the dependence check and the relations are the same code, so the repo
 JSON (``calls.live == 0``) and the exit code are ``run``'s by construction. A draw the
 recording does not hold raises :class:`~agentverity_props.errors.EvidenceExhausted` (a
 stopped draw): the decision that wanted it is incomplete or undecided, never guessed, and
-no live call is ever made (the store is read in replay mode only).
+no live call is ever made (the store is read in replay mode only). A recorded failed call (a
+provider error) makes the whole assessment incomplete, whether or not a decision replayed
+it, as a failed call makes a ``run`` incomplete.
 
 Draw order. Each input's draws replay in their recorded order: the meter pairs draws 0-1,
 2-3, ... of an input and the dependence check reads blocks of consecutive draws, so the
@@ -136,7 +138,6 @@ async def aassess(recording: Recording, relations: Sequence[Relation] | None = N
                   plan: AssessPlan | None = None) -> RunResult:
     """Async core of :func:`assess`."""
     from ..diagnose import RunConfig, arun
-    from ..engine import Probe
 
     config = config or RunConfig()
     if config.error_policy != "record":
@@ -152,11 +153,15 @@ async def aassess(recording: Recording, relations: Sequence[Relation] | None = N
         eng = _RecordingEngine(_RecordedAgent(recording.agent), eng_cfg, held)
         try:
             with eng.install_signal_handlers():
-                return await arun(eng.agent, recording.texts(), list(plan.relations),
-                                  config=cfg, engine=eng, progress=progress)
+                result = await arun(eng.agent, recording.texts(), list(plan.relations),
+                                    config=cfg, engine=eng, progress=progress)
         finally:
             await eng.aclose()
-    raise AssertionError("unreachable")  # pragma: no cover
+    failed = sum(i.failures for i in recording.inputs)
+    if failed and not result.stop_reason:
+        # a failed call is incomplete evidence, whether or not a decision replayed it
+        result = replace(result, stop_reason=f"{failed} recorded draw(s) failed")
+    return result
 
 
 def assess(recording: Recording, relations: Sequence[Relation] | None = None, *,

@@ -114,7 +114,7 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
         write_output(render(d, fmt, output), output)
     else:
         named = include_inputs or on_screen
-        write_output(evidence_text(recording, plan.notes, layer, named=named)
+        write_output(evidence_text(recording, plan.notes, layer, named=named, result=d)
                      + render(d, fmt, output), output)
     return code
 
@@ -155,7 +155,8 @@ def _load(promptfoo_path: str | None, jsonl_path: str | None, store_path: str | 
                          agent=agent_id)
 
 
-def evidence_text(recording: Recording, notes: Any, layer: str, *, named: bool) -> str:
+def evidence_text(recording: Recording, notes: Any, layer: str, *, named: bool,
+                  result: dict[str, Any] | None = None) -> str:
     """The evidence section printed before run's report: what was recorded, how its order
     was taken, and the inputs whose recorded draws gave more than one answer (by text on
     the user's screen, by fingerprint in a file unless --include-inputs)."""
@@ -179,4 +180,14 @@ def evidence_text(recording: Recording, notes: Any, layer: str, *, named: bool) 
     if len(split) > SHOWN_SPLIT:
         lines.append(f"    ... and {len(split) - SHOWN_SPLIT} more (--format json has each "
                      "input's counts)")
+    if failed:
+        lines.append(f"  {failed} recorded draw(s) failed (provider errors): the evidence is "
+                     "incomplete (exit 2) whatever was decided; rerun those cases and assess "
+                     "again")
+    dep = (result or {}).get("dependence") or {}
+    if split and dep.get("status") == "not run":
+        from ..diagnose import BLOCK_SIZE
+        lines.append(f"  dependence check not run: it needs {BLOCK_SIZE} consecutive recorded "
+                     "draws of an input that gave more than one answer, beyond those the meter "
+                     "paired; record more repeats to have it")
     return "\n".join(lines) + "\n\n"
