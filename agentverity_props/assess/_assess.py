@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..relations import Relation
     from ._recording import Recording
 
-__all__ = ["AssessPlan", "assess", "aassess", "plan_assessment"]
+__all__ = ["AssessPlan", "aassess", "assess", "plan_assessment"]
 
 
 class _RecordedAgent:

@@ -33,8 +33,8 @@ from ._recording import RecordedDraw, Recording, failed, group_draws, observed
 __all__ = ["load_promptfoo"]
 
 _FIX = "pass the JSON file written by `promptfoo eval -o results.json`"
-#: promptfoo's ResultFailureReason
-_ASSERT, _ERROR = 1, 2
+#: promptfoo's ResultFailureReason of a provider error (1 is a failed assertion)
+_ERROR = 2
 
 
 def load_promptfoo(path: str | Path, *, extractor: Any, provider: str | None = None,
@@ -84,7 +84,7 @@ def _row(r: Any, i: int, p: Path) -> dict[str, Any]:
     prov = r.get("provider")
     if isinstance(prov, Mapping):
         prov = prov.get("label") or prov.get("id")
-    prompt = r.get("prompt") if isinstance(r.get("prompt"), Mapping) else {}
+    prompt = _obj(r.get("prompt"))
     prompt_key = r.get("promptId") or prompt.get("label")
     if not prompt_key:
         prompt_key = str(r.get("promptIdx", 0))
@@ -97,7 +97,7 @@ def _row(r: Any, i: int, p: Path) -> dict[str, Any]:
     idx = r.get("testIdx")
     if idx is not None and (not isinstance(idx, int) or isinstance(idx, bool) or idx < 0):
         raise BadInput(f"{where}: testIdx {idx!r} is not a count", _FIX)
-    response = r.get("response") if isinstance(r.get("response"), Mapping) else {}
+    response = _obj(r.get("response"))
     return {"index": i, "input": text, "order": idx, "provider": str(prov or "unknown"),
             "prompt": str(prompt_key), "prompt_idx": str(r.get("promptIdx", "")),
             "prompt_label": str(prompt.get("label") or ""),
@@ -132,8 +132,12 @@ def _select(rows: list[dict[str, Any]], p: Path, what: str, chosen: str | None,
     return rows
 
 
+def _obj(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def _observation(r: Mapping[str, Any], extractor: Any) -> Any:
-    response = r.get("response") if isinstance(r.get("response"), Mapping) else {}
+    response = _obj(r.get("response"))
     reason = r.get("failureReason")
     error = r.get("error")
     if response.get("error"):

@@ -18,7 +18,7 @@ from ..errors import BadInput
 if TYPE_CHECKING:
     from ..observation import Observation
 
-__all__ = ["Recording", "RecordedDraw", "RecordedInput", "group_draws"]
+__all__ = ["RecordedDraw", "RecordedInput", "Recording", "group_draws"]
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ def observed(output: object, extractor: object, *, latency_s: float = 0.0,
     obs = Observation(obs.text, obs.verdict, calls, raw, latency_s)
     if verdict is not None:
         return Observation(obs.text, verdict, calls, raw, latency_s)
-    return extractor.apply(obs)  # type: ignore[attr-defined, no-any-return]
+    return extractor.apply(obs)  # type: ignore[attr-defined]
 
 
 def failed(kind: str, message: str) -> Observation:

@@ -150,7 +150,8 @@ def _load(promptfoo_path: str | None, jsonl_path: str | None, store_path: str | 
     if jsonl_path:
         return load_jsonl(jsonl_path, extractor=ext, file_order=file_order, agent=agent_id)
     from .._internal.inputs import load_inputs
-    assert store_path is not None and inputs_path is not None
+    assert store_path is not None
+    assert inputs_path is not None
     return load_store(store_path, load_inputs(inputs_path), extractor_id=ext.config_id,
                          agent=agent_id)
 

@@ -41,10 +41,13 @@ def test_the_14_12_split_is_stochastic_with_zero_live_calls(reports) -> None:
     proc, d = reports["promptfoo"]
     jsonschema.validate(d, SCHEMA)
     assert d["meter"]["call"] == "verdict-stochastic"
-    assert d["calls"]["live"] == 0 and d["calls"]["total"] == 0 and d["calls"]["replayed"] > 0
+    assert d["calls"]["live"] == 0
+    assert d["calls"]["total"] == 0
+    assert d["calls"]["replayed"] > 0
     assert proc.returncode == d["exit_code"] == 0
     ev = d["ledger"]["evidence"]
-    assert ev["source"] == "promptfoo" and ev["draws"] == 78
+    assert ev["source"] == "promptfoo"
+    assert ev["draws"] == 78
     assert sorted(sorted(i["counts"].values()) for i in ev["per_input"]) == [[12, 14], [26],
                                                                             [26]]
     assert d["inputs"] is None  # a file keeps fingerprints only
@@ -56,7 +59,8 @@ def test_the_terminal_names_the_split_input() -> None:
     assert proc.returncode == 0, proc.stderr
     assert f"'{SPLIT}': refund 14, escalate 12" in proc.stdout
     assert "1 input(s) gave more than one verdict in the recording" in proc.stdout
-    assert "verdict-stochastic" in proc.stdout and "0 agent calls" in proc.stdout
+    assert "verdict-stochastic" in proc.stdout
+    assert "0 agent calls" in proc.stdout
     other = [line for line in proc.stdout.splitlines() if "reset my password" in line]
     assert other == []  # the stable inputs are not named
 
@@ -124,7 +128,8 @@ def test_bad_files_are_one_line_and_exit_2(tmp_path: Path, capsys, monkeypatch,
     out = capsys.readouterr()
     assert info.value.code == 2
     lines = out.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), out.err
+    assert len(lines) == 1, out.err
+    assert lines[0].startswith("error: ")
     assert match in lines[0]
     assert out.out == ""
 
@@ -135,5 +140,7 @@ def test_bad_files_in_a_real_subprocess(tmp_path: Path, setup: str | None, args:
     proc = cli(*_bad_args(tmp_path, setup, args)[1:])
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and match in lines[0]
+    assert len(lines) == 1
+    assert lines[0].startswith("error: ")
+    assert match in lines[0]
     assert proc.stdout == ""

@@ -58,7 +58,8 @@ def test_promptfoo_export_groups_repeats_by_input_in_testidx_order() -> None:
     assert rec.agent == "promptfoo:openai:gpt-4o-mini"
     assert [len(i.draws) for i in rec.inputs] == [26, 26, 26]
     (split,) = rec.split()
-    assert split.text == SPLIT and dict(split.counts()) == {"refund": 14, "escalate": 12}
+    assert split.text == SPLIT
+    assert dict(split.counts()) == {"refund": 14, "escalate": 12}
     # the file is in completion order; each input's draws follow testIdx
     data = export()["results"]["results"]
     by_idx = sorted((r for r in data if r["vars"]["message"] == SPLIT),
@@ -77,7 +78,8 @@ def test_failed_assertions_are_draws_provider_errors_are_failures(tmp_path: Path
     rec = load_promptfoo(write(tmp_path, data), extractor=ROUTE)
     assert sum(len(i.draws) for i in rec.inputs) == 78
     failed = [o for i in rec.inputs for o in i.draws if o.error is not None]
-    assert len(failed) == 1 and failed[0].error.kind == "provider_error"
+    assert len(failed) == 1
+    assert failed[0].error.kind == "provider_error"
 
 
 def test_cached_answers_are_not_draws(tmp_path: Path) -> None:
@@ -100,10 +102,11 @@ def _two_providers() -> dict:
 
 def test_several_providers_are_refused_unless_one_is_chosen(tmp_path: Path) -> None:
     p = write(tmp_path, _two_providers())
-    with pytest.raises(BadInput, match="2 providers.*not noise.*--provider"):
+    with pytest.raises(BadInput, match=r"2 providers.*not noise.*--provider"):
         load_promptfoo(p, extractor=ROUTE)
     rec = load_promptfoo(p, extractor=ROUTE, provider="anthropic:claude-haiku")
-    assert rec.agent == "promptfoo:anthropic:claude-haiku" and rec.draws == 78
+    assert rec.agent == "promptfoo:anthropic:claude-haiku"
+    assert rec.draws == 78
     with pytest.raises(BadInput, match="no provider 'x'"):
         load_promptfoo(p, extractor=ROUTE, provider="x")
 
@@ -115,7 +118,7 @@ def test_several_prompts_are_refused_unless_one_is_chosen(tmp_path: Path) -> Non
         r["promptIdx"], r["promptId"] = 1, "b7e2"
     data["results"]["results"] += other
     p = write(tmp_path, data)
-    with pytest.raises(BadInput, match="2 prompts.*--prompt-id"):
+    with pytest.raises(BadInput, match=r"2 prompts.*--prompt-id"):
         load_promptfoo(p, extractor=ROUTE)
     assert load_promptfoo(p, extractor=ROUTE, prompt_id="1").draws == 78
     assert load_promptfoo(p, extractor=ROUTE, prompt_id="b7e2").draws == 78
@@ -182,7 +185,8 @@ def test_jsonl_verdict_tools_and_errors(tmp_path: Path) -> None:
     (inp,) = rec.inputs
     assert [o.verdict for o in inp.draws] == ["block", "allow", None]
     assert [t.name for t in inp.draws[1].tools] == ["search", "refund"]
-    assert inp.failures == 1 and rec.order_known
+    assert inp.failures == 1
+    assert rec.order_known
 
 
 @pytest.mark.parametrize(("rows", "match"), [
@@ -215,12 +219,13 @@ def test_without_order_the_order_is_unknown_unless_file_order(tmp_path: Path) ->
     p = lines(tmp_path, [{"input": "a", "output": v} for v in "xyxy"])
     rec = load_jsonl(p, extractor=DEFAULT_EXTRACTOR)
     assert not rec.order_known
-    with pytest.raises(BadInput, match="does not say in which order.*dependent-draws"):
+    with pytest.raises(BadInput, match=r"does not say in which order.*dependent-draws"):
         plan_assessment(rec, [], RunConfig())
     plan = plan_assessment(rec, [], RunConfig(suppress_health_check=["dependent_draws"]))
     assert any("order unknown" in n for n in plan.notes)
     ordered = load_jsonl(p, extractor=DEFAULT_EXTRACTOR, file_order=True)
-    assert ordered.order_known and "line order" in ordered.order
+    assert ordered.order_known
+    assert "line order" in ordered.order
 
 
 def test_jsonl_model_forbids_unknown_fields() -> None:
@@ -248,7 +253,8 @@ def test_relations_are_restricted_to_recorded_pairs() -> None:
     plan = plan_assessment(rec, [shout, twice], RunConfig())
     (kept,) = plan.relations
     assert kept.name == "shout"
-    assert kept.apply("hello") == "HELLO" and kept.apply("bye") == "bye"  # BYE not recorded
+    assert kept.apply("hello") == "HELLO"
+    assert kept.apply("bye") == "bye"
     assert any("twice" in n for n in plan.notes)
 
 
@@ -258,7 +264,8 @@ def test_the_split_recording_is_stochastic_with_no_call() -> None:
     rng.shuffle(flips)
     r = assess(_rec({"x": flips, "y": ["faq"] * 26}), relations=[])
     assert r.meter.call == "verdict-stochastic"
-    assert r.ledger["calls"] == 0 and r.to_dict()["calls"]["live"] == 0
+    assert r.ledger["calls"] == 0
+    assert r.to_dict()["calls"]["live"] == 0
     assert r.ledger["replayed"] > 0
 
 
@@ -269,7 +276,9 @@ def test_running_out_of_draws_is_undecided_and_incomplete_never_a_call() -> None
     assert r.meter.stop_reason == "recorded evidence exhausted"
     assert r.meter.failure_kinds == {"evidence_exhausted": 1}
     assert "record more repeats" in r.meter.advice
-    assert not r.complete and r.exit_code == 2 and r.ledger["calls"] == 0
+    assert not r.complete
+    assert r.exit_code == 2
+    assert r.ledger["calls"] == 0
 
 
 def test_a_recorded_provider_error_makes_the_assessment_incomplete() -> None:
@@ -279,7 +288,9 @@ def test_a_recorded_provider_error_makes_the_assessment_incomplete() -> None:
     # the failed draw is the last one: no decision ever replays it
     r = assess(_rec({"x": [*flips, None]}), relations=[])
     assert r.meter.call == "verdict-stochastic"
-    assert not r.complete and r.exit_code == 2 and "1 recorded draw(s) failed" in r.stop_reason
+    assert not r.complete
+    assert r.exit_code == 2
+    assert "1 recorded draw(s) failed" in r.stop_reason
 
 
 def test_a_store_recorded_by_run_is_reassessed_with_zero_calls(tmp_path: Path) -> None:
@@ -297,11 +308,14 @@ def test_a_store_recorded_by_run_is_reassessed_with_zero_calls(tmp_path: Path) -
     live = run(from_callable(agent, identity="router"), inputs, relations=[],
                config=RunConfig(store_path=str(store), store_mode="record", seed=5))
     rec = load_store(store, inputs, extractor_id=DEFAULT_EXTRACTOR.config_id)
-    assert rec.agent == "router" and rec.order_known
+    assert rec.agent == "router"
+    assert rec.order_known
     again = assess(rec, relations=[], config=RunConfig(seed=5))
     a, b = live.to_dict(), again.to_dict()
-    assert again.ledger["calls"] == 0 and live.ledger["calls"] > 0
-    assert a["meter"].pop("calls") > 0 and b["meter"].pop("calls") == 0
+    assert again.ledger["calls"] == 0
+    assert live.ledger["calls"] > 0
+    assert a["meter"].pop("calls") > 0
+    assert b["meter"].pop("calls") == 0
     a["dependence"].pop("calls"), b["dependence"].pop("calls")
     for key in ("meter", "blindness", "dependence", "findings", "exit_code", "complete"):
         assert a[key] == b[key], key
@@ -314,7 +328,7 @@ def test_store_refusals(tmp_path: Path) -> None:
     with Store(store) as s:
         for agent in ("a", "b"):
             s.put((agent, Probe.make("hi").fp, "default", 0), Observation(verdict="x"))
-    with pytest.raises(BadInput, match="2 agents.*--agent-id"):
+    with pytest.raises(BadInput, match=r"2 agents.*--agent-id"):
         load_store(store, ["hi"], extractor_id="default")
     with pytest.raises(BadInput, match="only under the verdict extraction"):
         load_store(store, ["hi"], extractor_id="key:route", agent="a")
