@@ -336,3 +336,30 @@ def test_store_refusals(tmp_path: Path) -> None:
         load_store(store, ["other"], extractor_id="default", agent="a")
     with pytest.raises(BadInput, match="does not exist"):
         load_store(tmp_path / "none.db", ["hi"], extractor_id="default")
+
+
+@pytest.mark.parametrize(("repeats", "status", "code"), [(100, "HOLDS", 0),
+                                                         (26, "INCOMPLETE", 2)])
+def test_a_relation_with_recorded_pairs_is_decided_on_them(repeats: int, status: str,
+                                                           code: int) -> None:
+    from agentverity_props.relations import builtin_relations
+
+    case = next(r for r in builtin_relations() if r.name == "case")
+    rng = random.Random(0)
+    base = ["Refund order 1003 please", "How do I reset my password?", "Where is my parcel?",
+            "I was charged twice"]
+
+    def verdict(t: str) -> str:
+        if "parcel" in t.lower():
+            return rng.choice(["shipping", "refund"])
+        return "refund" if "refund" in t.lower() or "charged" in t.lower() else "faq"
+
+    texts = base + [case.apply(t) for t in base]
+    rec = Recording("jsonl", "r", tuple(RecordedInput(t, tuple(
+        Observation(verdict=verdict(t)) for _ in range(repeats))) for t in texts), "order")
+    r = assess(rec, [case])
+    (rel,) = r.relations
+    assert rel.relation.name == "case"
+    assert str(rel.status) == status
+    assert r.exit_code == code
+    assert r.ledger["calls"] == 0
