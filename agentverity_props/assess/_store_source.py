@@ -3,7 +3,8 @@
 
 The store keeps fingerprints, never prompt texts, so the inputs come from a probe set file:
 each input's draws are the store's rows of its fingerprint, in draw-index order (the order
-the engine planned them in). Only rows recorded under the same verdict extraction are used
+the engine planned them in). Every input of the probe set is kept, drawn or not: with the
+recording run's seed and workers, the decisions then ask for exactly the draws run made. Only rows recorded under the same verdict extraction are used
 (a recording made with one extractor is never read under another); a store holding several
 agents needs ``agent`` to say which.
 """
@@ -57,18 +58,18 @@ def load_store(path: str | Path, inputs: Sequence[str], *, extractor_id: str,
     absent = 0
     for text in inputs:
         draws = sorted(by_fp.pop(Probe.make(text).fp, []), key=lambda t: t[0])
-        if not draws:
-            absent += 1
-            continue
+        absent += not draws
+        # kept even without draws: the probe set is the one the draws were planned on, so
+        # the same seed picks the same inputs (a pick of this one finds no evidence)
         recorded.append(RecordedInput(text, tuple(o for _, o in draws)))  # type: ignore[misc]
     notes = []
     if absent:
-        notes.append(f"{absent} input(s) of the probe set have no recorded draw and are left "
-                     "out")
+        notes.append(f"{absent} input(s) of the probe set have no recorded draw (a decision "
+                     "that picks one finds no evidence)")
     if by_fp:
         notes.append(f"{len(by_fp)} recorded input(s) are not in the probe set (the store "
                      "keeps fingerprints only) and are left out")
-    if not recorded:
+    if absent == len(recorded):
         raise BadInput(f"store {p} has no draw of any input of the probe set",
                        "pass the probe set the draws were recorded with (--inputs)")
     return Recording(source="store", agent=agent, inputs=tuple(recorded),

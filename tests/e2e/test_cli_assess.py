@@ -144,3 +144,24 @@ def test_bad_files_in_a_real_subprocess(tmp_path: Path, setup: str | None, args:
     assert lines[0].startswith("error: ")
     assert match in lines[0]
     assert proc.stdout == ""
+
+
+def test_a_store_run_recorded_is_reassessed_to_the_same_decisions(tmp_path: Path) -> None:
+    inputs = ROOT / "examples" / "inputs" / "moderation.txt"
+    store, first, again = tmp_path / "draws.db", tmp_path / "run.json", tmp_path / "a.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentverity_props", "run", "--agent",
+         "examples/plain_gate.py:noisy_gate", "--inputs", str(inputs), "--no-relations",
+         "--store", str(store), "--format", "json", "-o", str(first)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode in (0, 1, 2), proc.stderr
+    proc2 = cli("--store", str(store), "--inputs", str(inputs), "--no-relations",
+                "--format", "json", "-o", str(again))
+    a, b = json.loads(first.read_text()), json.loads(again.read_text())
+    assert proc2.returncode == proc.returncode == a["exit_code"] == b["exit_code"]
+    assert b["calls"]["live"] == 0
+    assert b["calls"]["replayed"] == a["calls"]["live"] > 0
+    for key in ("meter", "blindness", "dependence"):
+        a[key].pop("calls", None)  # agent calls: none on replay
+        b[key].pop("calls", None)
+        assert a[key] == b[key], key
