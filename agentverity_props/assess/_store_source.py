@@ -4,9 +4,10 @@
 The store keeps fingerprints, never prompt texts, so the inputs come from a probe set file:
 each input's draws are the store's rows of its fingerprint, in draw-index order (the order
 the engine planned them in). Every input of the probe set is kept, drawn or not: with the
-recording run's seed and workers, the decisions then ask for exactly the draws run made. Only rows recorded under the same verdict extraction are used
-(a recording made with one extractor is never read under another); a store holding several
-agents needs ``agent`` to say which.
+recording run's seed and workers, the decisions then ask for exactly the draws run made.
+Only rows recorded under the same verdict extraction are used (a recording made with one
+extractor is never read under another); a store holding several agents needs ``agent`` to
+say which.
 """
 
 from __future__ import annotations
