@@ -20,7 +20,7 @@ from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
     "AssessPlan": "._assess", "aassess": "._assess", "assess": "._assess",
-    "plan_assessment": "._assess",
+    "evidence_summary": "._assess", "plan_assessment": "._assess",
     "JSONL_SCHEMA_ID": "._jsonl", "JsonlDraw": "._jsonl", "JsonlTool": "._jsonl",
     "jsonl_schema": "._jsonl", "load_jsonl": "._jsonl",
     "load_promptfoo": "._promptfoo",
@@ -39,6 +39,7 @@ __all__ = [
     "Recording",
     "aassess",
     "assess",
+    "evidence_summary",
     "group_draws",
     "jsonl_schema",
     "load_jsonl",
@@ -52,7 +53,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._assess import AssessPlan, aassess, assess, plan_assessment
+    from ._assess import AssessPlan, aassess, assess, evidence_summary, plan_assessment
     from ._jsonl import JSONL_SCHEMA_ID, JsonlDraw, JsonlTool, jsonl_schema, load_jsonl
     from ._promptfoo import load_promptfoo
     from ._recording import RecordedDraw, RecordedInput, Recording, group_draws

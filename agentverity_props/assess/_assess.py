@@ -196,3 +196,28 @@ def _write_store(recording: Recording, path: str, extractor_id: str) -> dict[str
                 store.put((recording.agent, fp, extractor_id, i), obs)
             held[fp] = len(inp.draws)
     return held
+
+
+def evidence_summary(plan: AssessPlan, result: RunResult) -> dict[str, Any]:
+    """What was recorded and what the assessment could not do with it, for the report's
+    ``ledger.evidence`` (inputs by fingerprint; the renderer names them by text when the
+    report holds the inputs)."""
+    from ..diagnose import BLOCK_SIZE
+
+    rec = plan.recording
+    layer = result.config.layer
+    out = rec.summary(layer)
+    notes = list(plan.notes)
+    failed = sum(i.failures for i in rec.inputs)
+    if failed:
+        notes.append(f"{failed} recorded draw(s) failed (provider errors): the evidence is "
+                     "incomplete (exit 2) whatever was decided; rerun those cases and assess "
+                     "again")
+    dep = result.dependence
+    if rec.split(layer) and dep is not None and dep.status == "not run":
+        notes.append(f"dependence check not run: it needs {BLOCK_SIZE} consecutive recorded "
+                     "draws of an input that gave more than one answer, beyond those the "
+                     "meter paired; record more repeats to have it")
+    out["notes"] = notes
+    out["layer"] = layer
+    return out

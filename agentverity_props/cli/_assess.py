@@ -12,10 +12,6 @@ from ._options import HEALTH_CHECK_CHOICE, LAYER_CHOICE, PRECISION_CHOICE, extra
 if TYPE_CHECKING:
     from ..assess import Recording
 
-#: the terminal names at most this many split inputs (the JSON has every input's counts)
-SHOWN_SPLIT = 20
-
-
 @click.command("assess")
 @click.option("--promptfoo", "promptfoo_path", type=click.Path(dir_okay=False), default=None,
               help="A promptfoo JSON export (promptfoo eval -o results.json).")
@@ -99,23 +95,19 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
     recording = _load(promptfoo_path, jsonl_path, store_path, inputs_path, ext,
                       provider=provider, prompt_id=prompt_id, agent_id=agent_id,
                       file_order=file_order)
-    from ..assess import assess, plan_assessment
+    from ..assess import assess, evidence_summary, plan_assessment
 
     plan = plan_assessment(recording, rels, config)
     result = assess(recording, list(plan.relations), config=config)
     on_screen = fmt == "text" and output in (None, "-")
     d = result.to_dict(include_inputs=include_inputs or on_screen)
-    d["ledger"]["evidence"] = {**recording.summary(layer), "notes": list(plan.notes)}
+    d["ledger"]["evidence"] = evidence_summary(plan, result)
     code = result.exit_code
     if fmt == "json":
         from ..report import iter_dumps
         write_output(iter_dumps(d), output)
-    elif fmt == "junit":
+    else:  # the text report starts with the evidence (report/_text.py)
         write_output(render(d, fmt, output), output)
-    else:
-        named = include_inputs or on_screen
-        write_output(evidence_text(recording, plan.notes, layer, named=named, result=d)
-                     + render(d, fmt, output), output)
     return code
 
 
@@ -154,41 +146,3 @@ def _load(promptfoo_path: str | None, jsonl_path: str | None, store_path: str | 
     assert inputs_path is not None
     return load_store(store_path, load_inputs(inputs_path), extractor_id=ext.config_id,
                          agent=agent_id)
-
-
-def evidence_text(recording: Recording, notes: Any, layer: str, *, named: bool,
-                  result: dict[str, Any] | None = None) -> str:
-    """The evidence section printed before run's report: what was recorded, how its order
-    was taken, and the inputs whose recorded draws gave more than one answer (by text on
-    the user's screen, by fingerprint in a file unless --include-inputs)."""
-    from .._internal.shown import visible
-    from ..engine import Probe
-
-    split = recording.split(layer)
-    failed = sum(i.failures for i in recording.inputs)
-    lines = [f"agentverity-props assess · {recording.source} evidence · agent "
-             f"{visible(recording.agent)} · {len(recording.inputs)} inputs · "
-             f"{recording.draws} recorded draws ({failed} failed) · no agent call"]
-    for n in notes:
-        lines.append(f"  {visible(n)}")
-    what = "verdict" if layer == "verdict" else f"answer at layer {layer}"
-    lines.append(f"  {len(split)} input(s) gave more than one {what} in the recording"
-                 + (":" if split else ""))
-    for inp in split[:SHOWN_SPLIT]:
-        label = repr(inp.text) if named else Probe.make(inp.text).fp[:19]
-        counts = ", ".join(f"{visible(k)} {v}" for k, v in inp.counts(layer).most_common())
-        lines.append(f"    {visible(label)}: {counts}")
-    if len(split) > SHOWN_SPLIT:
-        lines.append(f"    ... and {len(split) - SHOWN_SPLIT} more (--format json has each "
-                     "input's counts)")
-    if failed:
-        lines.append(f"  {failed} recorded draw(s) failed (provider errors): the evidence is "
-                     "incomplete (exit 2) whatever was decided; rerun those cases and assess "
-                     "again")
-    dep = (result or {}).get("dependence") or {}
-    if split and dep.get("status") == "not run":
-        from ..diagnose import BLOCK_SIZE
-        lines.append(f"  dependence check not run: it needs {BLOCK_SIZE} consecutive recorded "
-                     "draws of an input that gave more than one answer, beyond those the meter "
-                     "paired; record more repeats to have it")
-    return "\n".join(lines) + "\n\n"

@@ -25,6 +25,9 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     con = _console(color, width)
     m, b = d["meter"], d["blindness"]
     n_inputs = len(m["per_input"])
+    evidence = (d.get("ledger") or {}).get("evidence")
+    if evidence:
+        _evidence(con, evidence, d.get("inputs") or {})
     con.print(f"[bold]agentverity-props run[/] · agent [cyan]{d['agent']}[/] · {n_inputs} "
               f"inputs · {d['calls']['total']} agent calls")
     con.print()
@@ -161,3 +164,32 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
     out: str = con.file.getvalue()
     return out
+
+
+#: the text report names at most this many split inputs (the JSON has every input's counts)
+SHOWN_SPLIT = 20
+
+
+def _evidence(con: Any, ev: dict[str, Any], inputs: dict[str, Any]) -> None:
+    """``assess``'s evidence, before run's report: what was recorded, how its order was
+    taken, and the inputs whose recorded draws gave more than one answer, by text when the
+    report holds the inputs (the user's screen, or --include-inputs), else by fingerprint."""
+    layer = ev.get("layer", "verdict")
+    con.print(f"[bold]agentverity-props assess[/] · {ev['source']} evidence · agent "
+              f"[cyan]{ev['agent']}[/] · {ev['inputs']} inputs · {ev['draws']} recorded draws "
+              f"({ev['failed_draws']} failed) · no agent call")
+    for note in ev.get("notes", []):
+        con.print(f"  {note}")
+    split = [i for i in ev.get("per_input", []) if len(i["counts"]) > 1]
+    what = "verdict" if layer == "verdict" else f"answer at layer {layer}"
+    con.print(f"  {len(split)} input(s) gave more than one {what} in the recording"
+              + (":" if split else ""))
+    for i in split[:SHOWN_SPLIT]:
+        label = repr(inputs[i["fp"]]) if i["fp"] in inputs else i["fp"][:19]
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(i["counts"].items(),
+                                                          key=lambda kv: -kv[1]))
+        con.print(f"    {label}: {counts}")
+    if len(split) > SHOWN_SPLIT:
+        con.print(f"    ... and {len(split) - SHOWN_SPLIT} more (--format json has each "
+                  "input's counts)")
+    con.print()

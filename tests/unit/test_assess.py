@@ -363,3 +363,26 @@ def test_a_relation_with_recorded_pairs_is_decided_on_them(repeats: int, status:
     assert str(rel.status) == status
     assert r.exit_code == code
     assert r.ledger["calls"] == 0
+
+
+def test_the_text_report_names_split_inputs_as_data_never_markup() -> None:
+    from agentverity_props.assess import evidence_summary
+    from agentverity_props.report import render_run_text
+
+    hostile = "[red]refund[/red] \x1b]0;pwned\x07 now"
+    rng = random.Random(5)
+    flips = ["a"] * 13 + ["b"] * 13
+    rng.shuffle(flips)
+    rec = _rec({hostile: flips, "calm": ["a"] * 26})
+    plan = plan_assessment(rec, [], RunConfig())
+    result = assess(rec, [])
+    d = result.to_dict(include_inputs=True)
+    d["ledger"]["evidence"] = evidence_summary(plan, result)
+    text = render_run_text(d)
+    (line,) = [ln for ln in text.splitlines() if "pwned" in ln]
+    assert "[red]refund[/red]" in line  # shown literally, not as colour
+    assert "\x1b" not in text and "\\x1b" in line
+    assert line.endswith(": a 13, b 13") or line.endswith(": b 13, a 13")
+    d_fp = result.to_dict(include_inputs=False)
+    d_fp["ledger"]["evidence"] = evidence_summary(plan, result)
+    assert "pwned" not in render_run_text(d_fp)  # a file without inputs names fingerprints
