@@ -381,8 +381,9 @@ def test_the_text_report_names_split_inputs_as_data_never_markup() -> None:
     text = render_run_text(d)
     (line,) = [ln for ln in text.splitlines() if "pwned" in ln]
     assert "[red]refund[/red]" in line  # shown literally, not as colour
-    assert "\x1b" not in text and "\\x1b" in line
-    assert line.endswith(": a 13, b 13") or line.endswith(": b 13, a 13")
+    assert "\x1b" not in text
+    assert "\\x1b" in line
+    assert line.endswith((": a 13, b 13", ": b 13, a 13"))
     d_fp = result.to_dict(include_inputs=False)
     d_fp["ledger"]["evidence"] = evidence_summary(plan, result)
     assert "pwned" not in render_run_text(d_fp)  # a file without inputs names fingerprints
