@@ -387,3 +387,30 @@ def test_the_text_report_names_split_inputs_as_data_never_markup() -> None:
     d_fp = result.to_dict(include_inputs=False)
     d_fp["ledger"]["evidence"] = evidence_summary(plan, result)
     assert "pwned" not in render_run_text(d_fp)  # a file without inputs names fingerprints
+
+
+def _draw_rows():
+    from hypothesis import strategies as st
+
+    row = st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(["x", "y"]))
+    return st.lists(row, min_size=1, max_size=30).flatmap(
+        lambda rows: st.tuples(st.just(rows), st.permutations(range(len(rows)))))
+
+
+def test_jsonl_order_comes_from_the_field_never_the_line_position(tmp_path: Path) -> None:
+    from hypothesis import given, settings
+
+    @settings(max_examples=30, deadline=None, database=None)
+    @given(_draw_rows())
+    def check(case: tuple[list[tuple[str, str]], list[int]]) -> None:
+        rows, perm = case
+        ordered = [{"input": t, "verdict": v, "order": 10 * k} for k, (t, v) in enumerate(rows)]
+        shuffled = [ordered[i] for i in perm]
+        rec = load_jsonl(lines(tmp_path, shuffled), extractor=DEFAULT_EXTRACTOR)
+        want: dict[str, list[str]] = {}
+        for t, v in rows:
+            want.setdefault(t, []).append(v)
+        assert [(i.text, [o.verdict for o in i.draws]) for i in rec.inputs] == list(
+            want.items())
+
+    check()
