@@ -134,7 +134,7 @@ def test_bad_files_are_one_line_and_exit_2(tmp_path: Path, capsys, monkeypatch,
     assert out.out == ""
 
 
-@pytest.mark.parametrize(("setup", "args", "match"), [BAD[4], BAD[5]])
+@pytest.mark.parametrize(("setup", "args", "match"), [BAD[5]])
 def test_bad_files_in_a_real_subprocess(tmp_path: Path, setup: str | None, args: list[str],
                                         match: str) -> None:
     proc = cli(*_bad_args(tmp_path, setup, args)[1:])

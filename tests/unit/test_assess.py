@@ -400,7 +400,7 @@ def _draw_rows():
 def test_jsonl_order_comes_from_the_field_never_the_line_position(tmp_path: Path) -> None:
     from hypothesis import given, settings
 
-    @settings(max_examples=30, deadline=None, database=None)
+    @settings(max_examples=20, deadline=None, database=None)
     @given(_draw_rows())
     def check(case: tuple[list[tuple[str, str]], list[int]]) -> None:
         rows, perm = case
