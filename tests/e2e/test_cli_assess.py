@@ -1,5 +1,6 @@
-"""The real CLI in a subprocess: ``assess`` on a promptfoo export with a 14/12 split, the
-same draws as JSONL, and bad files (one line, exit 2)."""
+"""The real CLI in a subprocess: ``assess`` on a real promptfoo export (promptfoo 0.118.0,
+``examples/recorded/promptfoo/``) with a 14/12 split, the same draws as JSONL, and bad files
+(one line, exit 2)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 ROOT = Path(__file__).parents[2]
 SCHEMA = json.loads((ROOT / "docs/schemas/run.schema.json").read_text())
 EXPORT = ROOT / "examples" / "recorded" / "promptfoo_support.json"
-JSONL = ROOT / "examples" / "recorded" / "support_draws.jsonl"
+REAL = ROOT / "examples" / "recorded" / "promptfoo_real_export.json"
 SPLIT = "This is ridiculous, refund order 1003 now."
 
 pytestmark = pytest.mark.e2e
@@ -27,8 +28,14 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, dict]]:
     out = tmp_path_factory.mktemp("assess")
+    # the same draws as JSONL, written from the export: input, output, order = testIdx
+    jsonl = out / "draws.jsonl"
+    jsonl.write_text("".join(
+        json.dumps({"input": r["vars"]["message"], "output": r["response"]["output"],
+                    "order": r["testIdx"]}) + "\n"
+        for r in json.loads(REAL.read_text())["results"]["results"]))
     got = {}
-    for name, source in (("promptfoo", EXPORT), ("jsonl", JSONL)):
+    for name, source in (("promptfoo", REAL), ("jsonl", jsonl)):
         path = out / f"{name}.json"
         proc = cli(f"--{name}", str(source), "--verdict-key", "route", "--format", "json",
                    "-o", str(path))
@@ -55,7 +62,7 @@ def test_the_14_12_split_is_stochastic_with_zero_live_calls(reports) -> None:
 
 
 def test_the_terminal_names_the_split_input() -> None:
-    proc = cli("--promptfoo", str(EXPORT), "--verdict-key", "route")
+    proc = cli("--promptfoo", str(REAL), "--verdict-key", "route")
     assert proc.returncode == 0, proc.stderr
     assert f"'{SPLIT}': refund 14, escalate 12" in proc.stdout
     assert "1 input(s) gave more than one verdict in the recording" in proc.stdout
@@ -74,7 +81,7 @@ def test_the_same_evidence_as_jsonl_gives_the_same_decisions(reports) -> None:
 
 
 def test_a_provider_error_makes_the_evidence_incomplete(tmp_path: Path) -> None:
-    data = json.loads(EXPORT.read_text())
+    data = json.loads(REAL.read_text())
     r = data["results"]["results"][0]
     r.update(response={"error": "API error: 503 Service Unavailable"}, failureReason=2,
              error="API error: 503 Service Unavailable", success=False)
