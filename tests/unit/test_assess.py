@@ -414,3 +414,17 @@ def test_jsonl_order_comes_from_the_field_never_the_line_position(tmp_path: Path
             want.items())
 
     check()
+
+
+@pytest.mark.parametrize("damaged", [5, {}, {"per_input": [1, {"fp": 3, "counts": {"a": "x",
+                                                                                     "b": 2}}],
+                                             "notes": "n"}])
+def test_a_saved_report_with_damaged_evidence_still_renders(damaged: object) -> None:
+    from agentverity_props.report import render_run_text
+
+    r = assess(_rec({"x": ["a", "b"] * 13}), relations=[])
+    d = r.to_dict()
+    d["ledger"]["evidence"] = damaged
+    text = render_run_text(d)
+    assert "agentverity-props run" in text
+    assert ("agentverity-props assess" in text) == isinstance(damaged, dict)
