@@ -80,6 +80,13 @@ class BudgetExhausted(DrawStopped):
     """The hard agent-call budget is spent; no further call is made."""
 
 
+class EvidenceExhausted(DrawStopped):
+    """``assess`` asked for a draw the recording does not hold: no call is ever made for it,
+    and the decision that wanted it is incomplete (or undecided), never guessed."""
+
+    kind = "evidence_exhausted"
+
+
 class ReplayMiss(AgentVerityError):
     """Replay mode found no recorded draw for a call: it never falls back to a live call."""
 

@@ -80,6 +80,7 @@ class StopReason(_StrEnum):
 
     INTERRUPTED = "interrupted"
     BUDGET = "call budget exhausted"
+    EVIDENCE = "recorded evidence exhausted"
 
 
 class TaskStatus(_StrEnum):

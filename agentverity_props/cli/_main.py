@@ -10,6 +10,7 @@ import click
 
 # name -> "module:attribute" of a click.Command; each command lives in its own module.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "assess": ("._assess", "assess_cmd"),
     "bench": ("._bench", "bench_cmd"),
     "check": ("._snapshot", "check_cmd"),
     "compare": ("._bench", "compare_cmd"),

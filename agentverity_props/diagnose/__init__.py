@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
+    "BLOCK_SIZE": "._health",
     "BlindnessResult": "._health", "DependenceResult": "._health", "HealthCheck": "._health",
     "blindness_from_keys": "._health", "check_dependence": "._health",
     "dependence_result": "._health",
@@ -31,6 +32,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "BLOCK_SIZE",
     "DEFAULT_MAX_CALLS",
     "PRESETS",
     "TOLERANCE_PRESETS",
@@ -63,6 +65,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._health import (
+        BLOCK_SIZE,
         BlindnessResult,
         DependenceResult,
         HealthCheck,

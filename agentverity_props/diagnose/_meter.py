@@ -56,7 +56,13 @@ import numpy as np
 from .._internal.outcome import StopReason
 from ..decide import BernoulliSPRT, BetaCS, sprt_expected_n
 from ..engine import EvidencePool
-from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
+from ..errors import (
+    BudgetExhausted,
+    DrawStopped,
+    EvidenceExhausted,
+    Interrupted,
+    InvalidArgument,
+)
 from ..observation import LAYERS, Observation
 from ._presets import PRESETS
 
@@ -237,6 +243,7 @@ async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, 
         failures += 1
         if not stop_reason:
             stop_reason = {BudgetExhausted: StopReason.BUDGET,
+                           EvidenceExhausted: StopReason.EVIDENCE,
                            Interrupted: StopReason.INTERRUPTED}.get(
                 type(exc), f"agent call failed ({kind}) under error policy 'raise'")
 
@@ -350,6 +357,10 @@ def _with_advice(r: MeterResult, sprt: BernoulliSPRT) -> MeterResult:
     more = sprt_expected_n(sprt.p0, sprt.p1, theta, alpha=sprt.alpha, max_n=5000)
     if r.stop_reason == "interrupted":
         advice = "interrupted: rerun (add --store PATH --record to keep draws across runs)"
+    elif r.stop_reason == StopReason.EVIDENCE:
+        advice = (f"the recording ran out of draws: at the observed rate ~{r.estimate:.3f} a "
+                  f"decision needs about {2 * more:.0f} more draws; record more repeats of "
+                  "each input and assess again")
     elif sprt.p0 < theta < sprt.p1:
         advice = (f"the disagreement rate ~{r.estimate:.3f} lies in the indifference zone "
                   f"({sprt.p0:g}, {sprt.p1:g}) around epsilon={r.epsilon:g}: deciding needs "

@@ -336,7 +336,8 @@ class RunResult:
             "blindness": self.blindness.to_dict(),
             "dependence": None if self.dependence is None else self.dependence.to_dict(),
             "relations": [r.to_dict() for r in self.relations],
-            "calls": {"total": self.ledger.get("calls", 0), **self.phase_calls},
+            "calls": {"total": self.ledger.get("calls", 0), "live": self.ledger.get("calls", 0),
+                      "replayed": self.ledger.get("replayed", 0), **self.phase_calls},
             "ledger": self.ledger,
             "privacy": ("inputs are identified by fingerprint; raw prompts included"
                         if inc else "inputs are identified by fingerprint only; no raw prompt "
@@ -391,10 +392,12 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
             for _ in range(2):  # a second round only while the first shows something
                 if dep.fired or (dep.blocks and dep.e_value < 2):
                     break
-                c_dep += await check_dependence(
+                before = eng.ledger.calls  # agent calls, as every phase counts them
+                await check_dependence(
                     eng, dependence_targets(probes, pool, config.layer, dep_rng), pool, dep,
                     layer=config.layer, blocks=DEPENDENCE_BLOCKS, progress=tick("dependence"),
                     parallel=config.max_workers)
+                c_dep += eng.ledger.calls - before
         stop = meter.stop_reason if meter.stop_reason == StopReason.INTERRUPTED else ""
         rel_results: list[RelationResult] = []
         c0 = eng.ledger.calls
@@ -421,10 +424,11 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
             if meter.call == "verdict-deterministic" or blind.status == "blind" or violated:
                 targets += dependence_targets(probes, pool, config.layer, dep_rng)
             if targets:
-                c_dep += await check_dependence(eng, targets, pool, dep, layer=config.layer,
-                                                blocks=DEPENDENCE_TOP_UP,
-                                                progress=tick("dependence"),
-                                                parallel=config.max_workers)
+                before = eng.ledger.calls
+                await check_dependence(eng, targets, pool, dep, layer=config.layer,
+                                       blocks=DEPENDENCE_TOP_UP, progress=tick("dependence"),
+                                       parallel=config.max_workers)
+                c_dep += eng.ledger.calls - before
         if eng.stopping:
             stop = eng.stop_cause or StopReason.INTERRUPTED
         ledger = eng.ledger.to_dict()

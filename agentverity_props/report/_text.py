@@ -25,6 +25,10 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     con = _console(color, width)
     m, b = d["meter"], d["blindness"]
     n_inputs = len(m["per_input"])
+    evidence = (d.get("ledger") or {}).get("evidence")
+    if isinstance(evidence, dict):
+        shown = d.get("inputs")
+        _evidence(con, evidence, shown if isinstance(shown, dict) else {})
     con.print(f"[bold]agentverity-props run[/] · agent [cyan]{d['agent']}[/] · {n_inputs} "
               f"inputs · {d['calls']['total']} agent calls")
     con.print()
@@ -161,3 +165,38 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
     out: str = con.file.getvalue()
     return out
+
+
+#: the text report names at most this many split inputs (the JSON has every input's counts)
+SHOWN_SPLIT = 20
+
+
+def _evidence(con: Any, ev: dict[str, Any], inputs: dict[str, Any]) -> None:
+    """``assess``'s evidence, before run's report: what was recorded, how its order was
+    taken, and the inputs whose recorded draws gave more than one answer, by text when the
+    report holds the inputs (the user's screen, or --include-inputs), else by fingerprint.
+    A saved file is data: a field of the wrong shape is shown as it is or skipped."""
+    layer = ev.get("layer", "verdict")
+    con.print(f"[bold]agentverity-props assess[/] · {ev.get('source')} evidence · agent "
+              f"[cyan]{ev.get('agent')}[/] · {ev.get('inputs')} inputs · {ev.get('draws')} "
+              f"recorded draws ({ev.get('failed_draws')} failed) · no agent call")
+    notes = ev.get("notes")
+    for note in notes if isinstance(notes, list) else []:
+        con.print(f"  {note}")
+    rows = ev.get("per_input")
+    split = [i for i in (rows if isinstance(rows, list) else [])
+             if isinstance(i, dict) and isinstance(i.get("counts"), dict)
+             and len(i["counts"]) > 1]
+    what = "verdict" if layer == "verdict" else f"answer at layer {layer}"
+    con.print(f"  {len(split)} input(s) gave more than one {what} in the recording"
+              + (":" if split else ""))
+    for i in split[:SHOWN_SPLIT]:
+        fp = str(i.get("fp"))
+        label = repr(inputs[fp]) if fp in inputs else fp[:19]
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(
+            i["counts"].items(), key=lambda kv: -kv[1] if isinstance(kv[1], int) else 0))
+        con.print(f"    {label}: {counts}")
+    if len(split) > SHOWN_SPLIT:
+        con.print(f"    ... and {len(split) - SHOWN_SPLIT} more (--format json has each "
+                  "input's counts)")
+    con.print()

@@ -1,0 +1,60 @@
+"""Assess recorded evidence without calling any agent.
+
+Teams already run their agents many times in other tools. These readers turn that evidence
+into a :class:`Recording` (inputs, each with its draws in call order), and :func:`assess`
+runs every diagnosis of ``run`` that needs no new call on it:
+
+* :func:`load_promptfoo` — a promptfoo JSON export (``results.results[]``);
+* :func:`load_jsonl` — one JSON object per draw (:class:`JsonlDraw`, schema
+  ``docs/schemas/assess-jsonl.schema.json``);
+* :func:`load_store` — the project's own record store, with the probe set it was recorded on.
+
+Names load lazily (PEP 562): pydantic only when a JSONL file is read.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._internal.lazy import lazy_exports
+
+_EXPORTS = {
+    "AssessPlan": "._assess", "aassess": "._assess", "assess": "._assess",
+    "evidence_summary": "._assess", "plan_assessment": "._assess",
+    "JSONL_SCHEMA_ID": "._jsonl", "JsonlDraw": "._jsonl", "JsonlTool": "._jsonl",
+    "jsonl_schema": "._jsonl", "load_jsonl": "._jsonl",
+    "load_promptfoo": "._promptfoo",
+    "RecordedDraw": "._recording", "RecordedInput": "._recording",
+    "Recording": "._recording", "group_draws": "._recording",
+    "load_store": "._store_source",
+}
+
+__all__ = [
+    "JSONL_SCHEMA_ID",
+    "AssessPlan",
+    "JsonlDraw",
+    "JsonlTool",
+    "RecordedDraw",
+    "RecordedInput",
+    "Recording",
+    "aassess",
+    "assess",
+    "evidence_summary",
+    "group_draws",
+    "jsonl_schema",
+    "load_jsonl",
+    "load_promptfoo",
+    "load_store",
+    "plan_assessment",
+]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._assess import AssessPlan, aassess, assess, evidence_summary, plan_assessment
+    from ._jsonl import JSONL_SCHEMA_ID, JsonlDraw, JsonlTool, jsonl_schema, load_jsonl
+    from ._promptfoo import load_promptfoo
+    from ._recording import RecordedDraw, RecordedInput, Recording, group_draws
+    from ._store_source import load_store

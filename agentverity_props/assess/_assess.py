@@ -1,0 +1,223 @@
+"""``assess``: every diagnosis of ``run`` on recorded evidence, with no agent call.
+
+The recording is written into a private record store and ``run`` replays it: the meter,
+blindness, the dependence check and the relations are the same code, so the report, its
+JSON (``calls.live == 0``) and the exit code are ``run``'s by construction. A draw the
+recording does not hold raises :class:`~agentverity_props.errors.EvidenceExhausted` (a
+stopped draw): the decision that wanted it is incomplete or undecided, never guessed, and
+no live call is ever made (the store is read in replay mode only). A recorded failed call (a
+provider error) makes the whole assessment incomplete, whether or not a decision replayed
+it, as a failed call makes a ``run`` incomplete.
+
+Draw order. Each input's draws replay in their recorded order: the meter pairs draws 0-1,
+2-3, ... of an input and the dependence check reads blocks of consecutive draws, so the
+order must be the one the calls were made in. Evidence whose order is unknown is refused
+unless the dependence check is suppressed (the meter's pairs need no order when the draws
+are independent, which is then an assumption nothing tests).
+
+Relations. A relation is tested only on the (source, follow-up) pairs whose follow-up is
+itself a recorded input; a relation with no such pair is left out (it could only be
+reported as not exercised), and said so.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from ..engine import Engine
+from ..errors import BadInput, EvidenceExhausted, InvalidArgument, ReplayMiss
+
+if TYPE_CHECKING:
+    from ..diagnose import RunConfig, RunResult
+    from ..engine import Probe
+    from ..observation import Observation
+    from ..relations import Relation
+    from ._recording import Recording
+
+__all__ = ["AssessPlan", "aassess", "assess", "plan_assessment"]
+
+
+class _RecordedAgent:
+    """The agent a recording stands for: its identity, never called (the engine replays)."""
+
+    is_async = False
+
+    def __init__(self, identity: str) -> None:
+        self.identity = identity
+
+    def invoke(self, prompt: str) -> Observation:  # pragma: no cover - replay never calls it
+        raise EvidenceExhausted("assess never calls an agent")
+
+    async def ainvoke(self, prompt: str) -> Observation:  # pragma: no cover
+        raise EvidenceExhausted("assess never calls an agent")
+
+
+class _RecordingEngine(Engine):
+    """An engine in replay mode whose missing draw is the end of the evidence (a stopped
+    draw, as a spent budget is), not an error."""
+
+    def __init__(self, agent: Any, config: Any, held: dict[str, int]) -> None:
+        super().__init__(agent, config)
+        self._held = held
+
+    async def draw(self, probe: Probe, index: int | None = None) -> Observation:
+        try:
+            return await super().draw(probe, index)
+        except ReplayMiss:
+            n = self._held.get(probe.fp, 0)
+            raise EvidenceExhausted(
+                f"the recording holds {n} draw(s) of input {probe.fp[:19]}; a decision wanted "
+                "another") from None
+
+
+@dataclass(frozen=True)
+class AssessPlan:
+    """What ``assess`` will replay: the inputs, the relations that have recorded pairs, and
+    the notes the report carries (relations left out, how the order was taken)."""
+
+    recording: Recording
+    relations: tuple[Relation, ...]
+    notes: tuple[str, ...]
+
+
+def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
+                    config: RunConfig) -> AssessPlan:
+    """Check the recording can be assessed and restrict relations to recorded pairs.
+
+    Raises:
+        BadInput: the draw order is unknown while the dependence check needs it.
+    """
+    from ..diagnose import HealthCheck
+    from ..relations import builtin_relations
+
+    notes = list(recording.notes)
+    suppressed = HealthCheck.parse(config.suppress_health_check)
+    if not recording.order_known:
+        if HealthCheck.dependent_draws not in suppressed:
+            raise BadInput(f"the {recording.source} evidence does not say in which order its "
+                           "draws were made, and the dependent-draws check needs it",
+                           "give every draw its order (JSONL: an integer 'order'; or "
+                           "--file-order when the lines are in call order), or pass "
+                           "--suppress-health-check dependent_draws")
+        notes.append("draw order unknown: the draws of an input are paired in file order, "
+                     "assuming they are independent (the dependence check is suppressed)")
+    else:
+        notes.append(f"draw order: {recording.order}")
+    texts = set(recording.texts())
+    kept: list[Relation] = []
+    left: list[str] = []
+    for r in builtin_relations() if relations is None else relations:
+        pairs = {}
+        for t in recording.texts():
+            y = r.apply(t)
+            if y != t and y in texts:
+                pairs[t] = y
+        if not pairs:
+            left.append(r.name)
+            continue
+        kept.append(replace(r, transform=_restricted(pairs)))
+    if left:
+        notes.append(f"relation(s) left out, no recorded (source, follow-up) pair: "
+                     f"{', '.join(left)}")
+    return AssessPlan(recording, tuple(kept), tuple(notes))
+
+
+def _restricted(pairs: dict[str, str]) -> Callable[[str], str]:
+    def transform(text: str) -> str:
+        return pairs.get(text, text)
+    return transform
+
+
+async def aassess(recording: Recording, relations: Sequence[Relation] | None = None, *,
+                  config: RunConfig | None = None,
+                  progress: Callable[[str, int], None] | None = None,
+                  plan: AssessPlan | None = None) -> RunResult:
+    """Async core of :func:`assess`."""
+    from ..diagnose import RunConfig, arun
+
+    config = config or RunConfig()
+    if config.error_policy != "record":
+        raise InvalidArgument("assess keeps failed draws as incomplete evidence: "
+                              "error_policy must be 'record'")
+    plan = plan or plan_assessment(recording, relations, config)
+    with tempfile.TemporaryDirectory(prefix="agentverity-assess-") as tmp:
+        path = os.path.join(tmp, "evidence.db")
+        held = _write_store(recording, path, config.extractor.config_id)
+        eng_cfg = replace(config.engine, store_path=path, store_mode="replay", budget=None,
+                          fail_fast=None)
+        cfg = replace(config, engine=eng_cfg)
+        eng = _RecordingEngine(_RecordedAgent(recording.agent), eng_cfg, held)
+        try:
+            with eng.install_signal_handlers():
+                result = await arun(eng.agent, recording.texts(), list(plan.relations),
+                                    config=cfg, engine=eng, progress=progress)
+        finally:
+            await eng.aclose()
+    failed = sum(i.failures for i in recording.inputs)
+    if failed and not result.stop_reason:
+        # a failed call is incomplete evidence, whether or not a decision replayed it
+        result = replace(result, stop_reason=f"{failed} recorded draw(s) failed")
+    return result
+
+
+def assess(recording: Recording, relations: Sequence[Relation] | None = None, *,
+           config: RunConfig | None = None,
+           progress: Callable[[str, int], None] | None = None) -> RunResult:
+    """Run's diagnoses on recorded evidence: meter, blindness, dependence check, and the
+    relations whose (source, follow-up) pairs were recorded; no agent is called.
+
+    Example:
+        >>> from agentverity_props.assess import Recording, RecordedInput
+        >>> from agentverity_props.observation import Observation
+        >>> flip = [Observation(verdict=v) for v in ["allow", "block"] * 13]
+        >>> rec = Recording("jsonl", "recorded", (RecordedInput("hi", tuple(flip)),), "order")
+        >>> r = assess(rec, relations=[])
+        >>> r.meter.call, r.ledger["calls"]
+        ('verdict-stochastic', 0)
+    """
+    from ..engine import run_sync
+    return run_sync(aassess(recording, relations, config=config, progress=progress))
+
+
+def _write_store(recording: Recording, path: str, extractor_id: str) -> dict[str, int]:
+    """Every recorded draw into a fresh store, keyed as the engine reads it; returns the
+    number of draws of each fingerprint."""
+    from ..engine import Probe, Store
+
+    held: dict[str, int] = {}
+    with Store(path) as store:
+        for inp in recording.inputs:
+            fp = Probe.make(inp.text).fp
+            for i, obs in enumerate(inp.draws):
+                store.put((recording.agent, fp, extractor_id, i), obs)
+            held[fp] = len(inp.draws)
+    return held
+
+
+def evidence_summary(plan: AssessPlan, result: RunResult) -> dict[str, Any]:
+    """What was recorded and what the assessment could not do with it, for the report's
+    ``ledger.evidence`` (inputs by fingerprint; the renderer names them by text when the
+    report holds the inputs)."""
+    from ..diagnose import BLOCK_SIZE
+
+    rec = plan.recording
+    layer = result.config.layer
+    out = rec.summary(layer)
+    notes = list(plan.notes)
+    failed = sum(i.failures for i in rec.inputs)
+    if failed:
+        notes.append(f"{failed} recorded draw(s) failed (provider errors): the evidence is "
+                     "incomplete (exit 2) whatever was decided; rerun those cases and assess "
+                     "again")
+    dep = result.dependence
+    if rec.split(layer) and dep is not None and dep.status == "not run":
+        notes.append(f"dependence check not run: it needs {BLOCK_SIZE} consecutive recorded "
+                     "draws of an input that gave more than one answer, beyond those the "
+                     "meter paired; record more repeats to have it")
+    out["notes"] = notes
+    out["layer"] = layer
+    return out

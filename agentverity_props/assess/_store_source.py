@@ -1,0 +1,78 @@
+"""The project's own record store (``--store PATH`` of ``run``, ``snapshot``...) as a
+:class:`Recording`.
+
+The store keeps fingerprints, never prompt texts, so the inputs come from a probe set file:
+each input's draws are the store's rows of its fingerprint, in draw-index order (the order
+the engine planned them in). Every input of the probe set is kept, drawn or not: with the
+recording run's seed and workers, the decisions then ask for exactly the draws run made.
+Only rows recorded under the same verdict extraction are used (a recording made with one
+extractor is never read under another); a store holding several agents needs ``agent`` to
+say which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import BadInput
+from ._recording import RecordedInput, Recording
+
+__all__ = ["load_store"]
+
+
+def load_store(path: str | Path, inputs: Sequence[str], *, extractor_id: str,
+               agent: str | None = None) -> Recording:
+    """The draws of ``inputs`` in the store at ``path``.
+
+    Raises:
+        BadInput: not a store, several agents and none chosen, or no draw of these inputs
+            under this extraction.
+    """
+    from ..engine import Probe, Store
+
+    p = Path(path)
+    with Store(p, create=False) as store:
+        rows = list(store.rows())
+    agents = sorted({r.agent for r in rows})
+    if not agents:
+        raise BadInput(f"store {p} holds no recorded draw", "record with run --store first")
+    if agent is None:
+        if len(agents) > 1:
+            raise BadInput(f"store {p} holds draws of {len(agents)} agents "
+                           f"({', '.join(agents[:5])})", "choose one with --agent-id")
+        agent = agents[0]
+    elif agent not in agents:
+        raise BadInput(f"store {p} has no draws of agent {agent!r}",
+                       f"use one of {', '.join(agents[:5])}")
+    mine = [r for r in rows if r.agent == agent]
+    extractors = sorted({r.extractor for r in mine})
+    mine = [r for r in mine if r.extractor == extractor_id]
+    if not mine:
+        raise BadInput(f"store {p} has draws of {agent} only under the verdict extraction(s) "
+                       f"{', '.join(extractors)}, not {extractor_id}",
+                       "pass the --verdict-key/--verdict-regex the draws were recorded with")
+    by_fp: dict[str, list[tuple[int, object]]] = {}
+    for r in mine:
+        by_fp.setdefault(r.fp, []).append((r.draw_index, r.observation))
+    recorded: list[RecordedInput] = []
+    absent = 0
+    for text in inputs:
+        draws = sorted(by_fp.pop(Probe.make(text).fp, []), key=lambda t: t[0])
+        absent += not draws
+        # kept even without draws: the probe set is the one the draws were planned on, so
+        # the same seed picks the same inputs (a pick of this one finds no evidence)
+        recorded.append(RecordedInput(text, tuple(o for _, o in draws)))  # type: ignore[misc]
+    notes = []
+    if absent:
+        notes.append(f"{absent} input(s) of the probe set have no recorded draw (a decision "
+                     "that picks one finds no evidence)")
+    if by_fp:
+        notes.append(f"{len(by_fp)} recorded input(s) are not in the probe set (the store "
+                     "keeps fingerprints only) and are left out")
+    if absent == len(recorded):
+        raise BadInput(f"store {p} has no draw of any input of the probe set",
+                       "pass the probe set the draws were recorded with (--inputs)")
+    return Recording(source="store", agent=agent, inputs=tuple(recorded),
+                     order="draw index (the order the engine planned the draws in)",
+                     notes=tuple(notes))
