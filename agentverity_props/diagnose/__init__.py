@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
+    "ChangeResult": "._change", "check_change": "._change",
     "BlindnessResult": "._health", "DependenceResult": "._health", "HealthCheck": "._health",
     "blindness_from_keys": "._health", "check_dependence": "._health",
     "dependence_result": "._health",
@@ -33,6 +34,7 @@ __all__ = [
     "PRESETS",
     "TOLERANCE_PRESETS",
     "BlindnessResult",
+    "ChangeResult",
     "DependenceResult",
     "HealthCheck",
     "InputEvidence",
@@ -42,6 +44,7 @@ __all__ = [
     "arun",
     "blindness_from_keys",
     "budget_note",
+    "check_change",
     "check_dependence",
     "dependence_result",
     "measure",
@@ -58,6 +61,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._change import ChangeResult, check_change
     from ._health import (
         BlindnessResult,
         DependenceResult,
