@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
-    "ChangeResult": "._change", "check_change": "._change",
+    "ChangeResult": "._change", "change_result": "._change", "check_change": "._change",
     "BlindnessResult": "._health", "DependenceResult": "._health", "HealthCheck": "._health",
     "blindness_from_keys": "._health", "check_dependence": "._health",
     "dependence_result": "._health",
@@ -44,6 +44,7 @@ __all__ = [
     "arun",
     "blindness_from_keys",
     "budget_note",
+    "change_result",
     "check_change",
     "check_dependence",
     "dependence_result",
@@ -61,7 +62,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._change import ChangeResult, check_change
+    from ._change import ChangeResult, change_result, check_change
     from ._health import (
         BlindnessResult,
         DependenceResult,

@@ -38,7 +38,7 @@ ChangeStatus = Literal["changed", "not detected", "not run", "suppressed"]
 CHANGE_TRIAL_DRAWS = 3
 #: Late trials before the early stop may end the check, and at most.
 CHANGE_MIN_TRIALS = 8
-CHANGE_MAX_TRIALS = 40
+CHANGE_MAX_TRIALS = 64
 
 
 @dataclass(frozen=True)

@@ -197,6 +197,11 @@ class RunConfig:
     def engine_config(self) -> EngineConfig:
         return self.engine
 
+    @property
+    def change_alpha(self) -> float:
+        """The changed-agent check's share of ``alpha`` (module docstring, "Multiplicity")."""
+        return self.alpha * ALPHA_SHARES["stationarity"]
+
 
 
 @dataclass(frozen=True)
@@ -452,7 +457,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                                                 parallel=config.max_workers)
         # the changed-agent check: late trials bet against the meter's bound (module doc)
         from ..decide import ChangeTest
-        ch_alpha = config.alpha * ALPHA_SHARES["stationarity"]
+        ch_alpha = config.change_alpha
         ch_off = HealthCheck.changed_agent in suppressed
         ch_test = None
         c_change = fired_call = 0
@@ -464,7 +469,8 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                 rng=np.random.default_rng([config.seed, 3]), early_estimate=meter.estimate,
                 parallel=config.max_workers, progress=tick("stationarity"))
         change = (change_result(ch_test, alpha=ch_alpha, early_calls=c_meter, calls=c_change,
-                                source="trials", suppressed=ch_off, fired_call=fired_call)
+                                source="trials (3 fresh draws of a random input each)",
+                                suppressed=ch_off, fired_call=fired_call)
                   if change_check else None)
         if eng.stopping:
             stop = eng.stop_cause or StopReason.INTERRUPTED
