@@ -24,10 +24,10 @@ Test
     ``alpha`` is split in two. (1) The meter's pairs are i.i.d. Bernoulli(``theta_early``)
     trials (uniform random input, two fresh draws), so a likelihood-ratio test martingale
     (:func:`early_upper_bound`) at ``alpha / 2`` gives an upper bound ``U`` that holds at the
-    meter's stopping time: ``P(theta_early > U) <= alpha / 2``. (2) Late *trials* are scored in ``[0, 1]``,
-    each with conditional mean ``theta_late`` given the past: the disagreement of two fresh
-    draws of a uniformly random input (:meth:`ChangeTest.update`), or a *round* of every
-    input once, each scored by the share of disagreeing pairs among its fresh draws
+    meter's stopping time: ``P(theta_early > U) <= alpha / 2``. (2) Late *trials* are
+    scored in ``[0, 1]``, each with conditional mean ``theta_late`` given the past: the
+    share of disagreeing pairs among fresh draws of a uniformly random input
+    (:meth:`ChangeTest.update`), or a *round* of every input once, each scored so
     (:meth:`ChangeTest.update_round`, used by snapshot calibration). The betting e-process
     ``E = mean_j prod (1 + lambda_j (D - U))`` over a fixed grid of bets ``lambda_j < 1/U``
     is a nonnegative supermartingale when ``theta_late <= U`` (for a round, the factor's

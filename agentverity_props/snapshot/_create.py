@@ -53,9 +53,8 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import Counter
-from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
