@@ -124,15 +124,17 @@ def _done(test: ChangeTest, early_estimate: float) -> bool:
 async def check_change(engine: Engine, probes: Sequence[Probe], pool: EvidencePool,
                        test: ChangeTest, *, layer: str, rng: Any, early_estimate: float,
                        parallel: int = 1, max_trials: int = CHANGE_MAX_TRIALS,
+                       offset: int = 0,
                        progress: Callable[[int], None] | None = None) -> tuple[int, int]:
     """Feed ``test`` late trials: each picks an input uniformly at random (from ``rng``,
     before its draws) and draws it :data:`CHANGE_TRIAL_DRAWS` times. A trial with fewer
     than two verdicts is not fed (assumed missing at random). Up to ``parallel`` trials run
-    at once and feed ``test`` in planned order. Returns (calls made, the engine's call
-    count when the test fired, else 0)."""
+    at once and feed ``test`` in planned order. Returns (draws made, ``offset`` plus the
+    draws made when the test fired, else 0): draws, not live calls, so that a replay
+    reports the same numbers as the run it replays."""
     from ..decide import pair_disagreement
 
-    calls0 = engine.ledger.calls
+    made = 0
     planned = 0
     fired_call = 0
     while planned < max_trials and not test.fired and not _done(test, early_estimate):
@@ -146,6 +148,7 @@ async def check_change(engine: Engine, probes: Sequence[Probe], pool: EvidencePo
         planned += width
 
         async def trial(p: Probe, idx: list[int]) -> list[str] | None:
+            nonlocal made
             keys: list[str] = []
             for i in idx:  # one after another: never two draws of this input at once
                 try:
@@ -153,6 +156,7 @@ async def check_change(engine: Engine, probes: Sequence[Probe], pool: EvidencePo
                 except DrawStopped:
                     return None
                 pool.add(p.fp, i, obs)
+                made += 1
                 if progress is not None:
                     progress(1)
                 k = obs.key(layer)
@@ -167,8 +171,8 @@ async def check_change(engine: Engine, probes: Sequence[Probe], pool: EvidencePo
                 stopped = True
                 continue
             if len(keys) >= 2 and test.update(pair_disagreement(keys)):
-                fired_call = engine.ledger.calls
+                fired_call = offset + made
                 break
         if stopped:
             break
-    return engine.ledger.calls - calls0, fired_call
+    return made, fired_call

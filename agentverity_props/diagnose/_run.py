@@ -467,8 +467,10 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
             c_change, fired_call = await check_change(
                 eng, probes, pool, ch_test, layer=config.layer,
                 rng=np.random.default_rng([config.seed, 3]), early_estimate=meter.estimate,
-                parallel=config.max_workers, progress=tick("stationarity"))
-        change = (change_result(ch_test, alpha=ch_alpha, early_calls=c_meter, calls=c_change,
+                parallel=config.max_workers, progress=tick("stationarity"),
+                offset=sum(len(e.draws) for e in pool))
+        change = (change_result(ch_test, alpha=ch_alpha, early_calls=meter.draws,
+                                calls=c_change,
                                 source="trials (3 fresh draws of a random input each)",
                                 suppressed=ch_off, fired_call=fired_call)
                   if change_check else None)
