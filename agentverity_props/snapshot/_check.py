@@ -280,7 +280,9 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
             return True
 
         if full is not None:
-            cap = min(cap, full)
+            # half of it at most for the screen: a screen that slow (a mismatch rate near
+            # epsilon) leaves the rest to the stability meter and the confirmations
+            cap = min(cap, max(full // 2, n))
 
         async def screen(idx: int) -> str | None:
             nonlocal stop
