@@ -164,7 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         f"Measured by `python benchmarks/stationarity.py --reps {n}` ({minutes:.1f} min). "
         f"{n} seeded runs per row ({max(n // 5, 1)} for the rows with relations); 20 inputs, "
         "one worker, alpha = 0.05 (the check at alpha/8). See the script's docstring for "
-        "the agents.",
+        "the agents. In the rows with relations the gate's literal keyword match breaks "
+        "under the typo relation (a real violation, exit 1 on the steady agent too): there "
+        "\"exit != 0\" is not the change check's alone.",
         "",
         *rows])
     if args.output is not None:
