@@ -38,7 +38,13 @@ from ..relations import (
     summarise,
     two_sided,
 )
-from ._change import ChangeResult, change_result, check_change
+from ._change import (
+    CHANGE_MAX_TRIALS,
+    CHANGE_TRIAL_DRAWS,
+    ChangeResult,
+    change_result,
+    check_change,
+)
 from ._health import (
     BLOCK_SIZE,
     BlindnessResult,
@@ -297,8 +303,8 @@ class RunResult:
             meter_cap = self.config.max_meter_calls or DEFAULT_MAX_CALLS
             # likely: eight epochs per undecided relation (a 15%-noise agent needs about
             # five), its follow-up and a share of the source draws; sure: every cap (the
-            # meter's, the blindness top-up, the dependence check, each relation's score cap
-            # in whole epochs, and the inputs tested one by one)
+            # meter's, the blindness top-up, the dependence and change checks, each relation's
+            # score cap in whole epochs, and the inputs tested one by one)
             import math
 
             from ..relations import MAX_SCORES, SWEEP_MAX, quota
@@ -308,6 +314,7 @@ class RunResult:
             typical = int(calls + len(pending) * per) + 1
             cands = sum(r.exercised for r in self.relations)
             sure = (meter_cap + BLINDNESS_TOP_UP + DEPENDENCE_MAX_CALLS
+                    + CHANGE_MAX_TRIALS * CHANGE_TRIAL_DRAWS
                     + math.ceil(MAX_SCORES / width) * width * (1 + rels)
                     + quota(cands) * RUN_MAX_DRAWS)
             typical = min(typical, sure)
