@@ -81,7 +81,7 @@ BLINDNESS_TOP_UP = 64
 DEPENDENCE_BLOCKS = 2
 DEPENDENCE_TOP_UP = 6
 DEPENDENCE_MAX_CALLS = (2 * DEPENDENCE_BLOCKS + DEPENDENCE_TOP_UP) * BLOCK_SIZE
-#: Shares of ``alpha`` for the three kinds of finding (module docstring, "Multiplicity").
+#: Shares of ``alpha`` for the four kinds of finding (module docstring, "Multiplicity").
 ALPHA_SHARES = {"relations": 0.5, "blindness": 0.25, "dependence": 0.125,
                 "stationarity": 0.125}
 
