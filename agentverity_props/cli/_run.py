@@ -88,9 +88,9 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
             suppress_health_check: tuple[str, ...], progress: bool, **eng: Any) -> int:
     """Meter the verdict, check blindness, test noise-calibrated relations.
 
-    Exit codes: 0 clean; 1 finding (blind probe set, confirmed violation); 2 incomplete or
-    undecided evidence, or bad input. Incomplete evidence outranks a finding, which outranks
-    an undecided meter.
+    Exit codes: 0 clean; 1 finding (blind probe set, confirmed violation, dependent draws,
+    an agent that changed during the run); 2 incomplete or undecided evidence, or bad input.
+    Incomplete evidence outranks a finding, which outranks an undecided meter.
     """
     from .._internal.inputs import load_inputs
 
@@ -112,6 +112,10 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
     on_screen = fmt == "text" and output in (None, "-")
     d = result.to_dict(include_inputs=include_inputs or on_screen)
     code = result.exit_code
+    changed = result.change.warning() if result.change is not None else ""
+    if changed and not on_screen:  # the report goes to a file: the terminal still hears it
+        from .._internal.shown import visible
+        click.echo(f"warning: {visible(changed)}", err=True)
     del result  # a large run's outcomes: their memory serves the rendering instead
     if fmt == "json":  # in pieces: a 100,000-input report is never held as one text
         from ..report import iter_dumps

@@ -12,6 +12,8 @@ Each function or rule states its estimand and its error rate.
   (:func:`mixture_share_bounds`, :func:`census_share_bounds`).
 - The draw-dependence health check's test martingale (:class:`DependenceTest`): are the
   draws of one input independent, the assumption every other rule rests on?
+- The changed-agent check's e-process (:class:`ChangeTest`): did the agent become noisier
+  after the meter (early pairs against later draws)?
 - Fixed-sample procedures, valid only when the sample size is fixed in advance (or the
   stop cannot change the decision): :func:`wilson`, :func:`clopper_pearson`, and the
   curtailed exact binomial test (:func:`confirmation_plan`), and the curtailed two-sample
@@ -54,6 +56,7 @@ from ._rules import (
     pass_rate_rule,
     sprt_expected_n,
 )
+from ._stationarity import ChangeTest, early_upper_bound, pair_disagreement
 
 __all__ = [
     "MAX_DRAWS",
@@ -63,6 +66,7 @@ __all__ = [
     "BernoulliSPRT",
     "BetaCS",
     "CandidateTest",
+    "ChangeTest",
     "Decision",
     "DependenceTest",
     "EffectTest",
@@ -82,10 +86,12 @@ __all__ = [
     "difference_interval",
     "drift_p_value",
     "drift_plan",
+    "early_upper_bound",
     "fisher_tail",
     "max_share_at_least",
     "min_scores_to_hold",
     "mixture_share_bounds",
+    "pair_disagreement",
     "pass_rate_rule",
     "round_bets",
     "runs_needed",

@@ -19,6 +19,7 @@ from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
     "BLOCK_SIZE": "._health",
+    "ChangeResult": "._change", "change_result": "._change", "check_change": "._change",
     "BlindnessResult": "._health", "DependenceResult": "._health", "HealthCheck": "._health",
     "blindness_from_keys": "._health", "check_dependence": "._health",
     "dependence_result": "._health",
@@ -37,6 +38,7 @@ __all__ = [
     "PRESETS",
     "TOLERANCE_PRESETS",
     "BlindnessResult",
+    "ChangeResult",
     "DependenceResult",
     "HealthCheck",
     "InputEvidence",
@@ -47,6 +49,8 @@ __all__ = [
     "arun",
     "blindness_from_keys",
     "budget_note",
+    "change_result",
+    "check_change",
     "check_dependence",
     "dependence_result",
     "measure",
@@ -64,6 +68,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._change import ChangeResult, change_result, check_change
     from ._health import (
         BLOCK_SIZE,
         BlindnessResult,

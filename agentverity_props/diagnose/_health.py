@@ -80,6 +80,10 @@ class HealthCheck(enum.Enum):
     """Draws of one input are not independent (a response cache, a sticky session, replicas
     taking turns): every error rate the tool states assumes they are."""
 
+    changed_agent = "changed_agent"
+    """The agent became noisier after the meter (a model swapped or drifting during the
+    run): every decision of the run assumes an agent that does not change while measured."""
+
     @classmethod
     def all(cls) -> list[HealthCheck]:
         return list(cls)

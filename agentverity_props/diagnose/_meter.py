@@ -131,15 +131,35 @@ class MeterResult:
         return (f"theta = mean over the probe set of P(two independent draws of one input "
                 f"disagree at layer '{self.layer}')")
 
+    @property
+    def caveat(self) -> str:
+        """'' when every draw gave a verdict; else what the call rests on: the pairs that
+        have both verdicts, and draws missing independently of the verdict they would have
+        had (a parser failing on one label breaks that, and with it the error rate)."""
+        if not self.failures:
+            return ""
+        kinds = ", ".join(f"{k} x{v}" for k, v in sorted(self.failure_kinds.items()))
+        return (f"incomplete: {self.failures} draw(s) without a verdict ({kinds}); the call "
+                f"is over the {self.pairs} pair(s) with both verdicts and its error rate holds "
+                "only if a verdict is missing independently of what it would have been")
+
+    @property
+    def call_text(self) -> str:
+        """The call with its caveat beside it, as printed."""
+        return f"{self.call} ({self.caveat})" if self.caveat else self.call
+
     def guarantee(self) -> str:
         lo, hi = self.epsilon / self.indifference, min(1.0, self.epsilon * self.indifference)
-        return (f"P(verdict-deterministic) <= {self.alpha:g} when theta >= {hi:g}; "
+        return ((f"{self.caveat}. " if self.caveat else "")
+                + f"P(verdict-deterministic) <= {self.alpha:g} when theta >= {hi:g}; "
                 f"P(verdict-stochastic) <= {self.alpha:g} when theta <= {lo:g}; "
-                f"valid under optional stopping, {ASSUMPTION}")
+                f"valid under optional stopping, {ASSUMPTION}"
+                + (", and draws missing at random" if self.caveat else ""))
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "call": self.call, "estimand": self.estimand, "guarantee": self.guarantee(),
+            "call": self.call, "caveat": self.caveat, "estimand": self.estimand,
+            "guarantee": self.guarantee(),
             "epsilon": self.epsilon, "alpha": self.alpha, "indifference": self.indifference,
             "layer": self.layer, "calls": self.calls, "draws": self.draws, "pairs": self.pairs,
             "disagreements": self.disagreements,

@@ -4,12 +4,15 @@ relations, all through one engine.
 Each phase reuses the draws of the phases before it (meter pairs are blindness samples and
 relation sources), and the calls each phase actually spent are reported.
 
-Multiplicity: a *finding* (exit 1) is a blind probe set, a violated relation or dependent
-draws. ``alpha`` is family-wise over the three: relations are tested at ``alpha / 2`` (split
-again over every exercised (relation, input)), blindness at ``alpha / 4`` and the dependence
-check at ``alpha / 4``, so P(any false finding) <= alpha. The meter's call is not a finding;
-its own error rate is ``alpha`` in the direction it states. Every guarantee assumes the
-draws of one input are independent given the input; the dependence check tests that.
+Multiplicity: a *finding* (exit 1) is a blind probe set, a violated relation, dependent
+draws or an agent that changed during the run. ``alpha`` is family-wise over the four:
+relations are tested at ``alpha / 2`` (split again over every exercised (relation, input)),
+blindness at ``alpha / 4``, the dependence check at ``alpha / 8`` and the change check at
+``alpha / 8``, so P(any false finding) <= alpha. The meter's call is not a finding; its own
+error rate is ``alpha`` in the direction it states. Every guarantee assumes the draws of one
+input are independent given the input (the dependence check tests that) and that the agent
+does not change during the run (the change check tests that it did not become noisier after
+the meter).
 """
 
 from __future__ import annotations
@@ -34,6 +37,13 @@ from ..relations import (
     builtin_relations,
     summarise,
     two_sided,
+)
+from ._change import (
+    CHANGE_MAX_TRIALS,
+    CHANGE_TRIAL_DRAWS,
+    ChangeResult,
+    change_result,
+    check_change,
 )
 from ._health import (
     BLOCK_SIZE,
@@ -71,8 +81,9 @@ BLINDNESS_TOP_UP = 64
 DEPENDENCE_BLOCKS = 2
 DEPENDENCE_TOP_UP = 6
 DEPENDENCE_MAX_CALLS = (2 * DEPENDENCE_BLOCKS + DEPENDENCE_TOP_UP) * BLOCK_SIZE
-#: Shares of ``alpha`` for the three kinds of finding (module docstring, "Multiplicity").
-ALPHA_SHARES = {"relations": 0.5, "blindness": 0.25, "dependence": 0.25}
+#: Shares of ``alpha`` for the four kinds of finding (module docstring, "Multiplicity").
+ALPHA_SHARES = {"relations": 0.5, "blindness": 0.25, "dependence": 0.125,
+                "stationarity": 0.125}
 
 
 #: EngineConfig fields ``RunConfig`` accepts as keywords (applied over ``engine=``).
@@ -192,6 +203,11 @@ class RunConfig:
     def engine_config(self) -> EngineConfig:
         return self.engine
 
+    @property
+    def change_alpha(self) -> float:
+        """The changed-agent check's share of ``alpha`` (module docstring, "Multiplicity")."""
+        return self.alpha * ALPHA_SHARES["stationarity"]
+
 
 
 @dataclass(frozen=True)
@@ -208,6 +224,7 @@ class RunResult:
     stop_reason: str = ""
     inputs: dict[str, str] = field(default_factory=dict, repr=False)
     dependence: DependenceResult | None = None
+    change: ChangeResult | None = None
 
     def guarantee(self) -> str:
         """The overall statement printed with every run."""
@@ -218,9 +235,24 @@ class RunResult:
                 f"{DEFAULT_BETA:g} (the effect is in fact >= the tolerance "
                 f"{self.config.tol:g}); "
                 f"blindness at {a * ALPHA_SHARES['blindness']:g}, dependent draws at "
-                f"{a * ALPHA_SHARES['dependence']:g}; the meter's call is wrong with "
-                f"probability <= {a:g}; all assuming the draws of one input are independent "
-                "given the input (the dependence check tests it)")
+                f"{a * ALPHA_SHARES['dependence']:g}, a changed agent at "
+                f"{a * ALPHA_SHARES['stationarity']:g}; the meter's call is wrong with "
+                f"probability <= {a:g}{self._meter_caveat()}; all assuming the draws of one "
+                "input are independent given the input (the dependence check tests it) and "
+                "that the agent does not change during the run ("
+                + self._change_note() + ")")
+
+    def _meter_caveat(self) -> str:
+        m = self.meter
+        return f" ({m.caveat})" if m.caveat else ""
+
+    def _change_note(self) -> str:
+        c = self.change
+        if c is None or c.status in ("not run", "suppressed"):
+            why = "suppressed" if c is not None and c.status == "suppressed" else "not run"
+            return f"not tested in this run: the change check was {why}"
+        return ("the change check tests that it did not become noisier after the meter, "
+                f"on {c.late_trials} later trial(s)")
 
     @property
     def complete(self) -> bool:
@@ -236,6 +268,8 @@ class RunResult:
     @property
     def findings(self) -> list[str]:
         out = []
+        if self.change is not None and self.change.fired:
+            out.append(self.change.warning())
         if self.dependence is not None and self.dependence.fired:
             out.append(self.dependence.warning())
         if self.blindness.status == "blind":
@@ -269,8 +303,8 @@ class RunResult:
             meter_cap = self.config.max_meter_calls or DEFAULT_MAX_CALLS
             # likely: eight epochs per undecided relation (a 15%-noise agent needs about
             # five), its follow-up and a share of the source draws; sure: every cap (the
-            # meter's, the blindness top-up, the dependence check, each relation's score cap
-            # in whole epochs, and the inputs tested one by one)
+            # meter's, the blindness top-up, the dependence and change checks, each relation's
+            # score cap in whole epochs, and the inputs tested one by one)
             import math
 
             from ..relations import MAX_SCORES, SWEEP_MAX, quota
@@ -280,6 +314,7 @@ class RunResult:
             typical = int(calls + len(pending) * per) + 1
             cands = sum(r.exercised for r in self.relations)
             sure = (meter_cap + BLINDNESS_TOP_UP + DEPENDENCE_MAX_CALLS
+                    + CHANGE_MAX_TRIALS * CHANGE_TRIAL_DRAWS
                     + math.ceil(MAX_SCORES / width) * width * (1 + rels)
                     + quota(cands) * RUN_MAX_DRAWS)
             typical = min(typical, sure)
@@ -335,6 +370,7 @@ class RunResult:
             "meter": self.meter.to_dict(),
             "blindness": self.blindness.to_dict(),
             "dependence": None if self.dependence is None else self.dependence.to_dict(),
+            "stationarity": None if self.change is None else self.change.to_dict(),
             "relations": [r.to_dict() for r in self.relations],
             "calls": {"total": self.ledger.get("calls", 0), "live": self.ledger.get("calls", 0),
                       "replayed": self.ledger.get("replayed", 0), **self.phase_calls},
@@ -352,8 +388,9 @@ class RunResult:
 async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None = None,
                *, config: RunConfig | None = None,
                progress: Callable[[str, int], None] | None = None,
-               engine: Engine | None = None) -> RunResult:
-    """Async core of :func:`run`."""
+               engine: Engine | None = None, change_check: bool = True) -> RunResult:
+    """Async core of :func:`run`; ``change_check=False`` leaves the late trials of the
+    changed-agent check to the caller (a snapshot tests its calibration round instead)."""
     from ..engine import Engine, Probe
 
     config = config or RunConfig()
@@ -429,15 +466,36 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                                        blocks=DEPENDENCE_TOP_UP, progress=tick("dependence"),
                                        parallel=config.max_workers)
                 c_dep += eng.ledger.calls - before
+        # the changed-agent check: late trials bet against the meter's bound (module doc)
+        from ..decide import ChangeTest
+        ch_alpha = config.change_alpha
+        ch_off = HealthCheck.changed_agent in suppressed
+        ch_test = None
+        c_change = fired_call = 0
+        if change_check and not ch_off and meter.pairs and not eng.stopping:
+            ch_test = ChangeTest(alpha=ch_alpha, early_pairs=meter.pairs,
+                                 early_disagreements=meter.disagreements)
+            c_change, fired_call = await check_change(
+                eng, probes, pool, ch_test, layer=config.layer,
+                rng=np.random.default_rng([config.seed, 3]), early_estimate=meter.estimate,
+                parallel=config.max_workers, progress=tick("stationarity"),
+                offset=sum(len(e.draws) for e in pool))
+        change = (change_result(ch_test, alpha=ch_alpha, early_calls=meter.draws,
+                                calls=c_change,
+                                source="trials (3 fresh draws of a random input each)",
+                                suppressed=ch_off, fired_call=fired_call)
+                  if change_check else None)
         if eng.stopping:
             stop = eng.stop_cause or StopReason.INTERRUPTED
         ledger = eng.ledger.to_dict()
         return RunResult(meter=meter, blindness=blind, relations=tuple(rel_results),
                          ledger=ledger, phase_calls={"meter": c_meter, "blindness": c_blind,
-                                                     "dependence": c_dep, "relations": c_rel},
+                                                     "dependence": c_dep, "relations": c_rel,
+                                                     "stationarity": c_change},
                          agent=eng.agent.identity, config=config, stop_reason=stop,
                          inputs={p.fp: p.text for p in probes},
-                         dependence=dependence_result(dep, calls=c_dep, suppressed=dep_off))
+                         dependence=dependence_result(dep, calls=c_dep, suppressed=dep_off),
+                         change=change)
     finally:
         if own_engine:
             await eng.aclose()

@@ -6,7 +6,8 @@ import io
 from typing import Any
 
 EXIT_MEANING = {0: "clean: measured, not blind, no confirmed violation",
-                1: "finding: blind probe set, confirmed violation or dependent draws",
+                1: "finding: blind probe set, confirmed violation, dependent draws or a "
+                   "changed agent",
                 2: "incomplete or undecided evidence"}
 
 
@@ -36,15 +37,18 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     style = {"verdict-deterministic": "green", "verdict-stochastic": "yellow",
              "undecided": "red"}[m["call"]]
     est = "n/a" if m["estimate"] is None else f"{m['estimate']:.3f}"
+    caveat = m.get("caveat") or ""
     con.print(f"  Meter      [{style}]{m['call']}[/] at epsilon {m['epsilon']:g} "
-              f"(layer {m['layer']})")
+              f"(layer {m['layer']})" + (f" [red]({caveat.split(';')[0]})[/]" if caveat else ""))
     con.print(f"             pair disagreement {est}, 95% anytime CI "
               f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}] from {m['pairs']} pairs, "
               f"{m['calls']} calls")
     lo_b, hi_b = m["epsilon"] / m["indifference"], min(1.0, m["epsilon"] * m["indifference"])
     con.print(f"             [dim]P(wrong call) <= {m['alpha']:g}: 'deterministic' when theta >= "
               f"{hi_b:g}, 'stochastic' when theta <= {lo_b:g}; anytime-valid, assuming "
-              "independent draws given the input[/]")
+              "independent draws given the input"
+              + ("; only over the pairs with both verdicts, and only if a verdict is missing "
+                 "independently of what it would have been" if caveat else "") + "[/]")
     flipped = sum(1 for e in m["per_input"] if len(e["counts"]) > 1)
     if flipped:
         con.print(f"             {flipped} input(s) gave more than one verdict")
@@ -77,6 +81,19 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         if dep["warning"]:
             from rich.markup import escape as _esc_w
             con.print(f"  [bold red]Warning[/]: {_esc_w(dep['warning'])}")
+    ch = d.get("stationarity")
+    if ch:
+        cstyle = {"changed": "red", "not detected": "green", "not run": "dim",
+                  "suppressed": "dim"}[ch["status"]]
+        late = "n/a" if ch["late_mean"] is None else f"{ch['late_mean']:.3f}"
+        ev = ch["e_value"]
+        con.print(f"  Change     [{cstyle}]{ch['status']}[/] (meter's pair disagreement <= "
+                  f"{ch['early_bound']:.3f}; {ch['late_trials']} later {ch['source']}: "
+                  f"{late}; {ch['calls']} calls, e-value "
+                  f"{'inf' if ev is None else f'{ev:.3g}'} vs 2/{ch['alpha']:g})")
+        if ch["warning"]:
+            from rich.markup import escape as _esc_c
+            con.print(f"  [bold red]Warning[/]: {_esc_c(ch['warning'])}")
     con.print()
     rels = d["relations"]
     if rels:
@@ -145,6 +162,8 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     budget = d["config"]["budget"]
     led = d["ledger"]
     dep_calls = f" · dependence {calls['dependence']}" if "dependence" in calls else ""
+    if calls.get("stationarity"):
+        dep_calls += f" · change {calls['stationarity']}"
     con.print(f"Calls: meter {calls['meter']} · blindness {calls['blindness']}{dep_calls} · "
               f"relations {calls['relations']} · total {calls['total']}"
               f" (budget {budget if budget is not None else 'none'}; replayed "

@@ -28,6 +28,10 @@
    The printed p-value accounts for the curtailment
    (:func:`~agentverity_props.decide.drift_p_value`); ``p_family`` is it times the inputs.
 
+**Cost.** A check never costs more than a new snapshot would: its calls are capped at the
+snapshot's own recorded cost (``calls.total``, the "full re-run" figure). When the cap stops
+it, the check is incomplete and says to re-create the snapshot instead.
+
 Exit codes: 0 clean, 1 drift, 2 not admissible or incomplete.
 """
 
@@ -218,7 +222,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
                             progress: Callable[[str, int], None] | None = None) -> CheckResult:
     """Async core of :func:`compare_snapshot`."""
     from ..decide import BernoulliSPRT
-    from ..diagnose import run_meter
+    from ..diagnose import DEFAULT_MAX_CALLS, run_meter
     from ..engine import Engine, Probe
 
     config = config or RunConfig()
@@ -262,12 +266,32 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         stop = ""
         drawn = 0
         c0 = eng.ledger.calls
+        # never more calls than re-creating the snapshot (module docstring, "Cost")
+        full = int(doc["calls"].get("total", 0)) or None
+        spent = [0]
+        capped = (f"the check reached the cost of a new snapshot ({full} calls) — re-create "
+                  "the snapshot instead (agentverity-props snapshot)")
+
+        def take() -> bool:
+            """Reserve one call under the cost cap (before the draw: exact with workers)."""
+            if full is not None and spent[0] >= full:
+                return False
+            spent[0] += 1
+            return True
+
+        if full is not None:
+            # half of it at most for the screen: a screen that slow (a mismatch rate near
+            # epsilon) leaves the rest to the stability meter and the confirmations
+            cap = min(cap, max(full // 2, n))
 
         async def screen(idx: int) -> str | None:
+            nonlocal stop
+            if not take():
+                stop = stop or capped
+                return None
             try:
                 return await _draw_key(eng, probes[idx], layer)
             except DrawStopped as exc:
-                nonlocal stop
                 stop = stop or _why(exc)
                 return None
 
@@ -305,14 +329,27 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         inadmissible: list[Refusal] = []
         if (decision is None or decision.call == "high") and not stop and not eng.stopping:
             c1 = eng.ledger.calls
-            m = await run_meter(eng, probes, EvidencePool(), epsilon=eps, alpha=alpha,
-                                indifference=r, layer=layer, max_calls=config.max_meter_calls,
-                                seed=config.seed)
+            own_cap = config.max_meter_calls or DEFAULT_MAX_CALLS
+            meter_cap = own_cap if full is None else min(own_cap, full - spent[0])
+            m = None
+            if meter_cap < 2:
+                stop = capped
+            else:
+                m = await run_meter(eng, probes, EvidencePool(), epsilon=eps, alpha=alpha,
+                                    indifference=r, layer=layer, max_calls=meter_cap,
+                                    seed=config.seed)
+                spent[0] += eng.ledger.calls - c1
+                if m.call == "undecided" and meter_cap < own_cap and \
+                        m.stop_reason.startswith("meter call cap"):
+                    stop = capped  # undecided because of the cost cap, not the agent
             phase["stability"] = eng.ledger.calls - c1
-            stability = {"call": m.call, "calls": m.calls, "pairs": m.pairs,
-                         "ci_low": m.ci_low, "ci_high": m.ci_high, "advice": m.advice,
-                         "complete": m.complete}
-            if m.call != "verdict-deterministic" and m.complete:
+            if m is not None:
+                stability = {"call": m.call, "calls": m.calls, "pairs": m.pairs,
+                             "ci_low": m.ci_low, "ci_high": m.ci_high, "advice": m.advice,
+                             "complete": m.complete}
+            if m is None or stop == capped:
+                pass
+            elif m.call != "verdict-deterministic" and m.complete:
                 inadmissible.append(Refusal("verdict-deterministic", (
                     f"the agent's verdict is now {m.call} at epsilon {eps:g} (pair "
                     f"disagreement CI [{m.ci_low:.3f}, {m.ci_high:.3f}]) — it cannot be "
@@ -323,10 +360,14 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
 
         # 4. confirmations of mismatched inputs
         c2 = eng.ledger.calls
-        if not inadmissible:
-            await asyncio.gather(*(_confirm(eng, ch, probes[i], layer, tol)
+        if not inadmissible and stop != capped:
+            await asyncio.gather(*(_confirm(eng, ch, probes[i], layer, tol, take)
                                    for i, ch in enumerate(checks)
                                    if ch.mismatched and ch.k))
+            if full is not None and spent[0] >= full and any(
+                    ch.mismatched and ch.k and ch.confirm and ch.confirm[-1] is None
+                    for ch in checks):
+                stop = stop or capped
         phase["confirm"] = eng.ledger.calls - c2
         for ch in checks:
             _settle(ch, screened=any(s is not None for s in ch.screen),
@@ -382,12 +423,17 @@ def _input_check(entry: Mapping[str, Any], tol: float, alpha_input: float,
                       inputs=family)
 
 
-async def _confirm(eng: Engine, ch: InputCheck, probe: Probe, layer: str, tol: float) -> None:
+async def _confirm(eng: Engine, ch: InputCheck, probe: Probe, layer: str, tol: float,
+                   take: Callable[[], bool] = lambda: True) -> None:
     """Curtailed two-sample test (:func:`~agentverity_props.decide.drift_plan`); the p-value
-    accounts for the curtailment (:func:`~agentverity_props.decide.drift_p_value`)."""
+    accounts for the curtailment (:func:`~agentverity_props.decide.drift_p_value`).
+    ``take`` reserves a call under the check's cost cap (a refused draw is missing)."""
     mism = 0
     for done in range(ch.k):
         if confirmation_settled(mism, done, k=ch.k, c=ch.c):
+            break
+        if not take():
+            ch.confirm.append(None)
             break
         try:
             key = await _draw_key(eng, probe, layer)

@@ -17,6 +17,13 @@ every admission rule holds (each is named in the refusal):
 ``independent-draws``
     the dependent-draws health check of the run did not fire (a cache, a sticky session or
     replicas taking turns make a 'deterministic' verdict and its references unreliable);
+``unchanged-agent``
+    the calibration draws do not contradict the admission: the changed-agent check
+    (:class:`~agentverity_props.decide.ChangeTest`, at the run's change share of ``alpha``)
+    bets the calibration round (every input's fresh draws, scored by their share of
+    disagreeing pairs) against the meter's bound on the pair disagreement; when it fires the
+    agent became noisier after it was admitted (a model swapped mid-run) and the references
+    describe an agent that is gone;
 ``accepted``
     the user approved the references (``accept_reference=True`` / ``--accept-reference``).
 
@@ -47,14 +54,14 @@ import asyncio
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._internal.fingerprint import fingerprint, salt_from_env, short
 from .._internal.inputs import clean_inputs
-from ..diagnose import RunConfig, RunResult, arun
+from ..diagnose import ChangeResult, RunConfig, RunResult, arun, change_result
 from ..errors import (
     BadInput,
     DrawStopped,
@@ -74,7 +81,8 @@ __all__ = ["CALIBRATION_DRAWS", "Refusal", "SnapshotResult", "acreate_snapshot",
            "write_snapshot"]
 
 CALIBRATION_DRAWS = 6
-RULES = ("complete", "verdict-deterministic", "not-blind", "independent-draws", "accepted")
+RULES = ("complete", "verdict-deterministic", "not-blind", "independent-draws",
+         "unchanged-agent", "accepted")
 MAX_REFERENCE_TOP_UP = 3
 PRIVACY = ("inputs are identified by fingerprint only; no prompt is stored (reference "
            "answers at the text layer are fingerprinted too; per input only counts are kept)")
@@ -134,7 +142,6 @@ class SnapshotResult:
         if not self.admitted:
             raise BadInput(self.refusal_message(), "nothing was written")
         write_snapshot(path, self.document)
-        from dataclasses import replace
         return replace(self, path=str(path))
 
     def refusal_message(self) -> str:
@@ -170,8 +177,9 @@ async def _top_up(eng: Engine, probe: Probe, counts: Counter[str], layer: str) -
 
 
 async def _calibrate(eng: Engine, probe: Probe, ref: str, layer: str,
-                     m: int) -> dict[str, int]:
-    """``m`` fresh draws after the reference is fixed: how many differ from it."""
+                     m: int) -> tuple[dict[str, int], list[str]]:
+    """``m`` fresh draws after the reference is fixed: how many differ from it (and the keys,
+    for the changed-agent check; never stored)."""
     async def one() -> str | None:
         try:
             obs = await eng.draw(probe, eng.allocate(probe, 1)[0])
@@ -181,11 +189,11 @@ async def _calibrate(eng: Engine, probe: Probe, ref: str, layer: str,
         return None if key is None else reference_form(key, layer)
 
     if eng.stopping or not eng.can_afford(m):
-        return {"draws": 0, "mismatches": 0, "failures": m}
+        return {"draws": 0, "mismatches": 0, "failures": m}, []
     keys = await asyncio.gather(*(one() for _ in range(m)))
     got = [k for k in keys if k is not None]
     return {"draws": len(got), "mismatches": sum(k != ref for k in got),
-            "failures": len(keys) - len(got)}
+            "failures": len(keys) - len(got)}, got
 
 
 async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
@@ -209,7 +217,8 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
     own = engine is None
     eng = engine or Engine(agent, config.engine_config())
     try:
-        run = await arun(agent, texts, [], config=config, engine=eng, progress=progress)
+        run = await arun(agent, texts, [], config=config, engine=eng, progress=progress,
+                         change_check=False)
         layer = config.layer
         calls_before = eng.ledger.calls
         probes = [Probe.make(t) for t in texts]
@@ -228,13 +237,20 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
         # calibration: fresh draws once every reference is fixed (module doc)
         refs = {p.fp: majority(counts[p.fp]) for p in probes}
         cals: list[dict[str, int] | None] = [None] * len(probes)
+        cal_keys: list[list[str]] = []
         if viable and all(refs.values()):
-            cals = list(await asyncio.gather(*(
+            got = await asyncio.gather(*(
                 _calibrate(eng, p, str(refs[p.fp]), layer, calibration_draws)
-                for p in probes)))
+                for p in probes))
+            cals = [c for c, _ in got]
+            cal_keys = [k for _, k in got]
             if progress is not None:
                 progress("calibration", calibration_draws * len(probes))
-        cal_calls = eng.ledger.calls - calls_before - ref_calls
+        calls_change = eng.ledger.calls
+        run = replace(run, change=await _calibration_change(
+            eng, probes, run, config, cal_keys, calibration_draws))
+        calls_change = eng.ledger.calls - calls_change
+        cal_calls = eng.ledger.calls - calls_before - ref_calls - calls_change
         cal_failed = sum(c["failures"] for c in cals if c is not None)
         tol = min(0.49, config.eps * config.indifference)
         alpha_input = config.alpha / len(probes)
@@ -258,6 +274,11 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
             rows.append(row)
         refusals = _rules(run, no_ref, tied, accept_reference, interrupted=eng.stopping,
                           layer=layer, cal_failed=cal_failed)
+        if run.change is not None and run.change.fired:
+            at = len(refusals) - (bool(refusals) and refusals[-1].rule == "accepted")
+            refusals.insert(at, Refusal("unchanged-agent", run.change.warning()
+                                    + " — the calibration contradicts the admission: a "
+                                    "reference would describe an agent that is gone"))
         scheme = probes[0].fp.split(":", 1)[0]
         m, b = run.meter, run.blindness
         doc = {
@@ -290,9 +311,11 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                       "ci_high": m.ci_high, "e_value": m.e_value, "guarantee": m.guarantee(),
                       "stop_reason": m.stop_reason, "advice": m.advice},
             "blindness": _private_blindness(b.to_dict(), layer),
+            "stationarity": None if run.change is None else run.change.to_dict(),
             "calls": {"total": eng.ledger.calls, "meter": run.phase_calls.get("meter", 0),
                       "blindness": run.phase_calls.get("blindness", 0),
-                      "reference": ref_calls, "calibration": cal_calls},
+                      "reference": ref_calls, "calibration": cal_calls,
+                      "change": calls_change},
             "privacy": PRIVACY,
         }
         result = SnapshotResult(document=doc, refusals=tuple(refusals), run=run)
@@ -302,6 +325,41 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
     finally:
         if own:
             await eng.aclose()
+
+
+async def _calibration_change(eng: Engine, probes: list[Probe], run: RunResult,
+                              config: RunConfig, keys: list[list[str]],
+                              m: int) -> ChangeResult:
+    """The changed-agent check on the calibration round: every input once, scored by the
+    share of disagreeing pairs among its ``m`` fresh draws (not run unless every input gave
+    ``m`` verdicts: a round needs every input alike). When the round leans towards a
+    change without showing it, late trials of uniformly random inputs continue the same
+    e-process (:func:`~agentverity_props.diagnose.check_change`; calls counted apart)."""
+    import numpy as np
+
+    from ..decide import ChangeTest, pair_disagreement
+    from ..diagnose import check_change
+    from ..engine import EvidencePool
+
+    alpha = config.change_alpha
+    early = run.meter.draws
+    drawn = eng.ledger.calls + eng.ledger.replayed  # this run's draws so far
+    test = None
+    calls = fired_call = 0
+    if keys and run.meter.pairs and all(len(k) == m for k in keys):
+        test = ChangeTest(alpha=alpha, early_pairs=run.meter.pairs,
+                          early_disagreements=run.meter.disagreements)
+        if test.update_round([pair_disagreement(k) for k in keys]):
+            fired_call = drawn
+        elif not eng.stopping:
+            calls, fired_call = await check_change(
+                eng, probes, EvidencePool(), test, layer=config.layer,
+                rng=np.random.default_rng([config.seed, 4]), early_estimate=run.meter.estimate,
+                parallel=config.max_workers, offset=drawn)
+    return change_result(test, alpha=alpha, early_calls=early, calls=calls,
+                         source="scores (every input's calibration draws, then trials of a "
+                         "random input)" if calls else "scores (every input's calibration draws)",
+                         fired_call=fired_call)
 
 
 def _private_blindness(b: dict[str, Any], layer: str) -> dict[str, Any]:

@@ -183,3 +183,39 @@ def test_a_report_file_written_from_a_terminal_has_no_colour_codes(tmp_path):
     text = out.read_text()
     assert "Meter" in text
     assert "\x1b[" not in text
+
+
+SWAPPED = '''import random
+_rng, _calls = random.Random(3), [0]
+
+
+def agent(prompt):
+    """Noise-free for 80 calls, then the other label on 30% of calls (a model swapped)."""
+    _calls[0] += 1
+    label = "block" if "attack" in prompt else "allow"
+    if _calls[0] > 80 and _rng.random() < 0.3:
+        return "allow" if label == "block" else "block"
+    return label
+'''
+
+
+def test_a_model_swapped_mid_run_is_named_on_the_terminal(tmp_path):
+    (tmp_path / "swapped.py").write_text(SWAPPED)
+    inputs = tmp_path / "inputs.txt"
+    inputs.write_text("\n".join([f"attack plan {i}" for i in range(10)]
+                                + [f"hello friend {i}" for i in range(10)]) + "\n")
+    ref = f"{tmp_path / 'swapped.py'}:agent"
+    proc = cli("run", "--agent", ref, "--inputs", str(inputs), "--no-relations",
+               "--max-workers", "1")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "the agent changed during the run: after call 76 (the end of the meter)" in \
+        proc.stdout
+    out = tmp_path / "run.json"
+    proc = cli("run", "--agent", ref, "--inputs", str(inputs), "--no-relations",
+               "--max-workers", "1", "--format", "json", "--output", str(out))
+    assert proc.returncode == 1
+    assert "changed during the run" in proc.stderr  # the report went to a file
+    data = json.loads(out.read_text())
+    assert data["stationarity"]["status"] == "changed"
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(data, SCHEMA)

@@ -78,7 +78,7 @@ def _runs(make, n: int, *, relations: bool):
 
 def test_independent_agents_rarely_trigger_the_check():
     """Independent draws, through the real ``run``: a meter-boundary binary agent and the
-    noisy gate with relations. The check fires in at most its alpha (alpha/4) of runs
+    noisy gate with relations. The check fires in at most its alpha (alpha/8) of runs
     (+3 standard errors)."""
     runs = _runs(lambda s: binary_noise_agent(0.1, random.Random(s)), 60, relations=False)
     runs += _runs(lambda s: text_planted_agent(0.15, random.Random(s), bug=False), 6,

@@ -63,7 +63,7 @@ def test_admitted_snapshot_holds_references_not_prompts(snap):
     assert doc["admission"] == {"admitted": True, "rules": [
         {"rule": r, "passed": True, "message": "ok"}
         for r in ("complete", "verdict-deterministic", "not-blind", "independent-draws",
-                  "accepted")]}
+                  "unchanged-agent", "accepted")]}
     assert not any(p in text for p in ("attack plan", "hello friend"))
     refs = sorted(e["reference"] for e in doc["inputs"])
     assert refs == ["allow"] * 10 + ["block"] * 10
@@ -382,3 +382,25 @@ def test_cli_calibration_draws_and_rerendered_check(tmp_path):
                          capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path)
     assert res.returncode == 2
     assert "Traceback" not in res.stderr
+
+
+def test_check_never_costs_more_than_a_new_snapshot(tmp_path):
+    """8 inputs: the snapshot cost 124 calls; an agent that flipped every verdict made check
+    spend 132 (screen, stability meter, confirmations) before the cap."""
+    inputs = INPUTS[:4] + INPUTS[10:14]
+    path = tmp_path / "s8.json"
+    res = create_snapshot(gate, inputs, accept_reference=True, output=path,
+                          config=RunConfig(max_workers=1))
+    full = res.document["calls"]["total"]
+    flipped = compare_snapshot(lambda p: "allow" if gate(p) == "block" else "block", inputs,
+                               path, config=RunConfig(max_workers=1))
+    d = flipped.to_dict()
+    assert d["calls"]["total"] <= full
+    assert d["status"] == "incomplete"
+    assert "cost of a new snapshot" in flipped.summary()
+    validate(d, "check")
+    some = compare_snapshot(lambda p: ("allow" if gate(p) == "block" else "block")
+                            if p.endswith(("0", "1")) else gate(p), inputs, path,
+                            config=RunConfig(max_workers=1))
+    assert some.to_dict()["status"] == "drift"
+    assert some.to_dict()["calls"]["total"] <= full
