@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..decide import ChangeTest
     from ..engine import Engine, EvidencePool, Probe
 
-ChangeStatus = Literal["changed", "not detected", "not run", "suppressed"]
+ChangeStatus = Literal["changed", "not detected", "incomplete", "not run", "suppressed"]
 
 #: Fresh draws per late trial (one uniformly random input each); three draws give three
 #: pairs, the most change shown per call in simulation (docs/statistics.md).
@@ -102,11 +102,14 @@ class ChangeResult:
 
 
 def change_result(test: ChangeTest | None, *, alpha: float, early_calls: int, calls: int,
-                  source: str, suppressed: bool = False, fired_call: int = 0) -> ChangeResult:
+                  source: str, suppressed: bool = False, fired_call: int = 0,
+                  cut: bool = False) -> ChangeResult:
+    """The check's result; ``cut``: its trials were stopped (budget, interrupt, failed draws)
+    before it fired or reached its own stop, so it is ``incomplete``, not "not detected"."""
     if test is None:
         return ChangeResult("suppressed" if suppressed else "not run", alpha, 1.0, 0, 0,
                             early_calls, 0, None, 1.0, calls, source)
-    status: ChangeStatus = ("changed" if test.fired else
+    status: ChangeStatus = ("changed" if test.fired else "incomplete" if cut else
                             "not detected" if test.trials else "not run")
     return ChangeResult(status, test.alpha, test.bound, test.early_pairs,
                         test.early_disagreements, early_calls, test.trials, test.late_mean,
@@ -125,21 +128,25 @@ async def check_change(engine: Engine, probes: Sequence[Probe], pool: EvidencePo
                        test: ChangeTest, *, layer: str, rng: Any, early_estimate: float,
                        parallel: int = 1, max_trials: int = CHANGE_MAX_TRIALS,
                        offset: int = 0,
-                       progress: Callable[[int], None] | None = None) -> tuple[int, int]:
+                       progress: Callable[[int], None] | None = None) -> tuple[int, int, bool]:
     """Feed ``test`` late trials: each picks an input uniformly at random (from ``rng``,
     before its draws) and draws it :data:`CHANGE_TRIAL_DRAWS` times. A trial with fewer
     than two verdicts is not fed (assumed missing at random). Up to ``parallel`` trials run
     at once and feed ``test`` in planned order. Returns (draws made, ``offset`` plus the
-    draws made when the test fired, else 0): draws, not live calls, so that a replay
-    reports the same numbers as the run it replays."""
+    draws made when the test fired, else 0, whether the trials were cut short): draws, not
+    live calls, so that a replay reports the same numbers as the run it replays. Cut short:
+    the budget, an interrupt or a failed draw stopped the trials before the test fired or
+    reached its own stop (early stop or ``max_trials``)."""
     from ..decide import pair_disagreement
 
     made = 0
     planned = 0
     fired_call = 0
+    cut = False
     while planned < max_trials and not test.fired and not _done(test, early_estimate):
         width = max(1, min(parallel, max_trials - planned))
         if engine.stopping or not engine.can_afford(width * CHANGE_TRIAL_DRAWS):
+            cut = True
             break
         plan = []
         for _ in range(width):
@@ -174,5 +181,6 @@ async def check_change(engine: Engine, probes: Sequence[Probe], pool: EvidencePo
                 fired_call = offset + made
                 break
         if stopped:
+            cut = not test.fired
             break
-    return made, fired_call
+    return made, fired_call, cut

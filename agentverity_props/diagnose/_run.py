@@ -251,6 +251,9 @@ class RunResult:
         if c is None or c.status in ("not run", "suppressed"):
             why = "suppressed" if c is not None and c.status == "suppressed" else "not run"
             return f"not tested in this run: the change check was {why}"
+        if c.status == "incomplete":
+            return (f"not fully tested: the change check stopped after {c.late_trials} later "
+                    "trial(s), before its own stop (budget, interrupt or failed draws)")
         return ("the change check tests that it did not become noisier after the meter, "
                 f"on {c.late_trials} later trial(s)")
 
@@ -263,6 +266,7 @@ class RunResult:
                       and self.meter.call == "undecided")
         return (self.meter.complete and not budget_cut and not self.ledger.get("interrupted")
                 and not self.stop_reason
+                and not (self.change is not None and self.change.status == "incomplete")
                 and not any(r.status == RelationStatus.INCOMPLETE for r in self.relations))
 
     @property
@@ -323,6 +327,11 @@ class RunResult:
                        f"{sure} is sure to be; add --store PATH to keep the calls made")
         elif self.meter.call == "undecided" and self.meter.advice:
             out.append(self.meter.advice)
+        elif self.change is not None and self.change.status == "incomplete":
+            more = (CHANGE_MAX_TRIALS - self.change.late_trials) * CHANGE_TRIAL_DRAWS
+            out.append(f"the changed-agent check stopped after {self.change.late_trials} "
+                       f"trial(s): --budget {calls + more} lets it finish (or suppress it with "
+                       "--suppress-health-check changed_agent, and say so)")
         short = self.unreachable_holds()
         if short and not any("--budget" in a for a in out):
             out.append(short)
@@ -472,10 +481,11 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         ch_off = HealthCheck.changed_agent in suppressed
         ch_test = None
         c_change = fired_call = 0
+        ch_cut = False
         if change_check and not ch_off and meter.pairs and not eng.stopping:
             ch_test = ChangeTest(alpha=ch_alpha, early_pairs=meter.pairs,
                                  early_disagreements=meter.disagreements)
-            c_change, fired_call = await check_change(
+            c_change, fired_call, ch_cut = await check_change(
                 eng, probes, pool, ch_test, layer=config.layer,
                 rng=np.random.default_rng([config.seed, 3]), early_estimate=meter.estimate,
                 parallel=config.max_workers, progress=tick("stationarity"),
@@ -483,7 +493,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         change = (change_result(ch_test, alpha=ch_alpha, early_calls=meter.draws,
                                 calls=c_change,
                                 source="trials (3 fresh draws of a random input each)",
-                                suppressed=ch_off, fired_call=fired_call)
+                                suppressed=ch_off, fired_call=fired_call, cut=ch_cut)
                   if change_check else None)
         if eng.stopping:
             stop = eng.stop_cause or StopReason.INTERRUPTED

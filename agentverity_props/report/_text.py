@@ -83,8 +83,8 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
             con.print(f"  [bold red]Warning[/]: {_esc_w(dep['warning'])}")
     ch = d.get("stationarity")
     if ch:
-        cstyle = {"changed": "red", "not detected": "green", "not run": "dim",
-                  "suppressed": "dim"}[ch["status"]]
+        cstyle = {"changed": "red", "not detected": "green", "incomplete": "yellow",
+                  "not run": "dim", "suppressed": "dim"}.get(ch["status"], "dim")
         late = "n/a" if ch["late_mean"] is None else f"{ch['late_mean']:.3f}"
         ev = ch["e_value"]
         con.print(f"  Change     [{cstyle}]{ch['status']}[/] (meter's pair disagreement <= "

@@ -346,20 +346,21 @@ async def _calibration_change(eng: Engine, probes: list[Probe], run: RunResult,
     drawn = eng.ledger.calls + eng.ledger.replayed  # this run's draws so far
     test = None
     calls = fired_call = 0
+    cut = False
     if keys and run.meter.pairs and all(len(k) == m for k in keys):
         test = ChangeTest(alpha=alpha, early_pairs=run.meter.pairs,
                           early_disagreements=run.meter.disagreements)
         if test.update_round([pair_disagreement(k) for k in keys]):
             fired_call = drawn
         elif not eng.stopping:
-            calls, fired_call = await check_change(
+            calls, fired_call, cut = await check_change(
                 eng, probes, EvidencePool(), test, layer=config.layer,
                 rng=np.random.default_rng([config.seed, 4]), early_estimate=run.meter.estimate,
                 parallel=config.max_workers, offset=drawn)
     return change_result(test, alpha=alpha, early_calls=early, calls=calls,
                          source="scores (every input's calibration draws, then trials of a "
                          "random input)" if calls else "scores (every input's calibration draws)",
-                         fired_call=fired_call)
+                         fired_call=fired_call, cut=cut)
 
 
 def _private_blindness(b: dict[str, Any], layer: str) -> dict[str, Any]:

@@ -233,3 +233,17 @@ def test_missing_verdicts_tied_to_one_label_stand_beside_the_call():
     line = next(x for x in text.splitlines() if x.strip().startswith("Meter"))
     assert "incomplete:" in line
     assert "only if a verdict is missing independently" in text
+
+
+def test_a_change_check_cut_by_the_budget_is_incomplete_not_a_pass():
+    agent = from_callable(_swapped(0, swap_at=None))
+    full = run(agent, INPUTS, relations=[], config=RunConfig(seed=0, max_workers=1))
+    before = full.ledger["calls"] - full.phase_calls["stationarity"]
+    cut = run(from_callable(_swapped(0, swap_at=None)), INPUTS, relations=[],
+              config=RunConfig(seed=0, max_workers=1, budget=before + 2 * 3))
+    assert cut.change.status == "incomplete"
+    assert cut.change.late_trials == 2
+    assert not cut.complete
+    assert cut.exit_code == 2
+    assert "not fully tested" in cut.guarantee()
+    assert any("changed-agent check stopped after 2" in a for a in cut.advice)
