@@ -272,7 +272,7 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
                 progress(n_t * n_a)
             full = [[r for r in row if r is not None] for row in got]
             _feed(pairs, full, orders, float(config.latency_margin))
-            if rounds >= config.min_runs:
+            if rounds >= config.min_runs and rounds < config.max_runs:
                 left = (config.max_runs - rounds) * n_t
                 settled = [_settled(p, left) for p in pairs]
                 if all(settled):
