@@ -138,14 +138,17 @@ def table(rows: list[dict[str, Any]], minutes: float) -> str:
     first = rows[0]
     share = first["mean_calls"] / first["before"] if first["before"] else float("nan")
     edge = [r for r in rows if abs(r["delta"]) >= 0.1 - 1e-9]
-    ok_edge = all(r["equivalent"] / r["reps"] <= 0.0125 for r in edge)
+    ok_edge = all(r["eq_lo"] <= 0.0125 for r in edge)  # not shown above alpha (95% CP)
     lines += ["",
               f"- Identical deterministic agents: {first['mean_calls']:.0f} calls against "
               f"{first['before']} for the run to the cap ({share:.0%}); target <= 20%: "
               f"**{'met' if share <= 0.2 else 'not met'}**.",
               f"- |Delta| >= the margin called equivalent: "
               f"{sum(r['equivalent'] for r in edge)} of {sum(r['reps'] for r in edge)} runs; "
-              f"at most 0.0125 per row: **{'met' if ok_edge else 'not met'}**.",
+              f"the claim is at most 0.0125 per row; no row shows more (every 95% "
+              f"Clopper-Pearson lower bound <= 0.0125): **{'met' if ok_edge else 'not met'}**. "
+              f"The simulation test at alpha 0.05 (tests/stats/test_compare_stats.py) has the "
+              f"size to see an excess.",
               "- 'calls before' is measured only where the previous stop is reproducible "
               "(a sign test that never decides runs to the cap); elsewhere the sign-test "
               "stop is unchanged (the pass-rate alpha is the same)."]
