@@ -159,7 +159,7 @@ class TaskRule:
 
     def __init__(self, mode: EarlyStop, runs: int, threshold: float, alpha: float,
                  margin: float, *, final_test: bool = True,
-                 clean_pass: int | None | Literal["auto"] = "auto") -> None:
+                 clean_pass: int | Literal["auto"] | None = "auto") -> None:
         self.mode, self.runs, self.threshold = mode, runs, threshold
         self.alpha, self.margin = alpha, margin
         self.need = required_passes(threshold, runs)

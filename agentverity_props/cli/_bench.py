@@ -115,7 +115,8 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
 @progress_option
 @engine_options
 def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int, min_runs: int,
-                alpha: float, margin: float, latency_margin: float, warmup: int, include_outputs: bool,
+                alpha: float, margin: float, latency_margin: float, warmup: int,
+                include_outputs: bool,
                 fmt: str, output: str | None, progress: bool, **eng: Any) -> int:
     """Compare agents run by run on the same tasks: A better / B better / equivalent within
     the margin / inconclusive.

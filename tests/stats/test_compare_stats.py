@@ -310,7 +310,8 @@ def test_the_split_alphas_are_what_compare_uses():
     assert {m: p.overall[m].alpha for m in ("pass_rate", "error_rate", "latency")} == \
         {m: s[m] for m in ("pass_rate", "error_rate", "latency")}
     assert all(t[m].alpha == s["per_task"] for t in p.per_task for m in t)
-    assert p.equivalence is not None and p.equivalence.alpha == s["equivalence"]
+    assert p.equivalence is not None
+    assert p.equivalence.alpha == s["equivalence"]
 
 
 # ------------------------------------------------------------------ equivalence

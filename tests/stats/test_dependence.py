@@ -309,7 +309,8 @@ def test_the_warning_names_what_was_seen_not_a_guessed_cause():
     for _ in range(4):
         alt.update(["a", "b"] * 12, source="fp-alt")
     d = dependence_result(alt, calls=102)
-    assert d.pattern == "alternation" and d.fired
+    assert d.pattern == "alternation"
+    assert d.fired
     assert "more answer switches than independent draws give" in d.warning()
     assert "round-robin balancer, a counter or a cycle kept across calls" in d.warning()
     rows = d.to_dict()["inputs"]

@@ -176,8 +176,10 @@ def test_identical_agents_are_equivalent_within_the_margin():
     eq = m["equivalence"]
     assert eq["decided_at_round"] == 9
     assert min(eq["e_value_upper"], eq["e_value_lower"]) >= eq["threshold"] == 80
-    assert m["further_runs"] is None and m["better"] is None
-    assert d["config"]["margin"] == 0.1 and res.exit_code == 0
+    assert m["further_runs"] is None
+    assert m["better"] is None
+    assert d["config"]["margin"] == 0.1
+    assert res.exit_code == 0
     assert res.equivalences == ["A vs B pass rate equivalent within ±0.1"]
     assert "equivalent within ±0.1 at run 9" in res.summary()
     validate(d)
