@@ -184,8 +184,8 @@ class DependenceTest:
 
     @property
     def pattern(self) -> str:
-        """Which departure the blocks lean to: ``runs`` (a cache / sticky session),
-        ``alternation`` (replicas taking turns), or ``mixed``."""
+        """Which departure the informative blocks lean to: ``runs`` (more blocks with fewer
+        switches than their mean under H0), ``alternation`` (more with more), or ``mixed``."""
         if self.sticky_blocks > self.alternating_blocks:
             return "runs"
         if self.alternating_blocks > self.sticky_blocks:
