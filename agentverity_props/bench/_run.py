@@ -179,7 +179,8 @@ class TaskRule:
     @property
     def key(self) -> tuple[Any, ...]:
         """Everything the stopping rule depends on (a cache key for its stop table)."""
-        return (self.mode, self.runs, self.threshold, self.alpha, self.margin)
+        return (self.mode, self.runs, self.threshold, self.alpha, self.margin,
+                self.cuts, self.clean_pass)
 
     def clone(self) -> TaskRule:
         new = copy.copy(self)
