@@ -19,12 +19,21 @@ Three metrics per agent pair, each an anytime-valid paired sign test on discorda
   a tie. Latency is the call's own duration as the adapter measured it around the call
   (``Observation.latency_s``), never the time a coroutine resumed.
 
+Equivalence on the pass rate (:class:`~agentverity_props.decide.PooledEquivalence`): a pair
+is *equivalent within the margin* once two one-sided betting e-processes reject
+``Delta >= margin`` and ``Delta <= -margin`` (``Delta`` the mean over tasks of the pass-rate
+difference; ``margin`` 0.1 by default, ``--margin``).
+
 One family-wise ``alpha`` covers every verdict compare prints (weighted Bonferroni, see
-:func:`alpha_split`): per pair, the overall pass rate gets ``alpha/2``, error rate and
-latency ``alpha/8`` each, and the per-task verdicts share the last ``alpha/4``. Under
-identical agents the chance that any printed verdict names a better agent is at most
-``alpha``. The comparison stops once every pair's overall pass-rate verdict is decided, or at
-``max_runs`` rounds; no weighted score is ever computed.
+:func:`alpha_split`): per pair, the overall pass rate gets ``alpha/2``, its equivalence
+``alpha/4``, error rate and latency ``alpha/16`` each, and the per-task verdicts share the
+last ``alpha/8``. The chance that any printed verdict names a better agent where there is no
+difference, or calls two agents equivalent whose pass rates differ by the margin or more, is
+at most ``alpha``. The comparison stops once every pair's overall pass rate is settled: a
+better agent named, equivalence shown, or neither reachable within ``max_runs`` rounds
+(futility: the sign e-value cannot reach its threshold whatever the remaining items are,
+exactly, and equivalence cannot either, by a bound that never stops too early); else at
+``max_runs`` rounds. No weighted score is ever computed.
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import StopReason
-from ..decide import PooledSign
+from ..decide import PooledEquivalence, PooledSign, sign_reachable
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ._compare_results import (
     METRICS,
@@ -64,6 +73,9 @@ class CompareConfig:
 
     Attributes:
         max_runs: at most this many rounds (runs of every task per agent).
+        margin: the equivalence margin on the pass rate: a pair is "equivalent within the
+            margin" once its mean pass-rate difference is shown to lie strictly inside
+            ``(-margin, margin)`` (0.1 = ten percentage points).
         min_runs: at least this many rounds before stopping on a decision.
         alpha: family-wise error rate of every verdict printed (see module doc).
         latency_margin: the practical difference for latency: a call wins only when the
@@ -78,6 +90,7 @@ class CompareConfig:
     max_runs: int = 50
     min_runs: int = 1
     alpha: float = 0.05
+    margin: float = 0.10
     latency_margin: float = 0.10
     warmup: int = 1
     seed: int | None = None
@@ -91,6 +104,10 @@ class CompareConfig:
             raise InvalidArgument(f"min_runs={self.min_runs!r} must be in 1..max_runs")
         if not (0.0 < self.alpha < 0.5):
             raise InvalidArgument(f"alpha={self.alpha!r} must be in (0, 0.5)")
+        if not isinstance(self.margin, (int, float)) or isinstance(self.margin, bool) or \
+                not 0.0 < self.margin < 1.0:
+            raise InvalidArgument(f"margin={self.margin!r} must be a difference of pass "
+                                  "rates in (0, 1) (0.1 = ten percentage points)")
         if not isinstance(self.latency_margin, (int, float)) or \
                 not 0.0 <= self.latency_margin <= 10.0:
             raise InvalidArgument(f"latency_margin={self.latency_margin!r} must be a ratio in "
@@ -159,6 +176,23 @@ def _feed(pairs: list[_Pair], got: list[list[AttemptRecord]], orders: list[list[
                 p.per_task[ti][m].end_round()
         for m in METRICS:
             p.overall[m].end_round()
+        if p.equivalence is not None:
+            p.equivalence.end_round([_outcome("pass_rate", rec[p.i], rec[p.j])
+                                     for rec in got])
+
+
+def _settled(p: _Pair, items_left: int) -> str:
+    """``"decided"`` (a better agent named or equivalence shown), ``"futile"`` (neither can
+    happen within ``items_left`` more items) or ``""``."""
+    s = p.overall["pass_rate"]
+    eq = p.equivalence
+    if s.decision is not None or (eq is not None and eq.decision is not None):
+        return "decided"
+    if sign_reachable(s.wins, s.losses, items_left, s.alpha):
+        return ""
+    if eq is not None and eq.reachable(items_left):
+        return ""
+    return "futile"
 
 
 async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
@@ -190,7 +224,8 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
     pair_idx = list(itertools.combinations(range(n_a), 2))
     alphas = alpha_split(config.alpha, len(pair_idx), n_t)
     pairs = [_Pair(i, j, {m: PooledSign(alphas[m]) for m in METRICS},
-                   [{m: PooledSign(alphas["per_task"]) for m in METRICS} for _ in tasks])
+                   [{m: PooledSign(alphas["per_task"]) for m in METRICS} for _ in tasks],
+                   equivalence=PooledEquivalence(alphas["equivalence"], float(config.margin)))
              for i, j in pair_idx]
     probes = [Probe.make(t.prompt) for t in tasks]
     rng = np.random.default_rng([config.order_seed, 0x636F6D70])  # own stream: "comp"
@@ -237,10 +272,14 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
                 progress(n_t * n_a)
             full = [[r for r in row if r is not None] for row in got]
             _feed(pairs, full, orders, float(config.latency_margin))
-            if rounds >= config.min_runs and all(p.overall["pass_rate"].decision
-                                                 for p in pairs):
-                stop = "decided"
-                break
+            if rounds >= config.min_runs and rounds < config.max_runs:
+                left = (config.max_runs - rounds) * n_t
+                settled = [_settled(p, left) for p in pairs]
+                if all(settled):
+                    stop = "decided" if all(x == "decided" for x in settled) else (
+                        f"futile: no outcome of the remaining runs up to --max-runs "
+                        f"{config.max_runs} can change the pass-rate verdict")
+                    break
             if any(e.stopping for e in engs):
                 stop = StopReason.INTERRUPTED
                 break

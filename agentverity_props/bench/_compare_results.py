@@ -11,7 +11,7 @@ from statistics import median
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import StopReason, exit_code
-from ..decide import PooledSign, runs_needed
+from ..decide import PooledEquivalence, PooledSign, runs_needed
 from ._results import AttemptRecord, TaskStats, summarize
 
 if TYPE_CHECKING:
@@ -21,8 +21,10 @@ __all__ = ["METRICS", "SCHEMA", "WEIGHTS", "CompareResult", "alpha_split"]
 
 SCHEMA = "agentverity_props.compare/2"
 METRICS = ("pass_rate", "error_rate", "latency")
-#: shares of the family-wise alpha (per pair): the overall metrics, then all per-task verdicts
-WEIGHTS = {"pass_rate": 0.5, "error_rate": 0.125, "latency": 0.125, "per_task": 0.25}
+#: shares of the family-wise alpha (per pair): the overall metrics, the pass rate's
+#: equivalence, then all per-task verdicts
+WEIGHTS = {"pass_rate": 0.5, "equivalence": 0.25, "error_rate": 0.0625, "latency": 0.0625,
+           "per_task": 0.125}
 _EFFECT = {"pass_rate": "pass rate of {a} minus pass rate of {b}",
            "error_rate": "error rate of {b} minus error rate of {a}",
            "latency": "P({a} faster by more than {m:.0%}) minus P({b} faster by more than "
@@ -35,12 +37,13 @@ def alpha_split(alpha: float, pairs: int, tasks: int) -> dict[str, float]:
     """The alpha of each verdict so that all of them together err with probability <= alpha.
 
     >>> s = alpha_split(0.05, 1, 4)
-    >>> s["pass_rate"], s["latency"], round(s["per_task"], 6)
-    (0.025, 0.00625, 0.001042)
-    >>> round(sum(s[m] for m in METRICS) + 3 * 4 * s["per_task"], 12)
+    >>> s["pass_rate"], s["equivalence"], s["latency"], round(s["per_task"], 6)
+    (0.025, 0.0125, 0.003125, 0.000521)
+    >>> round(sum(s[m] for m in METRICS) + s["equivalence"] + 3 * 4 * s["per_task"], 12)
     0.05
     """
     out = {m: alpha * WEIGHTS[m] / pairs for m in METRICS}
+    out["equivalence"] = alpha * WEIGHTS["equivalence"] / pairs
     out["per_task"] = alpha * WEIGHTS["per_task"] / (pairs * tasks * len(METRICS))
     return out
 
@@ -54,6 +57,15 @@ class _Pair:
     latency_diffs: list[float] = field(default_factory=list)
     latency_ratios: list[float] = field(default_factory=list)
     first: list[int] = field(default_factory=lambda: [0, 0])  # items where i / j ran first
+    equivalence: PooledEquivalence | None = None
+
+
+def _equivalent_text(p: _Pair, metric: str) -> str:
+    """The equivalence verdict of a pair's pass rate ('' unless shown)."""
+    eq = p.equivalence
+    if metric != "pass_rate" or eq is None or eq.decision is None:
+        return ""
+    return f"equivalent within ±{eq.margin:g}"
 
 
 def _shown_e(s: PooledSign) -> float:
@@ -88,12 +100,13 @@ class CompareResult:
                     for a in task)
 
     def verdict(self, a: int, b: int, metric: str = "pass_rate") -> str:
-        """``"<label> better"`` or ``"inconclusive"`` for agents ``a`` and ``b`` (indices)."""
+        """``"<label> better"``, ``"equivalent within ±<margin>"`` (pass rate only) or
+        ``"inconclusive"`` for agents ``a`` and ``b`` (indices)."""
         for p in self.pairs:
             if (p.i, p.j) in ((a, b), (b, a)):
                 d = p.overall[metric].decision
                 if d is None:
-                    return "inconclusive"
+                    return _equivalent_text(p, metric) or "inconclusive"
                 first = self.labels[p.i] if d == "first" else self.labels[p.j]
                 return f"{first} better"
         raise KeyError((a, b))
@@ -126,24 +139,37 @@ class CompareResult:
         return exit_code(incomplete=not self.complete, finding=bool(self.regressions))
 
     @property
+    def equivalences(self) -> list[str]:
+        """Pairs shown equivalent within the margin on pass rate, as printed."""
+        return [f"{self.labels[p.i]} vs {self.labels[p.j]} pass rate "
+                f"{_equivalent_text(p, 'pass_rate')}" for p in self.pairs
+                if _equivalent_text(p, "pass_rate")]
+
+    @property
     def guarantee(self) -> str:
         a = self.config.alpha
         return (f"family-wise: the chance that any verdict printed here names a better agent "
-                f"where there is no difference is at most {a:g} (weighted Bonferroni over "
-                f"{self.verdict_count} verdicts, each read at round boundaries by Ville's "
-                f"inequality); assumption: {_ASSUMPTION}")
+                f"where there is no difference, or calls two agents equivalent whose mean "
+                f"pass rates differ by {self.config.margin:g} or more, is at most {a:g} "
+                f"(weighted Bonferroni over {self.verdict_count} verdicts, each read at round "
+                f"boundaries by Ville's inequality); assumption: {_ASSUMPTION}")
 
     @property
     def verdict_count(self) -> int:
-        return len(self.pairs) * len(METRICS) * (1 + len(self.benchmark.tasks))
+        return len(self.pairs) * (len(METRICS) * (1 + len(self.benchmark.tasks)) + 1)
 
     def _metric_dict(self, s: PooledSign, metric: str, a: str, b: str,
-                     items_per_round: int, plan: bool = True) -> dict[str, Any]:
+                     items_per_round: int, plan: bool = True,
+                     pair: _Pair | None = None) -> dict[str, Any]:
         lo, hi = s.interval()
-        verdict = "inconclusive" if s.decision is None else \
+        equiv = _equivalent_text(pair, metric) if pair is not None else ""
+        verdict = (equiv or "inconclusive") if s.decision is None else \
             f"{a if s.decision == 'first' else b} better"
         more = None
-        if s.decision is None and plan:  # overall verdicts only: per task it costs seconds
+        extra: dict[str, Any] = {}
+        if pair is not None and pair.equivalence is not None and metric == "pass_rate":
+            extra["equivalence"] = pair.equivalence.state()
+        if s.decision is None and plan and not equiv:  # overall only: per task it costs
             more = runs_needed(s.wins, s.losses, s.items, alpha=s.alpha,
                                items_per_round=items_per_round)
             if more["rounds"] is not None:
@@ -158,7 +184,7 @@ class CompareResult:
                                    "P(discordant) and P(A wins | discordant), each at alpha/2; "
                                    "anytime-valid at round boundaries",
                 "decided_at_round": s.decided_at_round, "decided_e_value": s.decided_e,
-                "further_runs": more}
+                "further_runs": more, **extra}
 
     def _agent_dict(self, k: int) -> dict[str, Any]:
         cfg = self.config
@@ -193,7 +219,7 @@ class CompareResult:
                 "a": a, "b": b, "a_ref": self._ref(p.i), "b_ref": self._ref(p.j),
                 "a_agent": self.agents[p.i], "b_agent": self.agents[p.j],
                 "order": {"a_first": p.first[0], "b_first": p.first[1]},
-                "metrics": {m: self._metric_dict(p.overall[m], m, a, b, len(tasks))
+                "metrics": {m: self._metric_dict(p.overall[m], m, a, b, len(tasks), pair=p)
                             for m in METRICS},
                 "latency_median_difference_s": median(p.latency_diffs)
                 if p.latency_diffs else None,
@@ -214,7 +240,8 @@ class CompareResult:
             "complete": self.complete, "exit_code": self.exit_code,
             "stop_reason": self.stop_reason, "rounds": self.rounds,
             "config": {"max_runs": cfg.max_runs, "min_runs": cfg.min_runs, "alpha": cfg.alpha,
-                       "latency_margin": cfg.latency_margin, "warmup": cfg.warmup,
+                       "margin": cfg.margin, "latency_margin": cfg.latency_margin,
+                       "warmup": cfg.warmup,
                        "order_seed": cfg.order_seed,
                        "include_outputs": cfg.include_outputs, "budget_per_agent": eng.budget,
                        "max_workers": eng.max_workers, "timeout_s": eng.timeout_s,

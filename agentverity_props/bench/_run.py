@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
 
 
-__all__ = ["BenchConfig", "TaskRule", "arun_benchmark", "attempt", "run_benchmark",
-           "runs_to_pass"]
+__all__ = ["BenchConfig", "TaskRule", "arun_benchmark", "attempt", "clean_pass_runs",
+           "run_benchmark", "runs_to_pass"]
 
 EarlyStop = Literal["exact", "sequential", "off"]
 #: states the exact final test may visit (about a second of work); beyond, no final test
@@ -158,23 +158,29 @@ class TaskRule:
     """
 
     def __init__(self, mode: EarlyStop, runs: int, threshold: float, alpha: float,
-                 margin: float, *, final_test: bool = True) -> None:
+                 margin: float, *, final_test: bool = True,
+                 clean_pass: int | Literal["auto"] | None = "auto") -> None:
         self.mode, self.runs, self.threshold = mode, runs, threshold
         self.alpha, self.margin = alpha, margin
         self.need = required_passes(threshold, runs)
         self.n = self.passes = 0
         self.seq: Any = None
         self.cuts: tuple[int, int] | None = None
+        #: sequential: PASS once this many runs have all passed (:func:`clean_pass_runs`)
+        self.clean_pass: int | None = None
         if mode == "sequential":
             from ..decide import pass_rate_rule
             self.seq = pass_rate_rule(threshold, alpha=alpha, margin=margin)
+            self.clean_pass = clean_pass_runs(runs, threshold, alpha, margin) \
+                if clean_pass == "auto" else clean_pass
             if final_test:
                 self.cuts = cap_cuts(runs, threshold, alpha, margin)
 
     @property
     def key(self) -> tuple[Any, ...]:
         """Everything the stopping rule depends on (a cache key for its stop table)."""
-        return (self.mode, self.runs, self.threshold, self.alpha, self.margin)
+        return (self.mode, self.runs, self.threshold, self.alpha, self.margin,
+                self.cuts, self.clean_pass)
 
     def clone(self) -> TaskRule:
         new = copy.copy(self)
@@ -190,6 +196,9 @@ class TaskRule:
             d = self.seq.update(passed)
             if d is not None:
                 return d.call, "sequential (pass-rate SPRT)"
+            if self.n == self.clean_pass and self.passes == self.n:
+                return "pass", (f"sequential (all of the first {self.n} runs passed: exact, "
+                                f"P <= alpha/tasks at pass rate threshold - margin)")
             if self.n >= self.runs:
                 return self._at_cap()
             return None
@@ -227,8 +236,9 @@ def cap_cuts(runs: int, threshold: float, alpha: float, margin: float) -> tuple[
     """The exact final test of the sequential rule at its run cap: ``(c_pass, c_fail)``.
 
     At the cap the rule says PASS when at least ``c_pass`` runs passed and FAIL when at most
-    ``c_fail`` did. The cuts spend exactly the error the SPRT left unspent: computed by
-    propagating the distribution of passes through the SPRT (the same rule objects, branched)
+    ``c_fail`` did. The cuts spend exactly the error the SPRT (with its clean-run PASS,
+    :func:`clean_pass_runs`) left unspent: computed by propagating the distribution of
+    passes through the rule (the same rule objects, branched)
     at the edges ``p = threshold - margin`` and ``threshold + margin``, ``c_pass`` is the
     smallest count with P(SPRT PASS before the cap) + P(reach the cap with >= c_pass passes)
     <= alpha at the lower edge, and ``c_fail`` the largest with the mirror statement at the
@@ -240,10 +250,81 @@ def cap_cuts(runs: int, threshold: float, alpha: float, margin: float) -> tuple[
     >>> cap_cuts(20, 0.9, 0.05, 0.05)  # P(20 of 20 | 0.85) = 0.039, P(<= 16 | 0.95) = 0.016
     (20, 16)
     """
+    got = _propagate(TaskRule("sequential", runs, threshold, alpha, margin, final_test=False),
+                     runs, threshold, margin)
+    if got is None:
+        return runs + 1, -1
+    spent_pass, spent_fail, cap_bad, cap_good = got
+    budget = alpha * (1 - 1e-9)  # float slack on the safe side
+    if not cap_bad:  # the SPRT decides every path before the cap
+        return runs + 1, -1
+    c_pass, tail = runs + 1, spent_pass
+    for c in range(runs, -1, -1):
+        tail += cap_bad.get(c, 0.0)
+        if tail > budget:
+            break
+        c_pass = c
+    c_fail, head = -1, spent_fail
+    for c in range(runs + 1):
+        head += cap_good.get(c, 0.0)
+        if head > budget:
+            break
+        c_fail = c
+    if c_fail >= c_pass:  # both tests would reject there: decide neither (only safer)
+        c_fail = c_pass - 1
+    return c_pass, c_fail
+
+
+@functools.lru_cache(maxsize=256)
+def clean_pass_runs(runs: int, threshold: float, alpha: float, margin: float) -> int | None:
+    """The run count at which the sequential rule says PASS when every run so far passed.
+
+    A task whose runs all pass cannot be told apart from one at pass rate ``p_bad =
+    threshold - margin`` before ``n* = ceil(ln(alpha) / ln(p_bad))`` runs (``p_bad^n`` is
+    the chance such a task passes n times in a row): the fewest runs any test with this
+    guarantee needs. The SPRT alone needs more whenever ``threshold < 1`` (it bets on
+    ``threshold + margin``, not on 1). This is the smallest ``n >= n*`` with ``p_bad^n + S
+    <= alpha``, ``S`` the exact probability that the SPRT alone says PASS before the cap at
+    ``p_bad`` (the distribution of passes propagated through it): the rule with the
+    shortcut says PASS at ``p_bad`` with probability at most that sum (the SPRT's PASS paths
+    that pass the first ``n`` runs are counted twice, but for the all-passing one, so it is
+    conservative). None when the
+    SPRT is as quick (threshold 1.0: ``n*`` is its own PASS) or no such ``n`` fits in
+    ``runs``. The exact final test at the cap then spends what is left.
+
+    >>> clean_pass_runs(100, 0.9, 0.01, 0.05), runs_to_pass(0.9, 0.01, 0.05)  # n* = 29
+    (34, 42)
+    >>> clean_pass_runs(100, 1.0, 0.01, 0.05) is None   # 90 either way
+    True
+    """
+    import math
+
+    p_bad = threshold - margin
+    if p_bad <= 0.0:
+        return None
+    n_star = math.ceil(math.log(alpha) / math.log(p_bad) - 1e-12)
+    last = min(runs, runs_to_pass(threshold, alpha, margin) - 1)
+    if n_star > last:
+        return None
+    got = _propagate(TaskRule("sequential", runs, threshold, alpha, margin, final_test=False,
+                              clean_pass=None), runs, threshold, margin)
+    if got is None:
+        return None
+    # the all-passing path to the SPRT's own PASS is in both terms: counted once
+    sprt_pass = got[0] - p_bad ** runs_to_pass(threshold, alpha, margin)
+    for n0 in range(n_star, last + 1):
+        if p_bad ** n0 + sprt_pass <= alpha * (1 - 1e-9):
+            return n0
+    return None
+
+
+def _propagate(rule0: TaskRule, runs: int, threshold: float, margin: float
+               ) -> tuple[float, float, dict[int, float], dict[int, float]] | None:
+    """The distribution of passes through ``rule0`` (no final test) at the edges: (P(PASS
+    before the cap) at ``threshold - margin``, P(FAIL before the cap) at ``threshold +
+    margin``, mass reaching the cap by passes at each edge); None past ``MAX_CUT_STATES``."""
     p_bad, p_good = max(0.0, threshold - margin), min(1.0, threshold + margin)
-    layer: dict[int, tuple[TaskRule, float, float]] = {
-        0: (TaskRule("sequential", runs, threshold, alpha, margin, final_test=False), 1.0,
-            1.0)}
+    layer: dict[int, tuple[TaskRule, float, float]] = {0: (rule0, 1.0, 1.0)}
     spent_pass = spent_fail = 0.0
     visited = 0
     cap_bad: dict[int, float] = {}
@@ -284,25 +365,8 @@ def cap_cuts(runs: int, threshold: float, alpha: float, margin: float) -> tuple[
         if not layer:
             break
         if visited > MAX_CUT_STATES:
-            return runs + 1, -1
-    budget = alpha * (1 - 1e-9)  # float slack on the safe side
-    if not cap_bad:  # the SPRT decides every path before the cap
-        return runs + 1, -1
-    c_pass, tail = runs + 1, spent_pass
-    for c in range(runs, -1, -1):
-        tail += cap_bad.get(c, 0.0)
-        if tail > budget:
-            break
-        c_pass = c
-    c_fail, head = -1, spent_fail
-    for c in range(runs + 1):
-        head += cap_good.get(c, 0.0)
-        if head > budget:
-            break
-        c_fail = c
-    if c_fail >= c_pass:  # both tests would reject there: decide neither (only safer)
-        c_fail = c_pass - 1
-    return c_pass, c_fail
+            return None
+    return spent_pass, spent_fail, cap_bad, cap_good
 
 
 @functools.lru_cache(maxsize=256)

@@ -98,6 +98,10 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
 @click.option("--min-runs", type=click.IntRange(1, 100_000), default=1, show_default=True)
 @click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True,
               help="Family-wise error rate of every verdict printed (overall and per task).")
+@click.option("--margin", type=click.FloatRange(0.001, 0.999), default=0.10, show_default=True,
+              help="Equivalence margin on the pass rate: two agents are 'equivalent within "
+              "the margin' once their mean pass-rate difference is shown inside (-margin, "
+              "margin) at alpha (0.1 = ten percentage points).")
 @click.option("--latency-margin", type=click.FloatRange(0.0, 10.0), default=0.10,
               show_default=True, help="Practical difference for latency: a call wins only "
               "when the other took more than 1 + this times as long (0.1 = 10% slower).")
@@ -111,9 +115,11 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
 @progress_option
 @engine_options
 def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int, min_runs: int,
-                alpha: float, latency_margin: float, warmup: int, include_outputs: bool,
+                alpha: float, margin: float, latency_margin: float, warmup: int,
+                include_outputs: bool,
                 fmt: str, output: str | None, progress: bool, **eng: Any) -> int:
-    """Compare agents run by run on the same tasks: A better / B better / inconclusive.
+    """Compare agents run by run on the same tasks: A better / B better / equivalent within
+    the margin / inconclusive.
 
     The first agent is the baseline. Within each paired run the agents go in random order
     (--seed); one --alpha covers every verdict printed. Exit codes: 0 no agent is decided
@@ -129,7 +135,7 @@ def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int,
         raise BadInput(f"--min-runs {min_runs} exceeds --max-runs {max_runs}",
                        "lower --min-runs or raise --max-runs")
     bench = load_benchmark(benchmark_path)
-    config = CompareConfig(max_runs=max_runs, min_runs=min_runs, alpha=alpha,
+    config = CompareConfig(max_runs=max_runs, min_runs=min_runs, alpha=alpha, margin=margin,
                            latency_margin=latency_margin, warmup=warmup,
                            include_outputs=include_outputs, engine=engine_config(eng))
     agents = [load_agent_ref(r) for r in agent_refs]

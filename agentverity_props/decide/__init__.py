@@ -38,7 +38,15 @@ from ._drift import (
 )
 from ._effect import EffectTest, min_scores_to_hold
 from ._intervals import clopper_pearson, wilson
-from ._paired import PairedSignTest, PooledSign, difference_interval, runs_needed, sign_log_e
+from ._paired import (
+    PairedSignTest,
+    PooledEquivalence,
+    PooledSign,
+    difference_interval,
+    runs_needed,
+    sign_log_e,
+    sign_reachable,
+)
 from ._relation_test import (
     MAX_DRAWS,
     MISS_FLOOR,
@@ -72,6 +80,7 @@ __all__ = [
     "EffectTest",
     "EvidenceLearner",
     "PairedSignTest",
+    "PooledEquivalence",
     "PooledSign",
     "SequentialRule",
     "beta_cs_interval",
@@ -96,6 +105,7 @@ __all__ = [
     "round_bets",
     "runs_needed",
     "sign_log_e",
+    "sign_reachable",
     "sprt_expected_n",
     "wilson",
 ]

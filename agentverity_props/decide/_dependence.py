@@ -137,6 +137,9 @@ class DependenceTest:
         self.informative = 0
         self.sticky_blocks = 0
         self.alternating_blocks = 0
+        #: per input (the ``source`` given to :meth:`update`): [blocks, informative blocks,
+        #: switches seen, switches expected under H0, log e-value contributed]
+        self.by_source: dict[str, list[float]] = {}
 
     @property
     def e_value(self) -> float:
@@ -146,13 +149,16 @@ class DependenceTest:
     def fired(self) -> bool:
         return self.log_e >= math.log(1 / self.alpha)
 
-    def update(self, keys: Sequence[str]) -> bool:
-        """Feed one block (answers in call order); returns whether the test has fired."""
+    def update(self, keys: Sequence[str], *, source: str = "") -> bool:
+        """Feed one block (answers in call order) of the input named ``source``; returns
+        whether the test has fired."""
         if self.fired:
             return True
         self.blocks += 1
         e = block_e_value(keys)
         keys = classes(keys)
+        row = self.by_source.setdefault(source, [0, 0, 0, 0.0, 0.0])
+        row[0] += 1
         if len(set(keys)) > 1:
             self.informative += 1
             dist = switch_distribution(keys)
@@ -160,13 +166,26 @@ class DependenceTest:
             s = switches(keys)
             self.sticky_blocks += s < mean_s
             self.alternating_blocks += s > mean_s
+            row[1] += 1
+            row[2] += s
+            row[3] += mean_s
+        row[4] += math.log(e)
         self.log_e += math.log(e)
         return self.fired
 
+    def sources(self) -> list[dict[str, Any]]:
+        """What each input's blocks showed, the input that moved the e-value most first:
+        ``{"source", "blocks", "informative_blocks", "switches", "expected_switches",
+        "e_value"}`` (``expected_switches``: the mean under H0 given each block's answers)."""
+        rows = sorted(self.by_source.items(), key=lambda kv: (-kv[1][4], kv[0]))
+        return [{"source": k, "blocks": int(r[0]), "informative_blocks": int(r[1]),
+                 "switches": int(r[2]), "expected_switches": round(r[3], 2),
+                 "e_value": math.exp(r[4])} for k, r in rows]
+
     @property
     def pattern(self) -> str:
-        """Which departure the blocks lean to: ``runs`` (a cache / sticky session),
-        ``alternation`` (replicas taking turns), or ``mixed``."""
+        """Which departure the informative blocks lean to: ``runs`` (more blocks with fewer
+        switches than their mean under H0), ``alternation`` (more with more), or ``mixed``."""
         if self.sticky_blocks > self.alternating_blocks:
             return "runs"
         if self.alternating_blocks > self.sticky_blocks:
@@ -176,4 +195,5 @@ class DependenceTest:
     def state(self) -> dict[str, Any]:
         return {"alpha": self.alpha, "e_value": self.e_value, "blocks": self.blocks,
                 "informative_blocks": self.informative, "fired": self.fired,
-                "pattern": self.pattern}
+                "pattern": self.pattern, "runs_blocks": self.sticky_blocks,
+                "alternating_blocks": self.alternating_blocks}

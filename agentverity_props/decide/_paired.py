@@ -27,6 +27,22 @@ Interval for the difference ``Delta = mean_t (p_At - p_Bt) = pi (2 q - 1)``
 all items) and ``q`` (over discordant items), each at ``alpha / 2`` and read at round
 boundaries (the same round argument covers the discordance-weighted means); the extreme
 corners of the rectangle bound ``Delta``. Valid under continuous monitoring, conservative.
+
+Equivalence (:class:`PooledEquivalence`): two one-sided tests of ``H+: Delta >= margin`` and
+``H-: Delta <= -margin`` on the item outcomes ``x`` in {-1, 0, +1} (``Delta`` is their mean
+over the tasks of a round). Each is a betting e-process read at round boundaries: a round
+multiplies ``E+`` by ``prod_t (1 + lam (margin - x_t))`` with ``lam`` in ``[0, c/(1 -
+margin)]`` fixed from the rounds before (a predictable plug-in, ``lam = (margin - mean) /
+((margin - mean)^2 + var)`` of the past items, with one prior pseudo-item of variance
+``margin``).
+Its expected factor is ``prod_t (1 + lam (margin - Delta_t)) <= exp(lam sum_t (margin -
+Delta_t)) <= 1`` under ``H+`` (``1 + x <= e^x``, every factor >= 0), so ``E+`` is a
+supermartingale and ``P(E+ ever >= 1/alpha) <= alpha`` by Ville (``E-`` mirrors it). The
+pair is *equivalent within the margin* once both have reached ``1/alpha`` (each latched when
+it first does): wrongly so only if the true hypothesis among ``H+``/``H-`` was rejected,
+probability <= alpha (two one-sided tests, each at alpha). Identical deterministic agents
+(every item concordant) grow each by ``1 + c margin / (1 - margin)`` per item: ``ln(1/alpha)
+/ ln(1 + c margin / (1 - margin))`` items, 44 at alpha 0.0125 and margin 0.1.
 """
 
 from __future__ import annotations
@@ -35,13 +51,14 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..errors import InvalidArgument
 from ._rules import Decision, _check_alpha, _exp, beta_cs_interval
 
 if TYPE_CHECKING:  # numpy/scipy load on first use: `import agentverity_props` stays light
     import numpy as np
 
-__all__ = ["PairedSignTest", "PooledSign", "difference_interval", "runs_needed",
-           "sign_log_e"]
+__all__ = ["PairedSignTest", "PooledEquivalence", "PooledSign", "difference_interval",
+           "runs_needed", "sign_log_e", "sign_reachable"]
 
 
 def sign_log_e(w: Any, l: Any, *, one_sided: bool = False) -> Any:  # noqa: E741 - W/L
@@ -231,6 +248,130 @@ class PooledSign:
         return {"wins": self.wins, "losses": self.losses, "ties": self.ties,
                 "items": self.items, "discordant": self.discordant, "rounds": self.rounds,
                 "e_value": self.e_value, "threshold": 1.0 / self.alpha, "alpha": self.alpha}
+
+
+def sign_reachable(wins: int, losses: int, items_left: int, alpha: float) -> bool:
+    """Whether some outcome of ``items_left`` more items makes the two-sided sign e-value
+    reach ``1/alpha`` (exact: from any state one more item does not lower the e-value on at
+    least one side, so the largest reachable value is at ``items_left`` more discordant
+    items, split some way; every split is checked).
+
+    >>> sign_reachable(0, 0, 8, 0.05), sign_reachable(0, 0, 7, 0.05)
+    (True, False)
+    """
+    import numpy as np
+
+    if items_left <= 0:
+        return bool(sign_log_e(wins, losses) >= math.log(1.0 / alpha))
+    k = np.arange(items_left + 1)
+    best = np.max(sign_log_e(wins + k, losses + items_left - k))
+    return bool(best >= math.log(1.0 / alpha))
+
+
+#: the largest bet as a share of the largest the e-process allows (1/(1 - margin)): at the
+#: cap one item won by the first arm costs E+ 95% of its value, never all of it
+BET_CAP = 0.95
+
+
+@dataclass
+class PooledEquivalence:
+    """Two one-sided betting tests of ``|Delta| >= margin``, pooled over tasks, read a round
+    at a time (module doc). ``decision`` is ``"equivalent"`` once both have reached
+    ``1/alpha`` (latched); ``alpha`` is this verdict's share of the family.
+
+    >>> e = PooledEquivalence(alpha=0.0125, margin=0.1)
+    >>> for _ in range(9):
+    ...     e.end_round([0, 0, 0, 0, 0])
+    >>> e.decision, e.decided_at_round
+    ('equivalent', 9)
+    """
+
+    alpha: float
+    margin: float
+    log_e_upper: float = 0.0
+    log_e_lower: float = 0.0
+    rounds: int = 0
+    decision: str | None = None
+    decided_at_round: int | None = None
+    upper_at: int | None = None
+    lower_at: int | None = None
+    _n: int = 0
+    _sum: float = 0.0
+    _sumsq: float = 0.0
+
+    def __post_init__(self) -> None:
+        _check_alpha(self.alpha)
+        if not (0.0 < self.margin < 1.0):
+            raise InvalidArgument(f"margin={self.margin!r} must be in (0, 1), a difference "
+                                  "of pass rates (0.1 = ten percentage points)")
+
+    def _bets(self) -> tuple[float, float]:
+        """(lam+, lam-) from the items before this round (one prior pseudo-item: mean 0,
+        variance ``margin``, so the first round already bets near the cap when nothing is
+        known and the bet shrinks as soon as discordant items show variance)."""
+        n = self._n + 1
+        mean = self._sum / n
+        var = max((self._sumsq + self.margin) / n - mean * mean, 1e-12)
+        cap = BET_CAP / (1.0 - self.margin)
+        up = (self.margin - mean) / ((self.margin - mean) ** 2 + var)
+        lo = (self.margin + mean) / ((self.margin + mean) ** 2 + var)
+        return min(max(up, 0.0), cap), min(max(lo, 0.0), cap)
+
+    def end_round(self, outcomes: list[int]) -> None:
+        """One complete round: the item outcomes (+1 first arm wins, -1 second, 0 tie)."""
+        lam_u, lam_l = self._bets()
+        m = self.margin
+        for x in outcomes:
+            self.log_e_upper += math.log1p(lam_u * (m - x))
+            self.log_e_lower += math.log1p(lam_l * (m + x))
+            self._n += 1
+            self._sum += x
+            self._sumsq += x * x
+        self.rounds += 1
+        thr = math.log(1.0 / self.alpha)
+        if self.upper_at is None and self.log_e_upper >= thr:
+            self.upper_at = self.rounds
+        if self.lower_at is None and self.log_e_lower >= thr:
+            self.lower_at = self.rounds
+        if self.decision is None and self.upper_at is not None and self.lower_at is not None:
+            self.decision = "equivalent"
+            self.decided_at_round = self.rounds
+
+    def reachable(self, items_left: int) -> bool:
+        """Whether ``items_left`` more items could still make the call. An item can raise
+        ``log E+`` by at most ``g1 = ln(1 + cap (1 + margin))`` (the second arm wins it) or
+        ``g0 = ln(1 + cap margin)`` (a tie), never by a win of the first arm, and ``E-``
+        mirrors it; the call is reachable only if some split of the items into ties and wins
+        of each side lifts both to ``1/alpha``. Loose (it ignores what an item costs the
+        other side), so a ``False`` is certain and a ``True`` may not be."""
+        if self.decision is not None:
+            return True
+        thr = math.log(1.0 / self.alpha)
+        cap = BET_CAP / (1.0 - self.margin)
+        g1, g0 = math.log1p(cap * (1.0 + self.margin)), math.log1p(cap * self.margin)
+        need_u = 0.0 if self.upper_at is not None else max(0.0, thr - self.log_e_upper)
+        need_l = 0.0 if self.lower_at is not None else max(0.0, thr - self.log_e_lower)
+        # items needed is piecewise linear in the ties: its least is at 0 or a breakpoint
+        cands = {0, items_left}
+        for need in (need_u, need_l):
+            c = need / g0
+            cands.update((math.floor(c), math.ceil(c)))
+        for ties in (c for c in cands if 0 <= c <= items_left):
+            a = max(0, math.ceil((need_u - ties * g0) / g1 - 1e-12))
+            b = max(0, math.ceil((need_l - ties * g0) / g1 - 1e-12))
+            if a + b + ties <= items_left:
+                return True
+        return False
+
+    def state(self) -> dict[str, Any]:
+        return {"verdict": "equivalent within the margin" if self.decision else
+                "not shown", "margin": self.margin, "alpha": self.alpha,
+                "threshold": 1.0 / self.alpha, "e_value_upper": _exp(self.log_e_upper),
+                "e_value_lower": _exp(self.log_e_lower), "upper_at_round": self.upper_at,
+                "lower_at_round": self.lower_at, "decided_at_round": self.decided_at_round,
+                "hypotheses": f"H+: Delta >= {self.margin:g} and H-: Delta <= "
+                              f"{-self.margin:g}, each rejected by a betting e-process at "
+                              "alpha (two one-sided tests, read at round boundaries)"}
 
 
 def _cross_prob_by_discordant(w0: int, l0: int, q: float, log_thr: float,

@@ -194,16 +194,27 @@ def _mixture(keys: list[str], threshold: float, alpha: float,
 
 # ---------------------------------------------------------------------- dependent draws
 
-_PATTERN = {"runs": "back-to-back draws of one input repeat each other (runs of one answer, "
-                    "as a response cache or a sticky session gives)",
-            "alternation": "back-to-back draws of one input alternate (as replicas behind a "
-                           "round-robin load balancer give)",
-            "mixed": "back-to-back draws of one input are ordered, not exchangeable"}
+_PATTERN = {"runs": "fewer answer switches than independent draws give (runs of one answer)",
+            "alternation": "more answer switches than independent draws give (answers "
+                           "alternating)",
+            "mixed": "as many blocks with too few answer switches as with too many"}
+
+#: What can make the pattern seen, and what to do: worded from what was seen, never a guess
+#: that the agent has a cache or replicas.
+_CAUSES = {"runs": "state that makes a repeat of an input likely to get the previous answer "
+                   "(a response cache, a sticky session, a conversation kept across calls)",
+           "alternation": "state that changes with the call's position (replicas behind a "
+                          "round-robin balancer, a counter or a cycle kept across calls)",
+           "mixed": "state kept across calls (a cache, a session, replicas, a counter)"}
 
 
 @dataclass(frozen=True)
 class DependenceResult:
-    """The dependent-draws health check (module docstring, "Dependent draws")."""
+    """The dependent-draws health check (module docstring, "Dependent draws").
+
+    ``inputs`` holds what each input's blocks showed (fingerprint, blocks, switches seen
+    and expected under independence, e-value), the input that moved the e-value most first.
+    """
 
     status: DependenceStatus
     alpha: float
@@ -212,6 +223,9 @@ class DependenceResult:
     informative_blocks: int
     calls: int
     pattern: str
+    runs_blocks: int = 0
+    alternating_blocks: int = 0
+    inputs: tuple[dict[str, Any], ...] = ()
 
     @property
     def estimand(self) -> str:
@@ -226,24 +240,44 @@ class DependenceResult:
         return (f"P(dependent) <= {self.alpha:g} when the draws are independent given the "
                 "input; valid under optional stopping")
 
+    def seen(self) -> str:
+        """What the blocks showed: the pattern, the blocks leaning each way, and the inputs
+        behind the e-value (fingerprints, never the prompts)."""
+        lean = (f"{self.runs_blocks} of {self.informative_blocks} block(s) with more than one "
+                f"answer had fewer switches than expected under independence, "
+                f"{self.alternating_blocks} more")
+        shown = [r for r in self.inputs if r["informative_blocks"]][:3]
+        per = "; ".join(f"input {str(r['source'])[:12]}: {r['switches']} switch(es) in "
+                        f"{r['blocks']} block(s) where {r['expected_switches']:g} expected, "
+                        f"e-value {r['e_value']:.3g}" for r in shown)
+        return f"{_PATTERN[self.pattern]}: {lean}" + (f" ({per})" if per else "")
+
     def warning(self) -> str:
-        """What firing means for the guarantees, and what to do ('' unless fired)."""
+        """What was seen, what firing means for the guarantees, and what to check ('' unless
+        fired)."""
         if not self.fired:
             return ""
-        return (f"dependent draws: {_PATTERN[self.pattern]} (e-value {self.e_value:.3g} >= "
-                f"1/{self.alpha:g} over {self.blocks} block(s)). The meter's and relations' "
-                "error rates assume independent draws given the input; this agent's draws are "
-                "dependent, so a 'verdict-deterministic' call, a blind probe set and confirmed "
-                "violations may come from the cache or the replicas rather than the agent. "
-                "Disable response caches and sticky sessions, give every call a fresh session, "
-                "or test one replica, then rerun")
+        return (f"dependent draws: back-to-back draws of one input show "
+                f"{self.seen()}; e-value {self.e_value:.3g} >= 1/{self.alpha:g} over "
+                f"{self.blocks} block(s). The meter's and relations' error rates assume "
+                "independent draws given the input, so a 'verdict-deterministic' call, a "
+                "blind probe set and confirmed violations of this run may come from the "
+                "order of the calls rather than the inputs. Look for "
+                f"{_CAUSES[self.pattern]} and remove it, then rerun. If the agent keeps no "
+                "state between calls (a plain function, its random draws independent of "
+                "the call's position), this is a false alarm, which happens with probability "
+                f"<= {self.alpha:g}: rerun with another --seed; a real dependence fires again")
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "estimand": self.estimand,
                 "guarantee": self.guarantee(), "alpha": self.alpha,
                 "e_value": self.e_value if math.isfinite(self.e_value) else None,
                 "blocks": self.blocks, "informative_blocks": self.informative_blocks,
-                "calls": self.calls, "pattern": self.pattern, "warning": self.warning()}
+                "calls": self.calls, "pattern": self.pattern,
+                "runs_blocks": self.runs_blocks, "alternating_blocks": self.alternating_blocks,
+                "inputs": [{**r, "e_value": r["e_value"] if math.isfinite(r["e_value"])
+                            else None} for r in self.inputs],
+                "warning": self.warning()}
 
 
 def dependence_result(test: DependenceTest, *, calls: int,
@@ -251,7 +285,8 @@ def dependence_result(test: DependenceTest, *, calls: int,
     status: DependenceStatus = ("suppressed" if suppressed else "dependent" if test.fired
                                 else "not detected" if test.blocks else "not run")
     return DependenceResult(status, test.alpha, test.e_value, test.blocks, test.informative,
-                            calls, test.pattern)
+                            calls, test.pattern, test.sticky_blocks, test.alternating_blocks,
+                            tuple(test.sources()))
 
 
 def block_label(obs: Any, layer: str) -> str:
@@ -323,9 +358,9 @@ async def check_dependence(engine: Engine, targets: Sequence[Probe], pool: Evide
             return labels
 
         got = await asyncio.gather(*(one(p, idxs) for p, idxs in wave))
-        for labels in got:
+        for (probe, _), labels in zip(wave, got, strict=True):
             if labels is None:
                 return made
-            test.update(labels)
+            test.update(labels, source=probe.fp)
         b += width
     return made

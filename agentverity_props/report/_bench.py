@@ -179,7 +179,13 @@ def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 
                       _e(f"[{m['interval'][0]:+.3f}, {m['interval'][1]:+.3f}]"),
                       _f(e, ".3g") + at, f"{'≥' if m['better'] else '<'} "
                       f"{m['threshold']:.3g}", f"{m['wins']}:{m['losses']}")
-            if m["verdict"] == "inconclusive" and name == "pass_rate":
+            eq = m.get("equivalence") or {}
+            if eq.get("decided_at_round") and not m["better"]:
+                notes.append(f"  {p['a']} vs {p['b']} pass rate: {m['verdict']} at run "
+                             f"{eq['decided_at_round']} (E+ {eq['e_value_upper']:.3g} and E- "
+                             f"{eq['e_value_lower']:.3g} ≥ {eq['threshold']:.3g}: |pass rate "
+                             f"difference| ≥ {eq['margin']:g} rejected on both sides)")
+            elif m["verdict"] == "inconclusive" and name == "pass_rate":
                 notes.append(f"  {p['a']} vs {p['b']} pass rate: {_more(m)}")
         for tk in p["tasks"]:
             for name, m in tk["metrics"].items():

@@ -310,3 +310,79 @@ def test_the_split_alphas_are_what_compare_uses():
     assert {m: p.overall[m].alpha for m in ("pass_rate", "error_rate", "latency")} == \
         {m: s[m] for m in ("pass_rate", "error_rate", "latency")}
     assert all(t[m].alpha == s["per_task"] for t in p.per_task for m in t)
+    assert p.equivalence is not None
+    assert p.equivalence.alpha == s["equivalence"]
+
+
+# ------------------------------------------------------------------ equivalence
+
+
+def _false_equivalence(rng, reps: int, rounds: int, p_a, p_b, *, alpha: float,
+                       margin: float) -> tuple[int, int]:
+    """(runs the product's ``PooledEquivalence`` called equivalent, runs simulated): paired
+    items of fake agents passing task t with p_a[t] / p_b[t], fed a round at a time."""
+    from agentverity_props.decide import PooledEquivalence
+
+    p_a, p_b = np.asarray(p_a), np.asarray(p_b)
+    a = rng.random((reps, rounds, len(p_a))) < p_a
+    b = rng.random((reps, rounds, len(p_b))) < p_b
+    x = a.astype(int) - b.astype(int)
+    called = 0
+    for r in range(reps):
+        eq = PooledEquivalence(alpha=alpha, margin=margin)
+        for k in range(rounds):
+            eq.end_round([int(v) for v in x[r, k]])
+            if eq.decision is not None:
+                called += 1
+                break
+    return called, reps
+
+
+@pytest.mark.parametrize(("p_a", "p_b"), [
+    ([1.0] * 5, [0.9] * 5),                       # Delta = +margin, B fails 10%: few items
+    ([0.6] * 3, [0.5] * 3),                       # Delta = +margin, noisy agents
+    ([0.9, 1.0, 0.8, 0.9, 0.9], [1.0] * 5),       # Delta = -margin, uneven tasks
+    ([1.0, 0.7], [0.6, 0.8]),                     # Delta = +0.15, tasks favour each agent
+])
+def test_false_equivalence_at_most_alpha_at_the_margin(p_a, p_b):
+    """|Delta| >= margin (at the edge, the hardest case): the pooled two one-sided tests,
+    monitored after every round for up to 50 rounds, call the agents equivalent in at most
+    alpha of runs (+3 standard errors). alpha 0.05 so an excess would show."""
+    rng = np.random.default_rng(sum(int(1000 * v) for v in p_a + p_b))
+    called, reps = _false_equivalence(rng, 1000, 50, p_a, p_b, alpha=ALPHA, margin=0.1)
+    print(f"false equivalence {p_a} vs {p_b}: {called}/{reps}")
+    assert called / reps <= _tol(ALPHA, reps)
+
+
+def test_equivalence_has_power_inside_the_margin():
+    """Identical noisy agents (Delta = 0, pass rate 0.9 on 5 tasks) are called equivalent
+    in most runs within 100 rounds; agents 0.05 apart too, less often; the bets are
+    predictable, so this is power, not a leak of the current round."""
+    rng = np.random.default_rng(5)
+    same, reps = _false_equivalence(rng, 300, 100, [0.9] * 5, [0.9] * 5, alpha=ALPHA,
+                                    margin=0.1)
+    near, _ = _false_equivalence(rng, 300, 100, [0.95] * 5, [0.9] * 5, alpha=ALPHA,
+                                 margin=0.1)
+    print(f"equivalent: identical {same}/{reps}, 0.05 apart {near}/{reps}")
+    assert same / reps >= 0.8
+    assert 0.2 <= near / reps < same / reps
+
+
+def test_sign_reachable_is_exact_on_small_cases():
+    """The futility bound of the sign test against every sequence of remaining items: it
+    says reachable exactly when some sequence crosses at some point."""
+    import itertools
+
+    from agentverity_props.decide import sign_reachable
+
+    thr = math.log(1 / ALPHA)
+    for w0, l0, left in itertools.product(range(4), range(4), range(9)):
+        hit = sign_log_e(w0, l0) >= thr and w0 != l0
+        for seq in itertools.product((1, -1), repeat=left):
+            w, l = w0, l0  # noqa: E741
+            for s in seq:
+                w, l = w + (s > 0), l + (s < 0)  # noqa: E741
+                hit = hit or sign_log_e(w, l) >= thr
+            if hit:
+                break
+        assert sign_reachable(w0, l0, left, ALPHA) == hit, (w0, l0, left)

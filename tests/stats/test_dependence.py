@@ -230,3 +230,93 @@ def test_a_snapshot_of_a_cached_agent_is_refused_when_the_check_fires():
         assert ("independent-draws" in refused) == dep.fired
         rules += refused
     assert "independent-draws" in rules
+
+
+def _seeded_callable(seed: int, draws: int):
+    """A plain function with its own module-level style ``random.Random(seed)``, drawing
+    ``draws`` numbers per call (the issue's callable): answer from the first draw (a 30%
+    minority), a third answer from the second when there is one."""
+    rng = random.Random(seed)
+
+    def agent(prompt: str) -> str:
+        u = [rng.random() for _ in range(draws)]
+        if u[0] >= 0.3:
+            return "allow"
+        return "review" if draws > 1 and u[1] < 0.5 else "block"
+
+    return agent
+
+
+@pytest.mark.parametrize("draws", [1, 2, 3])
+def test_seeded_prng_callables_false_alarm_at_most_alpha(draws):
+    """A plain callable on one seeded ``random.Random`` shared across calls (one, two, three
+    draws per call): its answers are a deterministic sequence for a given seed, but over
+    seeds that sequence behaves as independent draws, which is the check's null. Blocks of
+    BLOCK_SIZE back-to-back calls, the test read after each of 12 blocks, 400 seeds: it
+    fires in at most alpha of them (+3 standard errors), so a finding on such a callable is
+    the check's alpha, not a pattern in the draws."""
+    from agentverity_props.diagnose._health import BLOCK_SIZE
+
+    reps, alpha = 400, 0.05
+    fired = 0
+    for seed in range(reps):
+        agent = _seeded_callable(10_000 * draws + seed, draws)
+        test = DependenceTest(alpha=alpha)
+        for b in range(12):
+            prompt = INPUTS[b % 3]
+            if test.update([agent(prompt) for _ in range(BLOCK_SIZE)], source=prompt):
+                fired += 1
+                break
+    print(f"seeded callable, {draws} draw(s) per call:", _rate(fired, reps))
+    assert fired / reps <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
+
+
+def test_seeded_prng_callable_through_run_rarely_fires():
+    """The same callable drawing twice per call through the real ``run`` (4 workers, as the
+    CLI's default): the check fires in at most its alpha (alpha/4) of 20 seeds (+3 standard
+    errors; the falsifiable size is the test above); its calls are counted."""
+    runs = []
+    for s in range(20):
+        r = run(from_callable(_seeded_callable(s, 2), identity="sim"), INPUTS, [],
+                config=RunConfig(seed=s, max_workers=4, alpha=ALPHA))
+        runs.append(r)
+    fired = sum(r.dependence.fired for r in runs)
+    print("seeded callable through run", _rate(fired, len(runs)))
+    assert fired / len(runs) <= ALPHA_DEP + 3 * math.sqrt(ALPHA_DEP * (1 - ALPHA_DEP) / 20)
+    assert all(r.phase_calls["dependence"] == r.dependence.calls for r in runs)
+    assert all(r.dependence.calls == r.dependence.blocks * 24 for r in runs)
+
+
+def test_the_warning_names_what_was_seen_not_a_guessed_cause():
+    """The finding states the pattern seen (runs or alternation), how many blocks leaned
+    each way, and the inputs behind it by fingerprint, and says when it is a false alarm;
+    it never asserts a cache or replicas."""
+    from agentverity_props.diagnose._health import dependence_result
+
+    sticky_t = DependenceTest(alpha=0.05)
+    sticky_t.update(["a"] * 12 + ["b"] * 12, source="fp-sticky-input")
+    w = dependence_result(sticky_t, calls=24).warning()
+    assert w.startswith("dependent draws: back-to-back draws of one input show fewer "
+                        "answer switches than independent draws give (runs of one answer)")
+    assert "1 of 1 block(s) with more than one answer had fewer switches" in w
+    assert "input fp-sticky-in: 1 switch(es) in 1 block(s) where 12 expected" in w
+    assert "Look for state that makes a repeat of an input likely" in w
+    assert "false alarm, which happens with probability <= 0.05" in w
+    assert "Disable response caches" not in w
+
+    alt = DependenceTest(alpha=0.05)
+    alt.update(["a", "b", "a", "b", "b", "a"], source="fp-other")  # 4 switches, 3 expected
+    for _ in range(4):
+        alt.update(["a", "b"] * 12, source="fp-alt")
+    d = dependence_result(alt, calls=102)
+    assert d.pattern == "alternation"
+    assert d.fired
+    assert "more answer switches than independent draws give" in d.warning()
+    assert "round-robin balancer, a counter or a cycle kept across calls" in d.warning()
+    rows = d.to_dict()["inputs"]
+    assert rows[0]["source"] == "fp-alt"  # the input that moved the e-value most first
+    assert rows[0]["switches"] == 23 * rows[0]["blocks"]
+    assert d.to_dict()["alternating_blocks"] == rows[0]["blocks"] + 1  # and fp-other
+    quiet = DependenceTest(alpha=0.05)
+    quiet.update(["a", "b", "a", "a", "b", "b"], source="x")
+    assert dependence_result(quiet, calls=6).warning() == ""

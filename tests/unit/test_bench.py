@@ -289,16 +289,43 @@ def test_sequential_mode_decides_and_caps():
 
 
 def test_sequential_cap_decides_by_its_exact_final_test():
-    # threshold 0.9, cap 20: the SPRT alone cannot pass so soon, but 20 of 20 is rare enough
-    # at a pass rate of 0.85 (0.039 <= 0.05); 15 of 20 is rare enough at 0.95 (0.016)
+    # threshold 0.9, cap 20: the SPRT alone cannot decide so soon; 15 of 20 is rare enough at
+    # 0.95 (0.016 <= 0.05) for a FAIL; 19 clean runs are rare enough at a pass rate of 0.85
+    # (0.85^19 = 0.046 <= 0.05) for a PASS before the cap (clean_pass_runs)
     b = bench(ONE.replace("tasks:", "threshold: 0.9\ntasks:"))
     cfg = BenchConfig(runs=20, early_stop="sequential")
     t = run_benchmark(Counting(), b, config=cfg).tasks[0]
-    assert (t.status, t.stats.runs) == ("PASS", 20)
-    assert t.decided_by == "run cap: exact final test (>= 20 of 20 passed)"
-    t = run_benchmark(Counting(fail_at={19}), b, config=cfg).tasks[0]
+    assert (t.status, t.stats.runs) == ("PASS", 19)
+    assert t.decided_by.startswith("sequential (all of the first 19 runs passed: exact")
+    t = run_benchmark(Counting(fail_at={10}), b, config=cfg).tasks[0]
     assert t.status == "UNDECIDED"
     assert "19/20 passed; a PASS here needs >= 20, a FAIL <= 16" in t.decided_by
+    t = run_benchmark(Counting(fail_at={1, 5, 9, 13, 17}), b, config=cfg).tasks[0]
+    assert t.status == "FAIL"
+
+
+def test_sequential_clean_runs_pass_in_the_fewest_runs_the_guarantee_allows():
+    """A deterministic passing agent at threshold 0.9, margin 0.05, 5 tasks (alpha/tasks =
+    0.01): no test with P(PASS) <= 0.01 at pass rate 0.85 can pass before
+    ceil(ln 0.01 / ln 0.85) = 29 clean runs; the rule passes at 34 (the SPRT alone: 42), and
+    at threshold 1.0 at 90, where the SPRT is already the fewest."""
+    import math
+
+    from agentverity_props.bench._run import clean_pass_runs, runs_to_pass
+
+    assert math.ceil(math.log(0.01) / math.log(0.85)) == 29
+    assert (clean_pass_runs(100, 0.9, 0.01, 0.05), runs_to_pass(0.9, 0.01, 0.05)) == (34, 42)
+    five = ONE.replace("tasks:", "threshold: 0.9\ntasks:") + "".join(
+        f"  - {{id: t{i}, prompt: 'q{i}', evaluation: {{type: exact_match, expected: '4'}}}}\n"
+        for i in range(4))
+    res = run_benchmark(lambda p: "4", bench(five),
+                        config=BenchConfig(runs=100, early_stop="sequential"))
+    assert [t.stats.runs for t in res.tasks] == [34] * 5
+    assert all(t.status == "PASS" for t in res.tasks)
+    one = run_benchmark(lambda p: "4", bench(ONE + "".join(
+        f"  - {{id: t{i}, prompt: 'q{i}', evaluation: {{type: exact_match, expected: '4'}}}}\n"
+        for i in range(4))), config=BenchConfig(runs=100, early_stop="sequential"))
+    assert [t.stats.runs for t in one.tasks] == [90] * 5
 
 
 def test_budget_end_is_incomplete_exit_2():

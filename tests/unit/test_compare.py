@@ -84,9 +84,13 @@ class Timed:
 
 
 def agrees_with_rule(m: dict) -> None:
-    """A verdict names a better agent exactly when its e-value reached the threshold."""
+    """A verdict names a better agent exactly when its e-value reached the threshold, and
+    says 'equivalent' exactly when both one-sided equivalence e-values reached theirs."""
+    eq = m.get("equivalence")
     if m["better"] is None:
-        assert m["verdict"] == "inconclusive"
+        shown = eq is not None and eq["decided_at_round"] is not None
+        assert m["verdict"] == (f"equivalent within ±{eq['margin']:g}" if shown
+                                else "inconclusive")
         assert m["verdict_e_value"] < m["threshold"]
     else:
         assert m["verdict"] == f"{m['better']} better"
@@ -124,8 +128,9 @@ def test_compare_flags_100_to_91_drop():
 
 def test_compare_10_to_8_is_inconclusive_with_runs_needed():
     b = parse_benchmark(ONE)
+    # min_runs = max_runs: the futility stop (test below) would end it at run 2
     res = compare_agents([Counting(), Counting(fail_at={3, 7})], b,
-                         config=CompareConfig(max_runs=10, warmup=0))
+                         config=CompareConfig(max_runs=10, min_runs=10, warmup=0))
     d = res.to_dict()
     m = d["pairs"][0]["metrics"]["pass_rate"]
     assert m["verdict"] == "inconclusive"
@@ -139,23 +144,75 @@ def test_compare_10_to_8_is_inconclusive_with_runs_needed():
     validate(d)
 
 
+def test_compare_stops_when_no_outcome_within_the_cap_can_decide():
+    """One task, at most 10 runs: after 2 concordant runs, 8 more items can lift the sign
+    e-value to 2^8 / 9 = 28.4 < 40 at most, and equivalence needs more than 8 items on each
+    side: the comparison stops (futility), inconclusive, with the runs a decision needs."""
+    b = parse_benchmark(ONE)
+    res = compare_agents([Counting(), Counting(fail_at={3, 7})], b,
+                         config=CompareConfig(max_runs=10, warmup=0))
+    d = res.to_dict()
+    assert res.rounds == 2
+    assert d["stop_reason"].startswith("futile: no outcome of the remaining runs")
+    assert res.verdict(0, 1) == "inconclusive"
+    assert res.exit_code == 0
+    validate(d)
+    # one run more allowed: 9 wins in a row would reach 51.2 >= 40, so it keeps going
+    res = compare_agents([Counting(), Counting(fail_at={3, 7})], b,
+                         config=CompareConfig(max_runs=11, warmup=0))
+    assert res.rounds == 3
+
+
+def test_identical_agents_are_equivalent_within_the_margin():
+    """Five tasks, identical deterministic agents: equivalent within 0.1 after 9 runs per
+    task (92 calls with the warm-ups, where the cap of 50 runs spends 502); a 0.2 margin
+    decides sooner; the verdict, its e-values and the margin are in the JSON."""
+    b = parse_benchmark(tasks(5))
+    res = compare_agents([lambda p: "4", lambda p: "4"], b)
+    d = res.to_dict()
+    m = d["pairs"][0]["metrics"]["pass_rate"]
+    assert res.verdict(0, 1) == m["verdict"] == "equivalent within ±0.1"
+    assert (res.rounds, d["calls"]["total"], d["stop_reason"]) == (9, 92, "decided")
+    eq = m["equivalence"]
+    assert eq["decided_at_round"] == 9
+    assert min(eq["e_value_upper"], eq["e_value_lower"]) >= eq["threshold"] == 80
+    assert m["further_runs"] is None
+    assert m["better"] is None
+    assert d["config"]["margin"] == 0.1
+    assert res.exit_code == 0
+    assert res.equivalences == ["A vs B pass rate equivalent within ±0.1"]
+    assert "equivalent within ±0.1 at run 9" in res.summary()
+    validate(d)
+    wide = compare_agents([lambda p: "4", lambda p: "4"], b,
+                          config=CompareConfig(margin=0.2))
+    assert wide.rounds < res.rounds
+
+
+def test_compare_margin_is_checked():
+    with pytest.raises(InvalidArgument, match="margin"):
+        CompareConfig(margin=0.0)
+    with pytest.raises(InvalidArgument, match="margin"):
+        CompareConfig(margin=1.5)
+
+
 def test_compare_three_agents_one_family_wise_alpha():
     b = parse_benchmark(tasks(2))
     res = compare_agents([lambda p: "4", lambda p: "5", lambda p: "4"], b,
-                         config=CompareConfig(max_runs=30))
+                         config=CompareConfig(max_runs=30, min_runs=30))
     d = res.to_dict()
     assert [(p["a"], p["b"]) for p in d["pairs"]] == [("A", "B"), ("A", "C"), ("B", "C")]
     mult = d["multiplicity"]
     per = mult["alpha_per_verdict"]
     assert per["pass_rate"] == pytest.approx(0.05 / 2 / 3)
-    assert per["per_task"] == pytest.approx(0.05 / 4 / (3 * 3 * 2))
-    assert mult["verdicts"] == 3 * 3 * (1 + 2)
+    assert per["equivalence"] == pytest.approx(0.05 / 4 / 3)
+    assert per["per_task"] == pytest.approx(0.05 / 8 / (3 * 3 * 2))
+    assert mult["verdicts"] == 3 * (3 * (1 + 2) + 1)
     # the alphas of every verdict printed add up to the family-wise alpha
-    total = 3 * (sum(per[m] for m in METRICS) + 2 * 3 * per["per_task"])
+    total = 3 * (sum(per[m] for m in METRICS) + per["equivalence"] + 2 * 3 * per["per_task"])
     assert total == pytest.approx(0.05) == mult["family_alpha"]
     assert res.verdict(0, 1) == "A better"
     assert res.verdict(1, 2) == "C better"
-    assert res.verdict(0, 2) == "inconclusive"  # identical agents never decide
+    assert res.verdict(0, 2) == "equivalent within ±0.1"  # identical: never a better one
     assert d["calls"]["total"] == 30 * 2 * 3 + 3  # and one warm-up call per agent
     assert res.exit_code == 1  # B is worse than the baseline A
     assert "score" not in json.dumps(d)
@@ -168,7 +225,8 @@ def test_alpha_split_sums_to_alpha_and_weights_are_stated():
     assert sum(WEIGHTS.values()) == pytest.approx(1.0)
     for pairs, n_tasks in ((1, 1), (3, 7), (6, 50)):
         s = alpha_split(0.05, pairs, n_tasks)
-        total = pairs * (sum(s[m] for m in METRICS) + n_tasks * len(METRICS) * s["per_task"])
+        total = pairs * (sum(s[m] for m in METRICS) + s["equivalence"]
+                         + n_tasks * len(METRICS) * s["per_task"])
         assert total == pytest.approx(0.05)
 
 
@@ -208,7 +266,7 @@ def test_order_within_each_pair_is_random_seeded_and_recorded():
         return call
 
     b = parse_benchmark(tasks(3))
-    cfg = CompareConfig(max_runs=40, warmup=0, seed=7, engine=None)
+    cfg = CompareConfig(max_runs=40, min_runs=40, warmup=0, seed=7, engine=None)
     res = compare_agents([agent("A"), agent("B")], b, config=cfg)
     order = res.to_dict()["pairs"][0]["order"]
     assert order["a_first"] + order["b_first"] == 40 * 3
@@ -234,7 +292,7 @@ def test_order_within_each_pair_is_random_seeded_and_recorded():
 def test_warmup_calls_are_counted_and_reported_but_not_in_the_statistics():
     b = parse_benchmark(tasks(2))
     a, c = Counting(fail_at={0}), Counting(fail_at={0})  # the warm-up answer is wrong
-    res = compare_agents([a, c], b, config=CompareConfig(max_runs=5, warmup=2))
+    res = compare_agents([a, c], b, config=CompareConfig(max_runs=5, min_runs=5, warmup=2))
     d = res.to_dict()
     assert a.n == c.n == 5 * 2 + 2
     assert d["calls"]["warmup"] == 4
@@ -273,7 +331,7 @@ def test_latency_is_the_calls_own_duration_not_the_wait_for_a_worker():
 
     from agentverity_props.engine import EngineConfig
     res = compare_agents([sleepy, sleepy], b, config=CompareConfig(
-        max_runs=3, warmup=0, engine=EngineConfig(max_workers=1)))
+        max_runs=3, min_runs=3, warmup=0, engine=EngineConfig(max_workers=1)))
     lat = sorted(x.latency_s for agent in res.attempts for task in agent for x in task)
     assert len(lat) == 36
     assert lat[len(lat) // 2] < 0.045
@@ -281,12 +339,12 @@ def test_latency_is_the_calls_own_duration_not_the_wait_for_a_worker():
 
 
 def test_a_latched_verdict_shows_the_e_value_it_was_decided_on():
-    # A is faster for the first 12 rounds, then B for the rest: latency is decided early
+    # A is faster for the first 13 rounds, then B for the rest: latency is decided early
     # and its current e-value later falls below the threshold; the verdict stands (it was
     # valid when made) and every output shows the e-value of the decision, never a lower one
     b = parse_benchmark(ONE)
-    a = Timed(lambda i: 1.0 if i < 12 else 2.0)
-    c = Timed(lambda i: 2.0 if i < 12 else 1.0)
+    a = Timed(lambda i: 1.0 if i < 13 else 2.0)
+    c = Timed(lambda i: 2.0 if i < 13 else 1.0)
     res = compare_agents([a, c], b, config=CompareConfig(max_runs=40, warmup=0))
     d = res.to_dict()
     m = d["pairs"][0]["metrics"]["latency"]
@@ -314,7 +372,7 @@ def test_text_json_junit_state_the_family_wise_alpha_and_references():
     assert (d["pairs"][0]["a_ref"], d["pairs"][0]["b_ref"]) == ("old.py:agent", "new.py:agent")
     assert "at most 0.05" in d["guarantee"]
     text = render_compare_text(d)
-    assert "family-wise alpha 0.05 over all 9 verdicts" in text
+    assert "family-wise alpha 0.05 over all 10 verdicts" in text
     assert "A = old.py:agent" in text
     assert "B = new.py:agent" in text
     junit = render_compare_junit(d)
@@ -377,7 +435,7 @@ def test_an_agent_file_against_its_copy_through_the_cli_names_no_winner(tmp_path
     shutil.copy(tmp_path / "agent.py", tmp_path / "agent_copy.py")
     (tmp_path / "bench.yaml").write_text(tasks(8))
     cmd = [sys.executable, "-m", "agentverity_props", "compare", "agent.py", "agent_copy.py",
-           "--benchmark", "bench.yaml", "--max-runs", "25", "--no-progress",
+           "--benchmark", "bench.yaml", "--max-runs", "25", "--min-runs", "25", "--no-progress",
            # identical agents: a winner has probability <= alpha; at 0.001 this test is not
            # flaky (at the default 0.05 it would fail about one run in a hundred, by design)
            "--alpha", "0.001"]
@@ -431,7 +489,8 @@ def test_budget_stops_between_rounds_and_a_partial_round_is_kept_but_not_tested(
 
 def test_three_agents_each_pair_is_ordered_at_random():
     b = parse_benchmark(tasks(2))
-    res = compare_agents([lambda p: "4"] * 3, b, config=CompareConfig(max_runs=60, seed=3))
+    res = compare_agents([lambda p: "4"] * 3, b, config=CompareConfig(max_runs=60, min_runs=60,
+                                                                      seed=3))
     for p in res.to_dict()["pairs"]:
         first = p["order"]
         assert first["a_first"] + first["b_first"] == 120
