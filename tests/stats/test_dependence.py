@@ -273,8 +273,8 @@ def test_seeded_prng_callables_false_alarm_at_most_alpha(draws):
 
 def test_seeded_prng_callable_through_run_rarely_fires():
     """The same callable drawing twice per call through the real ``run`` (4 workers, as the
-    CLI's default): the check fires in at most its alpha (alpha/4) of 20 seeds (+3 standard
-    errors; the falsifiable size is the test above); its calls are counted."""
+    CLI's default): the check fires in at most its share of alpha (ALPHA_DEP) of 20 seeds
+    (+3 standard errors; the falsifiable size is the test above); its calls are counted."""
     runs = []
     for s in range(20):
         r = run(from_callable(_seeded_callable(s, 2), identity="sim"), INPUTS, [],
