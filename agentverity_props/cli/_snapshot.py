@@ -75,8 +75,12 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
         text = render_snapshot_junit(d)
     else:
 
+        from ..engine import Probe
         from ..report import render_snapshot_text
-        text = render_snapshot_text(d, color=use_color(None), path=res.path)
+        # printed (never written to a file by this command): inputs named by their text,
+        # as check names them on the terminal
+        labels = {Probe.make(t).fp: t for t in inputs}
+        text = render_snapshot_text(d, color=use_color(None), path=res.path, labels=labels)
     write_output(text, None)
     if not res.admitted:
         click.echo("error: " + res.refusal_message(), err=True)

@@ -338,7 +338,8 @@ class RunResult:
             "relations": [r.to_dict() for r in self.relations],
             "calls": {"total": self.ledger.get("calls", 0), **self.phase_calls},
             "ledger": self.ledger,
-            "privacy": ("inputs are identified by fingerprint; raw prompts included"
+            "privacy": ("prompts included (--include-inputs): each input's text is kept "
+                        "under its fingerprint in 'inputs'; no answer text is stored"
                         if inc else "inputs are identified by fingerprint only; no raw prompt "
                         "or answer text is stored (use --include-inputs to keep prompts)"),
             "inputs": dict(self.inputs) if inc else None,

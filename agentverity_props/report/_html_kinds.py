@@ -12,6 +12,7 @@ from typing import Any
 
 from . import _plots as P
 from ._text import EXIT_MEANING as RUN_EXIT
+from ._text import exit_meaning as run_exit_meaning
 
 TOOLS_EXIT = {0: "every case passed", 1: "at least one case failed",
               2: "incomplete: a case errored or its pass rate is undecided"}
@@ -84,7 +85,8 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
     highs = [x.high for x in marks if x.high is not None]
     plots = {
         "meter": P.meter_history_svg(hist, epsilon=epsilon, indifference=indiff,
-                                     estimate=_num(m.get("estimate"))),
+                                     estimate=_num(m.get("estimate")),
+                                     alpha=_num(m.get("alpha")) or 0.05),
         "verdicts": P.bar_svg(dist, total=_int(b.get("sample")) or None,
                               threshold=_num(b.get("threshold")),
                               highlight=b.get("modal_verdict"),
@@ -102,7 +104,7 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
     calls = d.get("calls") or {}
     ledger = d.get("ledger") or {}
     return {
-        "exit_meanings": RUN_EXIT, "m": m, "b": b, "cfg": cfg, "plots": plots,
+        "exit_meanings": {**RUN_EXIT, 1: run_exit_meaning({**d, "exit_code": 1})}, "m": m, "b": b, "cfg": cfg, "plots": plots,
         "epsilon": epsilon, "indifference": indiff,
         "lower_bound": epsilon / indiff, "upper_bound": epsilon * indiff,
         "call_class": _CALL_CLASS.get(str(m.get("call")), "muted"),

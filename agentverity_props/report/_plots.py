@@ -103,7 +103,8 @@ def _inline(svg: str, *, title: str) -> str:
 
 
 def meter_history_svg(history: Sequence[dict[str, Any]], *, epsilon: float,
-                      indifference: float, estimate: float | None = None) -> str | None:
+                      indifference: float, estimate: float | None = None,
+                      alpha: float = 0.05) -> str | None:
     """The meter's anytime interval narrowing as draws accrue, against the decision bounds.
 
     The call is ``verdict-deterministic`` once the band is wholly below ``epsilon*r`` and
@@ -122,7 +123,7 @@ def meter_history_svg(history: Sequence[dict[str, Any]], *, epsilon: float,
         fig = _figure(7.2, 3.0)
         ax = fig.add_subplot()
         ax.fill_between(xs, lows, highs, step="post", color=BLUE, alpha=0.28, linewidth=0,
-                        label="anytime 95% interval")
+                        label=f"anytime {(1 - alpha) * 100:g}% interval")
         ax.step(xs, highs, where="post", color=BLUE, linewidth=1.3)
         ax.step(xs, lows, where="post", color=BLUE, linewidth=1.3)
         r = indifference if indifference and indifference > 1 else 2.0

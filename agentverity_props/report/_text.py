@@ -10,6 +10,40 @@ EXIT_MEANING = {0: "clean: measured, not blind, no confirmed violation",
                 2: "incomplete or undecided evidence"}
 
 
+def exit_meaning(d: dict[str, Any]) -> str:
+    """The exit line's meaning for a run dict, naming the finding(s) behind an exit 1.
+
+    >>> exit_meaning({"exit_code": 1, "blindness": {"status": "ok"}, "relations": [
+    ...     {"name": "case", "status": "VIOLATED"}], "dependence": None})
+    'finding: relation violated (case)'
+    """
+    code = d.get("exit_code")
+    if code != 1:
+        return EXIT_MEANING.get(code, f"exit {code}")
+    named: list[str] = []
+    dep = d.get("dependence") or {}
+    if dep.get("status") == "dependent":
+        named.append("dependent draws")
+    if (d.get("blindness") or {}).get("status") == "blind":
+        named.append("blind probe set")
+    rels = d.get("relations") or []
+    violated = [str(r.get("name")) for r in rels if r.get("status") == "VIOLATED"]
+    if violated:
+        named.append(f"relation violated ({', '.join(violated)})")
+    unexercised = [str(r.get("name")) for r in rels if r.get("status") == "NOT EXERCISED"
+                   and any("not exercised" in f and f"'{r.get('name')}'" in f
+                           for f in d.get("findings") or [])]
+    if unexercised:
+        named.append(f"relation not exercised ({', '.join(unexercised)})")
+    routes = d.get("routes") or {}
+    missing = list(routes.get("missing") or [])
+    if missing:
+        named.append(f"required verdict never produced ({', '.join(map(str, missing))})")
+    if not named:
+        return f"finding: {'; '.join(d.get('findings') or ['see Findings'])}"
+    return "finding: " + "; ".join(named)
+
+
 def _console(color: bool, width: int = 100) -> Any:
     from rich.console import Console
     return Console(file=io.StringIO(), force_terminal=color, color_system="standard" if color
@@ -34,7 +68,8 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     est = "n/a" if m["estimate"] is None else f"{m['estimate']:.3f}"
     con.print(f"  Meter      [{style}]{m['call']}[/] at epsilon {m['epsilon']:g} "
               f"(layer {m['layer']})")
-    con.print(f"             pair disagreement {est}, 95% anytime CI "
+    level = f"{(1 - float(m.get('alpha') or 0.05)) * 100:g}%"
+    con.print(f"             pair disagreement {est}, {level} anytime CI "
               f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}] from {m['pairs']} pairs, "
               f"{m['calls']} calls")
     lo_b, hi_b = m["epsilon"] / m["indifference"], min(1.0, m["epsilon"] * m["indifference"])
@@ -155,7 +190,7 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         from rich.markup import escape
         con.print(f"[bold red]Stopped early:[/] {escape(cause)}")
     code = d["exit_code"]
-    con.print(f"Exit {code}: {EXIT_MEANING[code]}"
+    con.print(f"Exit {code}: {exit_meaning(d)}"
               + (f" \\[{d['stop_reason'][:60]}]" if d.get("stop_reason") and
                  not (d.get("ledger") or {}).get("stop_cause") else ""))
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
