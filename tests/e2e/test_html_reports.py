@@ -165,7 +165,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                            "--benchmark", str(d / "bench.yaml"), "--max-runs", "8",
                            "--format", "json", "-o", str(paths["compare"])]),
         "enlarge": _popen([*CLI, "enlarge", "--agent", "agentverity_props.examples.plain:gate",
-                           "--inputs", str(d / "few.txt"), "--budget", "120", "-o",
+                           "--inputs", str(d / "few.txt"), "--strategy", "moderation",
+                           "--budget", "120", "-o",
                            str(d / "enlarged.txt"), "--report", str(paths["enlarge"])]),
     }
     done = _wait(procs)
