@@ -26,6 +26,8 @@ _EXPORTS = {
     "validate_meter_args": "._meter",
     "RunConfig": "._run", "RunResult": "._run", "arun": "._run", "measure": "._run",
     "run": "._run", "run_relations": "._run", "budget_note": "._run",
+    "RouteMeter": "._routes", "Routes": "._routes", "parse_required_verdicts": "._routes",
+    "route_breakdown": "._routes",
 }
 
 __all__ = [
@@ -37,6 +39,8 @@ __all__ = [
     "HealthCheck",
     "InputEvidence",
     "MeterResult",
+    "RouteMeter",
+    "Routes",
     "RunConfig",
     "RunResult",
     "arun",
@@ -45,8 +49,10 @@ __all__ = [
     "check_dependence",
     "dependence_result",
     "measure",
+    "parse_required_verdicts",
     "resolve_epsilon",
     "resolve_tolerance",
+    "route_breakdown",
     "run",
     "run_meter",
     "run_relations",
@@ -75,4 +81,5 @@ if TYPE_CHECKING:  # pragma: no cover
         validate_meter_args,
     )
     from ._presets import PRESETS, TOLERANCE_PRESETS, resolve_tolerance
+    from ._routes import RouteMeter, Routes, parse_required_verdicts, route_breakdown
     from ._run import RunConfig, RunResult, arun, budget_note, measure, run, run_relations

@@ -44,6 +44,53 @@ def exit_meaning(d: dict[str, Any]) -> str:
     return "finding: " + "; ".join(named)
 
 
+def _print_routes(con: Any, d: dict[str, Any]) -> None:
+    """The per-route breakdown (run JSON ``routes``): the meter's pairs and the relations'
+    confirmed inputs and raw flips, per majority verdict; descriptive intervals."""
+    from rich.table import Table
+
+    routes = d.get("routes")
+    if not routes or not routes.get("meter"):
+        return
+    level = f"{float(routes.get('confidence') or 0.95) * 100:g}%"
+    con.print(f"[bold]Per route[/] (inputs grouped by their majority verdict in this run; "
+              f"{level} Clopper-Pearson intervals, descriptive: outside the family-wise alpha)")
+    t = Table(show_edge=False, pad_edge=False, box=None)
+    for col in ("route", "inputs", "pairs", "disagreement", "interval", "confirmed",
+                "raw flips"):
+        t.add_column(col, no_wrap=col != "confirmed", justify="left" if col in (
+            "route", "interval", "confirmed") else "right")
+    rels = routes.get("relations") or {}
+    for r in routes["meter"]:
+        label = r["label"]
+        est = "–" if r["estimate"] is None else f"{r['estimate']:.3f}"
+        confirmed, raw, tried = [], 0, 0
+        for name, rows in rels.items():
+            for row in rows:
+                if row["label"] == label:
+                    raw += row["raw"]
+                    tried += row["inputs"]
+                    if row["confirmed"]:
+                        confirmed.append(f"{name} {row['confirmed']}")
+        shown = label if len(label) <= 24 else label[:21] + "..."
+        t.add_row(shown, str(r["inputs"]), str(r["pairs"]), est,
+                  f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]", ", ".join(confirmed) or "–",
+                  f"{raw}/{tried}" if tried else "–")
+    con.print(t)
+    if routes.get("unrouted"):
+        con.print(f"  [dim]{routes['unrouted']} input(s) had no usable draw (no route)[/]")
+    required = routes.get("required") or []
+    if required:
+        missing = routes.get("missing") or []
+        produced = routes.get("produced") or {}
+        have = ", ".join(f"{v} x{produced.get(v, 0)}" for v in required)
+        style = "red" if missing else "green"
+        con.print(f"  Required verdicts [{style}]"
+                  f"{'missing: ' + ', '.join(missing) if missing else 'all produced'}[/] "
+                  f"({have} draws)")
+    con.print()
+
+
 def _console(color: bool, width: int = 100) -> Any:
     from rich.console import Console
     return Console(file=io.StringIO(), force_terminal=color, color_system="standard" if color
@@ -165,6 +212,7 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     else:
         con.print("[dim]Relations: none requested[/]")
         con.print()
+    _print_routes(con, d)
     if d["findings"]:
         con.print("[bold red]Findings[/]")
         for f in d["findings"]:

@@ -17,6 +17,9 @@ every admission rule holds (each is named in the refusal):
 ``independent-draws``
     the dependent-draws health check of the run did not fire (a cache, a sticky session or
     replicas taking turns make a 'deterministic' verdict and its references unreliable);
+``required-verdicts``
+    every verdict of ``RunConfig(require_verdicts=...)`` / ``--require-verdicts`` was
+    produced by some draw (a reference set that never reaches a route cannot guard it);
 ``accepted``
     the user approved the references (``accept_reference=True`` / ``--accept-reference``).
 
@@ -74,7 +77,8 @@ __all__ = ["CALIBRATION_DRAWS", "Refusal", "SnapshotResult", "acreate_snapshot",
            "write_snapshot"]
 
 CALIBRATION_DRAWS = 6
-RULES = ("complete", "verdict-deterministic", "not-blind", "independent-draws", "accepted")
+RULES = ("complete", "verdict-deterministic", "not-blind", "independent-draws",
+         "required-verdicts", "accepted")
 MAX_REFERENCE_TOP_UP = 3
 PRIVACY = ("inputs are identified by fingerprint only; no prompt is stored (reference "
            "answers at the text layer are fingerprinted too; per input only counts are kept)")
@@ -218,7 +222,7 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                                  evidence[p.fp].counts.items()}) for p in probes}
         # references are only worth completing when no other rule already refuses
         viable = run.complete and run.meter.call == "verdict-deterministic" and \
-            run.blindness.status == "ok"
+            run.blindness.status == "ok" and not (run.routes and run.routes.missing)
         if viable:
             tops = await asyncio.gather(*(_top_up(eng, p, counts[p.fp], layer)
                                           for p in probes))
@@ -379,6 +383,9 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
                "suppressed": "the blindness health check is suppressed — a reference needs "
                              "it; do not suppress blind_probe_set"}[b.status]
         out.append(Refusal("not-blind", msg))
+    missing = run.routes.finding() if run.routes is not None else None
+    if missing:
+        out.append(Refusal("required-verdicts", missing))
     if not accepted:
         out.append(Refusal("accepted", "the references were not approved — review the "
                            "verdicts, then rerun with --accept-reference "

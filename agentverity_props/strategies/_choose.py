@@ -46,7 +46,7 @@ def choose_pack(inputs: Sequence[str], packs: Sequence[str] | None = None) -> Pa
     """The strategy pack whose vocabulary the probe set shares, if one is clearly ahead.
 
     Example:
-        >>> choose_pack(["Where is my order 1002?", "I want a refund for my mug"]).name
+        >>> choose_pack(["Where is my order 1002?", "What are your support hours?"]).name
         'support_routing'
         >>> choose_pack(["xyzzy plugh", "frobnicate the quux"]).name is None
         True
