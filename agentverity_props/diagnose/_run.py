@@ -365,7 +365,29 @@ class RunResult:
                         "or answer text is stored (use --include-inputs to keep prompts)"),
             "inputs": dict(self.inputs) if inc else None,
             **({"routes": self.routes.to_dict()} if self.routes is not None else {}),
+            **({"follow_ups": self.follow_up_texts()} if inc else {}),
         }
+
+    def follow_up_texts(self) -> dict[str, str]:
+        """The follow-up text of every confirmed or suspected input, by the follow-up's
+        fingerprint (which edit, which typo): kept only where inputs are (``inputs``)."""
+        from ..engine import Probe
+        out: dict[str, str] = {}
+        for r in self.relations:
+            wanted = {o.fp for o in r.suspects()}
+            for o in r.outcomes:
+                if o.status != CandidateStatus.CONFIRMED and o.fp not in wanted:
+                    continue
+                text = self.inputs.get(o.fp)
+                if text is None or o.follow_up_fp in out:
+                    continue
+                try:
+                    follow = r.relation.apply(text)
+                except Exception:  # a user transform that fails now: no text, never a crash
+                    continue
+                if Probe.make(follow).fp == o.follow_up_fp:  # the same edit as was drawn
+                    out[o.follow_up_fp] = follow
+        return out
 
 
 # ---------------------------------------------------------------------- orchestration

@@ -75,7 +75,8 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
             c = o.get("decision") or {}
             confirmed.append({"relation": r.get("name"), "fp": o.get("fp"),
                               "label": inputs.get(o.get("fp")),
-                              "follow_up_label": inputs.get(o.get("follow_up_fp")),
+                              "follow_up_label": (d.get("follow_ups") or {}).get(
+                                  o.get("follow_up_fp")) or inputs.get(o.get("follow_up_fp")),
                               "source_value": o.get("source_value"),
                               "follow_up_value": o.get("follow_up_value"), "c": c,
                               "note": o.get("note")})

@@ -196,7 +196,9 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
                     continue
                 c = o["decision"]
                 label = inputs.get(o["fp"]) or o["fp"][:19]
-                con.print(f"    [red]✗[/] input {label!r}: source "
+                follow = (d.get("follow_ups") or {}).get(o["follow_up_fp"])
+                edited = f" → {follow!r}" if follow is not None else ""
+                con.print(f"    [red]✗[/] input {label!r}{edited}: source "
                           f"{o['source_value']!r} → follow-up "
                           f"{o['follow_up_value']!r} "
                           f"({c['follow_up_violations']}/{c['follow_up_draws']} follow-up vs "

@@ -312,6 +312,9 @@ def test_html_is_standalone(kind: str, rendered: dict[str, Path],
         code = data["exit_code"]
     meaning = {"run": RUN_EXIT, "tools": TOOLS_EXIT, "counterexample": CX_EXIT,
                "bench": BENCH_EXIT, "compare": COMPARE_EXIT, "enlarge": ENLARGE_EXIT}[kind][code]
+    if kind == "run":  # the exit line names the finding, as the terminal's does
+        from agentverity_props.report._text import exit_meaning
+        meaning = exit_meaning(data)
     assert re.search(rf'<span class="code">{code}</span>\s*<span><b>exit code</b>', html)
     assert escape(meaning) in html
     assert html.count("<svg") >= {"run": 3, "compare": 3, "bench": 2}.get(kind, 1)
