@@ -85,7 +85,9 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
         # printed (never written to a file by this command): inputs named by their text,
         # as check names them on the terminal
         labels = {Probe.make(t).fp: t for t in inputs}
-        text = render_snapshot_text(d, color=use_color(None), path=res.path, labels=labels)
+        routes = res.run.routes.to_dict() if res.run.routes is not None else None
+        text = render_snapshot_text(d, color=use_color(None), path=res.path, labels=labels,
+                                    routes=routes)
     write_output(text, None)
     if not res.admitted:
         click.echo("error: " + res.refusal_message(), err=True)

@@ -71,11 +71,8 @@ class Routes:
     required: tuple[str, ...] = ()
     unrouted: int = 0
     by_input: dict[str, str] = field(default_factory=dict, repr=False)
-
-    @property
-    def missing(self) -> tuple[str, ...]:
-        """Required verdicts that no draw produced."""
-        return tuple(v for v in self.required if not self.produced.get(v))
+    #: required verdicts that no draw produced
+    missing: tuple[str, ...] = ()
 
     def finding(self) -> str | None:
         """The run's finding for the missing required verdicts (None when none is missing)."""
@@ -117,8 +114,12 @@ def route_breakdown(probes: Sequence[Probe], pool: EvidencePool, meter: MeterRes
     by_input: dict[str, str] = {}
     produced: Counter[str] = Counter()
     unrouted = 0
+    raw_seen: set[str] = set()
     for p in probes:
         counts = pool.get(p.fp).counts(layer)
+        raw_seen.update(counts)
+        if layer == "text":  # answers are never stored: a route is the answer's fingerprint
+            counts = Counter({_answer_fp(k): v for k, v in counts.items()})
         produced.update(counts)
         label = route_of(counts)
         if label is None:
@@ -158,7 +159,13 @@ def route_breakdown(probes: Sequence[Probe], pool: EvidencePool, meter: MeterRes
         rels[r.relation.name] = [per[k] for k in sorted(per, key=lambda k: (-sizes[k], k))]
     return Routes(layer=layer, confidence=1 - alpha, meter=tuple(rows), relations=rels,
                   produced=dict(sorted(produced.items())), required=tuple(required),
-                  unrouted=unrouted, by_input=by_input)
+                  unrouted=unrouted, by_input=by_input,
+                  missing=tuple(v for v in required if v not in raw_seen))
+
+
+def _answer_fp(key: str) -> str:
+    from .._internal.fingerprint import fingerprint, salt_from_env
+    return fingerprint(key, salt_from_env())
 
 
 def parse_required_verdicts(spec: str | None) -> tuple[str, ...]:

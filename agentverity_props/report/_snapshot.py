@@ -44,9 +44,12 @@ def _review_table(d: dict[str, Any], labels: dict[str, str] | None) -> Any:
 
 
 def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int = 120,
-                         path: str | None = None, labels: dict[str, str] | None = None) -> str:
+                         path: str | None = None, labels: dict[str, str] | None = None,
+                         routes: dict[str, Any] | None = None) -> str:
     """The snapshot result as terminal text; ``labels`` (fingerprint -> input text) names the
-    inputs of the review table by their text (the CLI passes it on a terminal)."""
+    inputs of the review table by their text (the CLI passes it on a terminal); ``routes``
+    (the run's per-route breakdown, ``RunResult.routes.to_dict()``) adds the meter per
+    reference verdict."""
     from rich.table import Table
 
     d = for_text(d)  # control and bidi characters of answers and names made visible
@@ -91,6 +94,11 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     flipped = sum(1 for e in d["inputs"] if e["flipped"])
     if flipped:
         con.print(f"  {flipped} input(s) gave more than one verdict while measured")
+    if routes:
+        from .._internal.shown import for_markup
+        from ._text import _print_routes
+        con.print()
+        _print_routes(con, for_markup({"routes": routes}))  # verdicts are data, not markup
     cal = d.get("calibration") or {}
     if cal.get("draws_per_input"):
         con.print(f"  Calibration: {cal['draws_per_input']} fresh draws per input after the "
