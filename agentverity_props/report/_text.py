@@ -19,7 +19,8 @@ def exit_meaning(d: dict[str, Any]) -> str:
     """
     code = d.get("exit_code")
     if code != 1:
-        return EXIT_MEANING.get(code, f"exit {code}")
+        return EXIT_MEANING.get(int(code), f"exit {code}") if isinstance(code, int) \
+            else f"exit {code}"
     named: list[str] = []
     dep = d.get("dependence") or {}
     if dep.get("status") == "dependent":
