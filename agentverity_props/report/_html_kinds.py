@@ -116,6 +116,7 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
         "calls": calls, "ledger": {k: v for k, v in ledger.items()
                                    if not isinstance(v, (dict, list)) or v},
         "findings": d.get("findings") or [], "inputs_included": bool(inputs),
+        "routes": _routes_view(d.get("routes")),
         "n_inputs": len(per_input), "summary": [
             ("meter", m.get("call"), _CALL_CLASS.get(str(m.get("call")), "muted")),
             ("blindness", b.get("status"), _BLIND_CLASS.get(str(b.get("status")), "muted")),
@@ -125,6 +126,28 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
              "good" if d.get("complete", m.get("complete")) else "bad"),
         ],
     }
+
+
+def _routes_view(routes: Any) -> dict[str, Any] | None:
+    """The per-route rows of the run JSON ``routes``: meter pairs, and per route the
+    relations' confirmed inputs and raw flips (descriptive, see docs/statistics.md §3c)."""
+    if not isinstance(routes, dict) or not routes.get("meter"):
+        return None
+    rels = routes.get("relations") or {}
+    rows = []
+    for r in routes["meter"]:
+        label = r.get("label")
+        confirmed = [f"{name} {row.get('confirmed')}" for name, rs in rels.items() for row in rs
+                     if row.get("label") == label and row.get("confirmed")]
+        raw = sum(_int(row.get("raw")) for rs in rels.values() for row in rs
+                  if row.get("label") == label)
+        tried = sum(_int(row.get("inputs")) for rs in rels.values() for row in rs
+                    if row.get("label") == label)
+        rows.append({**r, "confirmed": ", ".join(confirmed) or "–",
+                     "raw": f"{raw}/{tried}" if tried else "–"})
+    return {"rows": rows, "confidence": _num(routes.get("confidence")) or 0.95,
+            "required": routes.get("required") or [], "missing": routes.get("missing") or [],
+            "unrouted": _int(routes.get("unrouted"))}
 
 
 # ------------------------------------------------------------------------------------- tools
