@@ -11,9 +11,10 @@ inputs (``run(..., relations=builtin_relations())``, written as JSON). Each repe
 interpreter (a cold start, as a user's command is), timed two ways: the whole command as a
 subprocess (wall time, and CPU time from the child's rusage), and, in another fresh
 interpreter, each phase on its own (CPU time by ``time.process_time``): importing the
-report package, jinja2, matplotlib's Figure and SVG backend, the three run plots (cold,
-then again warm), and the template. CPU time is the figure to compare: on a shared machine
-wall time also counts the time other processes held the CPU (the load average is stated).
+report package and jinja2, the three run plots (cold, then again warm), and the template;
+it also records whether rendering imported matplotlib. CPU time is the figure to compare:
+on a shared machine wall time also counts the time other processes held the CPU (the load
+average is stated).
 """
 
 from __future__ import annotations
@@ -45,8 +46,6 @@ import agentverity_props.report as R
 marks.append(("import agentverity_props.report", t()))
 import jinja2, markupsafe
 marks.append(("import jinja2", t()))
-import matplotlib.figure, matplotlib.backends.backend_svg
-marks.append(("import matplotlib (Figure, SVG backend)", t()))
 d = R.load_result(sys.argv[1])
 marks.append(("read the JSON", t()))
 from agentverity_props.report import _html_kinds as K
@@ -56,8 +55,9 @@ K.run_context(d)
 marks.append(("3 run plots, warm", t()))
 R.render_html(d, source="run.json")
 marks.append(("whole page, warm (plots + template)", t()))
-print(json.dumps([(name, marks[i][1] - marks[i - 1][1]) for i, (name, _) in
-                  enumerate(marks) if i]))
+print(json.dumps({"phases": [(name, marks[i][1] - marks[i - 1][1]) for i, (name, _) in
+                             enumerate(marks) if i],
+                  "matplotlib": "matplotlib" in sys.modules}))
 """
 
 
@@ -85,11 +85,11 @@ def whole_command(result: Path, where: Path) -> tuple[float, float]:
     return wall, cpu
 
 
-def phases(result: Path) -> list[tuple[str, float]]:
-    out = subprocess.run([sys.executable, "-c", PHASES, str(result)], check=True,
-                         capture_output=True, text=True, cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
-    return [(str(n), float(v)) for n, v in json.loads(out)]
+def phases(result: Path) -> tuple[list[tuple[str, float]], bool]:
+    out = json.loads(subprocess.run([sys.executable, "-c", PHASES, str(result)], check=True,
+                                    capture_output=True, text=True, cwd=ROOT,
+                                    env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout)
+    return [(str(n), float(v)) for n, v in out["phases"]], bool(out["matplotlib"])
 
 
 def main() -> None:
@@ -104,7 +104,9 @@ def main() -> None:
         result = make_result(where)
         n_inputs = len(json.loads(result.read_text())["meter"]["per_input"])
         whole = [whole_command(result, where) for _ in range(reps)]
-        per = [phases(result) for _ in range(reps)]
+        got = [phases(result) for _ in range(reps)]
+        per = [p for p, _ in got]
+        mpl = any(m for _, m in got)
     load1 = os.getloadavg()[0]
     names = [n for n, _ in per[0]]
     med = {n: statistics.median(p[i][1] for p in per) for i, n in enumerate(names)}
@@ -128,7 +130,10 @@ def main() -> None:
         *[f"| {n} | {med[n]:.3f} |" for n in names],
         "",
         "Interpreter start-up and the command line's own imports are the difference between "
-        "the whole command and the sum of the phases.",
+        "the whole command and the sum of the phases. Rendering this run report "
+        + ("imported matplotlib." if mpl else "imported no matplotlib: its plots are written "
+           "as SVG directly (`report/_svg.py`); bench, compare and enlarge reports still use "
+           "matplotlib for their grouped-share and line plots."),
     ]
     text = "\n".join(lines) + "\n"
     print(text)
