@@ -25,13 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..decide import wilson  # re-exported: the report views draw Wilson intervals
+from ._svg import BLUE, GREEN, GREY, ORANGE, PALETTE, PURPLE, RED
 
-__all__ = ["PALETTE", "Interval", "bar_svg", "grouped_shares_svg", "intervals_svg", "lines_svg",
-           "meter_history_svg", "wilson"]
+__all__ = ["BLUE", "GREEN", "GREY", "ORANGE", "PALETTE", "PURPLE", "RED", "Interval", "bar_svg",
+           "grouped_shares_svg", "intervals_svg", "lines_svg", "meter_history_svg", "wilson"]
 
-BLUE, ORANGE, GREEN, RED, GREY, PURPLE = ("#4c8bf5", "#f08a3c", "#3ba55c", "#e5534b",
-                                          "#8b949e", "#a371f7")
-PALETTE = (BLUE, ORANGE, PURPLE, GREEN, RED, GREY)
 _INK = "#010203"   # becomes currentColor
 _GRID = "#020304"  # becomes var(--grid)
 

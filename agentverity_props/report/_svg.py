@@ -16,6 +16,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+#: data colours: mid-tones that read on a light and on a dark background
+BLUE, ORANGE, GREEN, RED, GREY, PURPLE = ("#4c8bf5", "#f08a3c", "#3ba55c", "#e5534b",
+                                          "#8b949e", "#a371f7")
+PALETTE = (BLUE, ORANGE, PURPLE, GREEN, RED, GREY)
 #: the drawing's width in SVG units (it scales with the page)
 WIDTH = 720
 _FONT = 12
@@ -130,6 +134,11 @@ class Canvas:
                 + "".join(self.parts) + "</svg>")
 
 
+def _short(label: str, n: int = 38) -> str:
+    label = " ".join(str(label).split())
+    return label if len(label) <= n else label[: n - 1] + "…"
+
+
 def _left_margin(labels: Sequence[str]) -> float:
     return min(300.0, 16 + _CHAR * max((len(s) for s in labels), default=4))
 
@@ -162,7 +171,6 @@ def meter_history(xs: Sequence[int], lows: Sequence[float], highs: Sequence[floa
     down = [f"L{_n(sx(xs[i + 1]))} {_n(sy(lo))}L{_n(sx(x))} {_n(sy(lo))}"
             if i + 1 < len(xs) else f"L{_n(sx(x))} {_n(sy(lo))}"
             for i, (x, lo) in reversed(list(enumerate(zip(xs, lows, strict=True))))]
-    from ._plots import BLUE, GREEN, ORANGE, RED
     c.path("".join(up) + "".join(down) + "Z", fill=BLUE, opacity=0.28)
     c.path("".join(up), stroke=BLUE, width=1.3)
     c.path("".join(f"{'M' if i == 0 else 'L'}{_n(sx(x))} {_n(sy(lo))}"
@@ -185,7 +193,6 @@ def meter_history(xs: Sequence[int], lows: Sequence[float], highs: Sequence[floa
 def bars(items: Sequence[tuple[str, float]], *, n: float, threshold: float | None,
          highlight: str | None, title: str, xlabel: str) -> str:
     """Horizontal bars of shares, largest on top, with a dashed threshold line."""
-    from ._plots import BLUE, ORANGE, RED, _short
     labels = [_short(k) for k, _ in items]
     row = 24.0
     c = Canvas(56 + row * len(items) + (20 if threshold is not None else 0),
@@ -214,7 +221,6 @@ def forest(rows: Sequence[Any], *, title: str, xlabel: str, xlim: tuple[float, f
            vlines: Sequence[tuple[float, str, str]],
            legend: Sequence[tuple[str, str, str]]) -> str:
     """One row per label: a point and a horizontal interval (``_plots.Interval`` marks)."""
-    from ._plots import RED, _short
     labels = list(dict.fromkeys(r.label for r in rows))
     row = 26.0
     items = [(m if m in "osd" else "o", col, lab) for m, col, lab in legend]
