@@ -78,12 +78,12 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
 
     bench = load_benchmark(benchmark_path)
     note = runs_override_note(bench, runs)
-    if note:
-        click.echo(note, err=True)
     config = BenchConfig(runs=runs, early_stop="off" if no_early_stop else early_stop,  # type: ignore[arg-type]
                          alpha=alpha, margin=margin, interval=interval,  # type: ignore[arg-type]
                          include_outputs=include_outputs, engine=engine_config(eng))
     agent = load_agent_ref(agent_ref)
+    if note:  # said once the command line is known to be good (an error is one line)
+        click.echo(note, err=True)
     res = session([agent], config.engine_config(), lambda engines, tick: arun_benchmark(
         agent, bench, config=config, engine=engines[0], progress=_phase(tick, "bench")),
         progress=progress)

@@ -38,8 +38,9 @@ def _serialise_inputs(inputs: list[str], path: Path) -> str:
     return "".join(t + "\n" for t in inputs)
 
 
-def _chosen_pack(inputs: list[str]) -> str:
-    """The pack chosen from the inputs' words (said on stderr), or a one-line refusal."""
+def _chosen_pack(inputs: list[str]) -> tuple[str, str]:
+    """The pack chosen from the inputs' words and the line saying so, or a one-line
+    refusal."""
     from ..errors import BadInput
     from ..strategies import available_packs, choose_pack
     choice = choose_pack(inputs)
@@ -48,9 +49,8 @@ def _chosen_pack(inputs: list[str]) -> str:
                        f"{choice.describe()})",
                        f"pass --strategy {'|'.join(available_packs())} or a pack file of "
                        "your own (strategies/README.md)")
-    click.echo(f"enlarge: strategy pack {choice.name!r} chosen from the inputs' words "
-               f"({choice.describe()}); pass --strategy to choose another", err=True)
-    return choice.name
+    return choice.name, (f"enlarge: strategy pack {choice.name!r} chosen from the inputs' "
+                         f"words ({choice.describe()}); pass --strategy to choose another")
 
 
 #: the most added inputs listed by name in the text output (the output file holds all)
@@ -107,12 +107,15 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None, threshol
 
     inputs = load_inputs(inputs_path)
     from ..strategies import load_pack
+    chosen_note = None
     if strategy is None:
-        strategy = _chosen_pack(inputs)
+        strategy, chosen_note = _chosen_pack(inputs)
     if not isinstance(strategy, str) or not strategy:
         raise click.BadParameter("empty strategy")
     load_pack(strategy)  # one-line error for an unknown pack before any agent call
     agent: Any = load_agent_ref(agent_ref)
+    if chosen_note:  # said once the command line is known to be good (an error is one line)
+        click.echo(chosen_note, err=True)
     budget = eng["budget"] if eng["budget"] is not None else DEFAULT_BUDGET
     bar, tick = progress_ticker(progress, budget)
     with bar:

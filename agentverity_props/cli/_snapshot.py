@@ -80,11 +80,13 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
         text = render_snapshot_junit(d)
     else:
 
+        import sys
+
         from ..engine import Probe
         from ..report import render_snapshot_text
-        # printed (never written to a file by this command): inputs named by their text,
-        # as check names them on the terminal
-        labels = {Probe.make(t).fp: t for t in inputs}
+        # on the user's own terminal the references to review are named by their text;
+        # piped or redirected, stdout keeps fingerprints (the snapshot stores no prompt)
+        labels = {Probe.make(t).fp: t for t in inputs} if sys.stdout.isatty() else None
         routes = res.run.routes.to_dict() if res.run.routes is not None else None
         text = render_snapshot_text(d, color=use_color(None), path=res.path, labels=labels,
                                     routes=routes)

@@ -147,13 +147,19 @@ def test_enlarge_cli_says_which_pack_and_what_it_added(tmp_path, capsys):
         assert text.strip("'\"") in written
 
 
-def test_snapshot_lists_each_input_with_its_reference(tmp_path, capsys):
+def test_snapshot_lists_each_input_with_its_reference(tmp_path, capsys, monkeypatch):
+    import sys
     inputs = tmp_path / "in.txt"
     inputs.write_text("".join(f"{p}\n" for p in PROMPTS))
-    _cli(["snapshot", "--agent", "agentverity_props.examples.plain:gate", "--inputs",
-          str(inputs), "-o", str(tmp_path / "s.json")])
+    argv = ["snapshot", "--agent", "agentverity_props.examples.plain:gate", "--inputs",
+            str(inputs), "-o", str(tmp_path / "s.json")]
+    _cli(argv)  # piped: fingerprints only (the snapshot's privacy promise)
     out = capsys.readouterr().out
     assert "Review each reference before --accept-reference" in out
+    assert not any(p in out for p in PROMPTS)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    _cli(argv)  # the user's own terminal: each input by its text, with its reference
+    out = capsys.readouterr().out
     for p in PROMPTS:
         line = next(ln for ln in out.splitlines() if repr(p) in ln)
         assert line.split()[0] in ("allow", "block", "review", "–")
