@@ -148,8 +148,8 @@ def _format_counterexample(rec: Any) -> str:
         lines.append(f"  evidence: {c.get('follow_up_violations')}/{c.get('follow_up_draws')} "
                      f"follow-up vs {c.get('source_violations')}/{c.get('source_draws')} source "
                      f"re-draws violate; sequential e-value {c.get('e_violation', 0):.3g} >= "
-                     f"1/alpha_candidate (alpha/{rec.max_candidates} = "
-                     f"{c.get('alpha', 0):.3g})")
+                     f"1/alpha_candidate, alpha_candidate = {c.get('alpha', 0):.3g}: "
+                     f"{rec.alpha_split()}")
     if f is not None and f.source != m.source:
         lines.append(f"  first found:       {f.source!r}")
     lines.append(f"  calls: {rec.calls} (shrinking {rec.shrink_calls}; replayed "

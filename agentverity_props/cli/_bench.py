@@ -77,15 +77,42 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
     from ..bench import BenchConfig, arun_benchmark, load_benchmark
 
     bench = load_benchmark(benchmark_path)
+    note = runs_override_note(bench, runs)
     config = BenchConfig(runs=runs, early_stop="off" if no_early_stop else early_stop,  # type: ignore[arg-type]
                          alpha=alpha, margin=margin, interval=interval,  # type: ignore[arg-type]
                          include_outputs=include_outputs, engine=engine_config(eng))
     agent = load_agent_ref(agent_ref)
+    if note:  # said once the command line is known to be good (an error is one line)
+        click.echo(note, err=True)
     res = session([agent], config.engine_config(), lambda engines, tick: arun_benchmark(
         agent, bench, config=config, engine=engines[0], progress=_phase(tick, "bench")),
         progress=progress)
     write_output(_render(res.to_dict(), fmt, "bench", output is not None), output)
     return int(res.exit_code)
+
+
+def runs_override_note(bench: Any, runs: int | None) -> str | None:
+    """The line saying which runs counts of the file ``--runs`` replaces (None: none).
+
+    The command line wins, as in agentverdict's runner; saying so keeps a task's own
+    ``runs: 20`` from being lowered without a word.
+    """
+    if runs is None:
+        return None
+    file_runs = bench.model.runs
+    own = [(t.id, t.spec.runs) for t in bench.tasks if t.spec.runs not in (None, runs)]
+    parts = []
+    if file_runs not in (None, runs):
+        parts.append(f"the file's runs: {file_runs}")
+    if own:
+        shown = ", ".join(f"{tid}: {n}" for tid, n in own[:5])
+        more = f" and {len(own) - 5} more" if len(own) > 5 else ""
+        parts.append(f"{len(own)} task(s)' own runs ({shown}{more})")
+    if not parts:
+        return None
+    from .._internal.shown import visible
+    return visible(f"note: --runs {runs} overrides {' and '.join(parts)}; every task runs at "
+                   f"most {runs} times (drop --runs to keep the file's counts)")
 
 
 @click.command("compare")

@@ -47,13 +47,15 @@ def demo_cmd(which: str, fmt: str, output: str | None, progress: bool) -> int:
     text = resources.files("agentverity_props.examples").joinpath(inputs_file).read_text(
         encoding="utf-8")
     inputs = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    agent = load_agent_ref(ref)
     if fmt == "text":
-        click.echo(f"Demo: {what}\n      agent {ref}, {len(inputs)} shipped probe inputs, "
-                   "offline\n", err=True)
+        # one name for the agent: the identity the report below prints
+        click.echo(f"Demo: {what}\n      agent {agent.identity}, {len(inputs)} shipped "
+                   "probe inputs, offline\n", err=True)
     # one call at a time: the offline example agents share one seeded generator, so the
     # demo's numbers (calls included) are the same on every run and every machine
     config = RunConfig(include_inputs=True, max_workers=1)
-    result: Any = execute_run(load_agent_ref(ref), inputs, None, config, progress=progress)
+    result: Any = execute_run(agent, inputs, None, config, progress=progress)
     write_output(render(result.to_dict(), fmt, output), output)
     if fmt == "text":
         click.echo("\nNext: agentverity-props run --agent YOUR_MODULE:agent --inputs "

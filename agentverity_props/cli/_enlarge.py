@@ -38,11 +38,49 @@ def _serialise_inputs(inputs: list[str], path: Path) -> str:
     return "".join(t + "\n" for t in inputs)
 
 
+def _chosen_pack(inputs: list[str]) -> tuple[str, str]:
+    """The pack chosen from the inputs' words and the line saying so, or a one-line
+    refusal."""
+    from ..errors import BadInput
+    from ..strategies import available_packs, choose_pack
+    choice = choose_pack(inputs)
+    if choice.name is None:
+        raise BadInput(f"cannot tell which strategy pack fits these inputs (word overlap: "
+                       f"{choice.describe()})",
+                       f"pass --strategy {'|'.join(available_packs())} or a pack file of "
+                       "your own (strategies/README.md)")
+    return choice.name, (f"enlarge: strategy pack {choice.name!r} chosen from the inputs' "
+                         f"words ({choice.describe()}); pass --strategy to choose another")
+
+
+#: the most added inputs listed by name in the text output (the output file holds all)
+ADDED_SHOWN = 20
+
+
+def _added_lines(res: Any, threshold: float) -> list[str]:
+    """What enlarge added, each input with its verdict; and why it added anything to a set
+    whose share was already under the threshold."""
+    from .._internal.shown import visible
+    lines: list[str] = []
+    if res.added and res.skew_before <= threshold:
+        lines.append(f"  the share {res.skew_before:.0%} was already at or under the threshold "
+                     f"{threshold:g}; inputs were added down to the target "
+                     f"{res.target_share:.0%} (the threshold minus a margin) so that a later "
+                     "run's interval, not only its point estimate, clears the threshold")
+    for text in res.added[:ADDED_SHOWN]:
+        lines.append(f"  added: {visible(str(res.verdicts.get(text)))} {visible(text)!r}")
+    if len(res.added) > ADDED_SHOWN:
+        lines.append(f"  ... and {len(res.added) - ADDED_SHOWN} more (all are in the output)")
+    return lines
+
+
 @click.command("enlarge")
 @click.option("--agent", "agent_ref", required=True, metavar="REF")
 @click.option("--inputs", "inputs_path", required=True, type=click.Path())
-@click.option("--strategy", default="moderation", show_default=True, metavar="PACK",
-              help="Strategy pack name (moderation, support_routing, refund_approval) or path.")
+@click.option("--strategy", default=None, metavar="PACK",
+              help="Strategy pack name (moderation, support_routing, refund_approval) or path "
+                   "(default: the shipped pack whose words the inputs share, if one is "
+                   "clearly ahead; else name one).")
 @click.option("--threshold", type=click.FloatRange(0.51, 0.99), default=0.9, show_default=True)
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
               help="Enlarged probe set (.txt one per line, or .json/.jsonl/.yaml).")
@@ -52,7 +90,7 @@ def _serialise_inputs(inputs: list[str], path: Path) -> str:
               show_default=True)
 @engine_options
 @progress_option
-def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, threshold: float,
+def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None, threshold: float,
                 output: str, report: str | None, fmt: str, progress: bool, **eng: Any) -> int:
     """Search for minority-verdict inputs and boundary pairs; write an enlarged probe set.
 
@@ -69,10 +107,15 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, threshold: floa
 
     inputs = load_inputs(inputs_path)
     from ..strategies import load_pack
+    chosen_note = None
+    if strategy is None:
+        strategy, chosen_note = _chosen_pack(inputs)
     if not isinstance(strategy, str) or not strategy:
         raise click.BadParameter("empty strategy")
     load_pack(strategy)  # one-line error for an unknown pack before any agent call
     agent: Any = load_agent_ref(agent_ref)
+    if chosen_note:  # said once the command line is known to be good (an error is one line)
+        click.echo(chosen_note, err=True)
     budget = eng["budget"] if eng["budget"] is not None else DEFAULT_BUDGET
     bar, tick = progress_ticker(progress, budget)
     with bar:
@@ -89,7 +132,9 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str, threshold: floa
     else:
         lines = [f"enlarge: modal verdict '{res.modal_verdict}' share {res.skew_before:.0%} -> "
                  f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "
-                 f"input(s); {res.calls} agent calls ({res.stop_reason})",
+                 f"input(s) from pack {strategy!r}; {res.calls} agent calls "
+                 f"({res.stop_reason})",
+                 *_added_lines(res, threshold),
                  f"wrote {len(res.inputs)} inputs to {out}"]
         if not res.complete:
             led = res.ledger

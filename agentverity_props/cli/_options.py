@@ -205,3 +205,18 @@ def session(agents: Sequence[Any], config: EngineConfig,
             return await work(engines, ticker(bar, config.budget))
 
     return run_session(agents, config, go, on_stop=say_stop if report_stop else None)
+
+
+def require_verdicts_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--require-verdicts a,b,c`` or ``@FILE``: verdicts the probe set must produce."""
+    return click.option(
+        "--require-verdicts", "require_verdicts", default=None, metavar="A,B,C|@FILE",
+        help="Verdict labels the probe set must produce (comma list, or @FILE with one "
+             "label a line); one never produced is a finding (run) or a refusal (snapshot).",
+    )(fn)
+
+
+def required_verdicts(spec: str | None) -> tuple[str, ...]:
+    """The labels of ``--require-verdicts`` (a one-line error for an empty or unreadable one)."""
+    from ..diagnose import parse_required_verdicts
+    return parse_required_verdicts(spec)

@@ -27,9 +27,10 @@ TEXT_RENDERERS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def _renderer(schema: str, fmt: str) -> Any:
+def _renderer(schema: str, fmt: str, output: str | None = None) -> Any:
     import importlib
-    import sys
+
+    from ._common import use_color
 
     entry = TEXT_RENDERERS.get(schema)
     if entry is None:
@@ -45,11 +46,13 @@ def _renderer(schema: str, fmt: str) -> Any:
     except (ImportError, AttributeError):
         return None
     if fmt == "text":
-        return lambda d: fn(d, color=sys.stdout.isatty())
+        # colour only on a terminal, never in a file (``-o out.txt`` run on a terminal)
+        color = use_color(output)
+        return lambda d: fn(d, color=color)
     return fn
 
 
-def rerender(result: dict[str, Any], fmt: str) -> str:
+def rerender(result: dict[str, Any], fmt: str, output: str | None = None) -> str:
     """Render a loaded result dict in ``fmt`` (text, json or junit); BadInput if none exists."""
     from ..errors import BadInput
     from ..report import dumps
@@ -57,7 +60,7 @@ def rerender(result: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
         return dumps(result)
     schema = str(result.get("schema"))
-    renderer = _renderer(schema, fmt)
+    renderer = _renderer(schema, fmt, output)
     if renderer is None:
         raise BadInput(f"no {fmt} renderer for {schema} results",
                        "use --html OUT.html or --format json")
@@ -94,7 +97,7 @@ def report_cmd(file: str, html_out: str | None, fmt: str | None, output: str | N
     # render everything before writing anything: a bad --format leaves no half-done output
     from ..errors import AgentVerityError
     try:
-        text = rerender(result, fmt) if fmt is not None else None
+        text = rerender(result, fmt, output) if fmt is not None else None
         html = None
         if html_out is not None:
             from ..report import render_html

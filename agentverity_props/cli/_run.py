@@ -14,6 +14,8 @@ from ._options import (
     engine_options,
     load_agent_ref,
     progress_option,
+    require_verdicts_option,
+    required_verdicts,
     run_config,
     session,
 )
@@ -79,18 +81,21 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
               help="Keep raw prompts in the report (off: fingerprints only).")
 @click.option("--suppress-health-check", multiple=True,
               type=HEALTH_CHECK_CHOICE)
+@require_verdicts_option
 @progress_option
 @engine_options
 def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: float | None,
             alpha: float, tolerance: float | None, indifference: float, layer: str,
             relations_ref: str | None,
             no_relations: bool, fmt: str, output: str | None, include_inputs: bool,
-            suppress_health_check: tuple[str, ...], progress: bool, **eng: Any) -> int:
+            suppress_health_check: tuple[str, ...], require_verdicts: str | None,
+            progress: bool, **eng: Any) -> int:
     """Meter the verdict, check blindness, test noise-calibrated relations.
 
     Exit codes: 0 clean; 1 finding (blind probe set, confirmed violation, dependent draws,
-    an agent that changed during the run); 2 incomplete or undecided evidence, or bad input.
-    Incomplete evidence outranks a finding, which outranks an undecided meter.
+    an agent that changed during the run, a required verdict never produced); 2 incomplete or
+    undecided evidence, or bad input. Incomplete evidence outranks a finding, which outranks
+    an undecided meter.
     """
     from .._internal.inputs import load_inputs
 
@@ -99,7 +104,8 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
     config = run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha,
                         tolerance=tolerance, indifference=indifference, layer=layer,
                         suppress_health_check=suppress_health_check,
-                        include_inputs=include_inputs)
+                        include_inputs=include_inputs,
+                        require_verdicts=required_verdicts(require_verdicts))
     agent = load_agent_ref(agent_ref)
     from ..diagnose import budget_note
     from ..relations import builtin_relations

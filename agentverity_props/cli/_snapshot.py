@@ -17,6 +17,8 @@ from ._options import (
     engine_options,
     load_agent_ref,
     progress_option,
+    require_verdicts_option,
+    required_verdicts,
     run_config,
     session,
 )
@@ -44,11 +46,13 @@ _FORMATS = click.Choice(["text", "json", "junit"])
                    "tests each input against (more here, fewer confirmation draws later).")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
               help="Report format on stdout.")
+@require_verdicts_option
 @progress_option
 @engine_options
 def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference: bool,
                  precision: str | None, epsilon: float | None, alpha: float, layer: str,
-                 calibration_draws: int, fmt: str, progress: bool, **eng: Any) -> int:
+                 calibration_draws: int, fmt: str, require_verdicts: str | None,
+                 progress: bool, **eng: Any) -> int:
     """Record the agent's reference verdicts, if they are worth keeping.
 
     Refused (exit 2) unless the run is complete, the meter calls the verdict deterministic,
@@ -60,7 +64,8 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
     from ..snapshot import acreate_snapshot
 
     inputs = load_inputs(inputs_path)
-    config = run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha, layer=layer)
+    config = run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha, layer=layer,
+                        require_verdicts=required_verdicts(require_verdicts))
     agent = load_agent_ref(agent_ref)
     res = session([agent], config.engine, lambda engines, tick: acreate_snapshot(
         agent, inputs, config=config, accept_reference=accept_reference, output=output,
@@ -75,8 +80,16 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
         text = render_snapshot_junit(d)
     else:
 
+        import sys
+
+        from ..engine import Probe
         from ..report import render_snapshot_text
-        text = render_snapshot_text(d, color=use_color(None), path=res.path)
+        # on the user's own terminal the references to review are named by their text;
+        # piped or redirected, stdout keeps fingerprints (the snapshot stores no prompt)
+        labels = {Probe.make(t).fp: t for t in inputs} if sys.stdout.isatty() else None
+        routes = res.run.routes.to_dict() if res.run.routes is not None else None
+        text = render_snapshot_text(d, color=use_color(None), path=res.path, labels=labels,
+                                    routes=routes)
     write_output(text, None)
     if not res.admitted:
         click.echo("error: " + res.refusal_message(), err=True)

@@ -30,6 +30,8 @@ _EXPORTS = {
     "PlanResult": "._plan", "plan": "._plan",
     "RunConfig": "._run", "RunResult": "._run", "arun": "._run", "measure": "._run",
     "run": "._run", "run_relations": "._run", "budget_note": "._run",
+    "RouteMeter": "._routes", "Routes": "._routes", "parse_required_verdicts": "._routes",
+    "route_breakdown": "._routes",
 }
 
 __all__ = [
@@ -44,6 +46,8 @@ __all__ = [
     "InputEvidence",
     "MeterResult",
     "PlanResult",
+    "RouteMeter",
+    "Routes",
     "RunConfig",
     "RunResult",
     "arun",
@@ -54,9 +58,11 @@ __all__ = [
     "check_dependence",
     "dependence_result",
     "measure",
+    "parse_required_verdicts",
     "plan",
     "resolve_epsilon",
     "resolve_tolerance",
+    "route_breakdown",
     "run",
     "run_meter",
     "run_relations",
@@ -88,4 +94,5 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from ._plan import PlanResult, plan
     from ._presets import PRESETS, TOLERANCE_PRESETS, resolve_tolerance
+    from ._routes import RouteMeter, Routes, parse_required_verdicts, route_breakdown
     from ._run import RunConfig, RunResult, arun, budget_note, measure, run, run_relations

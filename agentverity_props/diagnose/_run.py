@@ -57,6 +57,7 @@ from ._health import (
 )
 from ._meter import MeterResult, resolve_epsilon, run_meter, validate_meter_args
 from ._presets import DEFAULT_TOLERANCE, resolve_tolerance
+from ._routes import Routes, route_breakdown
 
 #: A HOLDS is wrong with at most this probability per relation (its effect is in fact at
 #: least the tolerance): the upper confidence bound is a 95% one.
@@ -91,6 +92,17 @@ ENGINE_FIELDS = ("budget", "max_workers", "timeout_s", "retries", "backoff_base_
                  "backoff_max_s", "error_policy", "store_path", "store_mode", "extractor", "seed")
 
 
+def _required(labels: Sequence[str]) -> tuple[str, ...]:
+    """``require_verdicts`` as a tuple of distinct non-empty labels (eagerly checked)."""
+    if isinstance(labels, str):
+        raise InvalidArgument("require_verdicts must be a sequence of labels, not one str "
+                              "(e.g. ('faq', 'refund'))")
+    out = tuple(dict.fromkeys(labels))
+    if any(not isinstance(x, str) or not x for x in out):
+        raise InvalidArgument("require_verdicts must hold non-empty str labels")
+    return out
+
+
 @dataclass(frozen=True, init=False)
 class RunConfig:
     """Everything ``run`` can be told: the run's own settings plus one :class:`EngineConfig`.
@@ -118,13 +130,15 @@ class RunConfig:
     include_inputs: bool
     engine: EngineConfig
     tolerance: float | None
+    require_verdicts: tuple[str, ...]
 
     def __init__(self, *, epsilon: float | None = None, precision: str | None = None,
                  alpha: float = 0.05, indifference: float = 2.0, layer: str = "verdict",
                  max_meter_calls: int | None = None, blindness_threshold: float = 0.9,
                  suppress_health_check: Sequence[HealthCheck | str] = (),
                  include_inputs: bool = False, engine: EngineConfig | None = None,
-                 tolerance: float | None = None, **engine_fields: Any) -> None:
+                 tolerance: float | None = None, require_verdicts: Sequence[str] = (),
+                 **engine_fields: Any) -> None:
         from ..engine import EngineConfig
 
         unknown = sorted(set(engine_fields) - set(ENGINE_FIELDS))
@@ -149,7 +163,8 @@ class RunConfig:
                             ("blindness_threshold", blindness_threshold),
                             ("suppress_health_check", suppress_health_check),
                             ("include_inputs", include_inputs), ("engine", eng),
-                            ("tolerance", tolerance)):
+                            ("tolerance", tolerance),
+                            ("require_verdicts", _required(require_verdicts))):
             object.__setattr__(self, name, value)
         eps = resolve_epsilon(self.epsilon, self.precision)
         resolve_tolerance(self.tolerance, self.precision)
@@ -225,6 +240,7 @@ class RunResult:
     inputs: dict[str, str] = field(default_factory=dict, repr=False)
     dependence: DependenceResult | None = None
     change: ChangeResult | None = None
+    routes: Routes | None = None
 
     def guarantee(self) -> str:
         """The overall statement printed with every run."""
@@ -288,6 +304,9 @@ class RunResult:
                     and not r.unexercised:
                 out.append(f"relation '{r.relation.name}' was not exercised: its transform "
                            "left every input unchanged (HealthCheck.unexercised_relation)")
+        missing = self.routes.finding() if self.routes is not None else None
+        if missing:
+            out.append(missing)
         return out
 
     @property
@@ -384,11 +403,37 @@ class RunResult:
             "calls": {"total": self.ledger.get("calls", 0), "live": self.ledger.get("calls", 0),
                       "replayed": self.ledger.get("replayed", 0), **self.phase_calls},
             "ledger": self.ledger,
-            "privacy": ("inputs are identified by fingerprint; raw prompts included"
+            "privacy": ("inputs are named by their text here ('inputs', under their "
+                        "fingerprints: a report on the terminal, or --include-inputs); a "
+                        "file written without --include-inputs keeps fingerprints only; no "
+                        "answer text is stored"
                         if inc else "inputs are identified by fingerprint only; no raw prompt "
                         "or answer text is stored (use --include-inputs to keep prompts)"),
             "inputs": dict(self.inputs) if inc else None,
+            **({"routes": self.routes.to_dict()} if self.routes is not None else {}),
+            **({"follow_ups": self.follow_up_texts()} if inc else {}),
         }
+
+    def follow_up_texts(self) -> dict[str, str]:
+        """The follow-up text of every confirmed or suspected input, by the follow-up's
+        fingerprint (which edit, which typo): kept only where inputs are (``inputs``)."""
+        from ..engine import Probe
+        out: dict[str, str] = {}
+        for r in self.relations:
+            wanted = {o.fp for o in r.suspects()}
+            for o in r.outcomes:
+                if o.status != CandidateStatus.CONFIRMED and o.fp not in wanted:
+                    continue
+                text = self.inputs.get(o.fp)
+                if text is None or o.follow_up_fp in out:
+                    continue
+                try:
+                    follow = r.relation.apply(text)
+                except Exception:  # a user transform that fails now: no text, never a crash
+                    continue
+                if Probe.make(follow).fp == o.follow_up_fp:  # the same edit as was drawn
+                    out[o.follow_up_fp] = follow
+        return out
 
 
 # ---------------------------------------------------------------------- orchestration
@@ -498,6 +543,8 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         if eng.stopping:
             stop = eng.stop_cause or StopReason.INTERRUPTED
         ledger = eng.ledger.to_dict()
+        routes = route_breakdown(probes, pool, meter, rel_results, layer=config.layer,
+                                 alpha=config.alpha, required=config.require_verdicts)
         return RunResult(meter=meter, blindness=blind, relations=tuple(rel_results),
                          ledger=ledger, phase_calls={"meter": c_meter, "blindness": c_blind,
                                                      "dependence": c_dep, "relations": c_rel,
@@ -505,7 +552,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                          agent=eng.agent.identity, config=config, stop_reason=stop,
                          inputs={p.fp: p.text for p in probes},
                          dependence=dependence_result(dep, calls=c_dep, suppressed=dep_off),
-                         change=change)
+                         change=change, routes=routes)
     finally:
         if own_engine:
             await eng.aclose()

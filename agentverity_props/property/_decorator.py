@@ -199,7 +199,7 @@ class AgentCheck:
             f"{c.get('follow_up_violations')}/{c.get('follow_up_draws')} follow-up draws "
             f"violate vs {c.get('source_violations')}/{c.get('source_draws')} source re-draws "
             f"(sequential e-value {c.get('e_violation', 0):.3g} >= 1/alpha_candidate = "
-            f"1/{rec.alpha_candidate:.3g}, alpha/(2 x {rec.max_candidates}))"
+            f"1/{rec.alpha_candidate:.3g}; alpha_candidate is {rec.alpha_split()})"
             f"\n  source:    {source!r}\n  follow-up: {follow_up!r}"
             f"\n  reproduce: {ce.example_literal()}")
 

@@ -71,6 +71,14 @@ class PropertyRecord:
     store: str | None = None
     status: str = "passed"
 
+    def alpha_split(self) -> str:
+        """What ``alpha_candidate`` is, in words (failure messages print it)."""
+        return (f"the test's alpha {self.alpha:g}, half of it for the examples tested one by "
+                f"one (the other half for the pooled effect), split over the at most "
+                f"{self.max_candidates} candidates the test may decide (max_examples + 200, or "
+                "max_candidates=), so that all of them together are wrong with probability "
+                f"<= {self.alpha:g}")
+
     @property
     def shrink_calls(self) -> int:
         if self.first is None:

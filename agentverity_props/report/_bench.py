@@ -135,8 +135,12 @@ def _alphas_line(mult: dict[str, Any]) -> str:
     each = ", ".join(f"{k.replace('_', ' ')} {v:.3g}" for k, v in per.items())
     if fam is None:
         return f"alpha per verdict: {each} (version 1 file: not family-wise)"
-    return (f"family-wise alpha {fam:g} over all {mult.get('verdicts')} verdicts printed "
-            f"({mult.get('method')}; alpha per verdict: {each})")
+    pairs = mult.get("pairs")
+    scope = (f"the {mult.get('verdicts')} verdicts it may reach (each pair's metrics below, "
+             "and the same per task, a task printed only once decided)") if pairs else \
+        f"all {mult.get('verdicts')} verdicts it may reach"
+    return (f"family-wise alpha {fam:g} over {scope}; {mult.get('method')}; alpha per "
+            f"verdict: {each}")
 
 
 def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 120) -> str:
@@ -166,8 +170,10 @@ def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 
     con.print(f"[bold]Verdicts[/] (anytime-valid paired sign tests on discordant runs; "
               f"{_e(_alphas_line(mult))})")
     t = Table(show_edge=False, pad_edge=False, box=None)
-    for col in ("pair", "metric", "verdict", "effect", "interval", "E", "needs", "wins:losses"):
-        t.add_column(col, justify="right" if col in ("effect", "E", "needs", "wins:losses")
+    for col in ("pair", "metric", "verdict", "effect", "interval", "E", "E vs 1/alpha",
+                "wins:losses"):
+        t.add_column(col, justify="right" if col in ("effect", "E", "E vs 1/alpha",
+                                                     "wins:losses")
                      else "left")
     notes = []
     for p in d["pairs"]:
@@ -177,8 +183,8 @@ def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 
             t.add_row(_e(f"{p['a']} vs {p['b']}"), name, _verdict_style(_e(m["verdict"])),
                       _f(m["effect"], "+.3f"),
                       _e(f"[{m['interval'][0]:+.3f}, {m['interval'][1]:+.3f}]"),
-                      _f(e, ".3g") + at, f"{'≥' if m['better'] else '<'} "
-                      f"{m['threshold']:.3g}", f"{m['wins']}:{m['losses']}")
+                      _f(e, ".3g") + at, f"≥ {m['threshold']:.3g}: decided" if m['better']
+                      else f"< {m['threshold']:.3g}: open", f"{m['wins']}:{m['losses']}")
             eq = m.get("equivalence") or {}
             if eq.get("decided_at_round") and not m["better"]:
                 notes.append(f"  {p['a']} vs {p['b']} pass rate: {m['verdict']} at run "

@@ -42,9 +42,11 @@ def _deps() -> tuple[Any, Any]:
     try:
         import jinja2
         import markupsafe
-        import matplotlib  # noqa: F401  (checked here so the error is one line, up front)
     except ImportError:
         raise BadInput(*_EXTRA_MSG) from None
+    import importlib.util
+    if importlib.util.find_spec("matplotlib") is None:  # checked up front, not imported: a
+        raise BadInput(*_EXTRA_MSG)                      # run report does not need it
     return jinja2, markupsafe
 
 

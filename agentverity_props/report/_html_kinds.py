@@ -12,6 +12,7 @@ from typing import Any
 
 from . import _plots as P
 from ._text import EXIT_MEANING as RUN_EXIT
+from ._text import exit_meaning as run_exit_meaning
 
 TOOLS_EXIT = {0: "every case passed", 1: "at least one case failed",
               2: "incomplete: a case errored or its pass rate is undecided"}
@@ -74,7 +75,8 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
             c = o.get("decision") or {}
             confirmed.append({"relation": r.get("name"), "fp": o.get("fp"),
                               "label": inputs.get(o.get("fp")),
-                              "follow_up_label": inputs.get(o.get("follow_up_fp")),
+                              "follow_up_label": (d.get("follow_ups") or {}).get(
+                                  o.get("follow_up_fp")) or inputs.get(o.get("follow_up_fp")),
                               "source_value": o.get("source_value"),
                               "follow_up_value": o.get("follow_up_value"), "c": c,
                               "note": o.get("note")})
@@ -84,7 +86,8 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
     highs = [x.high for x in marks if x.high is not None]
     plots = {
         "meter": P.meter_history_svg(hist, epsilon=epsilon, indifference=indiff,
-                                     estimate=_num(m.get("estimate"))),
+                                     estimate=_num(m.get("estimate")),
+                                     alpha=_num(m.get("alpha")) or 0.05),
         "verdicts": P.bar_svg(dist, total=_int(b.get("sample")) or None,
                               threshold=_num(b.get("threshold")),
                               highlight=b.get("modal_verdict"),
@@ -102,7 +105,8 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
     calls = d.get("calls") or {}
     ledger = d.get("ledger") or {}
     return {
-        "exit_meanings": RUN_EXIT, "m": m, "b": b, "cfg": cfg, "plots": plots,
+        "exit_meanings": {**RUN_EXIT, 1: run_exit_meaning({**d, "exit_code": 1})},
+        "m": m, "b": b, "cfg": cfg, "plots": plots,
         "epsilon": epsilon, "indifference": indiff,
         "lower_bound": epsilon / indiff, "upper_bound": epsilon * indiff,
         "call_class": _CALL_CLASS.get(str(m.get("call")), "muted"),
@@ -112,6 +116,7 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
         "calls": calls, "ledger": {k: v for k, v in ledger.items()
                                    if not isinstance(v, (dict, list)) or v},
         "findings": d.get("findings") or [], "inputs_included": bool(inputs),
+        "routes": _routes_view(d.get("routes")),
         "n_inputs": len(per_input), "summary": [
             ("meter", m.get("call"), _CALL_CLASS.get(str(m.get("call")), "muted")),
             ("blindness", b.get("status"), _BLIND_CLASS.get(str(b.get("status")), "muted")),
@@ -121,6 +126,28 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
              "good" if d.get("complete", m.get("complete")) else "bad"),
         ],
     }
+
+
+def _routes_view(routes: Any) -> dict[str, Any] | None:
+    """The per-route rows of the run JSON ``routes``: meter pairs, and per route the
+    relations' confirmed inputs and raw flips (descriptive, see docs/statistics.md §3c)."""
+    if not isinstance(routes, dict) or not routes.get("meter"):
+        return None
+    rels = routes.get("relations") or {}
+    rows = []
+    for r in routes["meter"]:
+        label = r.get("label")
+        confirmed = [f"{name} {row.get('confirmed')}" for name, rs in rels.items() for row in rs
+                     if row.get("label") == label and row.get("confirmed")]
+        raw = sum(_int(row.get("raw")) for rs in rels.values() for row in rs
+                  if row.get("label") == label)
+        tried = sum(_int(row.get("inputs")) for rs in rels.values() for row in rs
+                    if row.get("label") == label)
+        rows.append({**r, "confirmed": ", ".join(confirmed) or "–",
+                     "raw": f"{raw}/{tried}" if tried else "–"})
+    return {"rows": rows, "confidence": _num(routes.get("confidence")) or 0.95,
+            "required": routes.get("required") or [], "missing": routes.get("missing") or [],
+            "unrouted": _int(routes.get("unrouted"))}
 
 
 # ------------------------------------------------------------------------------------- tools

@@ -1,5 +1,8 @@
-"""Small matplotlib plots as inline SVG strings for the HTML reports.
+"""Small plots as inline SVG strings for the HTML reports.
 
+The meter history, the share bars and the interval plots are written directly as SVG
+(:mod:`._svg`, no matplotlib: the run, tools and counterexample reports never import it);
+the grouped shares and the line plots (bench, compare, enlarge) use matplotlib.
 Only ``matplotlib.figure.Figure`` is used (no pyplot: no global backend state, no GUI), and
 the SVG is post-processed so that it can sit inline in one HTML file:
 
@@ -22,13 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..decide import wilson  # re-exported: the report views draw Wilson intervals
+from ._svg import BLUE, GREEN, GREY, ORANGE, PALETTE, PURPLE, RED
 
-__all__ = ["PALETTE", "Interval", "bar_svg", "grouped_shares_svg", "intervals_svg", "lines_svg",
-           "meter_history_svg", "wilson"]
+__all__ = ["BLUE", "GREEN", "GREY", "ORANGE", "PALETTE", "PURPLE", "RED", "Interval", "bar_svg",
+           "grouped_shares_svg", "intervals_svg", "lines_svg", "meter_history_svg", "wilson"]
 
-BLUE, ORANGE, GREEN, RED, GREY, PURPLE = ("#4c8bf5", "#f08a3c", "#3ba55c", "#e5534b",
-                                          "#8b949e", "#a371f7")
-PALETTE = (BLUE, ORANGE, PURPLE, GREEN, RED, GREY)
 _INK = "#010203"   # becomes currentColor
 _GRID = "#020304"  # becomes var(--grid)
 
@@ -103,7 +104,8 @@ def _inline(svg: str, *, title: str) -> str:
 
 
 def meter_history_svg(history: Sequence[dict[str, Any]], *, epsilon: float,
-                      indifference: float, estimate: float | None = None) -> str | None:
+                      indifference: float, estimate: float | None = None,
+                      alpha: float = 0.05) -> str | None:
     """The meter's anytime interval narrowing as draws accrue, against the decision bounds.
 
     The call is ``verdict-deterministic`` once the band is wholly below ``epsilon*r`` and
@@ -116,45 +118,12 @@ def meter_history_svg(history: Sequence[dict[str, Any]], *, epsilon: float,
            and isinstance(hi, (int, float))]
     if not pts:
         return None
-    import matplotlib
+    from ._svg import meter_history
     xs, lows, highs = zip(*pts, strict=True)
-    with _lock, matplotlib.rc_context(_rc()):
-        fig = _figure(7.2, 3.0)
-        ax = fig.add_subplot()
-        ax.fill_between(xs, lows, highs, step="post", color=BLUE, alpha=0.28, linewidth=0,
-                        label="anytime 95% interval")
-        ax.step(xs, highs, where="post", color=BLUE, linewidth=1.3)
-        ax.step(xs, lows, where="post", color=BLUE, linewidth=1.3)
-        r = indifference if indifference and indifference > 1 else 2.0
-        ax.axhline(epsilon, color=_INK, linewidth=1.1, label=f"epsilon {epsilon:g}")
-        ax.axhline(epsilon * r, color=RED, linestyle="--", linewidth=1.1,
-                   label=f"epsilon*r {epsilon * r:g}")
-        ax.axhline(epsilon / r, color=GREEN, linestyle="--", linewidth=1.1,
-                   label=f"epsilon/r {epsilon / r:g}")
-        if estimate is not None:
-            ax.plot([xs[-1]], [estimate], "o", color=ORANGE, clip_on=False,
-                    label=f"final estimate {estimate:.3f}")
-        # a square-root axis keeps both the wide early band and the small bounds readable
-        top = min(1.0, max(*highs, epsilon * r * 1.5) * 1.05)
-        ax.set_yscale("function", functions=(_sqrt, _square))
-        ax.set_ylim(0, top)
-        ticks = [t for t in (0, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0) if t <= top]
-        ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
-        ax.set_xlim(0, xs[-1] * 1.02 if xs[-1] else 1)
-        ax.set_xlabel("agent calls (draws)")
-        ax.set_ylabel("pair disagreement θ (√ scale)")
-        fig.legend(loc="outside right center", fontsize=8)
-        return _to_svg(fig, title="meter interval as draws accrue")
-
-
-def _sqrt(x: Any) -> Any:
-    import numpy as np
-    return np.sqrt(np.clip(x, 0, None))
-
-
-def _square(x: Any) -> Any:
-    import numpy as np
-    return np.square(x)
+    r = indifference if indifference and indifference > 1 else 2.0
+    return meter_history(list(xs), list(lows), list(highs), epsilon=epsilon, r=r,
+                         estimate=estimate, level=f"{(1 - alpha) * 100:g}%",
+                         title="meter interval as draws accrue")
 
 
 def bar_svg(counts: dict[str, float], *, total: float | None = None,
@@ -169,26 +138,9 @@ def bar_svg(counts: dict[str, float], *, total: float | None = None,
     if len(items) > max_bars:
         rest = sum(v for _, v in items[max_bars - 1:])
         items = [*items[:max_bars - 1], (f"({len(items) - max_bars + 1} others)", rest)]
-    import matplotlib
-    labels = [_short(k) for k, _ in items][::-1]
-    shares = [v / n for _, v in items][::-1]
-    colors = [ORANGE if k == highlight else BLUE for k, _ in items][::-1]
-    with _lock, matplotlib.rc_context(_rc()):
-        fig = _figure(7.2, 0.9 + 0.32 * len(items))
-        ax = fig.add_subplot()
-        ax.barh(range(len(items)), shares, color=colors, height=0.65)
-        ax.set_yticks(range(len(items)), labels)
-        for i, (s, (_, v)) in enumerate(zip(shares, items[::-1], strict=True)):
-            ax.text(s + 0.01, i, f"{int(v) if float(v).is_integer() else v:g} ({s:.0%})",
-                    va="center", fontsize=8)
-        if threshold is not None:
-            ax.axvline(threshold, color=RED, linestyle="--", linewidth=1.2,
-                       label=f"threshold {threshold:g}")
-            ax.legend(loc="lower right", fontsize=8)
-        ax.set_xlim(0, 1.12)
-        ax.set_xlabel(xlabel)
-        ax.grid(axis="y", visible=False)
-        return _to_svg(fig, title=title)
+    from ._svg import bars
+    return bars(items, n=n, threshold=threshold, highlight=highlight, title=title,
+                xlabel=xlabel)
 
 
 def grouped_shares_svg(series: Sequence[tuple[str, dict[str, float], str]], *, title: str,
@@ -237,39 +189,13 @@ def intervals_svg(rows: Sequence[Interval], *, title: str, xlabel: str,
     rows = [r for r in rows if r.low is not None or r.estimate is not None]
     if not rows:
         return None
-    import matplotlib
-    from matplotlib.lines import Line2D
-    labels = list(dict.fromkeys(r.label for r in rows))
-    ypos = {lab: len(labels) - 1 - i for i, lab in enumerate(labels)}
-    with _lock, matplotlib.rc_context(_rc()):
-        fig = _figure(7.2, 1.1 + 0.32 * len(labels))
-        ax = fig.add_subplot()
-        for r in rows:
-            y = ypos[r.label] - r.offset
-            if r.low is not None and r.high is not None:
-                ax.plot([r.low, r.high], [y, y], color=r.color, linewidth=2.2,
-                        solid_capstyle="butt")
-                ax.plot([r.low, r.high], [y, y], "|", color=r.color, markersize=7)
-            if r.estimate is not None:
-                ax.plot([r.estimate], [y], r.marker, color=r.color, markersize=5.5)
-            if r.ref is not None:
-                ax.plot([r.ref], [ypos[r.label]], "d", color=RED, markersize=6)
-        ax.set_yticks(range(len(labels)), [_short(lab) for lab in labels[::-1]])
-        ax.set_ylim(-0.7, len(labels) - 0.3)
-        # a bare marker (a threshold tick) gets no line in the legend
-        handles = [Line2D([], [], marker=m, color=c, linestyle="-" if m in "os" else "none",
-                          linewidth=2, label=lab) for m, c, lab in legend]
-        for x, color, lab in vlines:
-            ax.axvline(x, color=color, linestyle="--", linewidth=1.1)
-            handles.append(Line2D([], [], color=color, linestyle="--", label=lab))
-        if xlim is not None:
-            ax.set_xlim(*xlim)
-        ax.set_xlabel(xlabel)
-        ax.grid(axis="y", visible=False)
-        if handles:
-            fig.legend(handles=handles, loc="outside lower center", fontsize=8,
-                       ncols=min(4, len(handles)))
-        return _to_svg(fig, title=title)
+    from ._svg import forest
+    if xlim is None:
+        xs = [v for r in rows for v in (r.low, r.high, r.estimate, r.ref) if v is not None]
+        xs += [x for x, _, _ in vlines]
+        pad = (max(xs) - min(xs)) * 0.05 or 0.05
+        xlim = (min(xs) - pad, max(xs) + pad)
+    return forest(rows, title=title, xlabel=xlabel, xlim=xlim, vlines=vlines, legend=legend)
 
 
 def lines_svg(series: Sequence[tuple[str, Sequence[tuple[float, float]], str, str]], *,

@@ -18,8 +18,38 @@ _IN_STYLE = {"clean": "green", "drift": "red", "noise": "yellow", "incomplete": 
              "unconfirmed": "yellow", "unscreened": "red"}
 
 
+#: the longest list of references printed for review; the JSON lists every input
+REVIEW_ROWS = 200
+
+
+def _review_table(d: dict[str, Any], labels: dict[str, str] | None) -> Any:
+    """Each input with the reference verdict it would be checked against: what
+    ``--accept-reference`` approves. Inputs by text when ``labels`` has them."""
+    from rich.table import Table
+
+    from .._internal.shown import visible
+    t = Table(show_edge=False, pad_edge=False, box=None)
+    t.add_column("reference", no_wrap=True)
+    t.add_column("flipped", justify="right")
+    t.add_column("input")
+    rows = sorted(d["inputs"], key=lambda e: (str(e["reference"]), e["fp"]))
+    for e in rows[:REVIEW_ROWS]:
+        ref = e["reference"]
+        ref_s = "–" if ref is None else (str(ref) if d["reference_form"] == "literal"
+                                         else short(str(ref)))
+        text = (labels or {}).get(e["fp"])
+        shown = repr(visible(text)) if text is not None else short(e["fp"])
+        t.add_row(_e(ref_s), "yes" if e["flipped"] else "", _e(shown))
+    return t
+
+
 def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int = 120,
-                         path: str | None = None) -> str:
+                         path: str | None = None, labels: dict[str, str] | None = None,
+                         routes: dict[str, Any] | None = None) -> str:
+    """The snapshot result as terminal text; ``labels`` (fingerprint -> input text) names the
+    inputs of the review table by their text (the CLI passes it on a terminal); ``routes``
+    (the run's per-route breakdown, ``RunResult.routes.to_dict()``) adds the meter per
+    reference verdict."""
     from rich.table import Table
 
     d = for_text(d)  # control and bidi characters of answers and names made visible
@@ -52,9 +82,23 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     shown = ", ".join(f"{(k if d['reference_form'] == 'literal' else short(k))} x{v}"
                       for k, v in sorted(refs.items(), key=lambda kv: -kv[1])[:8])
     con.print(f"  References: {_e(shown)}")
+    if d["inputs"]:
+        con.print("  Review each reference before --accept-reference (sorted by verdict):")
+        con.print(_review_table(d, labels))
+        if any(e["reference"] is None for e in d["inputs"]):
+            con.print("  [dim]– : no reference yet (the input was not drawn before the "
+                      "refusal)[/]")
+        if len(d["inputs"]) > REVIEW_ROWS:
+            con.print(f"  ... {len(d['inputs']) - REVIEW_ROWS} more: --format json lists "
+                      "every input")
     flipped = sum(1 for e in d["inputs"] if e["flipped"])
     if flipped:
         con.print(f"  {flipped} input(s) gave more than one verdict while measured")
+    if routes:
+        from .._internal.shown import for_markup
+        from ._text import _print_routes
+        con.print()
+        _print_routes(con, for_markup({"routes": routes}))  # verdicts are data, not markup
     cal = d.get("calibration") or {}
     if cal.get("draws_per_input"):
         con.print(f"  Calibration: {cal['draws_per_input']} fresh draws per input after the "

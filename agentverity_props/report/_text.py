@@ -11,6 +11,88 @@ EXIT_MEANING = {0: "clean: measured, not blind, no confirmed violation",
                 2: "incomplete or undecided evidence"}
 
 
+def exit_meaning(d: dict[str, Any]) -> str:
+    """The exit line's meaning for a run dict, naming the finding(s) behind an exit 1.
+
+    >>> exit_meaning({"exit_code": 1, "blindness": {"status": "ok"}, "relations": [
+    ...     {"name": "case", "status": "VIOLATED"}], "dependence": None})
+    'finding: relation violated (case)'
+    """
+    code = d.get("exit_code")
+    if code != 1:
+        return EXIT_MEANING.get(int(code), f"exit {code}") if isinstance(code, int) \
+            else f"exit {code}"
+    named: list[str] = []
+    dep = d.get("dependence") or {}
+    if dep.get("status") == "dependent":
+        named.append("dependent draws")
+    if (d.get("blindness") or {}).get("status") == "blind":
+        named.append("blind probe set")
+    rels = d.get("relations") or []
+    violated = [str(r.get("name")) for r in rels if r.get("status") == "VIOLATED"]
+    if violated:
+        named.append(f"relation violated ({', '.join(violated)})")
+    unexercised = [str(r.get("name")) for r in rels if r.get("status") == "NOT EXERCISED"
+                   and any("not exercised" in f and f"'{r.get('name')}'" in f
+                           for f in d.get("findings") or [])]
+    if unexercised:
+        named.append(f"relation not exercised ({', '.join(unexercised)})")
+    routes = d.get("routes") or {}
+    missing = list(routes.get("missing") or [])
+    if missing:
+        named.append(f"required verdict never produced ({', '.join(map(str, missing))})")
+    if not named:
+        return f"finding: {'; '.join(d.get('findings') or ['see Findings'])}"
+    return "finding: " + "; ".join(named)
+
+
+def _print_routes(con: Any, d: dict[str, Any]) -> None:
+    """The per-route breakdown (run JSON ``routes``): the meter's pairs and the relations'
+    confirmed inputs and raw flips, per majority verdict; descriptive intervals."""
+    from rich.table import Table
+
+    routes = d.get("routes")
+    if not routes or not routes.get("meter"):
+        return
+    level = f"{float(routes.get('confidence') or 0.95) * 100:g}%"
+    con.print(f"[bold]Per route[/] (inputs grouped by their majority verdict in this run; "
+              f"{level} Clopper-Pearson intervals, descriptive: outside the family-wise alpha)")
+    t = Table(show_edge=False, pad_edge=False, box=None)
+    for col in ("route", "inputs", "pairs", "disagreement", "interval", "confirmed",
+                "raw flips"):
+        t.add_column(col, no_wrap=col != "confirmed", justify="left" if col in (
+            "route", "interval", "confirmed") else "right")
+    rels = routes.get("relations") or {}
+    for r in routes["meter"]:
+        label = r["label"]
+        est = "–" if r["estimate"] is None else f"{r['estimate']:.3f}"
+        confirmed, raw, tried = [], 0, 0
+        for name, rows in rels.items():
+            for row in rows:
+                if row["label"] == label:
+                    raw += row["raw"]
+                    tried += row["inputs"]
+                    if row["confirmed"]:
+                        confirmed.append(f"{name} {row['confirmed']}")
+        shown = label if len(label) <= 24 else label[:21] + "..."
+        t.add_row(shown, str(r["inputs"]), str(r["pairs"]), est,
+                  f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]", ", ".join(confirmed) or "–",
+                  f"{raw}/{tried}" if tried else "–")
+    con.print(t)
+    if routes.get("unrouted"):
+        con.print(f"  [dim]{routes['unrouted']} input(s) had no usable draw (no route)[/]")
+    required = routes.get("required") or []
+    if required:
+        missing = routes.get("missing") or []
+        produced = routes.get("produced") or {}
+        have = ", ".join(f"{v} x{produced.get(v, 0)}" for v in required)
+        style = "red" if missing else "green"
+        con.print(f"  Required verdicts [{style}]"
+                  f"{'missing: ' + ', '.join(missing) if missing else 'all produced'}[/] "
+                  f"({have} draws)")
+    con.print()
+
+
 def _console(color: bool, width: int = 100) -> Any:
     from rich.console import Console
     return Console(file=io.StringIO(), force_terminal=color, color_system="standard" if color
@@ -40,7 +122,8 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     caveat = m.get("caveat") or ""
     con.print(f"  Meter      [{style}]{m['call']}[/] at epsilon {m['epsilon']:g} "
               f"(layer {m['layer']})" + (f" [red]({caveat.split(';')[0]})[/]" if caveat else ""))
-    con.print(f"             pair disagreement {est}, 95% anytime CI "
+    level = f"{(1 - float(m.get('alpha') or 0.05)) * 100:g}%"
+    con.print(f"             pair disagreement {est}, {level} anytime CI "
               f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}] from {m['pairs']} pairs, "
               f"{m['calls']} calls")
     lo_b, hi_b = m["epsilon"] / m["indifference"], min(1.0, m["epsilon"] * m["indifference"])
@@ -135,7 +218,9 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
                     continue
                 c = o["decision"]
                 label = inputs.get(o["fp"]) or o["fp"][:19]
-                con.print(f"    [red]✗[/] input {label!r}: source "
+                follow = (d.get("follow_ups") or {}).get(o["follow_up_fp"])
+                edited = f" → {follow!r}" if follow is not None else ""
+                con.print(f"    [red]✗[/] input {label!r}{edited}: source "
                           f"{o['source_value']!r} → follow-up "
                           f"{o['follow_up_value']!r} "
                           f"({c['follow_up_violations']}/{c['follow_up_draws']} follow-up vs "
@@ -151,6 +236,7 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     else:
         con.print("[dim]Relations: none requested[/]")
         con.print()
+    _print_routes(con, d)
     if d["findings"]:
         con.print("[bold red]Findings[/]")
         for f in d["findings"]:
@@ -178,7 +264,7 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         from rich.markup import escape
         con.print(f"[bold red]Stopped early:[/] {escape(cause)}")
     code = d["exit_code"]
-    con.print(f"Exit {code}: {EXIT_MEANING[code]}"
+    con.print(f"Exit {code}: {exit_meaning(d)}"
               + (f" \\[{d['stop_reason'][:60]}]" if d.get("stop_reason") and
                  not (d.get("ledger") or {}).get("stop_cause") else ""))
     con.print(f"[dim]Privacy: {d['privacy']}[/]")

@@ -24,6 +24,9 @@ every admission rule holds (each is named in the refusal):
     disagreeing pairs) against the meter's bound on the pair disagreement; when it fires the
     agent became noisier after it was admitted (a model swapped mid-run) and the references
     describe an agent that is gone;
+``required-verdicts``
+    every verdict of ``RunConfig(require_verdicts=...)`` / ``--require-verdicts`` was
+    produced by some draw (a reference set that never reaches a route cannot guard it);
 ``accepted``
     the user approved the references (``accept_reference=True`` / ``--accept-reference``).
 
@@ -82,7 +85,7 @@ __all__ = ["CALIBRATION_DRAWS", "Refusal", "SnapshotResult", "acreate_snapshot",
 
 CALIBRATION_DRAWS = 6
 RULES = ("complete", "verdict-deterministic", "not-blind", "independent-draws",
-         "unchanged-agent", "accepted")
+         "unchanged-agent", "required-verdicts", "accepted")
 MAX_REFERENCE_TOP_UP = 3
 PRIVACY = ("inputs are identified by fingerprint only; no prompt is stored (reference "
            "answers at the text layer are fingerprinted too; per input only counts are kept)")
@@ -227,7 +230,7 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                                  evidence[p.fp].counts.items()}) for p in probes}
         # references are only worth completing when no other rule already refuses
         viable = run.complete and run.meter.call == "verdict-deterministic" and \
-            run.blindness.status == "ok"
+            run.blindness.status == "ok" and not (run.routes and run.routes.missing)
         if viable:
             tops = await asyncio.gather(*(_top_up(eng, p, counts[p.fp], layer)
                                           for p in probes))
@@ -438,6 +441,9 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
                "suppressed": "the blindness health check is suppressed — a reference needs "
                              "it; do not suppress blind_probe_set"}[b.status]
         out.append(Refusal("not-blind", msg))
+    missing = run.routes.finding() if run.routes is not None else None
+    if missing:
+        out.append(Refusal("required-verdicts", missing))
     if not accepted:
         out.append(Refusal("accepted", "the references were not approved — review the "
                            "verdicts, then rerun with --accept-reference "

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 from ..relations import KEYBOARD_NEIGHBOURS, PERTURBATION_NAMES, Perturbation
+from ._choose import PackChoice, choose_pack
 from ._enlarge import BoundaryPair, EnlargeResult, enlarge
 from ._packs import available_packs, from_pack, load_pack, pack_perturbations
 from ._perturb import (
@@ -47,11 +48,13 @@ __all__ = [
     "PERTURBATION_NAMES",
     "BoundaryPair",
     "EnlargeResult",
+    "PackChoice",
     "Perturbation",
     "Region",
     "StrategyPack",
     "available_packs",
     "case_changes",
+    "choose_pack",
     "distractors",
     "enlarge",
     "entity_swaps",

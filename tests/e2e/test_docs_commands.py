@@ -9,6 +9,12 @@ each must exit with a documented code of a finished command (0, 1, or 2 for inco
 undecided evidence). A line ending in ``&`` that starts an example service is
 started in the background and awaited; fixed ports in a document are replaced by free ones.
 ``pip install`` lines must name extras that exist and that the test environment installs.
+
+The commands run in the environment a user has at that point, not in ``[dev]``: README's
+set-up command 1 in a fresh venv (``setup_venvs["setup"]``, tests/e2e/conftest.py), or that
+environment plus ``[html,http,otel]`` for a document asking for those
+(``setup_venvs["later"]``); a document asking for an extra neither has (a framework's
+adapter, docs/agents.md) runs in the test environment, which installs every extra.
 """
 
 from __future__ import annotations
@@ -119,8 +125,42 @@ def _check_install(line: str) -> None:
 DOCS_WITH_COMMANDS = [d for d in DOCS if commands(d)]
 
 
+def _doc_extras(doc: Path) -> set[str]:
+    """The extras a document's own ``pip install`` lines name (``[dev]`` aside)."""
+    out: set[str] = set()
+    for line in commands(doc):
+        if "pip install" in line and ".[dev]" not in line:
+            for spec in re.findall(r"\[([a-z0-9_,\- ]+)\]", line):
+                out |= {e.strip() for e in spec.split(",")}
+    return out
+
+
+def environment_for(doc: Path) -> str:
+    """Which environment a user following ``doc`` has: setup, later, or dev."""
+    from _fresh_venv import LATER_EXTRAS, setup_extras
+    need = _doc_extras(doc)
+    have = set(setup_extras().split(","))
+    if need <= have:
+        return "setup"
+    if need <= have | set(LATER_EXTRAS.split(",")):
+        return "later"
+    return "dev"
+
+
+def test_readme_and_regression_docs_run_in_the_setup_environment() -> None:
+    # the "fresh venv" promise: README's commands need only README's set-up
+    assert environment_for(ROOT / "README.md") == "setup"
+    assert environment_for(ROOT / "docs" / "regression.md") == "setup"
+    assert environment_for(ROOT / "docs" / "reports.md") == "setup"
+    assert environment_for(ROOT / "docs" / "tools.md") == "later"
+
+
 @pytest.mark.parametrize("doc", DOCS_WITH_COMMANDS, ids=lambda d: str(d.relative_to(ROOT)))
-def test_every_documented_command_runs(doc: Path, tmp_path: Path) -> None:
+def test_every_documented_command_runs(doc: Path, tmp_path: Path,
+                                       request: pytest.FixtureRequest) -> None:
+    env_name = environment_for(doc)
+    python = sys.executable if env_name == "dev" else \
+        str(request.getfixturevalue("setup_venvs")[env_name].python)
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     (tmp_path / "agentverity_props").symlink_to(ROOT / "agentverity_props")
     ports: dict[str, str] = {}
@@ -135,16 +175,17 @@ def test_every_documented_command_runs(doc: Path, tmp_path: Path) -> None:
             line = PORT.sub(lambda m: ports.setdefault(m.group(1), str(_free_port())), written)
             env, argv = _argv(line)
             if argv[0] == "agentverity-props":
-                argv = [sys.executable, "-m", "agentverity_props", *argv[1:]]
+                argv = [python, "-m", "agentverity_props", *argv[1:]]
             elif argv[0] == "python":
-                argv[0] = sys.executable
+                argv[0] = python
             if line.rstrip().endswith("&"):
                 services.append(_start(argv, {**env0, **env}, tmp_path))
                 continue
             proc = subprocess.run(argv, cwd=tmp_path, env={**env0, **env}, capture_output=True,
                                   text=True, timeout=600, check=False)
             ran += 1
-            where = f"{doc.name}: {line}\n{proc.stdout[-1500:]}\n{proc.stderr[-1500:]}"
+            where = (f"{doc.name} (environment {env_name}): {line}\n{proc.stdout[-1500:]}\n"
+                     f"{proc.stderr[-1500:]}")
             assert "Traceback" not in proc.stderr, where
             assert "Usage:" not in proc.stderr, where
             # 0/1: a finished run; 2 only as a report's "incomplete or undecided" (a noisy

@@ -300,7 +300,8 @@ def test_sync_agent_that_never_returns_can_be_stopped(tmp_path: Path) -> None:
 def test_enlarge_under_a_raising_agent(tmp_path: Path) -> None:
     inputs = write_inputs(tmp_path / "inputs.txt")
     out, report = tmp_path / "enlarged.txt", tmp_path / "e.json"
-    proc = cli("enlarge", "--agent", agent_ref("raises"), "--inputs", str(inputs), "--output",
+    proc = cli("enlarge", "--agent", agent_ref("raises"), "--inputs", str(inputs),
+               "--strategy", "moderation", "--output",
                str(out), "--report", str(report), "--budget", "60")
     assert "Traceback" not in proc.stderr
     assert proc.returncode == 2, proc.stdout + proc.stderr

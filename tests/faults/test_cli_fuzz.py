@@ -148,6 +148,7 @@ def samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                   str(d / "snapshot.json"), "--format", "json", "--output",
                   str(d / "check.json")],
         "enlarge": ["enlarge", "--agent", good, "--inputs", inputs, "--budget", "30",
+                    "--strategy", "moderation",
                     "--output", str(d / "enlarged.txt"), "--report", str(d / "enlarge.json")],
     }
     for name, argv in runs.items():

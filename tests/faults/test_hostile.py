@@ -209,8 +209,10 @@ def test_other_commands_refuse_an_output_over_their_input(tmp_path: Path) -> Non
     good = agent_ref("good")
     jobs = {
         "enlarge -o = --inputs": (["enlarge", "--agent", good, "--inputs", str(inputs),
+                                   "--strategy", "moderation",
                                    "--budget", "20", "-o", str(inputs)], None),
         "enlarge --report = --inputs": (["enlarge", "--agent", good, "--inputs", str(inputs),
+                                         "--strategy", "moderation",
                                          "--budget", "20", "-o", str(tmp_path / "e.txt"),
                                          "--report", str(inputs)], None),
         "snapshot -o FIFO": (["snapshot", "--agent", good, "--inputs", str(inputs), "-o",

@@ -258,6 +258,7 @@ def test_sigint_during_enlarge_keeps_the_previous_output(tmp_path: Path) -> None
     out, log = tmp_path / "enlarged.txt", tmp_path / "calls.log"
     out.write_text("the previous set\n")
     proc = popen_cli("enlarge", "--agent", agent_ref("slow_allow"), "--inputs", str(inputs),
+                     "--strategy", "moderation",
                      "--output", str(out), "--budget", "300", "--max-workers", "1",
                      env={"FAULT_LOG": str(log), "FAULT_SLEEP": "0.05"})
     try:

@@ -372,7 +372,7 @@ def test_text_json_junit_state_the_family_wise_alpha_and_references():
     assert (d["pairs"][0]["a_ref"], d["pairs"][0]["b_ref"]) == ("old.py:agent", "new.py:agent")
     assert "at most 0.05" in d["guarantee"]
     text = render_compare_text(d)
-    assert "family-wise alpha 0.05 over all 10 verdicts" in text
+    assert "family-wise alpha 0.05 over the 10 verdicts it may reach" in text
     assert "A = old.py:agent" in text
     assert "B = new.py:agent" in text
     junit = render_compare_junit(d)

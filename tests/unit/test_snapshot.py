@@ -63,7 +63,7 @@ def test_admitted_snapshot_holds_references_not_prompts(snap):
     assert doc["admission"] == {"admitted": True, "rules": [
         {"rule": r, "passed": True, "message": "ok"}
         for r in ("complete", "verdict-deterministic", "not-blind", "independent-draws",
-                  "unchanged-agent", "accepted")]}
+                  "unchanged-agent", "required-verdicts", "accepted")]}
     assert not any(p in text for p in ("attack plan", "hello friend"))
     refs = sorted(e["reference"] for e in doc["inputs"])
     assert refs == ["allow"] * 10 + ["block"] * 10
