@@ -19,6 +19,7 @@ from ._config import EngineConfig
 from ._engine import Engine
 from ._evidence import EvidencePool, ProbeEvidence
 from ._ledger import Ledger
+from ._pause import PAUSE_FILE_ENV, SharedPause
 from ._probe import Probe
 from ._session import LoopThread, run_session
 from ._store import Store, StoreKey, StoreMode, StoreRow
@@ -29,8 +30,10 @@ __all__ = [
     "EvidencePool",
     "Ledger",
     "LoopThread",
+    "PAUSE_FILE_ENV",
     "Probe",
     "ProbeEvidence",
+    "SharedPause",
     "Store",
     "StoreKey",
     "StoreMode",

@@ -449,8 +449,10 @@ def _merged_settings(user: Any, *, user_applied: bool,
 
 
 def _plugin_option(name: str) -> Any:
+    """The pytest plugin's option for the test running now (None outside pytest)."""
     plugin = sys.modules.get("agentverity_props_pytest")
-    return getattr(plugin, "OPTIONS", {}).get(name) if plugin else None
+    current = getattr(plugin, "current_options", None)
+    return current().get(name) if current is not None else None
 
 
 def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
