@@ -221,13 +221,15 @@ def _payloads(item: Any, props: list[Any], convs: list[Any], include_inputs: boo
               ) -> list[dict[str, Any]]:
     """One record type for both kinds of test: what a run spent and found, as JSON."""
     out: list[dict[str, Any]] = []
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # set by xdist in each worker
     for rec in props:
         out.append({"kind": "property", "nodeid": item.nodeid, "index": len(out),
-                    "data": rec.to_dict()})
+                    "worker": worker, "data": rec.to_dict()})
     for rec in convs:
         # the terminal shows the minimal conversations' text (the user's own terminal);
         # the report file keeps it only with --agentverity-conversation-inputs
         out.append({"kind": "conversation", "nodeid": item.nodeid, "index": len(out),
+                    "worker": worker,
                     "data": rec.to_dict(include_inputs=include_inputs),
                     "turn_texts": [[t.text for t in ce.turns] for ce in rec.minimal.values()]})
     return _plain(out)
@@ -250,8 +252,9 @@ def agentverity_ledger(request: Any) -> Any:
     class _Ledger:
         @staticmethod
         def runs(kind: str | None = None) -> list[Any]:
-            return [SimpleNamespace(**r["data"]) for r in _session_runs(config)
-                    if kind is None or r["kind"] == kind]
+            return [SimpleNamespace(**r["data"], kind=r["kind"], nodeid=r["nodeid"],
+                                    worker=r["worker"])
+                    for r in _session_runs(config) if kind is None or r["kind"] == kind]
 
         @staticmethod
         def records() -> list[Any]:
