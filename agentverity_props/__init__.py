@@ -63,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     # errors
     "AgentVerityError": ".errors",
     "AgentCallError": ".errors",
+    "AgentHealthWarning": ".errors",
     "BadInput": ".errors",
     "BudgetExhausted": ".errors",
     "Inconclusive": ".errors",
@@ -75,6 +76,7 @@ __all__ = [
     "PRESETS",
     "AgentCallError",
     "AgentCheck",
+    "AgentHealthWarning",
     "AgentStateMachine",
     "AgentVerityError",
     "BadInput",

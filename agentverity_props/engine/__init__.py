@@ -25,12 +25,12 @@ from ._session import LoopThread, run_session
 from ._store import Store, StoreKey, StoreMode, StoreRow
 
 __all__ = [
+    "PAUSE_FILE_ENV",
     "Engine",
     "EngineConfig",
     "EvidencePool",
     "Ledger",
     "LoopThread",
-    "PAUSE_FILE_ENV",
     "Probe",
     "ProbeEvidence",
     "SharedPause",

@@ -29,8 +29,8 @@ from ._budget import Budget
 from ._config import EngineConfig
 from ._deadline import Deadlines
 from ._ledger import Ledger
-from ._probe import Probe
 from ._pause import shared_pause_from_env
+from ._probe import Probe
 from ._retry import Backoff, classify
 from ._store import Store
 from ._workers import Job, Workers

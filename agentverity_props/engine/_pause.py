@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import time
 from pathlib import Path
@@ -102,7 +103,7 @@ class SharedPause:
     def _read(self) -> float:
         with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
             value = json.loads(self.path.read_text(encoding="utf-8")).get("paused_until")
-            if isinstance(value, (int, float)) and value == value:  # not NaN
+            if isinstance(value, (int, float)) and math.isfinite(value):
                 return float(value)
         return 0.0
 
