@@ -47,7 +47,11 @@ def test_the_shim_names_the_attributes_this_hypothesis_uses() -> None:
     assert hypothesis_shim.seed_of(decorated) == 7
     hypothesis_shim.use_settings(decorated, settings(max_examples=2))
     calls: list[int] = []
-    decorated.hypothesis.inner_test = calls.append  # the documented hook
+
+    def count(x: int) -> None:
+        calls.append(x)
+
+    decorated.hypothesis.inner_test = count  # the documented hook
     decorated()
     assert 1 <= len(calls) <= 2  # the settings written through the shim are the ones used
 
@@ -88,13 +92,13 @@ def test_a_loaded_profile_is_the_users_choice() -> None:
 
 
 gate = from_callable(lambda p: "allow", identity="always-allow")
-SOURCES = [f"request number {i}" for i in range(14)]
+SOURCES = st.integers(0, 10**6).map(lambda i: f"request number {i}")
 
 
 def _blind_test() -> object:
-    @agent_property(agent=gate, budget=3000)
-    @settings(max_examples=20, database=None, derandomize=True)
-    @given(prompt=st.sampled_from(SOURCES))
+    @agent_property(agent=gate, budget=5000)
+    @settings(max_examples=90, database=None, derandomize=True)
+    @given(prompt=SOURCES)
     def test_blind(check: object, prompt: str) -> None:
         check.invariant(prompt, prompt + "!", name="bang")  # type: ignore[attr-defined]
 
