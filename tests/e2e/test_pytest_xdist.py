@@ -74,6 +74,16 @@ def test_ledger_sees_every_worker(agentverity_ledger):
 '''
 
 
+def test_a_bad_ini_value_is_one_usage_error_line(pytester: Any) -> None:
+    pytester.makeini("[pytest]\nagentverity_budget = lots\n")
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    res = pytester.runpytest_subprocess()
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    err = res.stderr.str()
+    assert "agentverity_budget = 'lots' is not a number" in err
+    assert "Traceback" not in err + res.stdout.str()
+
+
 def _section_lines(out: str, title: str) -> list[str]:
     lines = out.splitlines()
     heads = [i for i, line in enumerate(lines) if re.fullmatch(rf"=+ {title} =+", line)]
@@ -89,13 +99,21 @@ def _section_lines(out: str, title: str) -> list[str]:
 def test_xdist_writes_the_serial_reports_and_one_terminal_section(pytester: Any) -> None:
     pytest.importorskip("xdist")
     pytester.makepyfile(test_suite=SUITE)
+    # the -n 4 run takes its report paths from the ini twins; the others' options win over them
+    pytester.makeini(f"""
+[pytest]
+agentverity_report = {pytester.path / "prop-4.json"}
+agentverity_conversation_report = {pytester.path / "conv-4.json"}
+""")
     results = {}
     for n in (None, 2, 4):
         prop, conv = pytester.path / f"prop-{n}.json", pytester.path / f"conv-{n}.json"
-        args = ["-p", "no:randomly", f"--agentverity-report={prop}",
-                f"--agentverity-conversation-report={conv}"]
-        if n is not None:
-            args += ["-n", str(n)]
+        args = ["-p", "no:randomly", "-n", str(n)]
+        if n is None:
+            args = ["-p", "no:randomly"]
+        if n != 4:
+            args += [f"--agentverity-report={prop}", f"--agentverity-conversation-report={conv}"]
+            assert not (pytester.path / "prop-4.json").exists()
         res = pytester.runpytest_subprocess(*args)
         out = res.stdout.str().replace(f"-{n}.json", "-N.json")
         res.assert_outcomes(passed=3, failed=3)
