@@ -48,6 +48,8 @@ _MODES = ("off", "record", "replay", "auto")
 REPORT_KEY = "_agentverity_runs"
 #: the workerinput key of the session folder shared by the controller and its workers
 SESSION_DIR_KEY = "agentverity_session_dir"
+#: ``agentverity_props.engine.PAUSE_FILE_ENV``, spelled out: configure imports no engine
+PAUSE_FILE_ENV = "AGENTVERITY_PROPS_PAUSE_FILE"
 
 _PROPERTY_MODULE = "agentverity_props.property._records"
 _CONVERSATION_MODULE = "agentverity_props.conversation._records"
@@ -162,7 +164,6 @@ def pytest_configure(config: Any) -> None:
     if worker is not None and worker.get(SESSION_DIR_KEY):
         # an xdist worker: the controller's session folder (pause file, runs so far)
         state.session_dir = Path(worker[SESSION_DIR_KEY])
-        from agentverity_props.engine import PAUSE_FILE_ENV
         state.env_before[PAUSE_FILE_ENV] = os.environ.get(PAUSE_FILE_ENV)
         os.environ[PAUSE_FILE_ENV] = str(state.session_dir / "pause.json")
 

@@ -21,6 +21,12 @@ from agentverity_props.engine import (
 from agentverity_props.errors import AgentCallError
 
 
+def test_the_plugin_names_the_engines_variable() -> None:
+    import agentverity_props_pytest
+
+    assert agentverity_props_pytest.PAUSE_FILE_ENV == PAUSE_FILE_ENV
+
+
 def test_the_longer_pause_is_kept_and_a_broken_file_is_no_pause(tmp_path: Path) -> None:
     p = SharedPause(tmp_path / "pause.json")
     assert p.remaining() == 0.0
