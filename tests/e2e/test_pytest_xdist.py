@@ -16,6 +16,10 @@ import pytest
 
 pytestmark = pytest.mark.e2e
 
+#: every inner pytest process (and xdist worker) skips the plugins these runs never use:
+#: langsmith's alone costs each process about a second of imports
+LEAN = ("-p", "no:randomly", "-p", "no:langsmith_plugin", "-p", "no:anyio")
+
 SUITE = '''
 import os, time
 from hypothesis import given, settings, strategies as st
@@ -77,7 +81,7 @@ def test_ledger_sees_every_worker(agentverity_ledger):
 def test_a_bad_ini_value_is_one_usage_error_line(pytester: Any) -> None:
     pytester.makeini("[pytest]\nagentverity_budget = lots\n")
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
-    res = pytester.runpytest_subprocess()
+    res = pytester.runpytest_subprocess(*LEAN)
     assert res.ret == pytest.ExitCode.USAGE_ERROR
     err = res.stderr.str()
     assert "agentverity_budget = 'lots' is not a number" in err
@@ -108,9 +112,7 @@ agentverity_conversation_report = {pytester.path / "conv-4.json"}
     results = {}
     for n in (None, 2, 4):
         prop, conv = pytester.path / f"prop-{n}.json", pytester.path / f"conv-{n}.json"
-        args = ["-p", "no:randomly", "-n", str(n)]
-        if n is None:
-            args = ["-p", "no:randomly"]
+        args = [*LEAN, "-n", str(n)] if n is not None else [*LEAN]
         if n != 4:
             args += [f"--agentverity-report={prop}", f"--agentverity-conversation-report={conv}"]
             assert not (pytester.path / "prop-4.json").exists()
@@ -241,7 +243,7 @@ def test_a_429_on_one_worker_pauses_the_other(pytester: Any,
     try:
         monkeypatch.setenv("AV_PROVIDER", f"http://127.0.0.1:{server.server_port}/")
         pytester.makepyfile(test_rate=RATE_SUITE)
-        res = pytester.runpytest_subprocess("-p", "no:randomly", "-n", "2")
+        res = pytester.runpytest_subprocess(*LEAN, "-n", "2")
         res.assert_outcomes(passed=2)
     finally:
         server.shutdown()
