@@ -253,9 +253,8 @@ def agentverity_ledger(request: Any) -> Any:
     class _Ledger:
         @staticmethod
         def runs(kind: str | None = None) -> list[Any]:
-            return [SimpleNamespace(**r["data"], kind=r["kind"], nodeid=r["nodeid"],
-                                    worker=r["worker"])
-                    for r in _session_runs(config) if kind is None or r["kind"] == kind]
+            return [_ledger_entry(r) for r in _session_runs(config)
+                    if kind is None or r["kind"] == kind]
 
         @staticmethod
         def records() -> list[Any]:
@@ -270,6 +269,24 @@ def agentverity_ledger(request: Any) -> Any:
             return sum(r.calls for r in _Ledger.records())
 
     return _Ledger()
+
+
+def _ledger_entry(run: dict[str, Any]) -> Any:
+    """A run as the ledger shows it: the fields of its report entry as attributes (as the
+    live records had them: ``r.minimal.source``, ``r.seed``, ``r.effects[name]``), plus
+    ``kind``, ``nodeid`` and ``worker``."""
+    data = dict(run["data"])
+    if run["kind"] == "property":
+        for key in ("minimal", "first"):
+            if data.get(key) is not None:
+                data[key] = SimpleNamespace(**data[key])
+    else:
+        data["minimal"] = [SimpleNamespace(**ce) for ce in data.get("minimal") or ()]
+    reproduce = data.get("reproduce") or {}
+    data.setdefault("seed", reproduce.get("seed"))
+    data.setdefault("store", reproduce.get("store"))
+    return SimpleNamespace(**data, kind=run["kind"], nodeid=run["nodeid"],
+                           worker=run.get("worker"))
 
 
 def _session_runs(config: Any) -> list[dict[str, Any]]:

@@ -70,6 +70,8 @@ def test_ledger_sees_every_worker(agentverity_ledger):
     if me is None:  # serial: every property test ran before this one
         recs = agentverity_ledger.records()
         assert len(recs) == 4 and agentverity_ledger.total_calls() == sum(r.calls for r in recs)
+        assert [r.minimal.source for r in recs if r.minimal] == ["an attack", "an attack"]
+        assert [len(c.minimal) for c in agentverity_ledger.conversation_records()] == [1]
         return
     deadline = time.monotonic() + 60
     while not any(r.worker != me for r in agentverity_ledger.runs()):
