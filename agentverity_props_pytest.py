@@ -129,9 +129,15 @@ def _option(config: Any, opt: str, kind: type | None = None) -> Any:
         return kind(str(raw).strip())
     except ValueError:
         raise pytest.UsageError(
-            f"ini option {INI_NAMES[opt]} = {raw!r} is not a number: give a "
-            f"{kind.__name__}, e.g. {INI_NAMES[opt]} = {'500' if kind is int else '0.05'}"
+            f"ini option {INI_NAMES[opt]} = {raw!r} is not a number: give "
+            f"{'an integer' if kind is int else 'a number'}, e.g. {INI_NAMES[opt]} = "
+            f"{'500' if kind is int else '0.05'}"
             ) from None
+
+
+def _named(config: Any, opt: str) -> str:
+    """The option as the user gave it: on the command line, or as its ini twin."""
+    return opt if config.getoption(opt) is not None else f"ini {INI_NAMES[opt]}"
 
 
 def pytest_configure(config: Any) -> None:
@@ -142,14 +148,17 @@ def pytest_configure(config: Any) -> None:
                               _option(config, OPT_ALPHA, float))
     # refused here, once, as a usage error (exit 4), not as a traceback inside every test
     if budget is not None and budget < 2:
-        raise pytest.UsageError(f"{OPT_BUDGET}={budget} must be >= 2 (agent calls per test)")
+        raise pytest.UsageError(
+            f"{_named(config, OPT_BUDGET)}={budget} must be >= 2 (agent calls per test)")
     if epsilon is not None and not 0.0 < epsilon < 0.5:
-        raise pytest.UsageError(f"{OPT_EPSILON}={epsilon} must be in (0, 0.5)")
+        raise pytest.UsageError(f"{_named(config, OPT_EPSILON)}={epsilon} must be in (0, 0.5)")
     if alpha is not None and not 0.0 < alpha < 0.5:
-        raise pytest.UsageError(f"{OPT_ALPHA}={alpha} must be in (0, 0.5), e.g. 0.05")
+        raise pytest.UsageError(
+            f"{_named(config, OPT_ALPHA)}={alpha} must be in (0, 0.5), e.g. 0.05")
     tolerance = _option(config, OPT_TOLERANCE, float)
     if tolerance is not None and not 0.0 < tolerance < 1.0:
-        raise pytest.UsageError(f"{OPT_TOLERANCE}={tolerance} must be in (0, 1), e.g. 0.1")
+        raise pytest.UsageError(
+            f"{_named(config, OPT_TOLERANCE)}={tolerance} must be in (0, 1), e.g. 0.1")
     mode = _option(config, OPT_MODE)
     if mode is not None and mode not in _MODES:
         raise pytest.UsageError(f"{INI_NAMES[OPT_MODE]} = {mode!r} must be one of "
