@@ -118,8 +118,8 @@ agentverity_conversation_report = {pytester.path / "conv-4.json"}
         if n != 4:
             args += [f"--agentverity-report={prop}", f"--agentverity-conversation-report={conv}"]
             assert not (pytester.path / "prop-4.json").exists()
-        # the serial run in this process (cheaper); the xdist runs as real subprocesses
-        res = pytester.runpytest(*args) if n is None else pytester.runpytest_subprocess(*args)
+        # a subprocess even when serial: an in-process run unloads the numpy it imported
+        res = pytester.runpytest_subprocess(*args)
         out = res.stdout.str().replace(f"-{n}.json", "-N.json")
         res.assert_outcomes(passed=3, failed=3)
         if n is not None:
