@@ -64,6 +64,7 @@ _EXPORTS: dict[str, str] = {
     # errors
     "AgentVerityError": ".errors",
     "AgentCallError": ".errors",
+    "AgentHealthWarning": ".errors",
     "BadInput": ".errors",
     "BudgetExhausted": ".errors",
     "EvidenceExhausted": ".errors",
@@ -77,6 +78,7 @@ __all__ = [
     "PRESETS",
     "AgentCallError",
     "AgentCheck",
+    "AgentHealthWarning",
     "AgentStateMachine",
     "AgentVerityError",
     "BadInput",

@@ -12,6 +12,7 @@ import threading
 
 __all__ = [
     "AgentCallError",
+    "AgentHealthWarning",
     "AgentVerityError",
     "BadInput",
     "BudgetExhausted",
@@ -97,6 +98,15 @@ class Interrupted(DrawStopped):
 
 class Inconclusive(AgentVerityError):
     """The evidence could not decide within the budget (neither pass nor confirmed failure)."""
+
+
+class AgentHealthWarning(UserWarning):
+    """A health finding of a passing agent test: it may test less than it seems (a blind
+    probe set, an unstable verdict, dependent draws).
+
+    Issued with :func:`warnings.warn`, so it can be filtered like any warning, or made an
+    error: ``pytest -W error::agentverity_props.AgentHealthWarning`` (or ``filterwarnings``).
+    """
 
 
 class PropertyViolation(AgentVerityError, AssertionError):

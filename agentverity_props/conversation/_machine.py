@@ -30,6 +30,8 @@ from typing import Any, ClassVar
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
+from .._internal import hypothesis_shim
+from .._internal.agent_settings import CONVERSATION_PROFILE, agent_settings
 from .._internal.outcome import CandidateStatus
 from ..errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
 from ._checks import ConversationRelation, Invariant
@@ -40,9 +42,11 @@ from ._session import conversational
 __all__ = ["CONVERSATION_SETTINGS", "AgentStateMachine", "conversation_machine",
            "relation_rule", "run_conversation_test"]
 
-#: Hypothesis settings for conversation tests (a ``settings=`` passed in overrides them).
+#: Hypothesis settings for conversation tests (the registered profile
+#: ``agentverity-conversation``, see :mod:`agentverity_props._internal.agent_settings`; a
+#: ``settings=`` passed in overrides them where it changes a value).
 CONVERSATION_SETTINGS: dict[str, Any] = {"max_examples": 100, "deadline": None,
-                                         "database": None, "print_blob": True}
+                                         "print_blob": True}
 
 _RUNS_LOCK = threading.Lock()
 
@@ -268,7 +272,9 @@ def run_conversation_test(machine: type[AgentStateMachine], *, settings: Any = N
                           ) -> ConversationRecord:
     """Run ``machine`` as a Hypothesis test; return its record (raise on a violation).
 
-    Settings: ``CONVERSATION_SETTINGS`` under ``settings`` (a ``hypothesis.settings``);
+    Settings: the profile ``agentverity-conversation`` (``CONVERSATION_SETTINGS``) under
+    ``settings`` (a ``hypothesis.settings``; default: the loaded profile), with the policy of
+    ``@agent_property``: a value the user changed from Hypothesis's stock default wins;
     ``stateful_step_count`` is the machine's ``max_turns`` unless ``settings`` sets it.
 
     Raises:
@@ -277,7 +283,6 @@ def run_conversation_test(machine: type[AgentStateMachine], *, settings: Any = N
         Inconclusive: the budget ran out with candidates undecided and no violation.
     """
     __tracebackhide__ = True
-    from hypothesis import HealthCheck
     from hypothesis import settings as Settings
     from hypothesis.errors import Unsatisfiable
     from hypothesis.stateful import run_state_machine_as_test
@@ -289,14 +294,10 @@ def run_conversation_test(machine: type[AgentStateMachine], *, settings: Any = N
                               "from_chat(factory) or from_strands_conversation(factory)")
     agent = conversational(machine.agent)
     _validate(machine.alpha, machine.beta, machine.budget, machine.max_turns)
-    # undecided candidates are rejected by design, and agents are slow: not test problems
-    ours = {HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large}
-    theirs = set(settings.suppress_health_check) if settings is not None else set()
-    base = dict(CONVERSATION_SETTINGS, stateful_step_count=machine.max_turns,
-                suppress_health_check=sorted(ours | theirs, key=lambda h: h.name))
-    merged = Settings(settings, **{k: v for k, v in base.items()
-                                   if settings is None or k in ("suppress_health_check",)
-                                   or getattr(settings, k) == getattr(Settings.default, k)})
+    # the one policy of agent tests (registered profile ``agentverity-conversation``):
+    # undecided candidates are rejected by design and agents are slow, not test problems
+    merged = agent_settings(settings, profile=CONVERSATION_PROFILE,
+                            stateful_step_count=machine.max_turns)
     if max_examples is not None:  # an explicit argument beats any settings object
         merged = Settings(merged, max_examples=max_examples)
     m = machine.max_candidates or merged.max_examples * (machine.max_turns + 1) + 200
@@ -307,7 +308,7 @@ def run_conversation_test(machine: type[AgentStateMachine], *, settings: Any = N
                           seed=machine.seed_draws if seed is None else seed,
                           extractor=machine.extractor)
     rec = run.record
-    rec.seed = getattr(machine, "_hypothesis_internal_use_seed", None)
+    rec.seed = hypothesis_shim.seed_of(machine)
     with _RUNS_LOCK:
         if "_agentverity_run" in machine.__dict__:
             raise InvalidArgument(f"{machine.__name__} is already running")

@@ -19,6 +19,7 @@ from ._config import EngineConfig
 from ._engine import Engine
 from ._evidence import EvidencePool, ProbeEvidence
 from ._ledger import Ledger
+from ._pause import PAUSE_FILE_ENV, SharedPause
 from ._probe import Probe
 from ._redis_store import RedisStore
 from ._session import LoopThread, run_session
@@ -35,6 +36,7 @@ from ._stores import (
 )
 
 __all__ = [
+    "PAUSE_FILE_ENV",
     "Engine",
     "EngineConfig",
     "EvidencePool",
@@ -48,6 +50,7 @@ __all__ = [
     "ReadOnlyStore",
     "RedisStore",
     "ReplayView",
+    "SharedPause",
     "Store",
     "StoreBackend",
     "StoreKey",

@@ -29,6 +29,7 @@ from ._budget import Budget
 from ._config import EngineConfig
 from ._deadline import Deadlines
 from ._ledger import Ledger
+from ._pause import shared_pause_from_env
 from ._probe import Probe
 from ._retry import Backoff, classify
 from ._stores import ReplayView, StoreBackend, open_store
@@ -105,6 +106,9 @@ class Engine:
         self._backoff = Backoff(config.backoff_base_s, config.backoff_max_s, config.seed)
         #: a rate limit with Retry-After pauses every call, not only the draw that got it
         self._paused_until = 0.0
+        #: the same pause shared with the other processes of a session (pytest-xdist workers);
+        #: not with an injected ``sleep``: a simulated clock must not pause real engines
+        self._shared_pause = shared_pause_from_env() if sleep is None else None
         self._sleep = sleep if sleep is not None else asyncio.sleep
         self._identity = str(self.agent.identity)
         self._is_async = bool(self.agent.is_async)
@@ -272,7 +276,7 @@ class Engine:
             try:
                 # the service asked every caller to wait (429 + Retry-After): checked with
                 # the slot held, so no call slips in between the 429 and the end of the pause
-                wait = self._paused_until - max(monotonic(), covered)
+                wait = self._pause_deadline() - max(monotonic(), covered)
                 if wait > 0:
                     await self._sleep(wait)
                 if self._stopping:
@@ -327,6 +331,8 @@ class Engine:
                         self.ledger.note_timeout()
                     if retry_after is not None:
                         self._paused_until = max(self._paused_until, monotonic() + retry_after)
+                        if self._shared_pause is not None:
+                            self._shared_pause.extend(retry_after)
                 else:
                     latency = perf_counter() - t0
                     obs = self._extract(obs)
@@ -342,12 +348,23 @@ class Engine:
             if self._stopping:
                 raise _interrupted()
             now = monotonic()
-            delay = max(self._backoff.delay(attempt, retry_after), self._paused_until - now)
+            delay = max(self._backoff.delay(attempt, retry_after), self._pause_deadline() - now)
             await self._sleep(delay)
             covered = now + delay
         self.ledger.note_failure(kind, message)
         failure = CallFailure(kind, message, retryable, attempt)
         return Observation(error=failure), exc
+
+    def _pause_deadline(self) -> float:
+        """Until when (monotonic) every call waits: this engine's own 429 pause, or the
+        session's shared one (another process got the 429)."""
+        until = self._paused_until
+        shared = self._shared_pause
+        if shared is not None:
+            left = shared.remaining()
+            if left > 0:
+                until = max(until, monotonic() + left)
+        return until
 
     def _save(self, key: Key, obs: Observation) -> Observation:
         """Commit ``obs``; if another process stored this draw first, return its row."""

@@ -39,18 +39,28 @@ Example:
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 import json
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._internal import hypothesis_shim
+from .._internal.agent_settings import agent_settings
 from .._internal.outcome import CandidateStatus
 from ..diagnose import HealthCheck, blindness_from_keys
 from ..engine import EvidencePool, LoopThread
-from ..errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
+from ..errors import (
+    AgentHealthWarning,
+    Inconclusive,
+    InvalidArgument,
+    PropertyViolation,
+    violation_class,
+)
 from ..relations import Relation, RelationOutcome
 from ._records import (
     _RECORDS_LOCK,
@@ -66,8 +76,13 @@ if TYPE_CHECKING:
 #: Draws a candidate may spend before the first confirmation (then the pooled effect decides).
 SCREEN_MAX_DRAWS = 40
 
-#: Hypothesis settings for agent-priced tests; a user's ``@settings`` overrides any of them.
+#: Hypothesis settings for agent-priced tests (the registered profile ``agentverity``, see
+#: :mod:`agentverity_props._internal.agent_settings`); a user's ``@settings`` overrides any.
 AGENT_SETTINGS_DEFAULTS: dict[str, Any] = {"max_examples": 25, "deadline": None}
+
+#: the check of the @agent_property test running now (read by the ``inner_test`` hook)
+_RUNNING: contextvars.ContextVar[AgentCheck | None] = contextvars.ContextVar(
+    "agentverity_check", default=None)
 
 
 # ----------------------------------------------------------------------------- plumbing
@@ -111,7 +126,8 @@ class AgentCheck:
         self._engine = engine
         self._pool = EvidencePool()
         self._cache: dict[tuple[object, ...], RelationOutcome] = {}
-        self._inner_code: Any = getattr(inner, "__code__", None)
+        #: the arguments of the example running now (set by the ``inner_test`` hook)
+        self._given: dict[str, Any] = {}
         from ..decide import EvidenceLearner
         self.learner = EvidenceLearner()
         self._anchor_keys: dict[str, str] = {}
@@ -237,16 +253,9 @@ class AgentCheck:
         return ce
 
     def _given_kwargs(self) -> dict[str, Any]:
-        """The arguments Hypothesis passed to the user's test (for the @example literal)."""
-        frame: Any = sys._getframe(1)
-        while frame is not None:
-            code: Any = frame.f_code
-            if code is self._inner_code:
-                names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-                return {n: frame.f_locals[n] for n in names
-                        if n != "check" and n in frame.f_locals and _literal_ok(frame.f_locals[n])}
-            frame = frame.f_back
-        return {}
+        """The arguments Hypothesis passed to the user's test (for the @example literal),
+        as the ``inner_test`` hook received them."""
+        return {n: v for n, v in self._given.items() if _literal_ok(v)}
 
     def _evaluate(self, rel: Relation, src: Probe, fu: Probe) -> RelationOutcome:
         rec = self._record
@@ -401,6 +410,22 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
                 "def test(check, prompt): ...")
         outer_sig = inspect.Signature([p for p in params if p.name != "check"])
 
+        def with_check(*args: Any, **kwargs: Any) -> Any:
+            # Hypothesis's documented hook (``test.hypothesis.inner_test``): every example
+            # runs through here with the arguments @given drew, so the check of the running
+            # test is handed over and those arguments are known for the @example line
+            __tracebackhide__ = True  # pytest: the failure is the user's test
+            check = _RUNNING.get()
+            if check is None:
+                raise InvalidArgument(f"{test.__name__} runs under @agent_property only: call "
+                                      "the decorated test, not its inner Hypothesis test")
+            check._given = {k: v for k, v in kwargs.items() if k != "check"}
+            kwargs["check"] = check
+            return inner(*args, **kwargs)
+
+        functools.update_wrapper(with_check, inner)
+        test.hypothesis.inner_test = with_check  # type: ignore[attr-defined]
+
         @functools.wraps(test)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True  # pytest: the failure is the user's test
@@ -409,48 +434,18 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
         wrapper.__signature__ = outer_sig  # type: ignore[attr-defined]
         # our defaults must not look like a user's @settings (that would make a user's
         # @settings above us an error); they are merged at call time instead.
-        wrapper.__dict__.pop("_hypothesis_internal_settings_applied", None)
+        hypothesis_shim.drop_applied_mark(wrapper)
         wrapper._agentverity_property = True  # type: ignore[attr-defined]
         return wrapper
 
     return decorate
 
 
-def _merged_settings(user: Any, *, user_applied: bool,
-                     replayable: bool = False) -> Any:  # user: hypothesis.settings
-    """Agent defaults under the user's settings.
-
-    A user who applied ``@settings`` anywhere owns ``max_examples``; when they applied none,
-    25 examples are used unless a loaded profile changed Hypothesis's stock 100. ``deadline``
-    (agents are slow) and the ``explain`` phase (it re-runs examples) are dropped unless the
-    user's settings changed them from the active profile. With a record/replay store
-    (``replayable``) the run is derandomized and reads no example database, unless the user
-    set those: a recording then replays with zero calls whatever ``.hypothesis`` holds.
-    """
-    from hypothesis import HealthCheck as HypothesisHealthCheck
-    from hypothesis import Phase, settings
-
-    default: Any = settings.default
-    # undecided candidates (budget, quota) are rejected by design: not a strategy problem
-    overrides: dict[str, Any] = {"suppress_health_check": list(
-        {*user.suppress_health_check, HypothesisHealthCheck.filter_too_much})}
-    if not user_applied and default.max_examples == 100:
-        overrides["max_examples"] = AGENT_SETTINGS_DEFAULTS["max_examples"]
-    if user.deadline == default.deadline:
-        overrides["deadline"] = None
-    if user.phases == default.phases:
-        overrides["phases"] = [p for p in default.phases if p is not Phase.explain]
-    if replayable:
-        if user.derandomize == default.derandomize:
-            overrides["derandomize"] = True
-        if user.database == default.database:
-            overrides["database"] = None
-    return settings(user, **overrides)
-
-
 def _plugin_option(name: str) -> Any:
+    """The pytest plugin's option for the test running now (None outside pytest)."""
     plugin = sys.modules.get("agentverity_props_pytest")
-    return getattr(plugin, "OPTIONS", {}).get(name) if plugin else None
+    current = getattr(plugin, "current_options", None)
+    return current().get(name) if current is not None else None
 
 
 def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
@@ -459,26 +454,20 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     __tracebackhide__ = True  # pytest: the failure is the user's test
     from ..engine import Engine, EngineConfig
 
-    above = getattr(wrapper, "_hypothesis_internal_settings_applied", False)
-    below = getattr(test, "_hypothesis_internal_settings_applied", False)
-    user_settings = (wrapper._hypothesis_internal_use_settings if above
-                     else test._hypothesis_internal_use_settings)
+    above = hypothesis_shim.settings_applied(wrapper)
+    below = hypothesis_shim.settings_applied(test)
     if not hasattr(test, "_agentverity_original_settings"):
-        test._agentverity_original_settings = user_settings
-    if not above:
-        user_settings = test._agentverity_original_settings
+        test._agentverity_original_settings = hypothesis_shim.settings_of(test)
+    user_settings = (hypothesis_shim.settings_of(wrapper) if above
+                     else test._agentverity_original_settings)
     store_path = base["store_path"] or _plugin_option("store")
     mode = base["store_mode"] or _plugin_option("store_mode") or (
         "auto" if store_path else "off")
-    merged = _merged_settings(user_settings, user_applied=above or below,
-                              replayable=mode != "off")
-    test._hypothesis_internal_use_settings = merged
-    examples = getattr(wrapper, "hypothesis_explicit_examples", None)
-    if examples is not None and examples is not getattr(test, "hypothesis_explicit_examples",
-                                                         None):
-        test.hypothesis_explicit_examples = examples
-    if getattr(wrapper, "_hypothesis_internal_use_seed", None) is not None:
-        test._hypothesis_internal_use_seed = wrapper._hypothesis_internal_use_seed
+    # no @settings anywhere: the loaded profile is the user's choice
+    merged = agent_settings(user_settings if above or below else None,
+                            replayable=mode != "off")
+    hypothesis_shim.use_settings(test, merged)
+    hypothesis_shim.copy_decorations(wrapper, test)
 
     budget = _plugin_option("budget") or base["budget"]
     alpha = _plugin_option("alpha") or base["alpha"]
@@ -490,7 +479,7 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     # half of alpha for the examples confirmed one by one, half for the pooled effects
     record = PropertyRecord(test=name, agent=base["agent"].identity, alpha=alpha,
                             alpha_candidate=alpha / 2 / m, max_candidates=m,
-                            seed=getattr(test, "_hypothesis_internal_use_seed", None),
+                            seed=hypothesis_shim.seed_of(test),
                             store=store_path)
     cfg = EngineConfig(max_workers=base["max_workers"], timeout_s=base["timeout_s"],
                        budget=budget, error_policy="record", store_path=store_path,
@@ -501,6 +490,7 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     check = AgentCheck(opts, record, loop, engine, inner)
     with _RECORDS_LOCK:
         RECORDS.append(record)
+    token = _RUNNING.set(check)
     try:
         try:
             result = test(*args, check=check, **kwargs)
@@ -528,12 +518,26 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                 record.status = "error"
             raise
         _after_pass(record, check, base)
+        _warn_health(record)
         return result
     finally:
+        _RUNNING.reset(token)
         loop.run(engine.aclose())
         loop.close()
         led = engine.ledger
         record.calls, record.replayed = led.calls, led.replayed
+
+
+def _warn_health(record: PropertyRecord) -> None:
+    """Each health finding of a passing test as an :class:`AgentHealthWarning` (users filter
+    it, or turn it into an error: ``-W error::agentverity_props.AgentHealthWarning``)."""
+    __tracebackhide__ = True  # pytest: the warning is the user's test's
+    for text in record.warnings:
+        try:
+            warnings.warn(AgentHealthWarning(f"{record.test}: {text}"), stacklevel=4)
+        except AgentHealthWarning:
+            record.status = "failed"  # the user made health findings errors
+            raise
 
 
 def _failure_cause(engine: Engine) -> str | None:
