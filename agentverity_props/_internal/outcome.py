@@ -109,6 +109,7 @@ class CheckStatus(_StrEnum):
 
     CLEAN = "clean"
     DRIFT = "drift"
+    CHANGED = "changed"  # the agent changed during the check itself (not drift)
     INADMISSIBLE = "inadmissible"
     INCOMPLETE = "incomplete"
 

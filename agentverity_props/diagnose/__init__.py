@@ -19,7 +19,8 @@ from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
     "BLOCK_SIZE": "._health",
-    "ChangeResult": "._change", "change_result": "._change", "check_change": "._change",
+    "CHANGE_MAX_TRIALS": "._change", "ChangeResult": "._change",
+    "change_result": "._change", "change_settled": "._change", "check_change": "._change",
     "BlindnessResult": "._health", "DependenceResult": "._health", "HealthCheck": "._health",
     "blindness_from_keys": "._health", "check_dependence": "._health",
     "dependence_result": "._health",
@@ -36,6 +37,7 @@ _EXPORTS = {
 
 __all__ = [
     "BLOCK_SIZE",
+    "CHANGE_MAX_TRIALS",
     "DEFAULT_MAX_CALLS",
     "PRESETS",
     "TOLERANCE_PRESETS",
@@ -54,6 +56,7 @@ __all__ = [
     "blindness_from_keys",
     "budget_note",
     "change_result",
+    "change_settled",
     "check_change",
     "check_dependence",
     "dependence_result",
@@ -74,7 +77,13 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._change import ChangeResult, change_result, check_change
+    from ._change import (
+        CHANGE_MAX_TRIALS,
+        ChangeResult,
+        change_result,
+        change_settled,
+        check_change,
+    )
     from ._health import (
         BLOCK_SIZE,
         BlindnessResult,

@@ -58,6 +58,11 @@ class ChangeResult:
     source: str
     first_late_call: int = 0
     fired_call: int = 0
+    #: the command measured ("run", "check") and its early phase, for the words printed
+    during: str = "run"
+    early_phase: str = "the meter"
+    #: what the early and late draws score (the meter's pair disagreement unless said)
+    scores: str = ""
 
     @property
     def fired(self) -> bool:
@@ -65,29 +70,33 @@ class ChangeResult:
 
     @property
     def estimand(self) -> str:
+        if self.scores:
+            return self.scores
         return ("theta = mean over the probe set of P(two independent draws of one input "
                 "disagree), in the meter's draws (early) against later draws (late); "
                 "H0: theta_late <= theta_early")
 
     def guarantee(self) -> str:
         return (f"P(changed) <= {self.alpha:g} when the agent did not become noisier after "
-                "the meter (any mix of noisy and steady inputs); valid under optional "
-                "stopping, assuming independent draws given the input")
+                f"{self.early_phase} (any mix of noisy and steady inputs); valid under "
+                "optional stopping, assuming independent draws given the input")
 
     def warning(self) -> str:
         """What firing means, and when the change happened ('' unless fired)."""
         if not self.fired:
             return ""
         late = "n/a" if self.late_mean is None else f"{self.late_mean:.3f}"
-        when = (f"after call {self.early_calls} (the end of the meter) and by call "
-                f"{self.fired_call}" if self.fired_call else
-                f"after call {self.early_calls} (the end of the meter)")
-        return (f"the agent changed during the run: {when}. The meter's "
-                f"{self.early_pairs} pairs bound its pair disagreement at "
+        end = f"the end of {self.early_phase}"
+        when = (f"after call {self.early_calls} ({end}) and by call {self.fired_call}"
+                if self.fired_call else f"after call {self.early_calls} ({end})")
+        early = (f"The meter's {self.early_pairs} pairs bound its pair disagreement"
+                 if not self.scores else f"The {self.early_pairs} draws of "
+                 f"{self.early_phase} bound its mismatch rate")
+        return (f"the agent changed during the {self.during}: {when}. {early} at "
                 f"{self.early_bound:.3f} or less; {self.late_trials} later {self.source} "
                 f"show {late} (e-value {self.e_value:.3g} >= 2/{self.alpha:g}). Every "
-                "decision of the run assumes an agent that does not change while measured: "
-                "pin the model version behind the endpoint, then rerun")
+                f"decision of the {self.during} assumes an agent that does not change while "
+                "measured: pin the model version behind the endpoint, then rerun")
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "estimand": self.estimand,
@@ -103,20 +112,24 @@ class ChangeResult:
 
 def change_result(test: ChangeTest | None, *, alpha: float, early_calls: int, calls: int,
                   source: str, suppressed: bool = False, fired_call: int = 0,
-                  cut: bool = False) -> ChangeResult:
+                  cut: bool = False, during: str = "run", early_phase: str = "the meter",
+                  scores: str = "") -> ChangeResult:
     """The check's result; ``cut``: its trials were stopped (budget, interrupt, failed draws)
-    before it fired or reached its own stop, so it is ``incomplete``, not "not detected"."""
+    before it fired or reached its own stop, so it is ``incomplete``, not "not detected".
+    ``during``, ``early_phase`` and ``scores`` word it for the command that ran it."""
     if test is None:
         return ChangeResult("suppressed" if suppressed else "not run", alpha, 1.0, 0, 0,
-                            early_calls, 0, None, 1.0, calls, source)
+                            early_calls, 0, None, 1.0, calls, source, during=during,
+                            early_phase=early_phase, scores=scores)
     status: ChangeStatus = ("changed" if test.fired else "incomplete" if cut else
                             "not detected" if test.trials else "not run")
     return ChangeResult(status, test.alpha, test.bound, test.early_pairs,
                         test.early_disagreements, early_calls, test.trials, test.late_mean,
-                        test.e_value, calls, source, fired_call=fired_call)
+                        test.e_value, calls, source, fired_call=fired_call, during=during,
+                        early_phase=early_phase, scores=scores)
 
 
-def _done(test: ChangeTest, early_estimate: float) -> bool:
+def change_settled(test: ChangeTest, early_estimate: float) -> bool:
     """The early stop: enough trials, and their mean nearer the meter's estimate than its
     bound (a change this check could show is not in sight)."""
     if test.trials < CHANGE_MIN_TRIALS or test.late_mean is None:
@@ -143,7 +156,7 @@ async def check_change(engine: Engine, probes: Sequence[Probe], pool: EvidencePo
     planned = 0
     fired_call = 0
     cut = False
-    while planned < max_trials and not test.fired and not _done(test, early_estimate):
+    while planned < max_trials and not test.fired and not change_settled(test, early_estimate):
         width = max(1, min(parallel, max_trials - planned))
         if engine.stopping or not engine.can_afford(width * CHANGE_TRIAL_DRAWS):
             cut = True

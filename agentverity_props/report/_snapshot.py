@@ -12,7 +12,8 @@ from .._internal.shown import for_text
 from ._bench import _finish
 from ._text import _console
 
-CHECK_EXIT = {0: "clean: re-admitted, no drift", 1: "drift confirmed on at least one input",
+CHECK_EXIT = {0: "clean: re-admitted, no drift",
+              1: "drift confirmed on at least one input, or the agent changed during the check",
               2: "not admissible or incomplete (see above)"}
 _IN_STYLE = {"clean": "green", "drift": "red", "noise": "yellow", "incomplete": "red",
              "unconfirmed": "yellow", "unscreened": "red"}
@@ -155,6 +156,16 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
                   f"[{st['ci_low']:.3f}, {st['ci_high']:.3f}], {st['calls']} calls)")
     for r in d["inadmissible"]:
         con.print(f"  [red]Not admissible[/] {_e('[' + r['rule'] + ']')}: {_e(r['message'])}")
+    ch = d.get("stationarity")
+    if ch:
+        cstyle = {"changed": "red", "not detected": "green", "incomplete": "yellow"}.get(
+            ch["status"], "dim")
+        late = "n/a" if ch["late_mean"] is None else f"{ch['late_mean']:.3f}"
+        con.print(f"  Change during the check [{cstyle}]{_e(ch['status'])}[/] (the screen's "
+                  f"mismatch rate <= {ch['early_bound']:.3f}; {ch['late_trials']} later "
+                  f"trial(s): {late}; {ch['calls']} calls)")
+        if ch["status"] == "changed":
+            con.print(f"  [red]Changed during the check[/] (not drift): {_e(ch['warning'])}")
     rows = [e for e in d["inputs"] if e["status"] != "clean"]
     if rows:
         con.print()
@@ -199,6 +210,7 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
                   f"alpha {dr['alpha_per_input']:.2g} per input)")
     con.print(f"Calls: {calls['total']} (screen {calls['screen']}, confirm {calls['confirm']}"
               + (f", stability {calls['stability']}" if calls["stability"] else "")
+              + (f", change {calls['change']}" if calls.get("change") else "")
               + f") vs ~{calls['full_rerun_estimate']} for a full re-run")
     code = d["exit_code"]
     con.print(f"Exit {code}: {CHECK_EXIT[code]}")
@@ -229,6 +241,16 @@ def render_check_junit(d: dict[str, Any]) -> str:
     if d["inadmissible"]:
         msg = "; ".join(f"[{r['rule']}] {r['message']}" for r in d["inadmissible"])
         ET.SubElement(tc, "error", message=msg[:500], type="inadmissible").text = msg
+    ch = d.get("stationarity")
+    if ch:
+        tc = ET.SubElement(suite, "testcase", name="unchanged-during-check", classname="check",
+                           time="0")
+        if ch["status"] == "changed":
+            ET.SubElement(tc, "failure", message=ch["warning"][:500], type="changed").text = \
+                ch["warning"]
+        elif ch["status"] == "incomplete":
+            ET.SubElement(tc, "error", message="the changed-agent check could not finish",
+                          type="incomplete")
     for e in d["inputs"]:
         tc = ET.SubElement(suite, "testcase", name=short(e["fp"]), classname="inputs", time="0")
         cf = e["confirmation"]

@@ -28,11 +28,25 @@
    The printed p-value accounts for the curtailment
    (:func:`~agentverity_props.decide.drift_p_value`); ``p_family`` is it times the inputs.
 
+5. **Unchanged during the check.** Drift is a change *since the snapshot*; an agent that
+   changes *while it is checked* (a model swapped mid-check) makes every decision above
+   compare draws of two agents. The screen's draws are i.i.d. (uniform input), so their
+   mismatches bound the early mismatch rate (:func:`~agentverity_props.decide.
+   early_upper_bound`, valid at the SPRT's stop); late trials, one fresh draw of a uniformly
+   random input each, scored 1 when it differs from its reference, are bet against that
+   bound (:class:`~agentverity_props.decide.ChangeTest`). H0: the late mismatch rate is no
+   higher than the early one; it fires with probability at most ``alpha / 8`` under H0 (the
+   drift family gets the other ``7 alpha / 8``). An agent that drifted before the check and
+   stays so is no change: both rates are high alike. When it fires the check's status is
+   ``changed`` (exit 1), reported apart from drift. A steady agent pays
+   :data:`~agentverity_props.diagnose.CHANGE_MIN_TRIALS` calls (8); the trials stop once
+   they sit nearer the screen's estimate than its bound, at 64, or when it fires.
+
 **Cost.** A check never costs more than a new snapshot would: its calls are capped at the
 snapshot's own recorded cost (``calls.total``, the "full re-run" figure). When the cap stops
 it, the check is incomplete and says to re-create the snapshot instead.
 
-Exit codes: 0 clean, 1 drift, 2 not admissible or incomplete.
+Exit codes: 0 clean, 1 drift or changed during the check, 2 not admissible or incomplete.
 """
 
 from __future__ import annotations
@@ -58,6 +72,8 @@ from ._create import Refusal, reference_form
 from ._document import input_plan, load_snapshot, validate_snapshot
 
 if TYPE_CHECKING:
+    from ..decide import ChangeTest
+    from ..diagnose import ChangeResult
     from ..engine import Engine, Probe
 
 
@@ -66,6 +82,8 @@ __all__ = ["SCHEMA", "CheckResult", "InputCheck", "acompare_snapshot", "compare_
 
 SCHEMA = "agentverity_props.check/2"
 MIN_SCREEN_CAP = 300
+#: the changed-during-the-check test's share of ``alpha``; drift gets the rest
+CHANGE_SHARE = 0.125
 
 
 @dataclass
@@ -130,6 +148,7 @@ class CheckResult:
     tolerance: float
     alpha_input: float
     ledger: dict[str, Any] = field(default_factory=dict)
+    change: ChangeResult | None = None
 
     @property
     def drifted(self) -> list[str]:
@@ -137,8 +156,8 @@ class CheckResult:
 
     @property
     def exit_code(self) -> int:
-        return exit_code(incomplete=self.status not in ("clean", "drift"),
-                         finding=self.status == "drift")
+        return exit_code(incomplete=self.status not in ("clean", "drift", "changed"),
+                         finding=self.status in ("drift", "changed"))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -156,6 +175,7 @@ class CheckResult:
                                      if i.snapshot_status == "untestable"],
                       "guarantee": self.guarantee()},
             "inputs": [i.to_dict() for i in self.inputs],
+            "stationarity": None if self.change is None else self.change.to_dict(),
             "calls": self.calls, "ledger": self.ledger,
             "privacy": "inputs are identified by fingerprint only",
         }
@@ -237,7 +257,8 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
     texts = clean_inputs(inputs)
     probes = [Probe.make(t) for t in texts]
     n = len(probes)
-    alpha_input = alpha / max(n, len(doc["inputs"]))
+    alpha_change = alpha * CHANGE_SHARE
+    alpha_input = (alpha - alpha_change) / max(n, len(doc["inputs"]))
     cal_doc = doc.get("calibration") or {}
     meta = {"created_at": doc["created_at"], "agent": doc["agent"], "epsilon": eps,
             "alpha": alpha, "indifference": r, "layer": layer, "inputs": len(doc["inputs"]),
@@ -369,6 +390,18 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
                     for ch in checks):
                 stop = stop or capped
         phase["confirm"] = eng.ledger.calls - c2
+
+        # 5. unchanged during the check (module docstring): late trials against the screen
+        c3 = eng.ledger.calls
+        change = None
+        if not inadmissible and stop != capped and not eng.stopping:
+            change = await _change_during_check(
+                eng, probes, checks, sprt.n, sprt.successes, alpha=alpha_change, layer=layer,
+                rng=np.random.default_rng([config.seed, 8]), take=take, workers=workers,
+                offset=eng.ledger.calls + eng.ledger.replayed)
+            if change.status == "incomplete" and full is not None and spent[0] >= full:
+                stop = stop or capped
+        phase["change"] = eng.ledger.calls - c3
         for ch in checks:
             _settle(ch, screened=any(s is not None for s in ch.screen),
                     skipped=bool(inadmissible))
@@ -377,23 +410,81 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         failed = eng.ledger.failures
         if inadmissible:
             status = CheckStatus.INADMISSIBLE
-        elif stop or eng.stopping or failed or any(ch.status == "incomplete" for ch in checks):
+        elif change is not None and change.fired:
+            status = CheckStatus.CHANGED  # whatever else was seen: two agents were compared
+        elif stop or eng.stopping or failed or any(ch.status == "incomplete" for ch in checks) \
+                or (change is not None and change.status == "incomplete"):
             status = CheckStatus.INCOMPLETE
             if eng.stopping:
                 stop = StopReason.INTERRUPTED
             elif failed and not stop:
                 kinds = ", ".join(f"{k} x{v}" for k, v in eng.ledger.failure_kinds.items())
                 stop = f"{failed} agent call(s) failed ({kinds})"
+            if not stop and change is not None and change.status == "incomplete":
+                stop = "the changed-agent check could not finish its trials"
             inadmissible.append(Refusal("complete", _incomplete_msg(checks, stop)))
         else:
             status = (CheckStatus.DRIFT if any(ch.status == InputCheckStatus.DRIFT for ch in checks)
                       else CheckStatus.CLEAN)
         return CheckResult(status, eng.agent.identity, meta, tuple(inadmissible),
                            tuple(checks), admission, stability, _calls(eng, doc, phase),
-                           tol, alpha_input, eng.ledger.to_dict())
+                           tol, alpha_input, eng.ledger.to_dict(), change=change)
     finally:
         if own:
             await eng.aclose()
+
+
+async def _change_during_check(eng: Engine, probes: Sequence[Probe], checks: list[InputCheck],
+                               early_n: int, early_mismatches: int, *, alpha: float,
+                               layer: str, rng: Any, take: Callable[[], bool], workers: int,
+                               offset: int) -> ChangeResult:
+    """Step 5 of the module docstring: late trials (one fresh draw of a uniformly random
+    input, scored 1 when it differs from its reference) bet against the screen's bound."""
+    from ..decide import ChangeTest
+    from ..diagnose import CHANGE_MAX_TRIALS, change_result, change_settled
+
+    def result(test: ChangeTest | None, *, calls: int, fired_call: int = 0,
+               cut: bool = False) -> ChangeResult:
+        return change_result(
+            test, alpha=alpha, early_calls=offset, calls=calls, fired_call=fired_call, cut=cut,
+            source="trials (a fresh draw of a random input each)", during="check",
+            early_phase="the screen",
+            scores="d = mean over the inputs of P(a draw differs from its reference), in the "
+                   "screen's draws (early) against later draws (late); H0: d_late <= d_early")
+
+    if not early_n:
+        return result(None, calls=0)
+    test: ChangeTest = ChangeTest(alpha=alpha, early_pairs=early_n,
+                                  early_disagreements=early_mismatches)
+    estimate = early_mismatches / early_n
+    made = fired_call = planned = 0
+    cut = False
+    while planned < CHANGE_MAX_TRIALS and not test.fired and not change_settled(test, estimate):
+        batch = [int(rng.integers(len(probes)))
+                 for _ in range(max(1, min(workers, CHANGE_MAX_TRIALS - planned)))]
+        planned += len(batch)
+
+        async def one(i: int) -> tuple[bool, str | None]:
+            if not take():
+                return False, None
+            try:
+                return True, await _draw_key(eng, probes[i], layer)
+            except DrawStopped:
+                return False, None
+
+        got = await asyncio.gather(*(one(i) for i in batch))
+        for i, (ok, key) in zip(batch, got, strict=True):
+            if not ok:
+                cut = True
+                continue
+            made += 1
+            if key is not None and not test.fired and \
+                    test.update(1.0 if key != checks[i].reference else 0.0):
+                fired_call = offset + made
+        if cut or eng.stopping:
+            cut = cut or not test.fired
+            break
+    return result(test, calls=made, fired_call=fired_call, cut=cut and not test.fired)
 
 
 def _why(exc: Exception) -> str:
@@ -487,7 +578,8 @@ def _calls(eng: Engine, doc: Mapping[str, Any], phase: dict[str, int]) -> dict[s
     total = int(eng.ledger.calls)
     return {"total": total, "screen": phase.get("screen", 0),
             "stability": phase.get("stability", 0), "confirm": phase.get("confirm", 0),
-            "full_rerun_estimate": full, "saved": full - total}
+            "change": phase.get("change", 0), "full_rerun_estimate": full,
+            "saved": full - total}
 
 
 def compare_snapshot(agent: Any, inputs: Sequence[str],

@@ -247,3 +247,81 @@ def test_a_change_check_cut_by_the_budget_is_incomplete_not_a_pass():
     assert cut.exit_code == 2
     assert "not fully tested" in cut.guarantee()
     assert any("changed-agent check stopped after 2" in a for a in cut.advice)
+
+
+# ------------------------------------------------------------------ during a check
+
+
+def _check_screen(rng: random.Random, ds: list[float], eps: float = 0.05,
+                  r: float = 2.0) -> tuple[int, int]:
+    """check's screen: uniform input, one draw, mismatch with prob d_i, SPRT p0/p1 (stops)."""
+    sprt = BernoulliSPRT(eps / r, eps * r, alpha=0.05)
+    n = m = 0
+    while n < 300:
+        hit = rng.random() < ds[rng.randrange(len(ds))]
+        n += 1
+        m += hit
+        if sprt.update(hit) is not None:
+            break
+    return n, m
+
+
+def test_check_change_fires_at_most_alpha_on_a_steady_agent():
+    """The check's late trials (one draw of a random input, 1 = differs from its reference)
+    bet against the screen's bound: on agents whose mismatch rates do not move, however
+    uneven (and with drift already there before the check), it fires in <= alpha."""
+    from agentverity_props.diagnose import change_settled
+
+    for ds in (UNEVEN, [0.0] * 18 + [1.0, 1.0], [0.04] * 20):
+        rng = random.Random(11)
+        fired = 0
+        for _ in range(SEEDS):
+            n, m = _check_screen(rng, ds)
+            t = ChangeTest(alpha=ALPHA, early_pairs=n, early_disagreements=m)
+            while t.trials < CHANGE_MAX_TRIALS and not t.fired \
+                    and not change_settled(t, m / n):
+                t.update(1.0 if rng.random() < ds[rng.randrange(len(ds))] else 0.0)
+            fired += t.fired
+        se = math.sqrt(ALPHA * (1 - ALPHA) / SEEDS)
+        assert fired / SEEDS <= ALPHA + 3 * se, (ds, fired)
+
+
+def _flip_after(start: int | None):
+    """The gate, answering the other label on half the calls once ``start`` calls are made
+    (counted from when ``start`` is set: the check's own calls)."""
+    rng, state = random.Random(5), {"calls": 0, "start": start}
+
+    def agent(prompt: str) -> str:
+        label = "block" if "attack" in prompt else "allow"
+        if state["start"] is None:
+            return label
+        state["calls"] += 1
+        if state["calls"] > state["start"] and rng.random() < 0.5:
+            return "allow" if label == "block" else "block"
+        return label
+    return agent, state
+
+
+def test_check_names_an_agent_that_changed_during_the_check_apart_from_drift(tmp_path):
+    from agentverity_props import compare_snapshot
+
+    agent, state = _flip_after(None)
+    snap = tmp_path / "s.json"
+    made = create_snapshot(agent, INPUTS, accept_reference=True, output=snap,
+                           config=RunConfig(max_workers=1))
+    assert made.admitted
+    steady = compare_snapshot(agent, INPUTS, snap, config=RunConfig(max_workers=1))
+    assert steady.status == "clean"
+    assert steady.change.status == "not detected"
+    assert steady.calls["change"] == CHANGE_MIN_TRIALS
+    assert steady.exit_code == 0
+    # the screen ends before call 40 on a clean agent: the swap lands after it
+    state["start"], state["calls"] = 40, 0
+    changed = compare_snapshot(agent, INPUTS, snap, config=RunConfig(max_workers=1))
+    assert changed.change.fired
+    assert changed.status == "changed"
+    assert changed.exit_code == 1
+    text = changed.summary()
+    assert "changed during the check" in text
+    assert "the end of the screen" in text
+    assert changed.to_dict()["stationarity"]["status"] == "changed"

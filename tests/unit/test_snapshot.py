@@ -293,18 +293,21 @@ def test_calibration_lists_borderline_and_untestable_inputs():
 
 
 def test_drift_p_value_accounts_for_the_stopping_rule(snap):
-    from agentverity_props.decide import drift_p_value
+    from agentverity_props.decide import drift_p_value, drift_plan
     chk = compare_snapshot(lambda p: "allow" if p == "attack plan 3" else gate(p), INPUTS, snap)
     d = chk.to_dict()
     (row,) = [i for i in d["inputs"] if i["status"] == "drift"]
     cf = row["confirmation"]
     assert row["calibration"] == {"draws": 6, "mismatches": 0}
-    assert (cf["k"], cf["c"]) == (8, 7)
-    assert cf["draws"] == cf["mismatches"] == 7  # curtailed at c
-    assert cf["p_value"] == pytest.approx(drift_p_value(7, a=0, m=6, k=8, tolerance=0.1))
+    # drift's share of alpha: 7/8 of it over 20 inputs (the change check has the rest)
+    assert d["drift"]["alpha_per_input"] == pytest.approx(0.05 * 7 / 8 / 20)
+    k, c = drift_plan(a=0, m=6, tolerance=0.1, alpha=d["drift"]["alpha_per_input"])
+    assert (cf["k"], cf["c"]) == (k, c) == (9, 8)
+    assert cf["draws"] == cf["mismatches"] == c  # curtailed at c
+    assert cf["p_value"] == pytest.approx(drift_p_value(c, a=0, m=6, k=k, tolerance=0.1))
     assert cf["p_value"] <= d["drift"]["alpha_per_input"]
     assert cf["p_family"] == pytest.approx(min(1.0, 20 * cf["p_value"]))
-    assert cf["p_family"] <= 0.05
+    assert cf["p_family"] <= 0.05 * 7 / 8
     assert "unchanged" in d["drift"]["guarantee"]
     assert "p (family)" in chk.summary()
 
