@@ -16,8 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._internal.lazy import lazy_exports
-
-__version__ = "0.1.0"
+from ._internal.version import __version__
 
 _EXPORTS: dict[str, str] = {
     # results and configuration

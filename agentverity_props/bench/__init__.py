@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from .._internal.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
-    "METRICS": "._compare", "CompareConfig": "._compare", "CompareResult": "._compare",
+    "METRICS": "._compare", "CompareConfig": "._compare_results", "CompareResult": "._compare",
     "acompare_agents": "._compare", "compare_agents": "._compare",
     "CompiledEvaluator": "._evaluators", "EvaluatorError": "._evaluators",
     "Benchmark": "._load", "Task": "._load", "load_benchmark": "._load",
@@ -39,7 +39,7 @@ _EXPORTS: dict[str, str] = {
     "sign_log_e": "..decide",
     "SCHEMA": "._results", "AttemptRecord": "._results", "BenchResult": "._results",
     "TaskResult": "._results", "TaskStats": "._results",
-    "BenchConfig": "._run", "arun_benchmark": "._run", "run_benchmark": "._run",
+    "BenchConfig": "._results", "arun_benchmark": "._run", "run_benchmark": "._run",
 }
 
 __all__ = [
@@ -82,16 +82,11 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..decide import PooledSign, difference_interval, runs_needed, sign_log_e
-    from ._compare import (
-        METRICS,
-        CompareConfig,
-        CompareResult,
-        acompare_agents,
-        compare_agents,
-    )
+    from ._compare import METRICS, CompareResult, acompare_agents, compare_agents
+    from ._compare_results import CompareConfig
     from ._evaluators import CompiledEvaluator, EvaluatorError
     from ._load import Benchmark, Task, load_benchmark, parse_benchmark
     from ._metrics import clopper_pearson, pass_at_k, pass_hat_k, wilson
     from ._model import EVALUATOR_TYPES, BenchmarkFile, TaskSpec, json_schema
-    from ._results import SCHEMA, AttemptRecord, BenchResult, TaskResult, TaskStats
-    from ._run import BenchConfig, arun_benchmark, run_benchmark
+    from ._results import SCHEMA, AttemptRecord, BenchConfig, BenchResult, TaskResult, TaskStats
+    from ._run import arun_benchmark, run_benchmark

@@ -42,7 +42,6 @@ import asyncio
 import itertools
 import string
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import StopReason
@@ -52,6 +51,7 @@ from ._compare_results import (
     METRICS,
     SCHEMA,
     WEIGHTS,
+    CompareConfig,
     CompareResult,
     _Pair,
     alpha_split,
@@ -61,71 +61,10 @@ from ._results import AttemptRecord
 from ._run import attempt
 
 if TYPE_CHECKING:
-    from ..engine import EngineConfig
+    pass
 
 __all__ = ["METRICS", "SCHEMA", "WEIGHTS", "CompareConfig", "CompareResult", "acompare_agents",
            "alpha_split", "compare_agents"]
-
-
-@dataclass(frozen=True)
-class CompareConfig:
-    """How ``compare`` runs.
-
-    Attributes:
-        max_runs: at most this many rounds (runs of every task per agent).
-        margin: the equivalence margin on the pass rate: a pair is "equivalent within the
-            margin" once its mean pass-rate difference is shown to lie strictly inside
-            ``(-margin, margin)`` (0.1 = ten percentage points).
-        min_runs: at least this many rounds before stopping on a decision.
-        alpha: family-wise error rate of every verdict printed (see module doc).
-        latency_margin: the practical difference for latency: a call wins only when the
-            other took more than ``1 + latency_margin`` times as long (0 = any difference).
-        warmup: untimed calls per agent before the first round (0 = none).
-        seed: seeds the order of the agents within each item (None = the engine's seed).
-        include_outputs: keep prompts and answers in the per-agent results.
-        engine: the :class:`~agentverity_props.engine.EngineConfig` of every agent's engine
-            (``budget`` caps each agent separately).
-    """
-
-    max_runs: int = 50
-    min_runs: int = 1
-    alpha: float = 0.05
-    margin: float = 0.10
-    latency_margin: float = 0.10
-    warmup: int = 1
-    seed: int | None = None
-    include_outputs: bool = False
-    engine: EngineConfig | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.max_runs, int) or self.max_runs < 1:
-            raise InvalidArgument(f"max_runs={self.max_runs!r} must be an int >= 1")
-        if not isinstance(self.min_runs, int) or not 1 <= self.min_runs <= self.max_runs:
-            raise InvalidArgument(f"min_runs={self.min_runs!r} must be in 1..max_runs")
-        if not (0.0 < self.alpha < 0.5):
-            raise InvalidArgument(f"alpha={self.alpha!r} must be in (0, 0.5)")
-        if not isinstance(self.margin, (int, float)) or isinstance(self.margin, bool) or \
-                not 0.0 < self.margin < 1.0:
-            raise InvalidArgument(f"margin={self.margin!r} must be a difference of pass "
-                                  "rates in (0, 1) (0.1 = ten percentage points)")
-        if not isinstance(self.latency_margin, (int, float)) or \
-                not 0.0 <= self.latency_margin <= 10.0:
-            raise InvalidArgument(f"latency_margin={self.latency_margin!r} must be a ratio in "
-                                  "[0, 10] (0.1 = faster by more than 10%)")
-        if not isinstance(self.warmup, int) or isinstance(self.warmup, bool) or \
-                self.warmup < 0:
-            raise InvalidArgument(f"warmup={self.warmup!r} must be an int >= 0")
-        if self.seed is not None and (not isinstance(self.seed, int) or
-                                      isinstance(self.seed, bool)):
-            raise InvalidArgument(f"seed={self.seed!r} must be an int or None")
-
-    def engine_config(self) -> Any:
-        from ..engine import EngineConfig
-        return self.engine if self.engine is not None else EngineConfig()
-
-    @property
-    def order_seed(self) -> int:
-        return self.seed if self.seed is not None else int(self.engine_config().seed)
 
 
 def _outcome(metric: str, a: AttemptRecord, b: AttemptRecord, margin: float = 0.0) -> int:

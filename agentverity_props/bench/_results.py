@@ -12,22 +12,72 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._internal.outcome import StopReason, TaskStatus, exit_code
+from ..errors import InvalidArgument
 from ._estimate import UNBIASED, Estimates, StopRule, estimate
 from ._metrics import k_values, pass_at_k, pass_hat_k, percentile, rate_interval, share_of_mode
 
 if TYPE_CHECKING:
-    from ._run import BenchConfig
+    from ..engine import EngineConfig
 
-__all__ = ["SCHEMA", "AttemptRecord", "BenchResult", "TaskResult", "TaskStats"]
+__all__ = ["SCHEMA", "AttemptRecord", "BenchConfig", "BenchResult", "EarlyStop", "TaskResult",
+           "TaskStats"]
+
+EarlyStop = Literal["exact", "sequential", "off"]
 
 SCHEMA = "agentverity_props.bench/2"
 ESTIMATOR = UNBIASED
 PRIVACY_OFF = ("prompts and answers are identified by SHA-256 fingerprint only "
                "(use --include-outputs to keep them)")
 PRIVACY_ON = "prompts and answers (truncated to 2000 characters) are included"
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """How ``bench`` runs. Keyword-only; every field has a default.
+
+    Attributes:
+        runs: runs per task (None = the file's ``runs``, else 1).
+        early_stop: ``"exact"`` (curtailment, same verdicts as ``"off"``), ``"sequential"``
+            (anytime-valid SPRT per task) or ``"off"`` (always ``runs`` runs).
+        alpha: error rate of sequential decisions and ``1 - confidence`` of intervals.
+        margin: half-width of the indifference zone of the sequential rule.
+        interval: ``"exact"`` (Clopper-Pearson) or ``"wilson"`` for tasks run to the end.
+        include_outputs: keep prompts and answer texts (truncated) in the result.
+        engine: the :class:`~agentverity_props.engine.EngineConfig` (None = defaults).
+    """
+
+    runs: int | None = None
+    early_stop: EarlyStop = "exact"
+    alpha: float = 0.05
+    margin: float = 0.05
+    interval: Literal["exact", "wilson"] = "exact"
+    include_outputs: bool = False
+    engine: EngineConfig | None = None
+
+    def __post_init__(self) -> None:
+        if self.runs is not None and (not isinstance(self.runs, int) or self.runs < 1):
+            raise InvalidArgument(f"runs={self.runs!r} must be an int >= 1")
+        if self.early_stop not in ("exact", "sequential", "off"):
+            raise InvalidArgument(f"early_stop={self.early_stop!r}; use exact, sequential "
+                                  "or off")
+        if not (0.0 < self.alpha < 0.5):
+            raise InvalidArgument(f"alpha={self.alpha!r} must be in (0, 0.5)")
+        if not (0.0 < self.margin < 0.5):
+            raise InvalidArgument(f"margin={self.margin!r} must be in (0, 0.5)")
+        if self.interval not in ("exact", "wilson"):
+            raise InvalidArgument(f"interval={self.interval!r}; use exact or wilson")
+        if self.engine is not None:
+            from ..engine import EngineConfig
+            if not isinstance(self.engine, EngineConfig):
+                raise InvalidArgument("engine must be an EngineConfig")
+
+    def engine_config(self) -> EngineConfig:
+        from ..engine import EngineConfig
+        return self.engine if self.engine is not None else EngineConfig()
+
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,6 @@ import asyncio
 import copy
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._internal.fingerprint import fingerprint, salt_from_env
@@ -43,64 +42,18 @@ from ..observation import Observation
 from ._evaluators import EvaluatorError
 from ._load import Benchmark, Task
 from ._metrics import required_passes
-from ._results import AttemptRecord, BenchResult, TaskResult
+from ._results import AttemptRecord, BenchConfig, BenchResult, EarlyStop, TaskResult
 
 if TYPE_CHECKING:
-    from ..engine import Engine, EngineConfig, Probe
+    from ..engine import Engine, Probe
 
 
 __all__ = ["BenchConfig", "TaskRule", "arun_benchmark", "attempt", "clean_pass_runs",
            "run_benchmark", "runs_to_pass"]
 
-EarlyStop = Literal["exact", "sequential", "off"]
 #: states the exact final test may visit (about a second of work); beyond, no final test
 MAX_CUT_STATES = 400_000
 MAX_OUTPUT_CHARS = 2000
-
-
-@dataclass(frozen=True)
-class BenchConfig:
-    """How ``bench`` runs. Keyword-only; every field has a default.
-
-    Attributes:
-        runs: runs per task (None = the file's ``runs``, else 1).
-        early_stop: ``"exact"`` (curtailment, same verdicts as ``"off"``), ``"sequential"``
-            (anytime-valid SPRT per task) or ``"off"`` (always ``runs`` runs).
-        alpha: error rate of sequential decisions and ``1 - confidence`` of intervals.
-        margin: half-width of the indifference zone of the sequential rule.
-        interval: ``"exact"`` (Clopper-Pearson) or ``"wilson"`` for tasks run to the end.
-        include_outputs: keep prompts and answer texts (truncated) in the result.
-        engine: the :class:`~agentverity_props.engine.EngineConfig` (None = defaults).
-    """
-
-    runs: int | None = None
-    early_stop: EarlyStop = "exact"
-    alpha: float = 0.05
-    margin: float = 0.05
-    interval: Literal["exact", "wilson"] = "exact"
-    include_outputs: bool = False
-    engine: EngineConfig | None = None
-
-    def __post_init__(self) -> None:
-        if self.runs is not None and (not isinstance(self.runs, int) or self.runs < 1):
-            raise InvalidArgument(f"runs={self.runs!r} must be an int >= 1")
-        if self.early_stop not in ("exact", "sequential", "off"):
-            raise InvalidArgument(f"early_stop={self.early_stop!r}; use exact, sequential "
-                                  "or off")
-        if not (0.0 < self.alpha < 0.5):
-            raise InvalidArgument(f"alpha={self.alpha!r} must be in (0, 0.5)")
-        if not (0.0 < self.margin < 0.5):
-            raise InvalidArgument(f"margin={self.margin!r} must be in (0, 0.5)")
-        if self.interval not in ("exact", "wilson"):
-            raise InvalidArgument(f"interval={self.interval!r}; use exact or wilson")
-        if self.engine is not None:
-            from ..engine import EngineConfig
-            if not isinstance(self.engine, EngineConfig):
-                raise InvalidArgument("engine must be an EngineConfig")
-
-    def engine_config(self) -> EngineConfig:
-        from ..engine import EngineConfig
-        return self.engine if self.engine is not None else EngineConfig()
 
 
 # ------------------------------------------------------------------ one attempt

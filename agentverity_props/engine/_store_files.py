@@ -22,7 +22,7 @@ from ..observation import Observation
 from ._store import StoreRow, encode
 
 if TYPE_CHECKING:
-    from ._stores import StoreBackend
+    from ._backend import StoreBackend
 
 __all__ = ["MergeReport", "export_store", "merge_stores", "read_jsonl"]
 

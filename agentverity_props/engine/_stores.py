@@ -22,10 +22,11 @@ import os
 import re
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInput, InvalidArgument
 from ..observation import Observation
+from ._backend import Key, StoreBackend
 from ._runner import check_namespace, runner_namespace
 from ._store import Store, StoreKey, StoreRow
 
@@ -34,46 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["JsonlStore", "MultiplexedStore", "ReadOnlyStore", "ReplayView", "StoreBackend",
            "check_namespace", "open_store", "runner_namespace"]
-
-Key = tuple[str, str, str, int]
-
-@runtime_checkable
-class StoreBackend(Protocol):
-    """What the engine needs of a store (the SQLite :class:`Store` is the reference).
-
-    Attributes:
-        location: where the draws live, for messages (never a password).
-        namespace: the runner namespace written to, and read by default.
-        read_only: true when :meth:`put` never writes.
-    """
-
-    location: str
-    namespace: str
-    read_only: bool
-
-    def get(self, key: Key, *, namespace: str | None = None) -> Observation | None:
-        """The draw ``key`` of ``namespace`` (default: this runner's), or None."""
-
-    def put(self, key: Key, obs: Observation, *, overwrite: bool = False,
-            namespace: str | None = None) -> bool:
-        """Store a draw: first write wins (a success replaces a failure) unless
-        ``overwrite``; True when this call wrote it."""
-
-    def indices(self, agent: str, fp: str, extractor: str) -> list[tuple[str, int]]:
-        """``(namespace, index)`` of every stored draw of one probe, sorted."""
-
-    def rows(self) -> Iterator[StoreRow]:
-        """Every stored draw."""
-
-    def count(self) -> int:
-        """Number of stored draws."""
-
-    def close(self) -> None:
-        """Release connections (idempotent)."""
-
-    def __enter__(self) -> Any: ...
-
-    def __exit__(self, *exc: object) -> None: ...
 
 
 class _Wrapper:

@@ -206,7 +206,7 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                            progress: Callable[[str, int], None] | None = None
                            ) -> SnapshotResult:
     """Async core of :func:`create_snapshot`."""
-    from .. import __version__
+    from .._internal.version import __version__
     from ..engine import Engine, Probe
 
     config = config or RunConfig()

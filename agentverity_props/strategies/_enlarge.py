@@ -148,9 +148,16 @@ def _examples(strategy: Any, n: int, seed: int) -> list[str]:
 def _mutations(seed: int, n: int) -> list[Any]:
     from hypothesis import strategies as st
 
-    from .. import strategies as avs
-    strat = st.one_of(avs.case_changes(), avs.whitespace_changes(), avs.punctuation_changes(),
-                      avs.politeness_prefixes(), avs.typos(), avs.distractors())
+    from ._perturb import (
+        case_changes,
+        distractors,
+        politeness_prefixes,
+        punctuation_changes,
+        typos,
+        whitespace_changes,
+    )
+    strat = st.one_of(case_changes(), whitespace_changes(), punctuation_changes(),
+                      politeness_prefixes(), typos(), distractors())
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
     out: list[Any] = []
@@ -195,13 +202,13 @@ def _arms(strategy: Any) -> dict[str, Any]:
     """Search arms: one per pack region, or a single arm for a plain strategy."""
     from hypothesis.strategies import SearchStrategy
 
-    from .. import strategies as avs
+    from ._packs import from_pack, load_pack
     if strategy is None:
         strategy = "moderation"
     if isinstance(strategy, SearchStrategy):
         return {"strategy": strategy}
-    pack = avs.load_pack(strategy)
-    return {f"region:{r}": avs.from_pack(pack, region=r) for r in pack.regions}
+    pack = load_pack(strategy)
+    return {f"region:{r}": from_pack(pack, region=r) for r in pack.regions}
 
 
 def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: int = 400,

@@ -8,6 +8,8 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 PKG_DIR = Path(__file__).parents[2] / "agentverity_props"
 PKG = "agentverity_props"
 #: top-level modules that are plain data every layer may use
@@ -123,14 +125,15 @@ def test_no_folder_reaches_into_another_folders_private_parts() -> None:
     assert private == []
 
 
-def test_no_import_cycle_between_modules() -> None:
-    """Module by module, runtime imports only (a package importing its own submodules, and a
-    module importing its parent package, are not cycles: the parent is always loaded
-    first)."""
+@pytest.mark.parametrize("runtime_only", [True, False], ids=["runtime", "type-only-included"])
+def test_no_import_cycle_between_modules(runtime_only: bool) -> None:
+    """Module by module, runtime imports and then the ``if TYPE_CHECKING:`` ones too (a
+    package importing its own submodules, and a module importing its parent package, are
+    not cycles: the parent is always loaded first)."""
     modules = {_module_of(p): p for p in _files()}
     graph: dict[str, set[str]] = defaultdict(set)
     for mod, path in modules.items():
-        for target, names, _ in _imports(path, runtime_only=True):
+        for target, names, _ in _imports(path, runtime_only=runtime_only):
             for dst in [target, *(f"{target}.{n}" for n in names)]:
                 ancestor = mod.startswith(dst + ".")
                 if dst in modules and dst != mod and not ancestor:
