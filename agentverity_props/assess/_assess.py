@@ -218,6 +218,11 @@ def evidence_summary(plan: AssessPlan, result: RunResult) -> dict[str, Any]:
         notes.append(f"dependence check not run: it needs {BLOCK_SIZE} consecutive recorded "
                      "draws of an input that gave more than one answer, beyond those the "
                      "meter paired; record more repeats to have it")
+    ch = result.change
+    if ch is not None and ch.status == "not run":
+        notes.append("changed-agent check not run: it needs at least 8 later trials (3 "
+                     "recorded draws of an input each) beyond the draws the meter used; "
+                     "record more repeats to have it")
     out["notes"] = notes
     out["layer"] = layer
     return out

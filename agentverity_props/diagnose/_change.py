@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import DrawStopped
+from ..errors import DrawStopped, EvidenceExhausted
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -122,7 +122,7 @@ def change_result(test: ChangeTest | None, *, alpha: float, early_calls: int, ca
                             early_calls, 0, None, 1.0, calls, source, during=during,
                             early_phase=early_phase, scores=scores)
     status: ChangeStatus = ("changed" if test.fired else "incomplete" if cut else
-                            "not detected" if test.trials else "not run")
+                            "not detected" if test.trials >= CHANGE_MIN_TRIALS else "not run")
     return ChangeResult(status, test.alpha, test.bound, test.early_pairs,
                         test.early_disagreements, early_calls, test.trials, test.late_mean,
                         test.e_value, calls, source, fired_call=fired_call, during=during,
@@ -149,13 +149,16 @@ async def check_change(engine: Engine, probes: Sequence[Probe], pool: EvidencePo
     draws made when the test fired, else 0, whether the trials were cut short): draws, not
     live calls, so that a replay reports the same numbers as the run it replays. Cut short:
     the budget, an interrupt or a failed draw stopped the trials before the test fired or
-    reached its own stop (early stop or ``max_trials``)."""
+    reached its own stop (early stop or ``max_trials``). A recording that holds no more draws
+    (``assess``) is not a cut: the check simply had no later evidence; with fewer than
+    :data:`CHANGE_MIN_TRIALS` trials it is then "not run"."""
     from ..decide import pair_disagreement
 
     made = 0
     planned = 0
     fired_call = 0
     cut = False
+    ended = False
     while planned < max_trials and not test.fired and not change_settled(test, early_estimate):
         width = max(1, min(parallel, max_trials - planned))
         if engine.stopping or not engine.can_afford(width * CHANGE_TRIAL_DRAWS):
@@ -168,11 +171,14 @@ async def check_change(engine: Engine, probes: Sequence[Probe], pool: EvidencePo
         planned += width
 
         async def trial(p: Probe, idx: list[int]) -> list[str] | None:
-            nonlocal made
+            nonlocal made, ended
             keys: list[str] = []
             for i in idx:  # one after another: never two draws of this input at once
                 try:
                     obs = await engine.draw(p, i)
+                except EvidenceExhausted:
+                    ended = True
+                    return None
                 except DrawStopped:
                     return None
                 pool.add(p.fp, i, obs)
@@ -194,6 +200,6 @@ async def check_change(engine: Engine, probes: Sequence[Probe], pool: EvidencePo
                 fired_call = offset + made
                 break
         if stopped:
-            cut = not test.fired
+            cut = not test.fired and not ended
             break
     return made, fired_call, cut
