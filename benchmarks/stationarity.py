@@ -107,6 +107,43 @@ def snapshot_row(name: str, noise: Callable[[int, str], float], reps: int) -> st
             f"({change_calls / reps:.0f}) |")
 
 
+def check_row(name: str, noise: Callable[[int, str], float], reps: int) -> str:
+    """Snapshot a steady gate, then ``check`` an agent whose noise follows ``noise`` from
+    the check's first call (``call`` counts the check's calls)."""
+    from agentverity_props import compare_snapshot
+
+    changed = drift = nonzero = admitted = 0
+    calls = change_calls = 0
+    for s in range(reps):
+        res = create_snapshot(gate(s, steady), INPUTS, accept_reference=True,
+                              config=RunConfig(seed=s, max_workers=1))
+        if not res.admitted:
+            continue
+        admitted += 1
+        chk = compare_snapshot(gate(10_000 + s, noise), INPUTS, res.document,
+                               config=RunConfig(seed=s, max_workers=1))
+        changed += chk.status == "changed"
+        drift += chk.status == "drift"
+        nonzero += chk.exit_code != 0
+        calls += int(chk.calls["total"])
+        change_calls += int(chk.calls.get("change", 0))
+    n = max(admitted, 1)
+    return (f"| `check`: {name} | changed {rate(changed, n)} (drift {drift}) | "
+            f"{rate(nonzero, n)} | – | {calls / n:.0f} ({change_calls / n:.0f}) |")
+
+
+def check_swap(call: int, prompt: str) -> float:
+    return 0.3 if call > 40 else 0.0  # a clean check's screen ends near call 43
+
+
+def screen_swap(call: int, prompt: str) -> float:
+    return 0.3 if call > 20 else 0.0  # inside the screen
+
+
+def drifted(call: int, prompt: str) -> float:
+    return 1.0 if prompt == "attack plan 3" else 0.0
+
+
 def missing_row(reps: int) -> str:
     det = beside = 0
     for s in range(reps):
@@ -135,9 +172,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=100)
     ap.add_argument("--output", type=Path, default=None,
-                    help="docs/benchmarks.md: fill its 'stationarity' section")
+                    help="docs/benchmarks.md: fill its 'stationarity' (and "
+                         "'stationarity-check') section")
+    ap.add_argument("--part", choices=("all", "run", "check"), default="all",
+                    help="run/snapshot/measure rows, the check's rows, or both")
     args = ap.parse_args(argv)
     n = args.reps
+    if args.part in ("all", "check"):
+        _check_part(n, args.output)
+    if args.part == "check":
+        return 0
     rows = ["| scenario | change check fires / snapshot refused (`unchanged-agent`) | "
             "exit != 0 / admitted | 'verdict-deterministic' | mean calls (the check's) |",
             "|---|---|---|---|---|"]
@@ -174,6 +218,34 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(body)
     return 0
+
+
+def _check_part(n: int, output: Path | None) -> None:
+    t0 = time.time()
+    rows = ["| scenario | status `changed` (drift) | exit != 0 | – | mean calls (the change "
+            "trials') |", "|---|---|---|---|---|"]
+    for name, noise in (
+            ("swap at the check's call 40, the end of its screen (0 -> 30% noise)", check_swap),
+            ("swap at the check's call 20, inside its screen (0 -> 30% noise)", screen_swap),
+            ("drifted before the check (one input flipped), steady", drifted),
+            ("steady, noise-free", steady)):
+        rows.append(check_row(name, noise, n))
+        print(rows[-1], f"[{time.time() - t0:.0f}s]", flush=True)
+    body = "\n".join([
+        "## A changed agent during a `check`",
+        "",
+        f"Measured by `python benchmarks/stationarity.py --part check --reps {n}` "
+        f"({(time.time() - t0) / 60:.1f} min). Each row: {n} snapshots of the steady gate "
+        "(20 inputs, one worker, alpha 0.05), then `check` of an agent whose noise follows "
+        "the scenario from the check's first call (the change trials at alpha/8). A swap "
+        "inside the screen makes the screen reject re-admission and the stability meter "
+        "call the agent stochastic: not admissible (exit 2), not named as a change.",
+        "",
+        *rows])
+    if output is not None:
+        write_section(output, "stationarity-check", body)
+    else:
+        print(body)
 
 
 if __name__ == "__main__":

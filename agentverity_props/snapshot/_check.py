@@ -40,7 +40,7 @@
    stays so is no change: both rates are high alike. When it fires the check's status is
    ``changed`` (exit 1), reported apart from drift. A steady agent pays
    :data:`~agentverity_props.diagnose.CHANGE_MIN_TRIALS` calls (8); the trials stop once
-   they sit nearer the screen's estimate than its bound, at 64, or when it fires.
+   they sit nearer the screen's estimate than its bound, at 160, or when it fires.
 
 **Cost.** A check never costs more than a new snapshot would: its calls are capped at the
 snapshot's own recorded cost (``calls.total``, the "full re-run" figure). When the cap stops
@@ -84,6 +84,9 @@ SCHEMA = "agentverity_props.check/2"
 MIN_SCREEN_CAP = 300
 #: the changed-during-the-check test's share of ``alpha``; drift gets the rest
 CHANGE_SHARE = 0.125
+#: late trials at most (one draw each, so more than run's 64 three-draw trials): a swap to
+#: 30% noise after a clean screen needs about 75 of them; the cost cap still bounds them
+CHECK_CHANGE_MAX_TRIALS = 160
 
 
 @dataclass
@@ -441,7 +444,7 @@ async def _change_during_check(eng: Engine, probes: Sequence[Probe], checks: lis
     """Step 5 of the module docstring: late trials (one fresh draw of a uniformly random
     input, scored 1 when it differs from its reference) bet against the screen's bound."""
     from ..decide import ChangeTest
-    from ..diagnose import CHANGE_MAX_TRIALS, change_result, change_settled
+    from ..diagnose import change_result, change_settled
 
     def result(test: ChangeTest | None, *, calls: int, fired_call: int = 0,
                cut: bool = False) -> ChangeResult:
@@ -459,9 +462,10 @@ async def _change_during_check(eng: Engine, probes: Sequence[Probe], checks: lis
     estimate = early_mismatches / early_n
     made = fired_call = planned = 0
     cut = False
-    while planned < CHANGE_MAX_TRIALS and not test.fired and not change_settled(test, estimate):
+    top = CHECK_CHANGE_MAX_TRIALS
+    while planned < top and not test.fired and not change_settled(test, estimate):
         batch = [int(rng.integers(len(probes)))
-                 for _ in range(max(1, min(workers, CHANGE_MAX_TRIALS - planned)))]
+                 for _ in range(max(1, min(workers, top - planned)))]
         planned += len(batch)
 
         async def one(i: int) -> tuple[bool, str | None]:

@@ -271,6 +271,7 @@ def test_check_change_fires_at_most_alpha_on_a_steady_agent():
     bet against the screen's bound: on agents whose mismatch rates do not move, however
     uneven (and with drift already there before the check), it fires in <= alpha."""
     from agentverity_props.diagnose import change_settled
+    from agentverity_props.snapshot._check import CHECK_CHANGE_MAX_TRIALS
 
     for ds in (UNEVEN, [0.0] * 18 + [1.0, 1.0], [0.04] * 20):
         rng = random.Random(11)
@@ -278,7 +279,7 @@ def test_check_change_fires_at_most_alpha_on_a_steady_agent():
         for _ in range(SEEDS):
             n, m = _check_screen(rng, ds)
             t = ChangeTest(alpha=ALPHA, early_pairs=n, early_disagreements=m)
-            while t.trials < CHANGE_MAX_TRIALS and not t.fired \
+            while t.trials < CHECK_CHANGE_MAX_TRIALS and not t.fired \
                     and not change_settled(t, m / n):
                 t.update(1.0 if rng.random() < ds[rng.randrange(len(ds))] else 0.0)
             fired += t.fired
