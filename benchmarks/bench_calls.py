@@ -7,7 +7,7 @@ Run from the repository root::
     python benchmarks/bench_calls.py --print   # prints the section, writes nothing
 
 Every figure is exact: the distribution of (runs made, passes) is propagated through
-:class:`agentverity_props.bench._run.TaskRule` (``stop_distribution``), the object ``bench``
+:class:`agentverity_props.decide.TaskRule` (``stop_distribution``), the object ``bench``
 uses to stop each task, at ``--runs 200``, alpha 0.05 split over the tasks, margin 0.05.
 
 * *fewest possible*: no rule with P(PASS) <= alpha/tasks at pass rate threshold - margin can
@@ -34,8 +34,7 @@ sys.path.insert(0, str(HERE))
 
 from _docs import write_section  # noqa: E402
 
-from agentverity_props.bench._estimate import stop_distribution  # noqa: E402
-from agentverity_props.bench._run import TaskRule  # noqa: E402
+from agentverity_props.decide import TaskRule, stop_distribution  # noqa: E402
 
 SECTION = "bench-calls"
 ALPHA, MARGIN, RUNS = 0.05, 0.05, 200

@@ -7,7 +7,7 @@ Run from the repository root::
     python benchmarks/bench_exact.py --print   # prints the section, writes nothing
 
 Every figure is an exact probability: the distribution of (runs made, passes) is propagated
-through :class:`agentverity_props.bench._run.TaskRule` (branched with ``clone``), the object
+through :class:`agentverity_props.decide.TaskRule` (branched with ``clone``), the object
 ``bench`` uses to stop each task (``stop_distribution``). "Before" is the rule as it was
 before issue 13: at the ``--runs`` cap the observed pass rate decided.
 """
@@ -25,8 +25,12 @@ sys.path.insert(0, str(HERE))
 
 from _docs import write_section  # noqa: E402
 
-from agentverity_props.bench._estimate import estimate, stop_distribution  # noqa: E402
-from agentverity_props.bench._run import TaskRule, runs_to_pass  # noqa: E402
+from agentverity_props.decide import (  # noqa: E402
+    TaskRule,
+    estimate,
+    runs_to_pass,
+    stop_distribution,
+)
 
 MARGIN, ALPHA = 0.05, 0.05
 RUNS = (5, 10, 20, 59, 200)

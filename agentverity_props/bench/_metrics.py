@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 
-from ..decide import beta_cs_interval
+from ..decide import beta_cs_interval, pass_at_k, pass_hat_k
 from ..decide import clopper_pearson as _clopper_pearson
 from ..decide import wilson as _wilson
 
 __all__ = ["clopper_pearson", "k_values", "pass_at_k", "pass_hat_k", "percentile",
-           "rate_interval", "required_passes", "share_of_mode", "wilson"]
+           "rate_interval", "share_of_mode", "wilson"]
 
 
 def clopper_pearson(s: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
@@ -47,41 +46,6 @@ def rate_interval(s: int, n: int, *, alpha: float, method: str,
         return lo, hi, "wilson"
     lo, hi = clopper_pearson(s, n, alpha)
     return lo, hi, "clopper-pearson (exact)"
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """Unbiased estimate of P(at least one of k runs passes) from c passes in n runs.
-
-    ``1 - C(n-c, k) / C(n, k)`` (Chen et al. 2021).
-
-    >>> round(pass_at_k(10, 3, 1), 6)
-    0.3
-    """
-    if not 1 <= k <= n:
-        raise ValueError(f"k={k} must be in 1..n={n}")
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
-
-
-def pass_hat_k(n: int, c: int, k: int) -> float:
-    """Unbiased estimate of P(all of k runs pass) from c passes in n runs: ``C(c,k)/C(n,k)``.
-
-    >>> round(pass_hat_k(10, 9, 2), 4)
-    0.8
-    """
-    if not 1 <= k <= n:
-        raise ValueError(f"k={k} must be in 1..n={n}")
-    return math.comb(c, k) / math.comb(n, k)
-
-
-def required_passes(threshold: float, runs: int) -> int:
-    """Passes needed among ``runs`` for a pass rate of at least ``threshold``.
-
-    >>> required_passes(0.9, 10), required_passes(1.0, 7)
-    (9, 7)
-    """
-    return max(1, math.ceil(threshold * runs - 1e-9))
 
 
 def k_values(n: int) -> list[int]:

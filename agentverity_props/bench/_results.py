@@ -15,8 +15,8 @@ from statistics import fmean
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._internal.outcome import StopReason, TaskStatus, exit_code
+from ..decide import UNBIASED, EarlyStop, Estimates, StopRule, estimate
 from ..errors import InvalidArgument
-from ._estimate import UNBIASED, Estimates, StopRule, estimate
 from ._metrics import k_values, pass_at_k, pass_hat_k, percentile, rate_interval, share_of_mode
 
 if TYPE_CHECKING:
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 __all__ = ["SCHEMA", "AttemptRecord", "BenchConfig", "BenchResult", "EarlyStop", "TaskResult",
            "TaskStats"]
 
-EarlyStop = Literal["exact", "sequential", "off"]
 
 SCHEMA = "agentverity_props.bench/2"
 ESTIMATOR = UNBIASED

@@ -1,7 +1,7 @@
 """bench's decisions and estimates, checked exactly and by simulation.
 
 The exact checks propagate the probability of every (runs, passes) state through the runner's
-own stopping rule object (:class:`~agentverity_props.bench._run.TaskRule`, branched with
+own stopping rule object (:class:`~agentverity_props.decide.TaskRule`, branched with
 ``clone``), so they compute the rule the runner uses, at the ``--runs`` caps users type. The
 Monte Carlo checks go through :func:`run_benchmark` with fake agents on their own
 ``random.Random``. Each would fail if the claim it checks were false: the guarantee checks
@@ -18,11 +18,15 @@ from collections import defaultdict
 import pytest
 
 from agentverity_props.bench import BenchConfig, parse_benchmark, run_benchmark
-from agentverity_props.bench._estimate import estimate, stop_distribution
-from agentverity_props.bench._estimate import stop_distribution as outcomes
 from agentverity_props.bench._metrics import k_values
-from agentverity_props.bench._run import TaskRule, runs_to_pass
-from agentverity_props.decide import clopper_pearson
+from agentverity_props.decide import (
+    TaskRule,
+    clopper_pearson,
+    estimate,
+    runs_to_pass,
+    stop_distribution,
+)
+from agentverity_props.decide import stop_distribution as outcomes
 
 pytestmark = pytest.mark.stats
 

@@ -311,7 +311,7 @@ def test_sequential_clean_runs_pass_in_the_fewest_runs_the_guarantee_allows():
     at threshold 1.0 at 90, where the SPRT is already the fewest."""
     import math
 
-    from agentverity_props.bench._run import clean_pass_runs, runs_to_pass
+    from agentverity_props.decide import clean_pass_runs, runs_to_pass
 
     assert math.ceil(math.log(0.01) / math.log(0.85)) == 29
     assert (clean_pass_runs(100, 0.9, 0.01, 0.05), runs_to_pass(0.9, 0.01, 0.05)) == (34, 42)
@@ -441,7 +441,7 @@ def test_estimates_differ_from_the_observed_share_after_a_curtailed_stop():
 
 
 def test_too_many_states_for_the_exact_estimator_says_so(monkeypatch):
-    import agentverity_props.bench._estimate as est
+    import agentverity_props.decide._estimate as est
 
     monkeypatch.setattr(est, "MAX_STATES", 3)
     b = bench(ONE.replace("tasks:", "threshold: 0.5\ntasks:"))

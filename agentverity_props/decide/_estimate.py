@@ -21,16 +21,45 @@ already failed, pass@k is 1 if one already passed, and otherwise the estimate is
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-__all__ = ["Estimates", "StopRule", "estimate", "stop_distribution", "stop_table"]
+__all__ = ["PLAIN", "UNBIASED", "Estimates", "StopRule", "estimate", "pass_at_k", "pass_hat_k",
+           "stop_distribution", "stop_table"]
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased estimate of P(at least one of k runs passes) from c passes in n runs.
+
+    ``1 - C(n-c, k) / C(n, k)`` (Chen et al. 2021).
+
+    >>> round(pass_at_k(10, 3, 1), 6)
+    0.3
+    """
+    if not 1 <= k <= n:
+        raise ValueError(f"k={k} must be in 1..n={n}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Unbiased estimate of P(all of k runs pass) from c passes in n runs: ``C(c,k)/C(n,k)``.
+
+    >>> round(pass_hat_k(10, 9, 2), 4)
+    0.8
+    """
+    if not 1 <= k <= n:
+        raise ValueError(f"k={k} must be in 1..n={n}")
+    return math.comb(c, k) / math.comb(n, k)
+
 
 
 class StopRule(Protocol):
     """What the estimators need from a stopping rule: branchable, fed one outcome at a time,
-    returning non-None once the task stops (see :class:`~._run.TaskRule`)."""
+    returning non-None once the task stops (see :class:`~._task_rule.TaskRule`)."""
 
     @property
     def key(self) -> tuple[Any, ...]: ...
@@ -127,7 +156,6 @@ class Estimates:
 
 
 def _plain(n: int, s: int, ks: Sequence[int], method: str) -> Estimates:
-    from ._metrics import pass_at_k, pass_hat_k
     hat = {str(k): pass_hat_k(n, s, k) if k <= n else (0.0 if s < n else None) for k in ks}
     at = {str(k): pass_at_k(n, s, k) if k <= n else (1.0 if s > 0 else None) for k in ks}
     return Estimates(s / n, at, hat, method)
@@ -138,7 +166,7 @@ def _states(rule: StopRule, n: int) -> int:
     (the sequential rule's band is measured as the table grows: see :func:`stop_table`)."""
     mode, runs, threshold = rule.key[:3]
     if mode == "exact":
-        from ._metrics import required_passes
+        from ._task_rule import required_passes
         need = required_passes(threshold, runs)
         return need * (runs - need + 1)
     return 0
@@ -150,7 +178,7 @@ def estimate(outcomes: Sequence[bool], rule: StopRule, ks: Sequence[int]) -> Est
     ``rule`` is a fresh rule of the kind that decided when to stop. A run list cut short by
     a budget or an interrupt (not by the data) is handled the same way.
 
-    >>> from agentverity_props.bench._run import TaskRule
+    >>> from agentverity_props.decide import TaskRule
     >>> e = estimate([True, True, False], TaskRule("exact", 10, 1.0, 0.05, 0.05), [1, 2])
     >>> e.reliability, e.pass_hat["2"]  # stopped at its first failure: only the start counts
     (1.0, 1.0)
@@ -191,7 +219,7 @@ def stop_distribution(rule: StopRule, p: float
     against all 2^10 paths of a 10-run rule) and ``benchmarks/bench_exact.py``. The rule must
     stop by itself (a run cap).
 
-    >>> from agentverity_props.bench._run import TaskRule
+    >>> from agentverity_props.decide import TaskRule
     >>> stop_distribution(TaskRule("exact", 3, 1.0, 0.05, 0.05), 0.5)[0]
     {'fail': 0.875, 'pass': 0.125}
     """
