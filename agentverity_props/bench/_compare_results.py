@@ -11,7 +11,14 @@ from statistics import median
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import StopReason, exit_code
-from ..decide import PooledEquivalence, PooledSign, runs_needed
+from ..decide import (
+    COMPARE_METRICS,
+    COMPARE_WEIGHTS,
+    PooledEquivalence,
+    PooledSign,
+    compare_alpha_split,
+    runs_needed,
+)
 from ..errors import InvalidArgument
 from ._results import AttemptRecord, TaskStats, summarize
 
@@ -21,11 +28,9 @@ if TYPE_CHECKING:
 __all__ = ["METRICS", "SCHEMA", "WEIGHTS", "CompareConfig", "CompareResult", "alpha_split"]
 
 SCHEMA = "agentverity_props.compare/2"
-METRICS = ("pass_rate", "error_rate", "latency")
-#: shares of the family-wise alpha (per pair): the overall metrics, the pass rate's
-#: equivalence, then all per-task verdicts
-WEIGHTS = {"pass_rate": 0.5, "equivalence": 0.25, "error_rate": 0.0625, "latency": 0.0625,
-           "per_task": 0.125}
+METRICS = COMPARE_METRICS
+#: shares of the family-wise alpha per pair (decide's ``COMPARE_WEIGHTS``)
+WEIGHTS = COMPARE_WEIGHTS
 _EFFECT = {"pass_rate": "pass rate of {a} minus pass rate of {b}",
            "error_rate": "error rate of {b} minus error rate of {a}",
            "latency": "P({a} faster by more than {m:.0%}) minus P({b} faster by more than "
@@ -96,18 +101,8 @@ class CompareConfig:
 
 
 def alpha_split(alpha: float, pairs: int, tasks: int) -> dict[str, float]:
-    """The alpha of each verdict so that all of them together err with probability <= alpha.
-
-    >>> s = alpha_split(0.05, 1, 4)
-    >>> s["pass_rate"], s["equivalence"], s["latency"], round(s["per_task"], 6)
-    (0.025, 0.0125, 0.003125, 0.000521)
-    >>> round(sum(s[m] for m in METRICS) + s["equivalence"] + 3 * 4 * s["per_task"], 12)
-    0.05
-    """
-    out = {m: alpha * WEIGHTS[m] / pairs for m in METRICS}
-    out["equivalence"] = alpha * WEIGHTS["equivalence"] / pairs
-    out["per_task"] = alpha * WEIGHTS["per_task"] / (pairs * tasks * len(METRICS))
-    return out
+    """The alpha of each verdict (:func:`~agentverity_props.decide.compare_alpha_split`)."""
+    return compare_alpha_split(alpha, pairs, tasks)
 
 
 @dataclass

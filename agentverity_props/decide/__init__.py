@@ -21,6 +21,13 @@ Each function or rule states its estimand and its error rate.
   :func:`drift_p_value`, p-values that account for the stopping rule).
 """
 
+from ._alpha import (
+    CHECK_CHANGE_SHARE,
+    COMPARE_METRICS,
+    COMPARE_WEIGHTS,
+    RUN_SHARES,
+    compare_alpha_split,
+)
 from ._binomial import binomial_tail, confirmation_plan, confirmation_settled
 from ._blindness import (
     census_share_bounds,
@@ -87,11 +94,15 @@ from ._task_rule import (
 )
 
 __all__ = [
+    "CHECK_CHANGE_SHARE",
+    "COMPARE_METRICS",
+    "COMPARE_WEIGHTS",
     "MAX_CUT_STATES",
     "MAX_DRAWS",
     "MAX_DRIFT_DRAWS",
     "MISS_FLOOR",
     "PLAIN",
+    "RUN_SHARES",
     "UNBIASED",
     "Alternative",
     "BernoulliSPRT",
@@ -118,6 +129,7 @@ __all__ = [
     "census_shares",
     "clean_pass_runs",
     "clopper_pearson",
+    "compare_alpha_split",
     "confirmation_plan",
     "confirmation_settled",
     "curtailed_reject_probability",

@@ -26,6 +26,7 @@ import numpy as np
 
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus, Exit, RelationStatus, StopReason, exit_code
+from ..decide import RUN_SHARES
 from ..engine import EngineConfig, EvidencePool
 from ..errors import DrawStopped, InvalidArgument
 from ..observation import VerdictExtractor
@@ -82,9 +83,9 @@ BLINDNESS_TOP_UP = 64
 DEPENDENCE_BLOCKS = 2
 DEPENDENCE_TOP_UP = 6
 DEPENDENCE_MAX_CALLS = (2 * DEPENDENCE_BLOCKS + DEPENDENCE_TOP_UP) * BLOCK_SIZE
-#: Shares of ``alpha`` for the four kinds of finding (module docstring, "Multiplicity").
-ALPHA_SHARES = {"relations": 0.5, "blindness": 0.25, "dependence": 0.125,
-                "stationarity": 0.125}
+#: Shares of ``alpha`` for the four kinds of finding (module docstring, "Multiplicity";
+#: decide's ``RUN_SHARES``).
+ALPHA_SHARES = RUN_SHARES
 
 
 #: EngineConfig fields ``RunConfig`` accepts as keywords (applied over ``engine=``).

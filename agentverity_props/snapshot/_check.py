@@ -64,7 +64,7 @@ import numpy as np
 from .._internal.fingerprint import short
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CheckStatus, InputCheckStatus, StopReason, exit_code
-from ..decide import confirmation_plan, confirmation_settled, drift_p_value
+from ..decide import CHECK_CHANGE_SHARE, confirmation_plan, confirmation_settled, drift_p_value
 from ..diagnose import RunConfig
 from ..engine import EvidencePool
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
@@ -83,7 +83,7 @@ __all__ = ["SCHEMA", "CheckResult", "InputCheck", "acompare_snapshot", "compare_
 SCHEMA = "agentverity_props.check/2"
 MIN_SCREEN_CAP = 300
 #: the changed-during-the-check test's share of ``alpha``; drift gets the rest
-CHANGE_SHARE = 0.125
+CHANGE_SHARE = CHECK_CHANGE_SHARE
 #: late trials at most (one draw each, so more than run's 64 three-draw trials): a swap to
 #: 30% noise after a clean screen needs about 75 of them; the cost cap still bounds them
 CHECK_CHANGE_MAX_TRIALS = 160

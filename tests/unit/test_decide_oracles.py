@@ -126,3 +126,22 @@ def test_difference_interval_contains_every_corner_of_its_parts(n: int, data: st
     estimate = (2 * wins - discordant) / n
     assert -1.0 <= lo <= estimate + 1e-12
     assert estimate - 1e-12 <= hi <= 1.0
+
+
+def test_every_alpha_family_spends_at_most_alpha() -> None:
+    from agentverity_props.decide import (
+        CHECK_CHANGE_SHARE,
+        COMPARE_METRICS,
+        COMPARE_WEIGHTS,
+        RUN_SHARES,
+        compare_alpha_split,
+    )
+
+    assert sum(RUN_SHARES.values()) <= 1.0 + 1e-12
+    assert 0.0 < CHECK_CHANGE_SHARE < 1.0
+    assert sum(COMPARE_WEIGHTS.values()) <= 1.0 + 1e-12
+    for pairs, tasks in ((1, 1), (3, 5), (6, 40)):
+        s = compare_alpha_split(0.05, pairs, tasks)
+        spent = pairs * (sum(s[m] for m in COMPARE_METRICS) + s["equivalence"]
+                         + len(COMPARE_METRICS) * tasks * s["per_task"])
+        assert spent <= 0.05 + 1e-12
