@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ._common import write_output
-from ._options import HEALTH_CHECK_CHOICE, LAYER_CHOICE, PRECISION_CHOICE, extractor
+from ._options import analysis_options, extractor, report_options
 
 if TYPE_CHECKING:
     from ..assess import Recording
@@ -33,26 +33,8 @@ if TYPE_CHECKING:
               help="Verdict = this key of a JSON answer (dotted path), as in run.")
 @click.option("--verdict-regex", default=None,
               help="Verdict = group 1 of this regex searched in the answer text, as in run.")
-@click.option("--precision", type=PRECISION_CHOICE, default=None,
-              help="Epsilon preset: cheap 0.10, balanced 0.05, strict 0.01.")
-@click.option("--epsilon", type=float, default=None, help="Tolerance on the pair-disagreement "
-              "rate (default 0.05).")
-@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
-@click.option("--tolerance", type=float, default=None,
-              help="Largest relation effect a HOLDS allows, in (0, 1); default 0.1.")
-@click.option("--indifference", type=click.FloatRange(1.05, 10.0), default=2.0,
-              show_default=True)
-@click.option("--layer", type=LAYER_CHOICE, default="verdict", show_default=True)
-@click.option("--relations", "relations_ref", default=None, metavar="REF|NAMES",
-              help="Built-in names or module:attr; only pairs recorded as inputs are tested.")
-@click.option("--no-relations", is_flag=True, help="Only the diagnostics.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text",
-              show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
-              help="Write the report here (atomically) instead of stdout.")
-@click.option("--include-inputs", is_flag=True,
-              help="Keep raw inputs in the report (off: fingerprints only).")
-@click.option("--suppress-health-check", multiple=True, type=HEALTH_CHECK_CHOICE)
+@analysis_options
+@report_options
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the input sampling (as run's: same seed, same draws).")
 @click.option("--max-workers", type=click.IntRange(1, 256), default=4, show_default=True,

@@ -207,6 +207,51 @@ def session(agents: Sequence[Any], config: EngineConfig,
     return run_session(agents, config, go, on_stop=say_stop if report_stop else None)
 
 
+def analysis_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """What ``run``, ``assess`` and ``plan`` decide with: --precision --epsilon --alpha
+    --tolerance --indifference --layer --relations --no-relations --suppress-health-check."""
+    opts = [
+        click.option("--precision", type=PRECISION_CHOICE, default=None,
+                     help="Epsilon preset: cheap 0.10, balanced 0.05, strict 0.01."),
+        click.option("--epsilon", type=float, default=None,
+                     help="Tolerance on the pair-disagreement rate (default 0.05)."),
+        click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05,
+                     show_default=True, help="Family-wise error rate of every finding."),
+        click.option("--tolerance", type=float, default=None,
+                     help="Largest relation effect (excess share of verdicts a transform "
+                     "changes) a HOLDS allows, in (0, 1); default 0.1 (precision cheap 0.2, "
+                     "strict 0.05)."),
+        click.option("--indifference", type=click.FloatRange(1.05, 10.0), default=2.0,
+                     show_default=True,
+                     help="The meter's guarantees hold at epsilon/r and epsilon*r."),
+        click.option("--layer", type=LAYER_CHOICE, default="verdict", show_default=True),
+        click.option("--relations", "relations_ref", default=None, metavar="REF|NAMES",
+                     help="Built-in names (case,typo,...) or module:attr of a list of "
+                     "Relation."),
+        click.option("--no-relations", is_flag=True, help="Only the diagnostics."),
+        click.option("--suppress-health-check", multiple=True, type=HEALTH_CHECK_CHOICE,
+                     help="Skip a health check (repeatable); the report says it was not run."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--format text|json|junit, --output FILE, --include-inputs (``run``, ``assess``)."""
+    opts = [
+        click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]),
+                     default="text", show_default=True),
+        click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+                     help="Write the report here (atomically) instead of stdout."),
+        click.option("--include-inputs", is_flag=True,
+                     help="Keep raw prompts in the report (off: fingerprints only)."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
 def require_verdicts_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--require-verdicts a,b,c`` or ``@FILE``: verdicts the probe set must produce."""
     return click.option(

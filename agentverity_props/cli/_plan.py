@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ._common import write_output
-from ._options import HEALTH_CHECK_CHOICE, LAYER_CHOICE, PRECISION_CHOICE
+from ._options import analysis_options
 from ._run import load_relations
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?\s*$")
@@ -32,18 +32,7 @@ def parse_latency(text: str | None) -> float | None:
 @click.command("plan")
 @click.option("--inputs", "inputs_path", required=True, type=click.Path(),
               help="Probe set, as for run: one prompt per line (.txt), or .json/.jsonl/.yaml.")
-@click.option("--relations", "relations_ref", default=None, metavar="REF|NAMES",
-              help="As for run: built-in names (case,typo,...) or module:attr.")
-@click.option("--no-relations", is_flag=True, help="Only the diagnostics.")
-@click.option("--tolerance", type=float, default=None, help="As for run (default 0.1).")
-@click.option("--precision", type=PRECISION_CHOICE, default=None, help="As for run.")
-@click.option("--epsilon", type=float, default=None, help="As for run (default 0.05).")
-@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
-@click.option("--indifference", type=click.FloatRange(1.05, 10.0), default=2.0,
-              show_default=True, help="As for run.")
-@click.option("--layer", type=LAYER_CHOICE, default="verdict", show_default=True)
-@click.option("--suppress-health-check", multiple=True, type=HEALTH_CHECK_CHOICE,
-              help="As for run (a suppressed check costs no call).")
+@analysis_options
 @click.option("--budget", type=click.IntRange(min=1), default=None,
               help="The run's call budget: plan says at which noise it is enough.")
 @click.option("--max-workers", type=click.IntRange(1, 256), default=4, show_default=True,

@@ -8,12 +8,11 @@ import click
 
 from ._common import use_color, write_output
 from ._options import (
-    HEALTH_CHECK_CHOICE,
-    LAYER_CHOICE,
-    PRECISION_CHOICE,
+    analysis_options,
     engine_options,
     load_agent_ref,
     progress_option,
+    report_options,
     require_verdicts_option,
     required_verdicts,
     run_config,
@@ -58,29 +57,8 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
               help="module:attr or path/to/file.py:attr (see docs/agents.md).")
 @click.option("--inputs", "inputs_path", required=True, type=click.Path(),
               help="Probe set: one prompt per line (.txt), or .json/.jsonl/.yaml list.")
-@click.option("--precision", type=PRECISION_CHOICE, default=None,
-              help="Epsilon preset: cheap 0.10, balanced 0.05, strict 0.01.")
-@click.option("--epsilon", type=float, default=None, help="Tolerance on the pair-disagreement "
-              "rate (default 0.05).")
-@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
-@click.option("--tolerance", type=float, default=None,
-              help="Largest relation effect (excess share of verdicts a transform changes) a "
-              "HOLDS allows, in (0, 1); default 0.1 (precision cheap 0.2, strict 0.05).")
-@click.option("--indifference", type=click.FloatRange(1.05, 10.0), default=2.0,
-              show_default=True, help="The meter's guarantees hold at epsilon/r and epsilon*r.")
-@click.option("--layer", type=LAYER_CHOICE, default="verdict",
-              show_default=True)
-@click.option("--relations", "relations_ref", default=None, metavar="REF|NAMES",
-              help="Built-in names (case,typo,...) or module:attr of a list of Relation.")
-@click.option("--no-relations", is_flag=True, help="Only the diagnostics.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text",
-              show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
-              help="Write the report here (atomically) instead of stdout.")
-@click.option("--include-inputs", is_flag=True,
-              help="Keep raw prompts in the report (off: fingerprints only).")
-@click.option("--suppress-health-check", multiple=True,
-              type=HEALTH_CHECK_CHOICE)
+@analysis_options
+@report_options
 @require_verdicts_option
 @progress_option
 @engine_options
