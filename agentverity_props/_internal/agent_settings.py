@@ -49,7 +49,9 @@ def _register() -> None:
             try:
                 settings.get_profile(name)
             except InvalidArgument:
-                settings.register_profile(name, **{**base, **extra})
+                # parent: the stock profile, not the loaded one (Hypothesis loads its "ci"
+                # profile under CI=true; the agent profile must not inherit it)
+                settings.register_profile(name, parent=stock, **{**base, **extra})
 
 
 def agent_profile(name: str = PROFILE) -> Any:

@@ -77,7 +77,10 @@ def test_a_store_derandomizes_and_drops_the_database_unless_the_user_set_them() 
     s = agent_settings(None, replayable=True)
     assert (s.derandomize, s.database) == (True, None)
     assert agent_settings(settings(derandomize=False), replayable=False).derandomize is False
-    assert agent_settings(None).database is not None  # Hypothesis's own, without a store
+    # without a store: the loaded profile's database (Hypothesis's own; its "ci" profile,
+    # loaded under CI=true, keeps none)
+    loaded = settings.get_profile(settings.get_current_profile_name())
+    assert (agent_settings(None).database is None) == (loaded.database is None)
 
 
 def test_a_loaded_profile_is_the_users_choice() -> None:
