@@ -87,3 +87,9 @@ def write_section(path: Path, name: str, body: str) -> None:
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(new, encoding="utf-8")
         os.replace(tmp, path)
+
+
+def cpus() -> int:
+    """CPUs this process may run on (the figure benchmark headers print)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)

@@ -38,7 +38,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-from _docs import write_section  # noqa: E402
+from _docs import cpus, write_section  # noqa: E402
 
 SECTION = "compare-equivalence"
 TASKS = 5
@@ -115,7 +115,7 @@ def table(rows: list[dict[str, Any]], minutes: float) -> str:
         "## compare: equivalence within the margin, futility, and power",
         "",
         f"Measured by `python benchmarks/compare_equivalence.py` ({minutes:.1f} min on "
-        f"{_cpus()} CPU(s), Python {platform.python_version()}). {reps} runs per row of the "
+        f"{cpus()} CPU(s), Python {platform.python_version()}). {reps} runs per row of the "
         f"real `compare_agents` with its defaults (`--max-runs 50`, alpha 0.05, `--margin "
         f"0.1`, one warm-up call per agent; at most {(50 * TASKS + 1) * 2} calls), {TASKS} "
         f"tasks; each agent passes each task with a fixed probability on its own seeded "
@@ -153,12 +153,6 @@ def table(rows: list[dict[str, Any]], minutes: float) -> str:
               "(a sign test that never decides runs to the cap); elsewhere the sign-test "
               "stop is unchanged (the pass-rate alpha is the same)."]
     return "\n".join(lines) + "\n"
-
-
-def _cpus() -> int:
-    import os
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        (os.cpu_count() or 1)
 
 
 def main(argv: list[str] | None = None) -> int:

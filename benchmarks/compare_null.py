@@ -42,7 +42,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-from _docs import write_section  # noqa: E402
+from _docs import cpus, write_section  # noqa: E402
 
 SECTION = "compare-null"
 KINDS = ("instant", "sleeping", "serial", "async-serial")
@@ -132,7 +132,7 @@ def table(rows: list[dict[str, Any]], minutes: float) -> str:
         "## compare: identical agents, how often a winner is named",
         "",
         f"Measured by `python benchmarks/compare_null.py` ({minutes:.1f} min on "
-        f"{_cpus()} CPU(s), Python {platform.python_version()}). {reps} runs per row of the "
+        f"{cpus()} CPU(s), Python {platform.python_version()}). {reps} runs per row of the "
         f"real `compare_agents` on two identically behaving agents (each its own seeded "
         f"`random.Random`: a call fails with probability 0.03, else passes with probability "
         f"0.7), {TASKS} tasks, `--max-runs {MAX_RUNS}`, one warm-up call per agent, latency "
@@ -160,12 +160,6 @@ def table(rows: list[dict[str, Any]], minutes: float) -> str:
                   f"{worst['hi']:.1%} at alpha {worst['alpha']:g}, {worst['kind']}).",
               "- Metric columns count the verdicts naming a winner (a run can have several)."]
     return "\n".join(lines) + "\n"
-
-
-def _cpus() -> int:
-    import os
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        (os.cpu_count() or 1)
 
 
 def main(argv: list[str] | None = None) -> int:
