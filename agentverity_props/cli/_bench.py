@@ -19,17 +19,12 @@ from ._options import engine_config, engine_options, load_agent_ref, progress_op
 _FORMATS = click.Choice(["text", "json", "junit"])
 
 
-def _render(d: dict[str, Any], fmt: str, kind: str, to_file: bool) -> str:
-    if fmt == "json":
-        from ..report import dumps
-        return dumps(d)
-
-    from .. import report as R
-    if fmt == "junit":
-        return R.render_bench_junit(d) if kind == "bench" else R.render_compare_junit(d)
-    color = use_color(None) and not to_file
-    return R.render_bench_text(d, color=color) if kind == "bench" else \
-        R.render_compare_text(d, color=color)
+def _render(d: dict[str, Any], fmt: str, to_file: bool) -> str:
+    """``d`` (a bench or compare result) in ``fmt``, through the result-kind registry."""
+    from ..report import render
+    if fmt == "text":
+        return render(d, fmt, color=use_color(None) and not to_file)
+    return render(d, fmt)
 
 
 def _phase(tick: Callable[[str, int], None] | None,
@@ -87,7 +82,7 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
     res = session([agent], config.engine_config(), lambda engines, tick: arun_benchmark(
         agent, bench, config=config, engine=engines[0], progress=_phase(tick, "bench")),
         progress=progress)
-    write_output(_render(res.to_dict(), fmt, "bench", output is not None), output)
+    write_output(_render(res.to_dict(), fmt, output is not None), output)
     return int(res.exit_code)
 
 
@@ -169,5 +164,5 @@ def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int,
     res = session(agents, config.engine_config(), lambda engines, tick: acompare_agents(
         agents, bench, config=config, refs=agent_refs, engines=engines,
         progress=_phase(tick, "compare")), progress=progress)
-    write_output(_render(res.to_dict(), fmt, "compare", output is not None), output)
+    write_output(_render(res.to_dict(), fmt, output is not None), output)
     return int(res.exit_code)

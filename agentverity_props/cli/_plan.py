@@ -83,10 +83,6 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
     except InvalidArgument as exc:
         raise BadInput(str(exc), "fix the option named") from None
     d: dict[str, Any] = result.to_dict()
-    if fmt == "json":
-        from ..report import dumps
-        write_output(dumps(d), output)
-    else:
-        from ..report import render_plan_text
-        write_output(render_plan_text(d), output)
+    from ..report import render
+    write_output(render(d, fmt), output)
     return 0

@@ -8,64 +8,15 @@ import click
 
 from ._common import write_output
 
-#: schema -> (module under agentverity_props.report, text renderer, JUnit renderer); each
-#: renderer takes the result dict. Kinds missing here re-render only as JSON or HTML.
-TEXT_RENDERERS: dict[str, tuple[str, str, str]] = {
-    "agentverity_props.run/3": ("._text", "render_run_text", "._junit:render_junit"),
-    "agentverity_props.bench/2": ("._bench", "render_bench_text", "render_bench_junit"),
-    "agentverity_props.compare/2": ("._bench", "render_compare_text", "render_compare_junit"),
-    "agentverity_props.snapshot/1": ("._snapshot", "render_snapshot_text",
-                                     "render_snapshot_junit"),
-    "agentverity_props.check/1": ("._snapshot", "render_check_text", "render_check_junit"),
-    "agentverity_props.snapshot/2": ("._snapshot", "render_snapshot_text",
-                                     "render_snapshot_junit"),
-    "agentverity_props.check/2": ("._snapshot", "render_check_text", "render_check_junit"),
-    "agentverity_props.tools/1": ("._tools", "render_tools_text", "render_tools_junit"),
-    "agentverity_props.conversation/1": ("._conversation", "render_conversation_text",
-                                         "render_conversation_junit"),
-    "agentverity_props.plan/1": ("._plan", "render_plan_text", ""),  # no JUnit: no test ran
-}
-
-
-def _renderer(schema: str, fmt: str, output: str | None = None) -> Any:
-    import importlib
-
-    from ._common import use_color
-
-    entry = TEXT_RENDERERS.get(schema)
-    if entry is None:
-        return None
-    module, text_fn, junit_fn = entry
-    target = text_fn if fmt == "text" else junit_fn
-    if not target:
-        return None
-    if ":" in target:
-        module, target = target.split(":")
-    try:
-        fn = getattr(importlib.import_module(module, "agentverity_props.report"), target)
-    except (ImportError, AttributeError):
-        return None
-    if fmt == "text":
-        # colour only on a terminal, never in a file (``-o out.txt`` run on a terminal)
-        color = use_color(output)
-        return lambda d: fn(d, color=color)
-    return fn
-
 
 def rerender(result: dict[str, Any], fmt: str, output: str | None = None) -> str:
-    """Render a loaded result dict in ``fmt`` (text, json or junit); BadInput if none exists."""
-    from ..errors import BadInput
-    from ..report import dumps
-
-    if fmt == "json":
-        return dumps(result)
-    schema = str(result.get("schema"))
-    renderer = _renderer(schema, fmt, output)
-    if renderer is None:
-        raise BadInput(f"no {fmt} renderer for {schema} results",
-                       "use --html OUT.html or --format json")
-    out: str = renderer(result)
-    return out
+    """Render a loaded result dict in ``fmt`` (text, json or junit) through its kind's entry
+    in the registry (``report.RESULT_KINDS``); BadInput if the kind has no such view."""
+    from ..report import render
+    from ._common import use_color
+    # colour only on a terminal, never in a file (``-o out.txt`` run on a terminal)
+    return render(result, fmt, color=use_color(output)) if fmt == "text" else \
+        render(result, fmt)
 
 
 @click.command("report")

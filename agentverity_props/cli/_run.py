@@ -121,12 +121,9 @@ def execute_run(agent: Any, inputs: list[str], rels: list[Any] | None, config: R
 
 
 def render(d: dict[str, Any], fmt: str, output: str | None = None) -> str:
-    """The run result in ``fmt``; colour only when the text goes to a terminal."""
-    if fmt == "json":
-        from ..report import dumps
-        return dumps(d)
-    if fmt == "junit":
-        from ..report import render_junit
-        return render_junit(d)
-    from ..report import render_run_text
-    return render_run_text(d, color=use_color(output))
+    """The run result in ``fmt`` (through the result-kind registry); colour only when the
+    text goes to a terminal."""
+    from ..report import render as render_result
+    if fmt == "text":
+        return render_result(d, fmt, color=use_color(output))
+    return render_result(d, fmt)

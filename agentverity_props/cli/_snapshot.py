@@ -71,25 +71,20 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
         agent, inputs, config=config, accept_reference=accept_reference, output=output,
         engine=engines[0], calibration_draws=calibration_draws, progress=tick),
         progress=progress)
+    from ..report import render
     d = res.to_dict()
-    if fmt == "json":
-        from ..report import dumps
-        text = dumps(d)
-    elif fmt == "junit":
-        from ..report import render_snapshot_junit
-        text = render_snapshot_junit(d)
+    if fmt != "text":
+        text = render(d, fmt)
     else:
-
         import sys
 
         from ..engine import Probe
-        from ..report import render_snapshot_text
         # on the user's own terminal the references to review are named by their text;
         # piped or redirected, stdout keeps fingerprints (the snapshot stores no prompt)
         labels = {Probe.make(t).fp: t for t in inputs} if sys.stdout.isatty() else None
         routes = res.run.routes.to_dict() if res.run.routes is not None else None
-        text = render_snapshot_text(d, color=use_color(None), path=res.path, labels=labels,
-                                    routes=routes)
+        text = render(d, fmt, color=use_color(None), path=res.path, labels=labels,
+                      routes=routes)
     write_output(text, None)
     if not res.admitted:
         click.echo("error: " + res.refusal_message(), err=True)
@@ -135,20 +130,15 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
     res = session([agent], config.engine, lambda engines, tick: acompare_snapshot(
         agent, inputs, doc, config=config, tolerance=tolerance, engine=engines[0],
         progress=tick), progress=progress)
+    from ..report import render
     d = res.to_dict()
-    if fmt == "json":
-        from ..report import dumps
-        text = dumps(d)
-    elif fmt == "junit":
-        from ..report import render_check_junit
-        text = render_check_junit(d)
+    if fmt != "text":
+        text = render(d, fmt)
     else:
-
         from ..engine import Probe
-        from ..report import render_check_text
         on_screen = output in (None, "-")
         labels = ({Probe.make(t).fp: t for t in inputs} if on_screen or include_inputs
                   else None)
-        text = render_check_text(d, color=use_color(output), labels=labels)
+        text = render(d, fmt, color=use_color(output), labels=labels)
     write_output(text, output)
     return int(res.exit_code)

@@ -1,5 +1,9 @@
 """Renderers: text, JSON, JUnit and HTML. They consume result dicts (the versioned JSON), never
-live objects, so ``agentverity-props report FILE.json`` renders a saved result exactly."""
+live objects, so ``agentverity-props report FILE.json`` renders a saved result exactly.
+
+``RESULT_KINDS`` is the one registry of result kinds (model, renderers, exit meanings, title);
+``load_result`` / ``check_result`` read a file through it and ``render`` renders through it.
+"""
 
 from ._bench import (
     render_bench_junit,
@@ -9,8 +13,9 @@ from ._bench import (
 )
 from ._conversation import render_conversation_junit, render_conversation_text
 from ._html import render_html
-from ._json import dumps, iter_dumps, load_result
+from ._json import check_result, dumps, iter_dumps, load_result
 from ._junit import render_junit
+from ._kinds import RESULT_KINDS, ResultKind, kind_for, render
 from ._plan import render_plan_text
 from ._snapshot import (
     render_check_junit,
@@ -22,9 +27,14 @@ from ._text import render_run_text
 from ._tools import render_tools_junit, render_tools_text
 
 __all__ = [
+    "RESULT_KINDS",
+    "ResultKind",
+    "check_result",
     "dumps",
     "iter_dumps",
+    "kind_for",
     "load_result",
+    "render",
     "render_bench_junit",
     "render_bench_text",
     "render_check_junit",

@@ -13,22 +13,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput
 
-__all__ = ["KIND_TITLES", "render_html"]
+__all__ = ["render_html"]
 
 _EXTRA_MSG = ("HTML reports need the html extra", "pip install 'agentverity-props[html]'")
 _TEMPLATES = Path(__file__).with_name("templates")
 _RAW_JSON_LIMIT = 300_000
-
-KIND_TITLES = {"run": "run", "tools": "tool-call cases", "bench": "benchmark",
-               "compare": "A/B comparison", "counterexample": "counterexample",
-               "enlarge": "enlarged probe set", "snapshot": "snapshot", "check": "check",
-               "conversation": "conversation tests"}
 
 _GENERIC_EXIT = {0: "clean: nothing found", 1: "finding: a property failed",
                  2: "incomplete or undecided evidence"}
@@ -167,23 +161,9 @@ def _raw_json(result: dict[str, Any]) -> tuple[str, bool]:
     return text, False
 
 
-def _generic_exit(kind: str) -> dict[int, str]:
-    if kind == "check":
-        from ._snapshot import CHECK_EXIT
-        return CHECK_EXIT
-    if kind == "snapshot":
-        return {0: "snapshot admitted and written", 2: "snapshot refused: nothing was written"}
-    return _GENERIC_EXIT
-
-
-def _builders() -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
-    from . import _html_bench as b
-    from . import _html_kinds as k
-    from ._html_conversation import conversation_context
-    return {"run": k.run_context, "tools": k.tools_context,
-            "counterexample": k.counterexample_context, "bench": b.bench_context,
-            "compare": b.compare_context, "enlarge": k.enlarge_context,
-            "conversation": conversation_context}
+def _entry(schema: str) -> Any:
+    from ._kinds import kind_for
+    return kind_for(schema)
 
 
 def render_html(result: dict[str, Any], *, source: str | None = None,
@@ -202,9 +182,10 @@ def render_html(result: dict[str, Any], *, source: str | None = None,
     _, markupsafe = _deps()
     schema = str(result.get("schema", "?"))
     kind, version = kind_of(schema)
+    entry = _entry(schema)
     exit_code = result.get("exit_code")
     ctx: dict[str, Any] = {"r": result, "schema": schema, "kind": kind, "version": version,
-                           "title": KIND_TITLES.get(kind, kind), "agent": _agent(result),
+                           "title": entry.title if entry else kind, "agent": _agent(result),
                            "source": source, "exit_code": exit_code, "exit_derived": False,
                            "fallback_reason": None}
     ctx["date"], ctx["date_note"] = _date(result, now)
@@ -213,7 +194,8 @@ def render_html(result: dict[str, Any], *, source: str | None = None,
         # a snapshot file exists only when admitted; a refused preview exits 2
         ctx["exit_code"] = 0 if result["admission"].get("admitted") else 2
         ctx["exit_derived"] = True
-    builder = _builders().get(kind)
+    ctx["exit_meanings"] = dict(entry.exit_meanings) if entry else _GENERIC_EXIT
+    builder = entry.html if entry else None
     if builder is not None:
         try:
             return _page(env, markupsafe, f"{kind}.html.j2", {**ctx, **builder(result)}, kind)
@@ -229,7 +211,7 @@ def render_html(result: dict[str, Any], *, source: str | None = None,
 
 def _page(env: Any, markupsafe: Any, template: str, ctx: dict[str, Any], kind: str) -> str:
     exit_code = ctx["exit_code"]  # a view may derive it when the format has none
-    meanings = ctx.get("exit_meanings") or _generic_exit(kind)
+    meanings = ctx.get("exit_meanings") or _GENERIC_EXIT
     if isinstance(exit_code, int):
         ctx["exit_meaning"] = meanings.get(exit_code, "–")
         ctx["exit_class"] = {0: "good", 1: "bad", 2: "warn"}.get(exit_code, "muted")

@@ -13,9 +13,7 @@ from typing import Any
 from . import _plots as P
 from ._text import EXIT_MEANING as RUN_EXIT
 from ._text import exit_meaning as run_exit_meaning
-
-TOOLS_EXIT = {0: "every case passed", 1: "at least one case failed",
-              2: "incomplete: a case errored or its pass rate is undecided"}
+from ._tools import TOOLS_EXIT
 
 _CALL_CLASS = {"verdict-deterministic": "good", "verdict-stochastic": "warn",
                "undecided": "bad"}

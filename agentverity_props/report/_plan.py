@@ -11,6 +11,10 @@ _PHASES = (("meter", "meter"), ("blindness", "blindness (+top-up)"),
            ("total", "total"))
 
 
+#: what each exit code of ``plan`` means (a plan makes no agent call and finds nothing)
+PLAN_EXIT = {0: "plan simulated: no agent was called", 2: "bad input: nothing was simulated"}
+
+
 def _pct(p: float) -> str:
     return f"{p * 100:g}%"
 

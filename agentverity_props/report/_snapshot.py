@@ -12,6 +12,8 @@ from .._internal.shown import for_text
 from ._bench import _finish
 from ._text import _console
 
+SNAPSHOT_EXIT = {0: "snapshot admitted and written",
+                 2: "snapshot refused: nothing was written"}
 CHECK_EXIT = {0: "clean: re-admitted, no drift",
               1: "drift confirmed on at least one input, or the agent changed during the check",
               2: "not admissible or incomplete (see above)"}

@@ -12,6 +12,11 @@ __all__ = ["render_tools_junit", "render_tools_text"]
 _MARK = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "inconclusive": "INCONCLUSIVE"}
 
 
+#: what each exit code of ``tools`` means
+TOOLS_EXIT = {0: "every case passed", 1: "at least one case failed",
+              2: "incomplete: a case errored or its pass rate is undecided"}
+
+
 def _rate(c: dict[str, Any]) -> str:
     if c.get("pass_rate") is None:
         return "-"

@@ -9,6 +9,7 @@ per-input test plan), ``_create`` the admission rules and calibration, ``_check`
 re-admission; ``_check`` uses the other two, never the other way round.
 """
 
+from ..results import migrate_snapshot
 from ._check import CheckResult, InputCheck, acompare_snapshot, compare_snapshot
 from ._create import (
     Refusal,
@@ -17,7 +18,7 @@ from ._create import (
     create_snapshot,
     reference_form,
 )
-from ._document import load_snapshot, migrate_snapshot, validate_snapshot, write_snapshot
+from ._document import load_snapshot, validate_snapshot, write_snapshot
 
 __all__ = [
     "CheckResult",

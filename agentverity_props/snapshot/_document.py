@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import BadInput, InvalidArgument
 
 __all__ = ["OLD_SCHEMAS", "SCHEMA", "input_note", "input_plan", "load_snapshot",
-           "migrate_snapshot", "validate_snapshot", "write_snapshot"]
+           "validate_snapshot", "write_snapshot"]
 
 SCHEMA = "agentverity_props.snapshot/2"
 OLD_SCHEMAS = ("agentverity_props.snapshot/1",)
@@ -61,6 +61,7 @@ def load_snapshot(path: str | Path) -> dict[str, Any]:
 def validate_snapshot(doc: Any, *, where: str = "snapshot") -> dict[str, Any]:
     """Check a loaded snapshot document (a ``snapshot/1`` one is migrated first)."""
     if isinstance(doc, dict) and doc.get("schema") in OLD_SCHEMAS:
+        from ..results import migrate_snapshot
         doc = migrate_snapshot(doc, where=where)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
@@ -100,42 +101,6 @@ def validate_snapshot(doc: Any, *, where: str = "snapshot") -> dict[str, Any]:
 
 def _count(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and x >= 0
-
-
-def migrate_snapshot(doc: dict[str, Any], *, where: str = "snapshot") -> dict[str, Any]:
-    """A ``snapshot/1`` document as ``snapshot/2``, every field kept (a new dict).
-
-    snapshot/1 has no calibration sample. An input that flipped while measured gets its
-    admission counts as its recorded rate (biased low: the reference is their majority), the
-    others none (tested against the tolerance only, as snapshot/1 was). ``calibration.source``
-    says so, and check repeats it: re-create the snapshot for the full guarantee.
-    """
-    import copy
-
-    out = copy.deepcopy(doc)
-    out["schema"] = SCHEMA
-    out["migrated_from"] = doc.get("schema")
-    inputs = out.get("inputs")
-    if not isinstance(inputs, list):
-        return out  # validate_snapshot names the damage
-    for e in inputs:
-        if not isinstance(e, dict):
-            continue
-        counts, ref, draws = e.get("counts"), e.get("reference"), e.get("draws")
-        if e.get("flipped") and isinstance(counts, dict) and isinstance(draws, int) \
-                and isinstance(ref, str):
-            seen = sum(v for v in counts.values() if isinstance(v, int))
-            e["calibration"] = {"draws": seen, "mismatches": seen - int(counts.get(ref, 0)),
-                                "failures": 0}
-        else:
-            e["calibration"] = None
-    out["calibration"] = {
-        "draws_per_input": 0, "source": "admission",
-        "note": f"{where} is a snapshot/1 file (no calibration sample): inputs that flipped "
-                "while measured are tested against their admission counts (biased low), the "
-                "others against the tolerance only; re-create the snapshot for the guarantee "
-                "that an unchanged agent shows drift in at most alpha of checks"}
-    return out
 
 
 def input_plan(entry: Mapping[str, Any], *, tolerance: float | None,

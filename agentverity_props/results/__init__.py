@@ -1,0 +1,75 @@
+"""The result file formats: one pydantic model per result kind.
+
+Each ``*Document`` is the whole JSON file a command writes with ``--format json`` (and its
+Python result's ``to_dict()``): its fields are the file's keys, its JSON Schema is the one
+published in ``docs/schemas/`` (generated from the model by ``python -m
+agentverity_props.results``; a test fails when they drift), and loading a saved file is
+``Document.model_validate``, with older versions migrated first by the model's own
+``mode="before"`` validator (``Document.MIGRATIONS``). Which renderers, exit meanings and
+title go with a kind is the registry in ``agentverity_props.report`` (``RESULT_KINDS``).
+
+Names load lazily (PEP 562): pydantic only when a model is used; the migrations need none.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._internal.lazy import lazy_exports
+
+_EXPORTS = {
+    "Document": "._base", "Model": "._base",
+    "BenchDocument": "._bench", "CheckDocument": "._check", "CompareDocument": "._compare",
+    "ConversationDocument": "._conversation", "CounterexampleDocument": "._counterexample",
+    "EnlargeDocument": "._enlarge", "PlanDocument": "._plan", "RunDocument": "._run",
+    "SnapshotDocument": "._snapshot", "ToolsDocument": "._tools",
+    "DOCUMENTS": "._registry", "document_for": "._registry",
+    "migrate_bench_v1": "._migrations", "migrate_compare_v1": "._migrations",
+    "migrate_run_v1": "._migrations", "migrate_run_v2": "._migrations",
+    "migrate_snapshot": "._migrations",
+}
+
+__all__ = [
+    "DOCUMENTS",
+    "BenchDocument",
+    "CheckDocument",
+    "CompareDocument",
+    "ConversationDocument",
+    "CounterexampleDocument",
+    "Document",
+    "EnlargeDocument",
+    "Model",
+    "PlanDocument",
+    "RunDocument",
+    "SnapshotDocument",
+    "ToolsDocument",
+    "document_for",
+    "migrate_bench_v1",
+    "migrate_compare_v1",
+    "migrate_run_v1",
+    "migrate_run_v2",
+    "migrate_snapshot",
+]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
+
+if TYPE_CHECKING:
+    from ._base import Document, Model
+    from ._bench import BenchDocument
+    from ._check import CheckDocument
+    from ._compare import CompareDocument
+    from ._conversation import ConversationDocument
+    from ._counterexample import CounterexampleDocument
+    from ._enlarge import EnlargeDocument
+    from ._migrations import (
+        migrate_bench_v1,
+        migrate_compare_v1,
+        migrate_run_v1,
+        migrate_run_v2,
+        migrate_snapshot,
+    )
+    from ._plan import PlanDocument
+    from ._registry import DOCUMENTS, document_for
+    from ._run import RunDocument
+    from ._snapshot import SnapshotDocument
+    from ._tools import ToolsDocument

@@ -1,0 +1,186 @@
+
+"""The ``bench`` result file format."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import Field
+
+from ._base import Document, Model
+from ._migrations import migrate_bench_v1
+
+
+class Benchmark(Model):
+    name: str
+    version: str
+    description: str | None
+    path: str
+    tasks: Annotated[int, Field(ge=0)]
+
+
+class Config(Model):
+    runs: int | None
+    early_stop: Literal["exact", "sequential", "off"]
+    alpha: float
+    margin: float
+    interval: Literal["exact", "wilson"]
+    include_outputs: bool
+    budget: int | None
+    max_workers: Annotated[int, Field(ge=0)]
+    timeout_s: float | None
+    retries: Annotated[int, Field(ge=0)]
+    error_policy: str
+    store_mode: str
+    seed: int
+
+
+class Summary(Model):
+    tasks: Annotated[int, Field(ge=0)]
+    passed: Annotated[int, Field(ge=0)]
+    failed: Annotated[int, Field(ge=0)]
+    errored: Annotated[int, Field(ge=0)]
+    incomplete: Annotated[int, Field(ge=0)]
+    attempts: Annotated[int, Field(ge=0)]
+    passes: Annotated[int, Field(ge=0)]
+    failures: Annotated[int, Field(ge=0)]
+    errors: Annotated[int, Field(ge=0)]
+    reliability: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    """mean over tasks of the per-task unbiased pass-rate estimates"""
+    ci_low: Annotated[float, Field(ge=0.0, le=1.0)]
+    ci_high: Annotated[float, Field(ge=0.0, le=1.0)]
+    ci_method: str
+    pass_at_k: dict[str, Annotated[float | None, Field(ge=0.0, le=1.0)]]
+    """
+    k (as a string) -> mean over tasks of the unbiased per-task estimates; null (n/a) when some task
+    has none (it stopped before k runs without settling them); k in 1,2,3,5,10,n up to the smallest
+    planned runs
+    """
+    pass_hat_k: dict[str, Annotated[float | None, Field(ge=0.0, le=1.0)]]
+    """as pass_at_k, for pass^k"""
+    consistency: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    error_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    latency_p50_s: float | None
+    latency_p95_s: float | None
+    tokens: int | None
+    cost_usd: float | None
+    undecided: Annotated[int, Field(ge=0)]
+    observed_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    """pooled passes / attempts (descriptive)"""
+    reliability_method: str
+    estimator: str
+    pass_k_tasks: dict[str, Annotated[int, Field(ge=0)]]
+    """'pass@k' / 'pass^k' -> number of tasks that have that estimate"""
+
+
+class Calls(Model):
+    attempts: Annotated[int, Field(ge=0)]
+    """task runs made"""
+    planned: Annotated[int, Field(ge=0)]
+    """runs x tasks"""
+    saved: Annotated[int, Field(ge=0)]
+    """planned - attempts (early stopping)"""
+    ledger_calls: Annotated[int, Field(ge=0)]
+    """live agent calls incl. retries"""
+
+
+class Attempt(Model):
+    index: Annotated[int, Field(ge=0)]
+    status: Literal["PASS", "FAIL", "ERROR"]
+    latency_s: float
+    output_fp: str | None
+    """sha256 of the answer text (null when the call failed)"""
+    output: str | None
+    """answer text (first 2000 characters) with --include-outputs, else null"""
+    message: str | None
+    """why it failed or errored"""
+    tokens: int | None
+    cost_usd: float | None
+
+
+class Task(Model):
+    id: str
+    name: str
+    category: str | None
+    prompt_fp: str
+    prompt: str | None
+    """with --include-outputs only"""
+    evaluation: str
+    """human-readable evaluator list"""
+    status: Literal["PASS", "FAIL", "ERROR", "INCOMPLETE", "UNDECIDED"]
+    decision: Literal["pass", "fail", "undecided"] | None
+    decided_by: str
+    stop_reason: str
+    threshold: Annotated[float, Field(ge=0.0, le=1.0)]
+    planned_runs: Annotated[int, Field(ge=0)]
+    calls_saved: Annotated[int, Field(ge=0)]
+    runs: Annotated[int, Field(ge=0)]
+    passes: Annotated[int, Field(ge=0)]
+    failures: Annotated[int, Field(ge=0)]
+    errors: Annotated[int, Field(ge=0)]
+    reliability: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    """
+    pass rate, unbiased under the stopping rule (Rao-Blackwellised first-run indicator; passes /
+    runs without early stopping)
+    """
+    ci_low: Annotated[float, Field(ge=0.0, le=1.0)]
+    ci_high: Annotated[float, Field(ge=0.0, le=1.0)]
+    ci_method: str
+    """
+    clopper-pearson (exact), wilson, or the anytime-valid beta-mixture confidence sequence when the
+    task stopped early
+    """
+    confidence: Annotated[float, Field(ge=0.0, le=1.0)]
+    pass_at_k: dict[str, Annotated[float | None, Field(ge=0.0, le=1.0)]]
+    """
+    unbiased under the stopping rule: 1 - E[first k runs all failed | runs, passes], k in
+    1,2,3,5,10,planned runs; null = n/a (k > runs made and not settled by them)
+    """
+    pass_hat_k: dict[str, Annotated[float | None, Field(ge=0.0, le=1.0)]]
+    """
+    unbiased under the stopping rule: E[first k runs all passed | runs, passes]; null = n/a (k >
+    runs made)
+    """
+    consistency: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    """share of the most common literal answer among successful runs"""
+    error_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    latency_p50_s: float | None
+    latency_p95_s: float | None
+    tokens: int | None
+    cost_usd: float | None
+    attempts: list[Attempt]
+    observed_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    """passes / runs made (biased when the task stopped early)"""
+    estimator: str
+
+
+class BenchDocument(Document):
+    """
+    Written by `agentverity-props bench --format json` and BenchResult.to_dict() (version 2; version
+    1 files are migrated on load). Exit code: 0 every task passed, 1 a task failed or errored, 2
+    incomplete (budget, interrupt, failed call) or a task UNDECIDED at the --runs cap (sequential
+    mode).
+    """
+
+    SCHEMA: ClassVar[str] = "agentverity_props.bench/2"
+    TITLE: ClassVar[str] = "agentverity-props benchmark result"
+    MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
+        {"agentverity_props.bench/1": migrate_bench_v1}
+    FILE: ClassVar[str] = "bench.schema.json"
+
+
+    schema_: Annotated[Literal["agentverity_props.bench/2"], Field(alias="schema")]
+    agent: str
+    benchmark: Benchmark
+    complete: bool
+    exit_code: Literal[0, 1, 2]
+    stop_reason: str
+    config: Config
+    guarantee: str
+    """what the verdicts promise (error rate and assumption), as printed"""
+    summary: Summary
+    calls: Calls
+    tasks: list[Task]
+    ledger: dict[str, Any]
+    privacy: str

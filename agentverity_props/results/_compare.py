@@ -1,0 +1,479 @@
+
+"""The ``compare`` result file format."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field
+
+from ._base import Document, Model
+from ._migrations import migrate_compare_v1
+
+
+class Benchmark(Model):
+    name: str
+    version: str
+    description: str | None
+    path: str
+    tasks: Annotated[int, Field(ge=0)]
+
+
+class Config(Model):
+    max_runs: Annotated[int, Field(ge=0)]
+    min_runs: Annotated[int, Field(ge=0)]
+    alpha: float
+    include_outputs: bool
+    budget_per_agent: int | None
+    max_workers: Annotated[int, Field(ge=0)]
+    timeout_s: float | None
+    retries: Annotated[int, Field(ge=0)]
+    error_policy: str
+    store_mode: str
+    seed: int
+    latency_margin: Annotated[float, Field(ge=0.0)]
+    """a latency win needs the other call to take more than 1 + this times as long"""
+    warmup: Annotated[int, Field(ge=0)]
+    """untimed calls per agent before the first round"""
+    order_seed: int | None
+    """seed of the random order within each paired run (null: version 1, fixed order)"""
+    margin: float | None = None
+    """
+    equivalence margin on the mean pass-rate difference (absent in files written before equivalence
+    was added)
+    """
+
+
+class Multiplicity(Model):
+    method: str
+    family_alpha: float | None
+    """
+    P(any printed verdict names a better agent where there is no difference) <= this; null for a
+    migrated version 1 file (not family-wise)
+    """
+    verdicts: Annotated[int, Field(ge=0)]
+    """pairs x metrics x (1 + tasks)"""
+    pairs: Annotated[int, Field(ge=0)]
+    metrics: list[str]
+    tasks: Annotated[int, Field(ge=0)]
+    weights: dict[str, float]
+    """
+    share of alpha per pair: pass_rate, error_rate, latency (overall), equivalence (the pass rate
+    within the margin; absent in older files) and per_task (all per-task verdicts)
+    """
+    alpha_per_verdict: dict[str, float | None]
+    """alpha of each overall verdict by metric, and of each per-task verdict"""
+
+
+class Summary(Model):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    tasks: Annotated[int, Field(ge=0)]
+    attempts: Annotated[int, Field(ge=0)]
+    passes: Annotated[int, Field(ge=0)]
+    failures: Annotated[int, Field(ge=0)]
+    errors: Annotated[int, Field(ge=0)]
+    reliability: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    ci_low: Annotated[float, Field(ge=0.0, le=1.0)]
+    ci_high: Annotated[float, Field(ge=0.0, le=1.0)]
+    ci_method: str
+    pass_at_k: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]]
+    """k (as a string) -> estimate"""
+    pass_hat_k: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]]
+    """k (as a string) -> estimate"""
+    consistency: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    error_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    latency_p50_s: float | None
+    latency_p95_s: float | None
+    tokens: int | None
+    cost_usd: float | None
+
+
+class Attempt(Model):
+    index: Annotated[int, Field(ge=0)]
+    status: Literal["PASS", "FAIL", "ERROR"]
+    latency_s: float
+    output_fp: str | None
+    """sha256 of the answer text (null when the call failed)"""
+    output: str | None
+    """answer text (first 2000 characters) with --include-outputs, else null"""
+    message: str | None
+    """why it failed or errored"""
+    tokens: int | None
+    cost_usd: float | None
+
+
+class Task(Model):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    id: str
+    name: str
+    runs: Annotated[int, Field(ge=0)]
+    passes: Annotated[int, Field(ge=0)]
+    failures: Annotated[int, Field(ge=0)]
+    errors: Annotated[int, Field(ge=0)]
+    reliability: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    """passes / runs"""
+    ci_low: Annotated[float, Field(ge=0.0, le=1.0)]
+    ci_high: Annotated[float, Field(ge=0.0, le=1.0)]
+    ci_method: str
+    """
+    clopper-pearson (exact), wilson, or the anytime-valid beta-mixture confidence sequence when the
+    task stopped early
+    """
+    confidence: Annotated[float, Field(ge=0.0, le=1.0)]
+    pass_at_k: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]]
+    """unbiased pass@k = 1 - C(n-c,k)/C(n,k) for k in 1,2,3,5,10,n (<= n)"""
+    pass_hat_k: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]]
+    """unbiased pass^k = C(c,k)/C(n,k)"""
+    consistency: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    """share of the most common literal answer among successful runs"""
+    error_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    latency_p50_s: float | None
+    latency_p95_s: float | None
+    tokens: int | None
+    cost_usd: float | None
+    attempts: list[Attempt]
+
+
+class Warmup(Model):
+    calls: Annotated[int, Field(ge=0)]
+    errors: Annotated[int, Field(ge=0)]
+    latency_s: list[float]
+
+
+class Agent(Model):
+    label: str
+    agent: str
+    summary: Summary
+    tasks: list[Task]
+    ledger: dict[str, Any]
+    ref: str
+    """the agent as the user named it (the CLI reference)"""
+    warmup: Warmup
+
+
+class FurtherRuns(Model):
+    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
+
+    rounds: int | None
+    items: int | None
+    power: float
+    note: str
+    max_runs_hint: int | None = None
+
+
+class Equivalence(Model):
+    """
+    two one-sided betting e-processes of H+: Delta >= margin and H-: Delta <= -margin at the
+    equivalence alpha; equivalent once both reached 1/alpha
+    """
+
+    verdict: Literal["equivalent within the margin", "not shown"]
+    margin: float
+    alpha: float
+    threshold: float
+    e_value_upper: float | None
+    e_value_lower: float | None
+    upper_at_round: int | None
+    lower_at_round: int | None
+    decided_at_round: int | None
+    hypotheses: str
+
+
+class PassRate(Model):
+    verdict: str
+    """'<label> better', 'equivalent within ±<margin>' or 'inconclusive'"""
+    better: str | None
+    wins: Annotated[int, Field(ge=0)]
+    """items won by a"""
+    losses: Annotated[int, Field(ge=0)]
+    """items won by b"""
+    ties: Annotated[int, Field(ge=0)]
+    """concordant items"""
+    items: Annotated[int, Field(ge=0)]
+    discordant: Annotated[int, Field(ge=0)]
+    rounds: Annotated[int, Field(ge=0)]
+    e_value: float | None
+    threshold: float
+    """1/alpha"""
+    alpha: float
+    effect: float | None
+    """observed difference; positive favours a (see effect_label)"""
+    effect_label: str
+    interval: Annotated[list[float], Field(max_length=2, min_length=2)]
+    interval_method: str
+    decided_at_round: int | None
+    decided_e_value: float | None
+    further_runs: FurtherRuns | None
+    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
+    verdict_e_value: float | None
+    """
+    the e-value the verdict rests on: at the decision once decided (latched), else the current
+    e-value
+    """
+    equivalence: Equivalence | None = None
+    """
+    two one-sided betting e-processes of H+: Delta >= margin and H-: Delta <= -margin at the
+    equivalence alpha; equivalent once both reached 1/alpha
+    """
+
+
+class ErrorRate(Model):
+    verdict: str
+    """'<label> better' or 'inconclusive'"""
+    better: str | None
+    wins: Annotated[int, Field(ge=0)]
+    """items won by a"""
+    losses: Annotated[int, Field(ge=0)]
+    """items won by b"""
+    ties: Annotated[int, Field(ge=0)]
+    """concordant items"""
+    items: Annotated[int, Field(ge=0)]
+    discordant: Annotated[int, Field(ge=0)]
+    rounds: Annotated[int, Field(ge=0)]
+    e_value: float | None
+    threshold: float
+    """1/alpha"""
+    alpha: float
+    effect: float | None
+    """observed difference; positive favours a (see effect_label)"""
+    effect_label: str
+    interval: Annotated[list[float], Field(max_length=2, min_length=2)]
+    interval_method: str
+    decided_at_round: int | None
+    decided_e_value: float | None
+    further_runs: FurtherRuns | None
+    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
+    verdict_e_value: float | None
+    """
+    the e-value the verdict rests on: at the decision once decided (latched), else the current
+    e-value
+    """
+
+
+class Latency(Model):
+    verdict: str
+    """'<label> better' or 'inconclusive'"""
+    better: str | None
+    wins: Annotated[int, Field(ge=0)]
+    """items won by a"""
+    losses: Annotated[int, Field(ge=0)]
+    """items won by b"""
+    ties: Annotated[int, Field(ge=0)]
+    """concordant items"""
+    items: Annotated[int, Field(ge=0)]
+    discordant: Annotated[int, Field(ge=0)]
+    rounds: Annotated[int, Field(ge=0)]
+    e_value: float | None
+    threshold: float
+    """1/alpha"""
+    alpha: float
+    effect: float | None
+    """observed difference; positive favours a (see effect_label)"""
+    effect_label: str
+    interval: Annotated[list[float], Field(max_length=2, min_length=2)]
+    interval_method: str
+    decided_at_round: int | None
+    decided_e_value: float | None
+    further_runs: FurtherRuns | None
+    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
+    verdict_e_value: float | None
+    """
+    the e-value the verdict rests on: at the decision once decided (latched), else the current
+    e-value
+    """
+
+
+class Metrics(Model):
+    pass_rate: PassRate
+    error_rate: ErrorRate
+    latency: Latency
+
+
+class PassRate1(Model):
+    verdict: str
+    """'<label> better' or 'inconclusive'"""
+    better: str | None
+    wins: Annotated[int, Field(ge=0)]
+    """items won by a"""
+    losses: Annotated[int, Field(ge=0)]
+    """items won by b"""
+    ties: Annotated[int, Field(ge=0)]
+    """concordant items"""
+    items: Annotated[int, Field(ge=0)]
+    discordant: Annotated[int, Field(ge=0)]
+    rounds: Annotated[int, Field(ge=0)]
+    e_value: float | None
+    threshold: float
+    """1/alpha"""
+    alpha: float
+    effect: float | None
+    """observed difference; positive favours a (see effect_label)"""
+    effect_label: str
+    interval: Annotated[list[float], Field(max_length=2, min_length=2)]
+    interval_method: str
+    decided_at_round: int | None
+    decided_e_value: float | None
+    further_runs: FurtherRuns | None
+    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
+    verdict_e_value: float | None
+    """
+    the e-value the verdict rests on: at the decision once decided (latched), else the current
+    e-value
+    """
+
+
+class ErrorRate1(Model):
+    verdict: str
+    """'<label> better' or 'inconclusive'"""
+    better: str | None
+    wins: Annotated[int, Field(ge=0)]
+    """items won by a"""
+    losses: Annotated[int, Field(ge=0)]
+    """items won by b"""
+    ties: Annotated[int, Field(ge=0)]
+    """concordant items"""
+    items: Annotated[int, Field(ge=0)]
+    discordant: Annotated[int, Field(ge=0)]
+    rounds: Annotated[int, Field(ge=0)]
+    e_value: float | None
+    threshold: float
+    """1/alpha"""
+    alpha: float
+    effect: float | None
+    """observed difference; positive favours a (see effect_label)"""
+    effect_label: str
+    interval: Annotated[list[float], Field(max_length=2, min_length=2)]
+    interval_method: str
+    decided_at_round: int | None
+    decided_e_value: float | None
+    further_runs: FurtherRuns | None
+    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
+    verdict_e_value: float | None
+    """
+    the e-value the verdict rests on: at the decision once decided (latched), else the current
+    e-value
+    """
+
+
+class Latency1(Model):
+    verdict: str
+    """'<label> better' or 'inconclusive'"""
+    better: str | None
+    wins: Annotated[int, Field(ge=0)]
+    """items won by a"""
+    losses: Annotated[int, Field(ge=0)]
+    """items won by b"""
+    ties: Annotated[int, Field(ge=0)]
+    """concordant items"""
+    items: Annotated[int, Field(ge=0)]
+    discordant: Annotated[int, Field(ge=0)]
+    rounds: Annotated[int, Field(ge=0)]
+    e_value: float | None
+    threshold: float
+    """1/alpha"""
+    alpha: float
+    effect: float | None
+    """observed difference; positive favours a (see effect_label)"""
+    effect_label: str
+    interval: Annotated[list[float], Field(max_length=2, min_length=2)]
+    interval_method: str
+    decided_at_round: int | None
+    decided_e_value: float | None
+    further_runs: FurtherRuns | None
+    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
+    verdict_e_value: float | None
+    """
+    the e-value the verdict rests on: at the decision once decided (latched), else the current
+    e-value
+    """
+
+
+class Metrics1(Model):
+    pass_rate: PassRate1
+    error_rate: ErrorRate1
+    latency: Latency1
+
+
+class Task1(Model):
+    id: str
+    name: str
+    metrics: Metrics1
+
+
+class Order(Model):
+    """completed paired runs in which each agent ran first (null: version 1, fixed order)"""
+
+    a_first: Annotated[int, Field(ge=0)]
+    b_first: Annotated[int, Field(ge=0)]
+
+
+class Pair(Model):
+    a: str
+    b: str
+    a_agent: str
+    b_agent: str
+    metrics: Metrics
+    latency_median_difference_s: float | None
+    """median of latency(a) - latency(b) over items where both calls succeeded"""
+    tasks: list[Task1]
+    a_ref: str
+    b_ref: str
+    order: Order | None
+    """completed paired runs in which each agent ran first (null: version 1, fixed order)"""
+    latency_median_ratio: float | None
+    """median of a's latency / b's latency over items where both succeeded"""
+
+
+class Calls(Model):
+    total: Annotated[int, Field(ge=0)]
+    per_agent: dict[str, Annotated[int, Field(ge=0)]]
+    max_planned: Annotated[int, Field(ge=0)]
+    warmup: Annotated[int, Field(ge=0)]
+
+
+class Design(Model):
+    order: str
+    latency: str
+    warmup: str
+
+
+class CompareDocument(Document):
+    """
+    Written by `agentverity-props compare --format json` and CompareResult.to_dict(). Agents are
+    labelled A, B, C... in command-line order; A is the baseline. Within each paired run the agents
+    go in a seeded random order; one family-wise alpha covers every verdict (overall and per task).
+    Exit code: 0 no later agent is worse than A on pass rate, 1 one is (regression), 2 incomplete.
+    """
+
+    SCHEMA: ClassVar[str] = "agentverity_props.compare/2"
+    TITLE: ClassVar[str] = "agentverity-props comparison result"
+    MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
+        {"agentverity_props.compare/1": migrate_compare_v1}
+    FILE: ClassVar[str] = "compare.schema.json"
+
+
+    schema_: Annotated[Literal["agentverity_props.compare/2"], Field(alias="schema")]
+    """compare/1 files are migrated to this version on load (agentverity-props report)"""
+    benchmark: Benchmark
+    complete: bool
+    exit_code: Literal[0, 1, 2]
+    stop_reason: str
+    rounds: Annotated[int, Field(ge=0)]
+    """runs of every task per agent"""
+    config: Config
+    multiplicity: Multiplicity
+    agents: list[Agent]
+    pairs: list[Pair]
+    regressions: list[str]
+    calls: Calls
+    privacy: str
+    design: Design
+    guarantee: str
+    """the error rate every printed verdict shares, and its assumption"""
+    winners: list[str]
+    """every verdict (overall or per task) that names a better agent"""

@@ -1,0 +1,88 @@
+
+"""The ``plan`` result file format."""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import Field
+
+from ._base import Document, Model
+
+
+class Config(Model):
+    epsilon: float
+    alpha: float
+    tolerance: float
+    budget: int | None
+    max_workers: Annotated[int, Field(ge=1)]
+    layer: str
+    seed: int
+    latency_s: float | None
+
+
+class Reach(Model):
+    budget: int | None
+    reached: Annotated[int, Field(ge=0)]
+    decisions: dict[str, int]
+
+
+class WallS(Model):
+    mean: float
+    low: float
+    high: float
+
+
+class Spread(Model):
+    mean: Annotated[float, Field(ge=0.0)]
+    se: Annotated[float, Field(ge=0.0)]
+    median: Annotated[float, Field(ge=0.0)]
+    low: Annotated[float, Field(ge=0.0)]
+    high: Annotated[float, Field(ge=0.0)]
+
+
+class Calls(Model):
+    meter: Spread
+    blindness: Spread
+    dependence: Spread
+    relations: Spread
+    total: Spread
+
+
+class Level(Model):
+    noise: Annotated[float, Field(ge=0.0, lt=1.0)]
+    seeds: Annotated[int, Field(ge=1)]
+    calls: Calls
+    reach: dict[str, Reach]
+    """
+    Decision ('meter', 'blindness', 'relation:NAME', 'run') -> the budget every simulated run took
+    it within (null: not taken in every run), how many runs took it, and what they decided.
+    """
+    wall_s: WallS | None = None
+    budget_enough: bool | None = None
+
+
+class PlanDocument(Document):
+    """
+    Written by agentverity-props plan --format json (PlanResult.to_dict()). No agent was called:
+    every figure comes from the run pipeline on a synthetic offline agent; 'assumptions' states what
+    it assumes. Inputs are counted, never stored.
+    """
+
+    SCHEMA: ClassVar[str] = "agentverity_props.plan/1"
+    TITLE: ClassVar[str] = (
+        "agentverity-props plan: the calls a run will need, simulated before any call")
+    FILE: ClassVar[str] = "plan.schema.json"
+
+
+    schema_: Annotated[Literal["agentverity_props.plan/1"], Field(alias="schema")]
+    inputs: Annotated[int, Field(ge=1)]
+    """Distinct inputs in the probe set."""
+    relations: list[str]
+    exercised: dict[str, Annotated[int, Field(ge=0)]]
+    """Relation name -> inputs its transform changes."""
+    config: Config
+    hold_floor: Annotated[int, Field(ge=0)]
+    """The fewest calls besides the meter's before any HOLDS is possible (exact)."""
+    levels: Annotated[list[Level], Field(min_length=1)]
+    assumptions: list[str]

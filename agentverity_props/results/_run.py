@@ -1,0 +1,334 @@
+
+"""The ``run`` result file format."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import Field
+
+from ._base import Document, Model
+from ._migrations import migrate_run_v1, migrate_run_v2
+
+
+class HistoryItem(Model):
+    draws: Annotated[int, Field(ge=0)]
+    ci_low: float
+    ci_high: float
+
+
+class PerInputItem(Model):
+    fp: Annotated[str, Field(pattern="^(sha256|hmac-sha256):[0-9a-f]{64}$")]
+    draws: Annotated[int, Field(ge=0)]
+    pairs: Annotated[int, Field(ge=0)]
+    flips: Annotated[int, Field(ge=0)]
+    failures: Annotated[int, Field(ge=0)]
+    counts: dict[str, Annotated[int, Field(ge=0)]]
+
+
+class Meter(Model):
+    call: Literal["verdict-deterministic", "verdict-stochastic", "undecided"]
+    estimand: str
+    guarantee: str
+    epsilon: Annotated[float, Field(gt=0.0, lt=0.5)]
+    alpha: Annotated[float, Field(gt=0.0, lt=0.5)]
+    indifference: Annotated[float, Field(gt=1.0)]
+    layer: Literal["verdict", "text", "tools"]
+    calls: Annotated[int, Field(ge=0)]
+    draws: Annotated[int, Field(ge=0)]
+    pairs: Annotated[int, Field(ge=0)]
+    disagreements: Annotated[int, Field(ge=0)]
+    estimate: float | None
+    ci_low: Annotated[float, Field(ge=0.0, le=1.0)]
+    ci_high: Annotated[float, Field(ge=0.0, le=1.0)]
+    e_value: float | None
+    complete: bool
+    failures: Annotated[int, Field(ge=0)]
+    failure_kinds: dict[str, Annotated[int, Field(ge=0)]]
+    advice: str
+    stop_reason: str
+    history: list[HistoryItem]
+    per_input: list[PerInputItem]
+    caveat: str | None = None
+    """
+    '' when every draw gave a verdict; else 'incomplete: N draws without a verdict ...': what the
+    call and its error rate rest on.
+    """
+
+
+class Blindness(Model):
+    status: Literal["blind", "ok", "undecided", "suppressed"]
+    estimand: str
+    threshold: float
+    alpha: float
+    modal_verdict: str | None
+    share: float | None
+    ci_low: float | None
+    ci_high: float | None
+    sample: Annotated[int, Field(ge=0)]
+    method: Literal["mixture", "census"]
+    distribution: dict[str, Annotated[int, Field(ge=0)]]
+
+
+class Input(Model):
+    source: str
+    blocks: Annotated[int, Field(ge=0)]
+    informative_blocks: Annotated[int, Field(ge=0)]
+    switches: Annotated[int, Field(ge=0)]
+    expected_switches: float
+    e_value: float | None
+
+
+class Dependence(Model):
+    """The dependent-draws health check (docs/statistics.md)."""
+
+    status: Literal["dependent", "not detected", "not run", "suppressed"]
+    estimand: str
+    guarantee: str
+    alpha: float
+    e_value: float | None
+    blocks: Annotated[int, Field(ge=0)]
+    informative_blocks: Annotated[int, Field(ge=0)]
+    calls: Annotated[int, Field(ge=0)]
+    pattern: Literal["runs", "alternation", "mixed"]
+    warning: str
+    runs_blocks: Annotated[int | None, Field(ge=0)] = None
+    """informative blocks with fewer switches than their mean under independence"""
+    alternating_blocks: Annotated[int | None, Field(ge=0)] = None
+    """informative blocks with more switches than their mean under independence"""
+    inputs: list[Input] | None = None
+    """
+    what each input's blocks showed, the input that moved the e-value most first (inputs by
+    fingerprint)
+    """
+
+
+class Alternative(Model):
+    v1: float
+    miss: float
+    learned_from: Literal["prior", "confirmed"]
+
+
+class Decision(Model):
+    """
+    A per-input decision: the local test of run (betting e-process on the input's own scores) or the
+    two e-processes of the per-candidate test (@agent_property, enlarge); fields of the other kind
+    are absent.
+    """
+
+    test: str
+    call: Literal["pass", "confirmed", "undecided", "incomplete"]
+    why: str | None = None
+    alpha: Annotated[float, Field(gt=0.0)]
+    """false-violation rate of this candidate (the family's share)"""
+    beta: Annotated[float | None, Field(gt=0.0)] = None
+    """false-pass rate against the alternative"""
+    alternative: Alternative | None = None
+    e_violation: Annotated[float, Field(ge=0.0)]
+    e_pass: Annotated[float | None, Field(ge=0.0)] = None
+    follow_up_violations: Annotated[int | None, Field(ge=0)] = None
+    follow_up_draws: Annotated[int | None, Field(ge=0)] = None
+    source_violations: Annotated[int | None, Field(ge=0)] = None
+    source_draws: Annotated[int | None, Field(ge=0)] = None
+    rounds: Annotated[int | None, Field(ge=0)] = None
+    p_value: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    """anytime-valid p-value min(1, 1/e_violation)"""
+    side_means: list[float | None] | None = None
+    """The local test's mean score per side (forward, reverse)."""
+
+
+class Outcome(Model):
+    fp: str
+    follow_up_fp: str
+    status: Literal["skipped", "clean", "pass", "confirmed", "undecided", "incomplete", "pending"]
+    source_value: str | None
+    follow_up_value: str | None
+    draws: Annotated[int, Field(ge=0)]
+    note: str
+    raw: bool
+    """
+    the screen (first follow-up draw) violated the relation against the source's reference verdict
+    """
+    decision: Decision | None
+    """
+    A per-input decision: the local test of run (betting e-process on the input's own scores) or the
+    two e-processes of the per-candidate test (@agent_property, enlarge); fields of the other kind
+    are absent.
+    """
+    suspicion: float | None
+
+
+class Effect(Model):
+    """
+    The relation's pooled effect (excess disagreement, mean over the probe set; docs/statistics.md
+    §8). null when the relation was not exercised.
+    """
+
+    estimand: str
+    tolerance: Annotated[float, Field(gt=0.0, lt=1.0)]
+    alpha: float
+    beta: float
+    sides: Annotated[int, Field(ge=1, le=2)]
+    estimate: float | None
+    lower: float
+    upper: float
+    shown_above_zero: bool
+    status: Literal["holds", "violated", "undecided"]
+    scores: list[Annotated[int, Field(ge=0)]]
+    batches: Annotated[int, Field(ge=0)]
+    epochs: Annotated[int, Field(ge=0)]
+    note: str
+    incomplete: bool
+    side_estimates: list[float | None] | None = None
+    side_upper: list[float] | None = None
+    side_lower: list[float] | None = None
+
+
+class Relation(Model):
+    name: str
+    rtype: Literal["invariant", "monotone", "directional"]
+    layer: Literal["verdict", "text", "tools"]
+    description: str
+    status: Literal["VIOLATED", "HOLDS", "NOT EXERCISED", "INCOMPLETE", "UNDECIDED"]
+    exercised: Annotated[int, Field(ge=0)]
+    skipped: Annotated[int, Field(ge=0)]
+    raw_violations: Annotated[int, Field(ge=0)]
+    calibrated_violations: Annotated[int, Field(ge=0)]
+    incomplete: Annotated[int, Field(ge=0)]
+    draws: Annotated[int, Field(ge=0)]
+    outcomes: list[Outcome]
+    undecided: Annotated[int, Field(ge=0)]
+    effect: Effect | None
+    """
+    The relation's pooled effect (excess disagreement, mean over the probe set; docs/statistics.md
+    §8). null when the relation was not exercised.
+    """
+    statement: str
+    """What the status says, the hypothesis it rejects and its error rate."""
+    unexercised: str
+    """
+    Why a relation whose transform changed inputs is NOT EXERCISED (its layer never varied), else
+    empty.
+    """
+    suspects: list[str]
+    """Fingerprints of the inputs whose follow-ups looked most unlike their sources."""
+
+
+class MeterItem(Model):
+    label: str
+    inputs: Annotated[int, Field(ge=0)]
+    pairs: Annotated[int, Field(ge=0)]
+    disagreements: Annotated[int, Field(ge=0)]
+    estimate: float | None
+    ci_low: float
+    ci_high: float
+
+
+class Relation1(Model):
+    label: str
+    inputs: Annotated[int, Field(ge=0)]
+    raw: Annotated[int, Field(ge=0)]
+    confirmed: Annotated[int, Field(ge=0)]
+    mean_suspicion: float | None
+
+
+class Routes(Model):
+    """
+    Per-route breakdown (optional): inputs grouped by the majority verdict of their draws in this
+    run; the meter's pairs per route with an exact interval and the relations' raw flips and
+    confirmed inputs per route. Descriptive: outside the run's family-wise alpha. `missing` lists
+    required verdicts (--require-verdicts) no draw produced: a finding.
+    """
+
+    by: str
+    layer: str
+    interval: str
+    confidence: float
+    error_rate: str
+    meter: list[MeterItem]
+    relations: dict[str, list[Relation1]]
+    produced: dict[str, Annotated[int, Field(ge=0)]]
+    required: list[str]
+    missing: list[str]
+    unrouted: Annotated[int, Field(ge=0)]
+    by_input: dict[str, str]
+
+
+class Stationarity(Model):
+    """
+    The changed-agent health check (docs/statistics.md): the meter's pairs against later draws.
+    Absent in files written before it.
+    """
+
+    status: Literal["changed", "not detected", "incomplete", "not run", "suppressed"]
+    estimand: str
+    guarantee: str
+    alpha: float
+    early_bound: Annotated[float, Field(ge=0.0, le=1.0)]
+    early_pairs: Annotated[int, Field(ge=0)]
+    early_disagreements: Annotated[int, Field(ge=0)]
+    early_calls: Annotated[int, Field(ge=0)]
+    late_trials: Annotated[int, Field(ge=0)]
+    late_mean: float | None
+    e_value: float | None
+    calls: Annotated[int, Field(ge=0)]
+    source: str
+    fired_call: Annotated[int, Field(ge=0)]
+    warning: str
+
+
+class RunDocument(Document):
+    """
+    Written by `agentverity-props run --format json` and RunResult.to_dict(). Inputs are identified
+    by SHA-256 fingerprints (HMAC-SHA-256 when AGENTVERITY_PROPS_SALT is set); raw prompts only
+    under `inputs` with --include-inputs.
+    """
+
+    SCHEMA: ClassVar[str] = "agentverity_props.run/3"
+    TITLE: ClassVar[str] = "agentverity-props run result"
+    MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
+        {"agentverity_props.run/1": migrate_run_v1, "agentverity_props.run/2": migrate_run_v2}
+    FILE: ClassVar[str] = "run.schema.json"
+
+
+    schema_: Annotated[Literal["agentverity_props.run/3"], Field(alias="schema")]
+    agent: str
+    complete: bool
+    exit_code: Literal[0, 1, 2]
+    stop_reason: str
+    findings: list[str]
+    guarantee: str | None = None
+    """
+    The run's overall statement: family-wise alpha over every finding, and the independence
+    assumption.
+    """
+    advice: list[str]
+    """what to do next when the evidence is incomplete or undecided"""
+    config: dict[str, Any]
+    meter: Meter
+    blindness: Blindness
+    dependence: Dependence | None = None
+    """The dependent-draws health check (docs/statistics.md)."""
+    relations: list[Relation]
+    calls: dict[str, Annotated[int, Field(ge=0)]]
+    ledger: dict[str, Any]
+    privacy: str
+    routes: Routes | None = None
+    """
+    Per-route breakdown (optional): inputs grouped by the majority verdict of their draws in this
+    run; the meter's pairs per route with an exact interval and the relations' raw flips and
+    confirmed inputs per route. Descriptive: outside the run's family-wise alpha. `missing` lists
+    required verdicts (--require-verdicts) no draw produced: a finding.
+    """
+    follow_ups: dict[str, Any] | None = None
+    """
+    Optional, only with the inputs (--include-inputs, or a report on the terminal): the follow-up
+    text of each confirmed or suspected input, by the follow-up's fingerprint.
+    """
+    inputs: dict[str, Any] | None
+    stationarity: Stationarity | None = None
+    """
+    The changed-agent health check (docs/statistics.md): the meter's pairs against later draws.
+    Absent in files written before it.
+    """
