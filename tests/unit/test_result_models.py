@@ -1,0 +1,85 @@
+"""One pydantic model per result kind: the published schemas are generated from them, the
+registry covers every kind, older versions migrate, and loading names the first bad field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentverity_props.errors import BadInput
+from agentverity_props.report import RESULT_KINDS, check_result, kind_for, load_result
+from agentverity_props.results import DOCUMENTS, RunDocument, document_for
+from agentverity_props.results.__main__ import schema_text
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "schemas"
+
+
+@pytest.mark.parametrize("doc", DOCUMENTS, ids=lambda d: d.__name__)
+def test_published_schema_is_generated_from_the_model(doc: type) -> None:
+    published = (SCHEMAS / doc.FILE).read_text(encoding="utf-8")
+    assert published == schema_text(doc), (
+        f"docs/schemas/{doc.FILE} drifted from {doc.__name__}: regenerate it with "
+        "python -m agentverity_props.results docs/schemas")
+
+
+def test_every_model_has_one_registry_entry_and_back() -> None:
+    assert sorted(k.document for k in RESULT_KINDS) == sorted(d.__name__ for d in DOCUMENTS)
+    for entry in RESULT_KINDS:
+        assert entry.schema.startswith(f"agentverity_props.{entry.kind}/")
+        for name in entry.schemas:
+            assert kind_for(name) is entry
+        assert entry.exit_meanings, entry.kind
+    assert kind_for("agentverity_props.run/99") is None
+    assert kind_for("agentverity_props.nothing/1") is None
+    assert document_for("agentverity_props.run/2") is RunDocument
+
+
+def test_a_run_1_file_migrates_through_run_2_to_run_3() -> None:
+    old = {"schema": "agentverity_props.run/1", "relations": [
+        {"name": "case", "status": "HOLDS", "outcomes": [
+            {"status": "not-confirmed", "confirmation": {"p_value": 0.5, "alpha": 0.05}}]}]}
+    new = RunDocument.migrate(old)
+    assert new["schema"] == "agentverity_props.run/3"
+    rel = new["relations"][0]
+    assert rel["effect"] is None and rel["statement"].startswith("version 2")
+    assert rel["outcomes"][0]["status"] == "pass"
+    assert rel["outcomes"][0]["decision"]["e_violation"] == 2.0
+    assert old["schema"] == "agentverity_props.run/1"  # the input is left as it was
+
+
+def _valid_run(tmp_path: Path) -> dict:
+    from agentverity_props import RunConfig, from_callable, run
+    res = run(from_callable(lambda p: "block" if "kill" in p else "allow"),
+              ["kill it", "hello", "hi there", "kill all"], relations=[],
+              config=RunConfig(budget=60, max_workers=1))
+    return json.loads(json.dumps(res.to_dict()))
+
+
+def test_a_file_with_a_wrong_field_is_refused_naming_it(tmp_path: Path) -> None:
+    d = _valid_run(tmp_path)
+    assert check_result(d)["schema"] == "agentverity_props.run/3"
+    d["meter"]["call"] = "\x1b[31mcertain"
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps(d))
+    with pytest.raises(BadInput) as exc:
+        load_result(f)
+    msg = str(exc.value)
+    assert "meter.call" in msg and "\x1b" not in msg
+
+
+def test_a_file_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
+    d = _valid_run(tmp_path)
+    d["meter"]["surprise"] = 1
+    with pytest.raises(BadInput, match=r"meter: extra inputs are not permitted|surprise"):
+        check_result(d)
+
+
+def test_the_writer_under_test_refuses_a_result_that_does_not_fit(tmp_path: Path) -> None:
+    from agentverity_props.report import dumps
+    d = _valid_run(tmp_path)
+    dumps(d)  # fits
+    d["exit_code"] = 7
+    with pytest.raises(AssertionError, match="does not fit its model"):
+        dumps(d)
