@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._internal.fingerprint import fingerprint
+from ..relations import CandidateRecord
 
 CONVERSATION_SCHEMA = "agentverity_props.conversation/1"
 
@@ -65,37 +66,17 @@ class ConversationCounterexample:
                 "calls_at_confirmation": self.calls_at_confirmation}
 
 
-@dataclass
-class ConversationRecord:
+@dataclass(kw_only=True)
+class ConversationRecord(CandidateRecord):
     """What one conversation test run spent and found."""
 
-    test: str
-    agent: str
-    alpha: float
-    alpha_candidate: float
     beta: float
-    max_candidates: int
     max_turns: int
-    calls: int = 0
     turn_draws: int = 0
-    replayed: int = 0
     examples: int = 0
-    candidates: int = 0
-    confirmations: int = 0
-    raw_violations: int = 0
-    confirmed: int = 0
-    undecided: int = 0
-    budget_exhausted: bool = False
     first: ConversationCounterexample | None = None
     minimal: dict[str, ConversationCounterexample] = field(default_factory=dict)
-    seed: Any = None
     blob: str | None = None
-    status: str = "running"
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def shrink_calls(self) -> int:
-        return 0 if self.first is None else self.calls - self.first.calls_at_confirmation
 
     def reproduce(self) -> dict[str, Any]:
         return {"seed": self.seed, "blob": self.blob,
@@ -105,19 +86,12 @@ class ConversationRecord:
 
     def to_dict(self, *, include_inputs: bool = False) -> dict[str, Any]:
         return {
-            "test": self.test, "agent": self.agent, "status": self.status,
-            "alpha": self.alpha, "alpha_candidate": self.alpha_candidate, "beta": self.beta,
-            "max_candidates": self.max_candidates, "max_turns": self.max_turns,
-            "calls": self.calls, "turn_draws": self.turn_draws, "replayed": self.replayed,
-            "shrink_calls": self.shrink_calls, "examples": self.examples,
-            "candidates": self.candidates, "confirmations": self.confirmations,
-            "raw_violations": self.raw_violations, "confirmed": self.confirmed,
-            "undecided": self.undecided, "budget_exhausted": self.budget_exhausted,
+            **self.counters(), "beta": self.beta, "max_turns": self.max_turns,
+            "turn_draws": self.turn_draws, "examples": self.examples,
             "minimal": [ce.to_dict(include_inputs=include_inputs)
                         for ce in self.minimal.values()],
             "first": self.first.to_dict(include_inputs=include_inputs) if self.first else None,
             "reproduce": self.reproduce(),
-            "warnings": list(self.warnings),
             "privacy": ("user turns kept verbatim" if include_inputs else
                         "user turns as fingerprints (include_inputs=True keeps their text)")
                        + "; agent answers never kept",

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..relations import CandidateRecord
+
 COUNTEREXAMPLE_SCHEMA = "agentverity_props.counterexample/1"
 
 
@@ -45,29 +47,14 @@ class Counterexample:
                 "calls_at_confirmation": self.calls_at_confirmation}
 
 
-@dataclass
-class PropertyRecord:
+@dataclass(kw_only=True)
+class PropertyRecord(CandidateRecord):
     """What one ``@agent_property`` test run spent and found (read by the pytest plugin)."""
 
-    test: str
-    agent: str
-    alpha: float
-    alpha_candidate: float
-    max_candidates: int
-    calls: int = 0
-    replayed: int = 0
-    candidates: int = 0
-    confirmations: int = 0
-    raw_violations: int = 0
-    confirmed: int = 0
-    undecided: int = 0
-    budget_exhausted: bool = False
     first: Counterexample | None = None
     minimal: Counterexample | None = None
-    warnings: list[str] = field(default_factory=list)
     #: per relation: the pooled effect over the examples generated (estimate, bounds, status)
     effects: dict[str, dict[str, Any]] = field(default_factory=dict)
-    seed: Any = None
     store: str | None = None
     status: str = "passed"
 
@@ -79,26 +66,13 @@ class PropertyRecord:
                 "max_candidates=), so that all of them together are wrong with probability "
                 f"<= {self.alpha:g}")
 
-    @property
-    def shrink_calls(self) -> int:
-        if self.first is None:
-            return 0
-        return self.calls - self.first.calls_at_confirmation
-
     def to_dict(self) -> dict[str, Any]:
         return {
-            "test": self.test, "agent": self.agent, "status": self.status,
-            "alpha": self.alpha, "alpha_candidate": self.alpha_candidate,
-            "max_candidates": self.max_candidates, "calls": self.calls,
-            "replayed": self.replayed, "shrink_calls": self.shrink_calls,
-            "candidates": self.candidates, "confirmations": self.confirmations,
-            "raw_violations": self.raw_violations, "confirmed": self.confirmed,
-            "undecided": self.undecided, "budget_exhausted": self.budget_exhausted,
+            **self.counters(),
             "minimal": self.minimal.to_dict() if self.minimal else None,
             "shrink_complete": not self.budget_exhausted,
             "first": self.first.to_dict() if self.first else None,
-            "reproduce": self.reproduce(),
-            "warnings": list(self.warnings), "effects": dict(self.effects),
+            "reproduce": self.reproduce(), "effects": dict(self.effects),
             "privacy": "the minimal and first inputs are kept verbatim: the user's own test "
                        "fails on them",
         }

@@ -25,6 +25,7 @@ from ._pooled import (
     two_sided,
 )
 from ._procedure import DEFAULT_BETA, Candidate, RelationDecider, reference
+from ._records import CandidateRecord
 from ._transforms import (
     CASE_KINDS,
     KEY_SPAN,
@@ -56,6 +57,7 @@ __all__ = [
     "TYPO_KINDS",
     "WHITESPACE_KINDS",
     "Candidate",
+    "CandidateRecord",
     "EffectJob",
     "Perturbation",
     "PooledEffects",

@@ -13,9 +13,9 @@ from ._bench import (
 )
 from ._conversation import render_conversation_junit, render_conversation_text
 from ._html import render_html
-from ._json import check_result, dumps, iter_dumps, load_result
+from ._json import dumps, iter_dumps
 from ._junit import render_junit
-from ._kinds import RESULT_KINDS, ResultKind, kind_for, render
+from ._kinds import RESULT_KINDS, ResultKind, check_result, kind_for, load_result, render
 from ._plan import render_plan_text
 from ._snapshot import (
     render_check_junit,

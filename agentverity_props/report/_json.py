@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import BadInput
 
-__all__ = ["VALIDATE_ENV", "check_result", "dumps", "iter_dumps", "load_result"]
+__all__ = ["VALIDATE_ENV", "dumps", "iter_dumps", "read_json"]
 
 def _clean(obj: Any) -> Any:
     if isinstance(obj, float):
@@ -60,15 +60,15 @@ VALIDATE_ENV = "AGENTVERITY_PROPS_VALIDATE_RESULTS"
 def _validate_written(result: dict[str, Any]) -> None:
     from pydantic import ValidationError
 
-    from ._kinds import kind_for
-    entry = kind_for(str(result.get("schema")))
-    if entry is None or result.get("schema") != entry.schema:
+    from ..results import document_for
+    model = document_for(str(result.get("schema")))
+    if model is None or result.get("schema") != model.SCHEMA:
         return  # not a result (a store export, a dict of the caller's own)
     try:
-        entry.model.model_validate(_clean(result))
+        model.model_validate(_clean(result))
     except ValidationError as exc:
-        raise AssertionError(f"{entry.schema} result does not fit its model "
-                             f"(agentverity_props.results.{entry.document}): {exc}") from None
+        raise AssertionError(f"{model.SCHEMA} result does not fit its model "
+                             f"(agentverity_props.results.{model.__name__}): {exc}") from None
 
 
 def _items(obj: Any, depth: int) -> int:
@@ -97,8 +97,8 @@ def _shallow(obj: Any, level: int) -> Iterator[str]:
     yield "\n" + pad + ("}" if isinstance(obj, dict) else "]")
 
 
-def load_result(path: str | Path) -> dict[str, Any]:
-    """Read a saved result; a one-line BadInput for anything that is not one."""
+def read_json(path: str | Path) -> Any:
+    """The JSON value of a saved result file; a one-line BadInput when it is not JSON."""
     p = Path(path)
     from .._internal.files import read_file_bytes
     raw = read_file_bytes(p, what="result file")
@@ -113,48 +113,4 @@ def load_result(path: str | Path) -> dict[str, Any]:
     except (ValueError, RecursionError):  # a 10,000-digit integer, or nesting too deep
         from .._internal.files import loads_json
         data = loads_json(raw, where=str(p), fix="pass a JSON file written by agentverity-props")
-    return check_result(data, where=str(p))
-
-
-def check_result(data: Any, *, where: str = "result") -> dict[str, Any]:
-    """A loaded result as its kind's current version, validated by its model: older versions
-    are migrated, and a file that is not one gets one :class:`BadInput` line naming the first
-    field that is wrong."""
-    from ._kinds import kind_for
-    schema = data.get("schema") if isinstance(data, dict) else None
-    entry = kind_for(schema) if isinstance(schema, str) else None
-    if entry is None:
-        got = schema if isinstance(data, dict) else type(data).__name__
-        raise BadInput(f"{where} is not an agentverity-props result (schema {got!r})",
-                       "pass a file written with --format json")
-    if schema in entry.legacy:
-        return data  # an old version read as written: its renderers know its shape
-    model = entry.model
-    data = model.migrate(data)
-    missing = [k for k in entry.required_keys() if k not in data]
-    if missing:
-        raise BadInput(f"{where} claims schema {schema!r} but lacks "
-                       f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''}",
-                       "pass an unedited file written by agentverity-props --format json")
-    from pydantic import ValidationError
-    try:
-        model.model_validate(data)
-    except ValidationError as exc:
-        raise BadInput(f"{where} claims schema {schema!r} but {_first_error(exc, data)}",
-                       "pass an unedited file written by agentverity-props --format json"
-                       ) from None
     return data
-
-
-def _first_error(exc: Any, data: Any) -> str:
-    """``relations[0].status: input should be 'HOLDS', ...`` (and how many more)."""
-    from .._internal.jsonpath import format_path
-    from .._internal.schema_errors import clean_loc
-    from .._internal.shown import visible
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    loc, _ = clean_loc(first["loc"], data, first["type"])
-    msg = str(first["msg"])
-    msg = msg[:1].lower() + msg[1:]
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return visible(f"{format_path(loc)}: {msg}"[:300]) + more

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import BadInput
 from . import (
     _bench,
     _conversation,
@@ -25,11 +27,12 @@ from . import (
     _text,
     _tools,
 )
+from ._json import dumps, read_json
 
 if TYPE_CHECKING:
     from ..results import Document
 
-__all__ = ["RESULT_KINDS", "ResultKind", "kind_for", "render"]
+__all__ = ["RESULT_KINDS", "ResultKind", "check_result", "kind_for", "load_result", "render"]
 
 Renderer = Callable[..., str]
 Context = Callable[[dict[str, Any]], dict[str, Any]]
@@ -126,8 +129,6 @@ def render(result: dict[str, Any], fmt: str, **options: Any) -> str:
     """``result`` (a current-version dict) as ``fmt`` — ``json``, ``text`` or ``junit`` —
     through its kind's renderer; ``options`` go to a text renderer (``color``, ``width``,
     a kind's own). :class:`BadInput` when the kind has no such view."""
-    from ..errors import BadInput
-    from ._json import dumps
     if fmt == "json":
         return dumps(result)
     schema = str(result.get("schema"))
@@ -137,3 +138,52 @@ def render(result: dict[str, Any], fmt: str, **options: Any) -> str:
         raise BadInput(f"no {fmt} renderer for {schema} results",
                        "use --html OUT.html or --format json")
     return fn(result, **options) if fmt == "text" else fn(result)
+
+
+def load_result(path: str | Path) -> dict[str, Any]:
+    """Read a saved result as its kind's current version (:func:`check_result`); a one-line
+    BadInput for anything that is not one."""
+    return check_result(read_json(path), where=str(Path(path)))
+
+
+def check_result(data: Any, *, where: str = "result") -> dict[str, Any]:
+    """A loaded result as its kind's current version, validated by its model: older versions
+    are migrated, and a file that is not one gets one :class:`BadInput` line naming the first
+    field that is wrong."""
+    schema = data.get("schema") if isinstance(data, dict) else None
+    entry = kind_for(schema) if isinstance(schema, str) else None
+    if entry is None:
+        got = schema if isinstance(data, dict) else type(data).__name__
+        raise BadInput(f"{where} is not an agentverity-props result (schema {got!r})",
+                       "pass a file written with --format json")
+    if schema in entry.legacy:
+        return data  # an old version read as written: its renderers know its shape
+    model = entry.model
+    data = model.migrate(data)
+    missing = [k for k in entry.required_keys() if k not in data]
+    if missing:
+        raise BadInput(f"{where} claims schema {schema!r} but lacks "
+                       f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''}",
+                       "pass an unedited file written by agentverity-props --format json")
+    from pydantic import ValidationError
+    try:
+        model.model_validate(data)
+    except ValidationError as exc:
+        raise BadInput(f"{where} claims schema {schema!r} but {_first_error(exc, data)}",
+                       "pass an unedited file written by agentverity-props --format json"
+                       ) from None
+    return data
+
+
+def _first_error(exc: Any, data: Any) -> str:
+    """``relations[0].status: input should be 'HOLDS', ...`` (and how many more)."""
+    from .._internal.jsonpath import format_path
+    from .._internal.schema_errors import clean_loc
+    from .._internal.shown import visible
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    loc, _ = clean_loc(first["loc"], data, first["type"])
+    msg = str(first["msg"])
+    msg = msg[:1].lower() + msg[1:]
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return visible(f"{format_path(loc)}: {msg}"[:300]) + more

@@ -19,8 +19,7 @@ from agentverity_props.bench import CompareConfig, compare_agents, parse_benchma
 from agentverity_props.bench._compare import METRICS, WEIGHTS, alpha_split
 from agentverity_props.errors import InvalidArgument
 from agentverity_props.observation import Observation
-from agentverity_props.report import render_compare_junit, render_compare_text
-from agentverity_props.report._json import dumps, load_result
+from agentverity_props.report import dumps, load_result, render_compare_junit, render_compare_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "docs" / "schemas"

@@ -43,7 +43,8 @@ def test_a_run_1_file_migrates_through_run_2_to_run_3() -> None:
     new = RunDocument.migrate(old)
     assert new["schema"] == "agentverity_props.run/3"
     rel = new["relations"][0]
-    assert rel["effect"] is None and rel["statement"].startswith("version 2")
+    assert rel["effect"] is None
+    assert rel["statement"].startswith("version 2")
     assert rel["outcomes"][0]["status"] == "pass"
     assert rel["outcomes"][0]["decision"]["e_violation"] == 2.0
     assert old["schema"] == "agentverity_props.run/1"  # the input is left as it was
@@ -66,7 +67,8 @@ def test_a_file_with_a_wrong_field_is_refused_naming_it(tmp_path: Path) -> None:
     with pytest.raises(BadInput) as exc:
         load_result(f)
     msg = str(exc.value)
-    assert "meter.call" in msg and "\x1b" not in msg
+    assert "meter.call" in msg
+    assert "\x1b" not in msg
 
 
 def test_a_file_with_an_unknown_key_is_refused(tmp_path: Path) -> None:

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentverity_props.errors import BadInput
-from agentverity_props.report import load_result
-from agentverity_props.report import RESULT_KINDS
+from agentverity_props.report import RESULT_KINDS, load_result
 
 REQUIRED_KEYS = {k.schema: k.required_keys() for k in RESULT_KINDS}
 
