@@ -8,6 +8,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
+from ._common import Stationarity
 
 
 class Snapshot(Model):
@@ -119,29 +120,6 @@ class Calls(Model):
     """full_rerun_estimate - total (negative when the check had to rerun the meter)"""
     change: Annotated[int | None, Field(ge=0)] = None
     """calls of the changed-during-the-check trials (absent in files written before it)"""
-
-
-class Stationarity(Model):
-    """
-    The changed-agent health check (docs/statistics.md): the meter's pairs against later draws.
-    Absent in files written before it.
-    """
-
-    status: Literal["changed", "not detected", "incomplete", "not run", "suppressed"]
-    estimand: str
-    guarantee: str
-    alpha: float
-    early_bound: Annotated[float, Field(ge=0.0, le=1.0)]
-    early_pairs: Annotated[int, Field(ge=0)]
-    early_disagreements: Annotated[int, Field(ge=0)]
-    early_calls: Annotated[int, Field(ge=0)]
-    late_trials: Annotated[int, Field(ge=0)]
-    late_mean: float | None
-    e_value: float | None
-    calls: Annotated[int, Field(ge=0)]
-    source: str
-    fired_call: Annotated[int, Field(ge=0)]
-    warning: str
 
 
 class CheckDocument(Document):

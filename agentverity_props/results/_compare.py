@@ -9,15 +9,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field
 
 from ._base import Document, Model
+from ._bench import Attempt, Benchmark
 from ._migrations import migrate_compare_v1
-
-
-class Benchmark(Model):
-    name: str
-    version: str
-    description: str | None
-    path: str
-    tasks: Annotated[int, Field(ge=0)]
 
 
 class Config(Model):
@@ -87,20 +80,6 @@ class Summary(Model):
     error_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
     latency_p50_s: float | None
     latency_p95_s: float | None
-    tokens: int | None
-    cost_usd: float | None
-
-
-class Attempt(Model):
-    index: Annotated[int, Field(ge=0)]
-    status: Literal["PASS", "FAIL", "ERROR"]
-    latency_s: float
-    output_fp: str | None
-    """sha256 of the answer text (null when the call failed)"""
-    output: str | None
-    """answer text (first 2000 characters) with --include-outputs, else null"""
-    message: str | None
-    """why it failed or errored"""
     tokens: int | None
     cost_usd: float | None
 
@@ -184,9 +163,11 @@ class Equivalence(Model):
     hypotheses: str
 
 
-class PassRate(Model):
+class Metric(Model):
+    """One metric of a pair (or of one task of a pair): its verdict and evidence."""
+
     verdict: str
-    """'<label> better', 'equivalent within ±<margin>' or 'inconclusive'"""
+    """'<label> better' or 'inconclusive'"""
     better: str | None
     wins: Annotated[int, Field(ge=0)]
     """items won by a"""
@@ -215,6 +196,13 @@ class PassRate(Model):
     the e-value the verdict rests on: at the decision once decided (latched), else the current
     e-value
     """
+
+
+class PassRateMetric(Metric):
+    """The pass-rate metric: a verdict may also be equivalence (``--margin``)."""
+
+    verdict: str
+    """'<label> better', 'equivalent within ±<margin>' or 'inconclusive'"""
     equivalence: Equivalence | None = None
     """
     two one-sided betting e-processes of H+: Delta >= margin and H-: Delta <= -margin at the
@@ -222,187 +210,22 @@ class PassRate(Model):
     """
 
 
-class ErrorRate(Model):
-    verdict: str
-    """'<label> better' or 'inconclusive'"""
-    better: str | None
-    wins: Annotated[int, Field(ge=0)]
-    """items won by a"""
-    losses: Annotated[int, Field(ge=0)]
-    """items won by b"""
-    ties: Annotated[int, Field(ge=0)]
-    """concordant items"""
-    items: Annotated[int, Field(ge=0)]
-    discordant: Annotated[int, Field(ge=0)]
-    rounds: Annotated[int, Field(ge=0)]
-    e_value: float | None
-    threshold: float
-    """1/alpha"""
-    alpha: float
-    effect: float | None
-    """observed difference; positive favours a (see effect_label)"""
-    effect_label: str
-    interval: Annotated[list[float], Field(max_length=2, min_length=2)]
-    interval_method: str
-    decided_at_round: int | None
-    decided_e_value: float | None
-    further_runs: FurtherRuns | None
-    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
-    verdict_e_value: float | None
-    """
-    the e-value the verdict rests on: at the decision once decided (latched), else the current
-    e-value
-    """
-
-
-class Latency(Model):
-    verdict: str
-    """'<label> better' or 'inconclusive'"""
-    better: str | None
-    wins: Annotated[int, Field(ge=0)]
-    """items won by a"""
-    losses: Annotated[int, Field(ge=0)]
-    """items won by b"""
-    ties: Annotated[int, Field(ge=0)]
-    """concordant items"""
-    items: Annotated[int, Field(ge=0)]
-    discordant: Annotated[int, Field(ge=0)]
-    rounds: Annotated[int, Field(ge=0)]
-    e_value: float | None
-    threshold: float
-    """1/alpha"""
-    alpha: float
-    effect: float | None
-    """observed difference; positive favours a (see effect_label)"""
-    effect_label: str
-    interval: Annotated[list[float], Field(max_length=2, min_length=2)]
-    interval_method: str
-    decided_at_round: int | None
-    decided_e_value: float | None
-    further_runs: FurtherRuns | None
-    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
-    verdict_e_value: float | None
-    """
-    the e-value the verdict rests on: at the decision once decided (latched), else the current
-    e-value
-    """
-
-
 class Metrics(Model):
-    pass_rate: PassRate
-    error_rate: ErrorRate
-    latency: Latency
+    pass_rate: PassRateMetric
+    error_rate: Metric
+    latency: Metric
 
 
-class PassRate1(Model):
-    verdict: str
-    """'<label> better' or 'inconclusive'"""
-    better: str | None
-    wins: Annotated[int, Field(ge=0)]
-    """items won by a"""
-    losses: Annotated[int, Field(ge=0)]
-    """items won by b"""
-    ties: Annotated[int, Field(ge=0)]
-    """concordant items"""
-    items: Annotated[int, Field(ge=0)]
-    discordant: Annotated[int, Field(ge=0)]
-    rounds: Annotated[int, Field(ge=0)]
-    e_value: float | None
-    threshold: float
-    """1/alpha"""
-    alpha: float
-    effect: float | None
-    """observed difference; positive favours a (see effect_label)"""
-    effect_label: str
-    interval: Annotated[list[float], Field(max_length=2, min_length=2)]
-    interval_method: str
-    decided_at_round: int | None
-    decided_e_value: float | None
-    further_runs: FurtherRuns | None
-    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
-    verdict_e_value: float | None
-    """
-    the e-value the verdict rests on: at the decision once decided (latched), else the current
-    e-value
-    """
-
-
-class ErrorRate1(Model):
-    verdict: str
-    """'<label> better' or 'inconclusive'"""
-    better: str | None
-    wins: Annotated[int, Field(ge=0)]
-    """items won by a"""
-    losses: Annotated[int, Field(ge=0)]
-    """items won by b"""
-    ties: Annotated[int, Field(ge=0)]
-    """concordant items"""
-    items: Annotated[int, Field(ge=0)]
-    discordant: Annotated[int, Field(ge=0)]
-    rounds: Annotated[int, Field(ge=0)]
-    e_value: float | None
-    threshold: float
-    """1/alpha"""
-    alpha: float
-    effect: float | None
-    """observed difference; positive favours a (see effect_label)"""
-    effect_label: str
-    interval: Annotated[list[float], Field(max_length=2, min_length=2)]
-    interval_method: str
-    decided_at_round: int | None
-    decided_e_value: float | None
-    further_runs: FurtherRuns | None
-    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
-    verdict_e_value: float | None
-    """
-    the e-value the verdict rests on: at the decision once decided (latched), else the current
-    e-value
-    """
-
-
-class Latency1(Model):
-    verdict: str
-    """'<label> better' or 'inconclusive'"""
-    better: str | None
-    wins: Annotated[int, Field(ge=0)]
-    """items won by a"""
-    losses: Annotated[int, Field(ge=0)]
-    """items won by b"""
-    ties: Annotated[int, Field(ge=0)]
-    """concordant items"""
-    items: Annotated[int, Field(ge=0)]
-    discordant: Annotated[int, Field(ge=0)]
-    rounds: Annotated[int, Field(ge=0)]
-    e_value: float | None
-    threshold: float
-    """1/alpha"""
-    alpha: float
-    effect: float | None
-    """observed difference; positive favours a (see effect_label)"""
-    effect_label: str
-    interval: Annotated[list[float], Field(max_length=2, min_length=2)]
-    interval_method: str
-    decided_at_round: int | None
-    decided_e_value: float | None
-    further_runs: FurtherRuns | None
-    """for an inconclusive verdict: further rounds likely to decide it (80% power)"""
-    verdict_e_value: float | None
-    """
-    the e-value the verdict rests on: at the decision once decided (latched), else the current
-    e-value
-    """
-
-
-class Metrics1(Model):
-    pass_rate: PassRate1
-    error_rate: ErrorRate1
-    latency: Latency1
+class TaskMetrics(Model):
+    pass_rate: Metric
+    error_rate: Metric
+    latency: Metric
 
 
 class Task1(Model):
     id: str
     name: str
-    metrics: Metrics1
+    metrics: TaskMetrics
 
 
 class Order(Model):

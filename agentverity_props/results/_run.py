@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
+from ._common import Stationarity
 from ._migrations import migrate_run_v1, migrate_run_v2
 
 
@@ -253,29 +254,6 @@ class Routes(Model):
     missing: list[str]
     unrouted: Annotated[int, Field(ge=0)]
     by_input: dict[str, str]
-
-
-class Stationarity(Model):
-    """
-    The changed-agent health check (docs/statistics.md): the meter's pairs against later draws.
-    Absent in files written before it.
-    """
-
-    status: Literal["changed", "not detected", "incomplete", "not run", "suppressed"]
-    estimand: str
-    guarantee: str
-    alpha: float
-    early_bound: Annotated[float, Field(ge=0.0, le=1.0)]
-    early_pairs: Annotated[int, Field(ge=0)]
-    early_disagreements: Annotated[int, Field(ge=0)]
-    early_calls: Annotated[int, Field(ge=0)]
-    late_trials: Annotated[int, Field(ge=0)]
-    late_mean: float | None
-    e_value: float | None
-    calls: Annotated[int, Field(ge=0)]
-    source: str
-    fired_call: Annotated[int, Field(ge=0)]
-    warning: str
 
 
 class RunDocument(Document):
