@@ -155,7 +155,7 @@ def _agent(result: dict[str, Any]) -> str:
 
 def _raw_json(result: dict[str, Any]) -> tuple[str, bool]:
     from ._json import dumps
-    text = dumps(result)
+    text = dumps(result, written=False)
     if len(text) > _RAW_JSON_LIMIT:
         return text[:_RAW_JSON_LIMIT], True
     return text, False

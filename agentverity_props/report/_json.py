@@ -27,7 +27,7 @@ def _clean(obj: Any) -> Any:
 _LARGE_ITEMS = 20_000
 
 
-def dumps(result: dict[str, Any]) -> str:
+def dumps(result: dict[str, Any], *, written: bool = True) -> str:
     """Pretty JSON with ``schema`` first and non-finite floats as null.
 
     A large result (a 100,000-input run has 800,000 relation outcomes) is indented to four
@@ -35,15 +35,18 @@ def dumps(result: dict[str, Any]) -> str:
     (``indent`` forces Python's pure-Python encoder, ~10x slower and holding every token of
     the output in a list at once). :func:`iter_dumps` gives the same text in pieces.
     """
-    return "".join(iter_dumps(result))
+    return "".join(iter_dumps(result, written=written))
 
 
-def iter_dumps(result: dict[str, Any]) -> Iterator[str]:
-    """:func:`dumps` in pieces, for writing a large result without ever holding its text."""
+def iter_dumps(result: dict[str, Any], *, written: bool = True) -> Iterator[str]:
+    """:func:`dumps` in pieces, for writing a large result without ever holding its text.
+
+    ``written=False`` for a display of a result (the HTML page's raw JSON): only a result
+    being written as a file is validated under :data:`VALIDATE_ENV`."""
     ordered = {"schema": result.get("schema"),
                **{k: v for k, v in result.items() if k != "schema"}}
     small = _items(ordered, 4) <= _LARGE_ITEMS
-    if small and os.environ.get(VALIDATE_ENV):
+    if small and written and os.environ.get(VALIDATE_ENV):
         _validate_written(ordered)
     if small:
         yield json.dumps(_clean(ordered), indent=2, ensure_ascii=False) + "\n"

@@ -81,8 +81,7 @@ class ResultKind:
 
     def required_keys(self) -> tuple[str, ...]:
         """Top-level keys every file of today's version has (the schema's ``required``)."""
-        return tuple(f.alias or name for name, f in self.model.model_fields.items()
-                     if f.is_required() and (f.alias or name) != "schema")
+        return self.model.required_keys()
 
 
 RESULT_KINDS: tuple[ResultKind, ...] = (
@@ -158,32 +157,6 @@ def check_result(data: Any, *, where: str = "result") -> dict[str, Any]:
                        "pass a file written with --format json")
     if schema in entry.legacy:
         return data  # an old version read as written: its renderers know its shape
-    model = entry.model
-    data = model.migrate(data)
-    missing = [k for k in entry.required_keys() if k not in data]
-    if missing:
-        raise BadInput(f"{where} claims schema {schema!r} but lacks "
-                       f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''}",
-                       "pass an unedited file written by agentverity-props --format json")
-    from pydantic import ValidationError
-    try:
-        model.model_validate(data)
-    except ValidationError as exc:
-        raise BadInput(f"{where} claims schema {schema!r} but {_first_error(exc, data)}",
-                       "pass an unedited file written by agentverity-props --format json"
-                       ) from None
-    return data
-
-
-def _first_error(exc: Any, data: Any) -> str:
-    """``relations[0].status: input should be 'HOLDS', ...`` (and how many more)."""
-    from .._internal.jsonpath import format_path
-    from .._internal.schema_errors import clean_loc
-    from .._internal.shown import visible
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    loc, _ = clean_loc(first["loc"], data, first["type"])
-    msg = str(first["msg"])
-    msg = msg[:1].lower() + msg[1:]
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return visible(f"{format_path(loc)}: {msg}"[:300]) + more
+    return entry.model.check(data, where=where,
+                             fix="pass an unedited file written by agentverity-props "
+                                 "--format json")

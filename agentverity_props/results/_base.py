@@ -47,6 +47,41 @@ class Document(Model):
             data = cls.MIGRATIONS[name](data)
         return data
 
+    @classmethod
+    def required_keys(cls) -> tuple[str, ...]:
+        """Top-level keys every file of the current version has (the schema's ``required``)."""
+        return tuple(f.alias or name for name, f in cls.model_fields.items()
+                     if f.is_required() and (f.alias or name) != "schema")
+
+    @classmethod
+    def check(cls, data: dict[str, Any], *, where: str, fix: str) -> dict[str, Any]:
+        """``data`` migrated to the current version and validated; one :class:`BadInput`
+        line naming the missing keys or the first field that is wrong (its path in the file
+        and pydantic's message) otherwise. Returns the migrated dict itself, not a dump.
+
+        A file of the current version is validated field by field. An older one is migrated
+        and checked for the current version's top-level keys only: older versions never
+        recorded every field of today's (a ``snapshot/1`` input has no ``status``), and their
+        migrations fill what the renderers and readers need, not what was never measured."""
+        from pydantic import ValidationError
+
+        from ..errors import BadInput
+        schema = data.get("schema")
+        data = cls.migrate(data)
+        missing = [k for k in cls.required_keys() if k not in data]
+        if missing:
+            raise BadInput(f"{where} claims schema {schema!r} but lacks "
+                           f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''}",
+                           fix)
+        if schema != cls.SCHEMA:
+            return data
+        try:
+            cls.model_validate(data)
+        except ValidationError as exc:
+            raise BadInput(f"{where} claims schema {schema!r} but {_first_error(exc, data)}",
+                           fix) from None
+        return data
+
     @model_validator(mode="before")
     @classmethod
     def _migrate_older(cls, data: Any) -> Any:
@@ -60,3 +95,18 @@ class Document(Model):
         return {"$schema": "https://json-schema.org/draft/2020-12/schema",
                 "$id": f"https://agentverity-props.invalid/schemas/{cls.FILE}",
                 "title": cls.TITLE, **body}
+
+
+def _first_error(exc: Any, data: Any) -> str:
+    """``relations[0].status: input should be 'HOLDS', ...`` (and how many more); what the
+    file supplies (key names) is shown as data, never as terminal control."""
+    from .._internal.jsonpath import format_path
+    from .._internal.schema_errors import clean_loc
+    from .._internal.shown import visible
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    loc, _ = clean_loc(first["loc"], data, first["type"])
+    msg = str(first["msg"])
+    msg = msg[:1].lower() + msg[1:]
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return visible(f"{format_path(loc)}: {msg}"[:300]) + more
