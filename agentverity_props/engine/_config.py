@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from .._internal.unset import UNSET
 from ..errors import InvalidArgument
 from ..observation import DEFAULT_EXTRACTOR, VerdictExtractor
 from ._store import StoreMode
@@ -143,28 +144,6 @@ class EngineConfig:
 #: Every :class:`EngineConfig` field: the engine keywords every entry point and every
 #: ``XConfig`` accepts flat (applied over its nested ``engine``).
 ENGINE_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(EngineConfig))
-
-
-class _Unset:
-    """The default of a keyword that was not given (its value then comes from ``config=``)."""
-
-    _instance: _Unset | None = None
-
-    def __new__(cls) -> _Unset:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "<from config>"
-
-    def __reduce__(self) -> str:
-        return "UNSET"
-
-
-#: The default of an entry point's flat keywords: "not given, take it from ``config=``".
-#: Typed ``Any`` so that ``budget: int | None = UNSET`` type-checks.
-UNSET: Any = _Unset()
 
 
 def engine_with(base: EngineConfig | None, fields: Mapping[str, Any], *,
