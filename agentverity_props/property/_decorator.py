@@ -43,6 +43,7 @@ import contextvars
 import functools
 import inspect
 import json
+import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -467,6 +468,8 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     user_settings = (hypothesis_shim.settings_of(wrapper) if above
                      else test._agentverity_original_settings)
     eng_cfg, plugin_mode = engine_base
+    store_path: Any
+    mode: str
     if eng_cfg.store_mode != "off":  # a store of its own; the plugin's mode beats "auto"
         store_path, mode = eng_cfg.store_path, eng_cfg.store_mode
         if mode == "auto":
@@ -491,7 +494,7 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     record = PropertyRecord(test=name, agent=base["agent"].identity, alpha=alpha,
                             alpha_candidate=alpha / 2 / m, max_candidates=m,
                             seed=hypothesis_shim.seed_of(test),
-                            store=store_path)
+                            store=_store_name(store_path))
     cfg = replace(eng_cfg, budget=budget, store_path=store_path,
                   store_mode=mode)  # type: ignore[arg-type]
     loop = LoopThread()
@@ -536,6 +539,15 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
         loop.close()
         led = engine.ledger
         record.calls, record.replayed = led.calls, led.replayed
+
+
+def _store_name(store: Any) -> str | None:
+    """The store as the record names it: its path, or a store object's class."""
+    if store is None or isinstance(store, str):
+        return store
+    if isinstance(store, os.PathLike):
+        return os.fspath(store)
+    return type(store).__name__
 
 
 def _warn_health(record: PropertyRecord) -> None:

@@ -323,9 +323,9 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
                        "budget": budget, "max_workers": max_workers, **engine_kwargs},
                       where="enlarge")
     cfg = conf.engine
+    assert cfg.budget is not None  # EnlargeConfig requires one
     budget, seed, layer = cfg.budget, conf.seed, conf.layer
     threshold, margin, alpha = conf.threshold, conf.margin, conf.alpha
-    assert budget is not None  # EnlargeConfig requires one
     texts = clean_inputs(inputs)
     if budget < 2 * len(texts) + 4:
         raise InvalidArgument(f"enlarge: budget={budget} is too small for {len(texts)} inputs;"
