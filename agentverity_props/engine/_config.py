@@ -90,7 +90,7 @@ class EngineConfig:
                                   f"{self.timeout_s!r}; use None to wait without limit")
         if self.fail_fast is not None and (not _is_int(self.fail_fast) or self.fail_fast < 1):
             raise InvalidArgument(f"fail_fast must be an int >= 1 or None, got "
-                                  f"{self.fail_fast!r}")
+                                  f"{self.fail_fast!r}; use None to never stop early")
         if not _is_int(self.retries) or self.retries < 0:
             raise InvalidArgument(f"retries must be an int >= 0, got {self.retries!r}; "
                                   "use 0 to never retry")

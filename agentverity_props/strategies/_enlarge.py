@@ -96,7 +96,7 @@ class EnlargeConfig:
             raise InvalidArgument(f"enlarge: alpha={self.alpha!r} must be in (0, 0.5)")
         if not (0.5 < self.threshold < 1.0) or not (0.0 < self.margin < self.threshold - 0.5):
             raise InvalidArgument("enlarge: need 0.5 < threshold < 1 and "
-                                  "0 < margin < threshold-0.5")
+                                  "0 < margin < threshold-0.5; e.g. threshold=0.9, margin=0.2")
         if self.layer not in LAYERS:
             raise InvalidArgument(f"enlarge: layer={self.layer!r}; use one of "
                                   f"{', '.join(LAYERS)}")

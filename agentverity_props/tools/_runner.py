@@ -262,7 +262,11 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
     n_ok = sum(r.status != "error" for r in runs)
     n_err = len(runs) - n_ok
     if not status:
-        if interrupted:
+        if interrupted and eng.stop_cause:  # the engine's fail_fast, not a signal
+            status = CaseStatus.INCONCLUSIVE if n_ok else CaseStatus.ERROR
+            decided_by = f"the engine stopped after {len(runs)} of {max_runs} calls"
+            message = eng.stop_cause
+        elif interrupted:
             status = CaseStatus.INCONCLUSIVE if n_ok else CaseStatus.ERROR
             decided_by = f"interrupted after {len(runs)} of {max_runs} calls"
             message = "interrupted (SIGINT/SIGTERM); rerun to finish this case"
