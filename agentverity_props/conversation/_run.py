@@ -68,8 +68,14 @@ def _identity(text: str) -> str:
 class ConversationRun:
     """The state of one conversation test run (shared by every example Hypothesis runs)."""
 
-    def __init__(self, *, agent: Conversational, test: str, config: ConversationConfig,
-                 max_candidates: int, seed: int | None = None) -> None:
+    def __init__(self, *, agent: Conversational, test: str, max_candidates: int,
+                 config: ConversationConfig | None = None, seed: int | None = None,
+                 **settings: Any) -> None:
+        """``config`` (default ``ConversationConfig()``) with ``settings`` (``alpha``,
+        ``budget``, ``max_turns``, any engine field, ...) applied over it."""
+        from ..engine import configured
+
+        config = configured(ConversationConfig, config, settings, where="ConversationRun")
         self.loop = LoopThread()
         self.engine = Engine(SessionAdapter(agent), config.engine)
         self.draws = ConversationDraws(self.engine, agent,
