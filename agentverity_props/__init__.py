@@ -25,6 +25,8 @@ _EXPORTS: dict[str, str] = {
     "plan": ".diagnose",
     "arun": ".diagnose",
     "RunConfig": ".diagnose",
+    "MeterConfig": ".diagnose",
+    "EngineConfig": ".engine",
     "RunResult": ".diagnose",
     "MeterResult": ".diagnose",
     "PRESETS": ".diagnose",
@@ -48,11 +50,14 @@ _EXPORTS: dict[str, str] = {
     # property testing
     "agent_property": ".property",
     "AgentCheck": ".property",
+    "PropertyConfig": ".property",
     "enlarge": ".strategies",
+    "EnlargeConfig": ".strategies",
     "EnlargeResult": ".strategies",
     "counterexample_report": ".property",
     # multi-turn properties
     "AgentStateMachine": ".conversation",
+    "ConversationConfig": ".conversation",
     "conversation_machine": ".conversation",
     "run_conversation_test": ".conversation",
     # regression references
@@ -84,13 +89,18 @@ __all__ = [
     "BlindnessResult",
     "BudgetExhausted",
     "CheckResult",
+    "ConversationConfig",
+    "EngineConfig",
+    "EnlargeConfig",
     "EnlargeResult",
     "EvidenceExhausted",
     "HealthCheck",
     "Inconclusive",
     "InvalidArgument",
+    "MeterConfig",
     "MeterResult",
     "Observation",
+    "PropertyConfig",
     "PropertyViolation",
     "Relation",
     "ReplayMiss",
@@ -136,11 +146,17 @@ if TYPE_CHECKING:  # pragma: no cover
         from_pydantic_ai,
         from_strands,
     )
-    from .conversation import AgentStateMachine, conversation_machine, run_conversation_test
+    from .conversation import (
+        AgentStateMachine,
+        ConversationConfig,
+        conversation_machine,
+        run_conversation_test,
+    )
     from .diagnose import (
         PRESETS,
         BlindnessResult,
         HealthCheck,
+        MeterConfig,
         MeterResult,
         RunConfig,
         RunResult,
@@ -149,6 +165,7 @@ if TYPE_CHECKING:  # pragma: no cover
         plan,
         run,
     )
+    from .engine import EngineConfig
     from .errors import (
         AgentCallError,
         AgentVerityError,
@@ -161,7 +178,7 @@ if TYPE_CHECKING:  # pragma: no cover
         ReplayMiss,
     )
     from .observation import Observation, ToolCall, Usage, by_callable, by_key, by_regex
-    from .property import AgentCheck, agent_property, counterexample_report
+    from .property import AgentCheck, PropertyConfig, agent_property, counterexample_report
     from .relations import Relation, builtin_relations
     from .snapshot import CheckResult, SnapshotResult, compare_snapshot, create_snapshot
-    from .strategies import EnlargeResult, enlarge
+    from .strategies import EnlargeConfig, EnlargeResult, enlarge

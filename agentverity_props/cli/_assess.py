@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ._common import write_output
-from ._options import analysis_options, extractor, report_options
+from ._options import analysis_options, engine_config, report_options
 
 if TYPE_CHECKING:
     from ..assess import Recording
@@ -55,7 +55,6 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
     decision the recording has too few draws for), or bad input.
     """
     from ..diagnose import RunConfig
-    from ..engine import EngineConfig
     from ..errors import BadInput
     from ._run import load_relations, render
 
@@ -67,13 +66,14 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
             "pass one of --promptfoo FILE, --jsonl FILE, --store PATH --inputs FILE")
     _check_source_options(given[0], provider=provider, prompt_id=prompt_id,
                           file_order=file_order, inputs_path=inputs_path)
-    ext = extractor(verdict_key, verdict_regex)
+    engine = engine_config({"max_workers": max_workers, "seed": seed,
+                            "verdict_key": verdict_key, "verdict_regex": verdict_regex})
+    ext = engine.extractor
     rels = load_relations(relations_ref, no_relations)
     config = RunConfig(epsilon=epsilon, precision=precision, alpha=alpha, tolerance=tolerance,
                        indifference=indifference, layer=layer,
                        suppress_health_check=suppress_health_check,
-                       include_inputs=include_inputs,
-                       engine=EngineConfig(max_workers=max_workers, seed=seed, extractor=ext))
+                       include_inputs=include_inputs, engine=engine)
     recording = _load(promptfoo_path, jsonl_path, store_path, inputs_path, ext,
                       provider=provider, prompt_id=prompt_id, agent_id=agent_id,
                       file_order=file_order)

@@ -94,15 +94,21 @@ def extractor(verdict_key: str | None, verdict_regex: str | None) -> Any:
 
 
 def engine_config(eng: dict[str, Any]) -> EngineConfig:
-    """The one place CLI engine options become an :class:`EngineConfig` (every command)."""
+    """The one place CLI engine options become an :class:`EngineConfig` (every command).
+
+    ``eng`` holds the options of :func:`engine_options`; a command that offers only some
+    of them (``assess``: --max-workers, --seed, --verdict-key/--verdict-regex) passes those
+    and the others take the engine's defaults.
+    """
     from ..engine import EngineConfig
 
+    store_path = eng.get("store_path")
+    fields = {name: eng[name] for name in ("max_workers", "timeout_s", "retries", "budget",
+                                           "error_policy", "seed") if name in eng}
     return EngineConfig(
-        max_workers=eng["max_workers"], timeout_s=eng["timeout_s"], retries=eng["retries"],
-        budget=eng["budget"], error_policy=eng["error_policy"], store_path=eng["store_path"],
-        store_mode=store_mode(eng["store_path"], eng["store_mode"]),
+        **fields, store_path=store_path, store_mode=store_mode(store_path, eng.get("store_mode")),
         store_runner=_runner(eng.get("store_runner")),
-        extractor=extractor(eng["verdict_key"], eng["verdict_regex"]), seed=eng["seed"])
+        extractor=extractor(eng.get("verdict_key"), eng.get("verdict_regex")))
 
 
 def run_config(eng: dict[str, Any], **kw: Any) -> RunConfig:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ._common import write_output
-from ._options import analysis_options
+from ._options import analysis_options, engine_config
 from ._run import load_relations
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?\s*$")
@@ -76,8 +76,9 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
     try:
         config = RunConfig(epsilon=epsilon, precision=precision, alpha=alpha,
                            tolerance=tolerance, indifference=indifference, layer=layer,
-                           suppress_health_check=suppress_health_check, budget=budget,
-                           max_workers=max_workers, seed=seed)
+                           suppress_health_check=suppress_health_check,
+                           engine=engine_config({"budget": budget, "max_workers": max_workers,
+                                                 "seed": seed}))
         result = plan(inputs, rels, config=config, noises=noises, seeds=seeds,
                       latency_s=latency_s, modal_share=modal_share, tool_calls=tool_calls)
     except InvalidArgument as exc:

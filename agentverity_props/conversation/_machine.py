@@ -33,14 +33,15 @@ from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 from .._internal import hypothesis_shim
 from .._internal.agent_settings import CONVERSATION_PROFILE, agent_settings
 from .._internal.outcome import CandidateStatus
+from .._internal.unset import UNSET
 from ..errors import Inconclusive, InvalidArgument, PropertyViolation, violation_class
 from ._checks import ConversationRelation, Invariant
-from ._records import RECORDS, RECORDS_LOCK, ConversationRecord
+from ._records import RECORDS, RECORDS_LOCK, ConversationConfig, ConversationRecord
 from ._run import ConversationRun
 from ._session import conversational
 
 __all__ = ["CONVERSATION_SETTINGS", "AgentStateMachine", "conversation_machine",
-           "relation_rule", "run_conversation_test"]
+           "machine_config", "relation_rule", "run_conversation_test"]
 
 #: Hypothesis settings for conversation tests (the registered profile
 #: ``agentverity-conversation``, see :mod:`agentverity_props._internal.agent_settings`; a
@@ -72,6 +73,9 @@ class AgentStateMachine(RuleBasedStateMachine):
         max_turns: steps per example (Hypothesis's ``stateful_step_count``).
         alpha: family-wise false-violation rate of the run; beta: false-pass rate of each
             candidate against its alternative; budget: agent calls (turns) the run may spend.
+        config: every setting at once (:class:`ConversationConfig`, whose ``engine`` reaches
+            every engine setting: retries, fail_fast, the store, ...). An attribute above
+            set in the class that sets ``config`` (or in a subclass of it) overrides it.
     """
 
     agent: ClassVar[Any] = None
@@ -86,6 +90,7 @@ class AgentStateMachine(RuleBasedStateMachine):
     max_candidates: ClassVar[int | None] = None
     seed_draws: ClassVar[int] = 0
     extractor: ClassVar[Any] = None
+    config: ClassVar[ConversationConfig | None] = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -216,11 +221,12 @@ def _fp(turns: tuple[str, ...]) -> str:
 
 def conversation_machine(*, agent: Any, turns: st.SearchStrategy[str],
                          invariants: Sequence[Invariant] = (),
-                         relations: Sequence[ConversationRelation] = (), max_turns: int = 6,
-                         alpha: float = 0.05, beta: float = 0.01, budget: int | None = 20_000,
-                         max_workers: int = 4, timeout_s: float | None = 60.0,
-                         extractor: Any = None, name: str = "ConversationMachine"
-                         ) -> type[AgentStateMachine]:
+                         relations: Sequence[ConversationRelation] = (),
+                         config: ConversationConfig | None = None, max_turns: int = UNSET,
+                         alpha: float = UNSET, beta: float = UNSET, budget: int | None = UNSET,
+                         max_workers: int = UNSET, timeout_s: float | None = UNSET,
+                         extractor: Any = UNSET, name: str = "ConversationMachine",
+                         **engine_kwargs: Any) -> type[AgentStateMachine]:
     """An :class:`AgentStateMachine` whose one turn rule draws user turns from ``turns``.
 
     Args:
@@ -229,10 +235,21 @@ def conversation_machine(*, agent: Any, turns: st.SearchStrategy[str],
         turns: the strategy of user turns (``st.sampled_from(pack)`` shrinks toward the
             first entries: list the simplest turns first).
         invariants / relations: the checks (at least one).
+        config: every setting at once (:class:`ConversationConfig`, default
+            ``ConversationConfig()``: 6 turns, alpha 0.05, beta 0.01, budget 20000).
         max_turns: steps per example.
-        extractor: how a turn's verdict is read (default: the answer's ``verdict``, else its
-            text); relations compare verdicts.
+        alpha, beta: see :class:`ConversationConfig`.
+        budget, max_workers, timeout_s, extractor, **engine_kwargs: any
+            :class:`~agentverity_props.engine.EngineConfig` field (``retries=0``,
+            ``fail_fast=1``, ...), applied over ``config.engine``; ``extractor`` reads a
+            turn's verdict (default: the answer's ``verdict``, else its text) and relations
+            compare verdicts.
+
+    A keyword given explicitly overrides the same setting of ``config``; one left out takes
+    the config's value.
     """
+    from ..engine import configured
+
     conv = conversational(agent)
     if not isinstance(turns, st.SearchStrategy):
         raise InvalidArgument("turns must be a Hypothesis strategy of str, e.g. "
@@ -240,7 +257,11 @@ def conversation_machine(*, agent: Any, turns: st.SearchStrategy[str],
     invs, rels = tuple(invariants), tuple(relations)
     if not invs and not rels:
         raise InvalidArgument("conversation_machine needs invariants=[...] or relations=[...]")
-    _validate(alpha, beta, budget, max_turns)
+    conf = configured(ConversationConfig, config,
+                      {"max_turns": max_turns, "alpha": alpha, "beta": beta, "budget": budget,
+                       "max_workers": max_workers, "timeout_s": timeout_s,
+                       "extractor": extractor, **engine_kwargs},
+                      where="conversation_machine")
 
     def user_turn(self: AgentStateMachine, message: str) -> None:
         __tracebackhide__ = True
@@ -249,22 +270,36 @@ def conversation_machine(*, agent: Any, turns: st.SearchStrategy[str],
     rules: dict[str, Any] = {"user_turn": rule(message=turns)(user_turn)}
     if rels:
         rules["edit_earlier_turn"] = relation_rule()
+    eng = conf.engine
+    # the flat attributes mirror the config (read by users and by subclasses)
     attrs = {"agent": conv, "conversation_invariants": invs, "conversation_relations": rels,
-             "max_turns": max_turns, "extractor": extractor,
-             "alpha": alpha, "beta": beta, "budget": budget, "max_workers": max_workers,
-             "timeout_s": timeout_s, **rules, "__module__": __name__}
+             "config": conf, "max_turns": conf.max_turns, "extractor": eng.extractor,
+             "alpha": conf.alpha, "beta": conf.beta, "budget": eng.budget,
+             "max_workers": eng.max_workers, "timeout_s": eng.timeout_s,
+             "max_candidates": conf.max_candidates, "seed_draws": conf.seed,
+             **rules, "__module__": __name__}
     return type(name, (AgentStateMachine,), attrs)
 
 
-def _validate(alpha: float, beta: float, budget: int | None, max_turns: int) -> None:
-    if not (0.0 < alpha < 0.5):
-        raise InvalidArgument(f"alpha={alpha!r} must be in (0, 0.5)")
-    if not (0.0 < beta < 0.5):
-        raise InvalidArgument(f"beta={beta!r} must be in (0, 0.5)")
-    if budget is not None and budget < 2:
-        raise InvalidArgument(f"budget={budget!r} must be >= 2 or None")
-    if not isinstance(max_turns, int) or max_turns < 1:
-        raise InvalidArgument(f"max_turns={max_turns!r} must be an int >= 1")
+#: AgentStateMachine attributes -> the ConversationConfig (or engine) setting each one is
+_ATTRIBUTES = {"max_turns": "max_turns", "alpha": "alpha", "beta": "beta",
+               "max_candidates": "max_candidates", "seed_draws": "seed", "budget": "budget",
+               "max_workers": "max_workers", "timeout_s": "timeout_s", "extractor": "extractor"}
+
+
+def machine_config(machine: type[AgentStateMachine]) -> ConversationConfig:
+    """The settings a run of ``machine`` uses: its ``config`` (default
+    ``ConversationConfig()``) with the flat attributes (``budget``, ``alpha``, ...) set in
+    the class that sets ``config``, or in a subclass of it, applied over it."""
+    from ..engine import configured
+
+    below = [k for k in machine.__mro__
+             if isinstance(k, type) and issubclass(k, AgentStateMachine)
+             and k is not AgentStateMachine]
+    upto = next((i for i, k in enumerate(below) if "config" in k.__dict__), len(below) - 1)
+    given = {key: getattr(machine, attr) for attr, key in _ATTRIBUTES.items()
+             if any(attr in k.__dict__ for k in below[:upto + 1])}
+    return configured(ConversationConfig, machine.config, given, where=machine.__name__)
 
 
 def run_conversation_test(machine: type[AgentStateMachine], *, settings: Any = None,
@@ -293,20 +328,16 @@ def run_conversation_test(machine: type[AgentStateMachine], *, settings: Any = N
         raise InvalidArgument(f"{machine.__name__}.agent is not set: agent = from_history(fn), "
                               "from_chat(factory) or from_strands_conversation(factory)")
     agent = conversational(machine.agent)
-    _validate(machine.alpha, machine.beta, machine.budget, machine.max_turns)
+    conf = machine_config(machine)
     # the one policy of agent tests (registered profile ``agentverity-conversation``):
     # undecided candidates are rejected by design and agents are slow, not test problems
     merged = agent_settings(settings, profile=CONVERSATION_PROFILE,
-                            stateful_step_count=machine.max_turns)
+                            stateful_step_count=conf.max_turns)
     if max_examples is not None:  # an explicit argument beats any settings object
         merged = Settings(merged, max_examples=max_examples)
-    m = machine.max_candidates or merged.max_examples * (machine.max_turns + 1) + 200
+    m = conf.max_candidates or merged.max_examples * (conf.max_turns + 1) + 200
     name = f"{machine.__module__}.{machine.__qualname__}"
-    run = ConversationRun(agent=agent, test=name, alpha=machine.alpha, beta=machine.beta,
-                          budget=machine.budget, max_turns=machine.max_turns, max_candidates=m,
-                          max_workers=machine.max_workers, timeout_s=machine.timeout_s,
-                          seed=machine.seed_draws if seed is None else seed,
-                          extractor=machine.extractor)
+    run = ConversationRun(agent=agent, test=name, config=conf, max_candidates=m, seed=seed)
     rec = run.record
     rec.seed = hypothesis_shim.seed_of(machine)
     with _RUNS_LOCK:

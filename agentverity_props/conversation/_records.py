@@ -12,12 +12,83 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._internal.fingerprint import fingerprint
 from ..relations import CandidateRecord
 
+if TYPE_CHECKING:
+    from ..engine import EngineConfig
+
 CONVERSATION_SCHEMA = "agentverity_props.conversation/1"
+
+#: a conversation test's call budget (every turn of every replay) when none is given
+DEFAULT_CONVERSATION_BUDGET = 20_000
+
+
+def _conversation_engine() -> EngineConfig:
+    from ..engine import EngineConfig
+    return EngineConfig(budget=DEFAULT_CONVERSATION_BUDGET)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConversationConfig:
+    """Everything a conversation test can be told (:func:`conversation_machine`, or the
+    ``config`` attribute of an :class:`AgentStateMachine`).
+
+    ``max_turns`` is the steps per example, ``alpha`` the family-wise false-violation rate of
+    the run, ``beta`` each candidate's false-pass rate against its alternative,
+    ``max_candidates`` the Bonferroni family (default ``max_examples * (max_turns + 1) +
+    200``), ``seed`` seeds the replays' draws. How the agent is called is the nested
+    ``engine`` (default ``EngineConfig(budget=20000)``; its budget counts every turn of every
+    replay, its error policy must stay ``record``, its extractor reads a turn's verdict).
+
+    >>> from agentverity_props.engine import EngineConfig
+    >>> ConversationConfig(engine=EngineConfig(budget=300, fail_fast=1)).engine.fail_fast
+    1
+    >>> ConversationConfig(max_turns=0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    agentverity_props.errors.InvalidArgument: ConversationConfig: max_turns=0 must be an int ...
+    """
+
+    max_turns: int = 6
+    alpha: float = 0.05
+    beta: float = 0.01
+    max_candidates: int | None = None
+    seed: int = 0
+    engine: EngineConfig = field(default_factory=_conversation_engine)
+
+    def __post_init__(self) -> None:
+        from ..engine import EngineConfig
+        from ..errors import InvalidArgument
+
+        def bad(msg: str) -> InvalidArgument:
+            return InvalidArgument(f"ConversationConfig: {msg}")
+
+        if not isinstance(self.engine, EngineConfig):
+            raise bad(f"engine must be an EngineConfig, got {type(self.engine).__name__}; "
+                      "pass engine=EngineConfig(...)")
+        for name in ("alpha", "beta"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not (0.0 < value < 0.5):
+                raise bad(f"{name}={value!r} must be in (0, 0.5), e.g. 0.05")
+        if self.engine.budget is not None and self.engine.budget < 2:
+            raise bad(f"budget={self.engine.budget!r} must be >= 2 or None (no cap)")
+        if not _is_int(self.max_turns) or self.max_turns < 1:
+            raise bad(f"max_turns={self.max_turns!r} must be an int >= 1, e.g. 6")
+        if self.max_candidates is not None and (
+                not _is_int(self.max_candidates) or self.max_candidates < 1):
+            raise bad(f"max_candidates={self.max_candidates!r} must be an int >= 1 or None")
+        if not _is_int(self.seed):
+            raise bad(f"seed={self.seed!r} must be an int")
+        if self.engine.error_policy != "record":
+            raise bad("engine error_policy must be 'record' (a failed call is incomplete "
+                      "evidence, never a verdict); drop error_policy='raise'")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 __all__ = ["CONVERSATION_SCHEMA", "RECORDS", "ConversationCounterexample",
            "ConversationRecord", "TurnEvidence", "conversation_report"]

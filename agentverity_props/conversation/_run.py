@@ -28,11 +28,16 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
 from ..decide import Alternative, EvidenceLearner
-from ..engine import Engine, EngineConfig, EvidencePool, LoopThread
+from ..engine import Engine, EvidencePool, LoopThread
 from ..relations import Candidate, Relation, RelationDecider, RelationOutcome
 from ._checks import ConversationRelation, Invariant, TurnContext
 from ._draws import HOLDS, ConversationDraws, conversation_fp
-from ._records import ConversationCounterexample, ConversationRecord, TurnEvidence
+from ._records import (
+    ConversationConfig,
+    ConversationCounterexample,
+    ConversationRecord,
+    TurnEvidence,
+)
 from ._session import Conversational, SessionAdapter
 
 if TYPE_CHECKING:
@@ -63,21 +68,25 @@ def _identity(text: str) -> str:
 class ConversationRun:
     """The state of one conversation test run (shared by every example Hypothesis runs)."""
 
-    def __init__(self, *, agent: Conversational, test: str, alpha: float, beta: float,
-                 budget: int | None, max_turns: int, max_candidates: int, max_workers: int,
-                 timeout_s: float | None, seed: int, extractor: Any = None) -> None:
-        from ..observation import DEFAULT_EXTRACTOR
+    def __init__(self, *, agent: Conversational, test: str, max_candidates: int,
+                 config: ConversationConfig | None = None, seed: int | None = None,
+                 **settings: Any) -> None:
+        """``config`` (default ``ConversationConfig()``) with ``settings`` (``alpha``,
+        ``budget``, ``max_turns``, any engine field, ...) applied over it."""
+        from ..engine import configured
 
+        config = configured(ConversationConfig, config, settings, where="ConversationRun")
         self.loop = LoopThread()
-        cfg = EngineConfig(max_workers=max_workers, timeout_s=timeout_s, budget=budget,
-                           error_policy="record", extractor=extractor or DEFAULT_EXTRACTOR)
-        self.engine = Engine(SessionAdapter(agent), cfg)
-        self.draws = ConversationDraws(self.engine, agent, seed=seed, max_turns=max_turns + 1)
+        self.engine = Engine(SessionAdapter(agent), config.engine)
+        self.draws = ConversationDraws(self.engine, agent,
+                                       seed=config.seed if seed is None else seed,
+                                       max_turns=config.max_turns + 1)
         self.pool = EvidencePool()
-        self.beta = beta
+        self.beta = config.beta
         self.record = ConversationRecord(
-            test=test, agent=agent.identity, alpha=alpha, alpha_candidate=alpha / max_candidates,
-            beta=beta, max_candidates=max_candidates, max_turns=max_turns)
+            test=test, agent=agent.identity, alpha=config.alpha,
+            alpha_candidate=config.alpha / max_candidates, beta=config.beta,
+            max_candidates=max_candidates, max_turns=config.max_turns)
         self._cache: dict[tuple[object, ...], RelationOutcome] = {}
         self._calls_at: dict[tuple[object, ...], int] = {}
         self._learners: dict[tuple[str, ...], EvidenceLearner] = {}

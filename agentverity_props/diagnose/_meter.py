@@ -55,7 +55,7 @@ import numpy as np
 
 from .._internal.outcome import StopReason
 from ..decide import BernoulliSPRT, BetaCS, sprt_expected_n
-from ..engine import EvidencePool
+from ..engine import EngineConfig, EvidencePool
 from ..errors import (
     BudgetExhausted,
     DrawStopped,
@@ -171,6 +171,53 @@ class MeterResult:
             "history": [{"draws": c, "ci_low": lo, "ci_high": hi} for c, lo, hi in self.history],
             "per_input": [e.to_dict() for e in self.per_input],
         }
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeterConfig:
+    """Everything :func:`~agentverity_props.diagnose.measure` can be told.
+
+    ``epsilon`` (or a ``precision`` preset) is the tolerance on the pair-disagreement rate,
+    ``alpha`` the error rate of the call, ``indifference`` the SPRT's alternative ratio and
+    ``layer`` what is compared (verdict, text, tools). How the agent is called is the nested
+    ``engine``: its ``budget`` also caps the meter's calls, its ``seed`` seeds the pairing.
+
+    >>> MeterConfig(engine=EngineConfig(budget=40, retries=0)).engine.retries
+    0
+    >>> MeterConfig(alpha=0.7)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    agentverity_props.errors.InvalidArgument: MeterConfig: alpha=0.7 must be in (0, 0.5), ...
+    """
+
+    epsilon: float | None = None
+    precision: str | None = None
+    alpha: float = 0.05
+    indifference: float = 2.0
+    layer: str = "verdict"
+    engine: EngineConfig = field(default_factory=EngineConfig)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.engine, EngineConfig):
+            raise InvalidArgument(f"MeterConfig: engine must be an EngineConfig, got "
+                                  f"{type(self.engine).__name__}; pass engine=EngineConfig(...)")
+        try:
+            validate_meter_args(epsilon=self.eps, alpha=self.alpha,
+                                indifference=self.indifference, layer=self.layer,
+                                max_calls=None)
+        except InvalidArgument as exc:
+            raise InvalidArgument(f"MeterConfig: {exc}") from None
+        if self.engine.budget is not None and self.engine.budget < 2:
+            raise InvalidArgument(f"MeterConfig: engine budget={self.engine.budget!r} is below "
+                                  "one pair of calls; give at least 2, or None for no cap")
+
+    @property
+    def eps(self) -> float:
+        """The resolved tolerance (``epsilon``, else the ``precision`` preset's, else 0.05)."""
+        try:
+            return resolve_epsilon(self.epsilon, self.precision)
+        except InvalidArgument as exc:
+            raise InvalidArgument(f"MeterConfig: {exc}") from None
 
 
 def _finite(x: float) -> float | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,7 +27,7 @@ import numpy as np
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus, Exit, RelationStatus, StopReason, exit_code
 from ..decide import RUN_SHARES
-from ..engine import EngineConfig, EvidencePool
+from ..engine import UNSET, EngineConfig, EvidencePool
 from ..errors import DrawStopped, InvalidArgument
 from ..observation import VerdictExtractor
 from ..relations import (
@@ -56,7 +56,13 @@ from ._health import (
     dependence_result,
     dependence_targets,
 )
-from ._meter import MeterResult, resolve_epsilon, run_meter, validate_meter_args
+from ._meter import (
+    MeterConfig,
+    MeterResult,
+    resolve_epsilon,
+    run_meter,
+    validate_meter_args,
+)
 from ._presets import DEFAULT_TOLERANCE, resolve_tolerance
 from ._routes import Routes, route_breakdown
 
@@ -86,11 +92,6 @@ DEPENDENCE_MAX_CALLS = (2 * DEPENDENCE_BLOCKS + DEPENDENCE_TOP_UP) * BLOCK_SIZE
 #: Shares of ``alpha`` for the four kinds of finding (module docstring, "Multiplicity";
 #: decide's ``RUN_SHARES``).
 ALPHA_SHARES = RUN_SHARES
-
-
-#: EngineConfig fields ``RunConfig`` accepts as keywords (applied over ``engine=``).
-ENGINE_FIELDS = ("budget", "max_workers", "timeout_s", "retries", "backoff_base_s",
-                 "backoff_max_s", "error_policy", "store_path", "store_mode", "extractor", "seed")
 
 
 def _required(labels: Sequence[str]) -> tuple[str, ...]:
@@ -140,24 +141,11 @@ class RunConfig:
                  include_inputs: bool = False, engine: EngineConfig | None = None,
                  tolerance: float | None = None, require_verdicts: Sequence[str] = (),
                  **engine_fields: Any) -> None:
-        from ..engine import EngineConfig
+        from ..engine import engine_with
 
-        unknown = sorted(set(engine_fields) - set(ENGINE_FIELDS))
-        if unknown:
-            raise InvalidArgument(f"RunConfig got unknown argument(s) {', '.join(unknown)}; "
-                                  "engine settings are " + ", ".join(ENGINE_FIELDS))
         if engine is not None and not isinstance(engine, EngineConfig):
             raise InvalidArgument("RunConfig(engine=...) must be an EngineConfig")
-        base = engine or EngineConfig()
-        fields = dict(engine_fields)
-        if fields.get("store_mode") is None:
-            fields.pop("store_mode", None)
-            if fields.get("store_path") is not None and engine is None:
-                fields["store_mode"] = "auto"
-        try:
-            eng = replace(base, **fields) if fields else base
-        except TypeError as exc:  # pragma: no cover - guarded by ENGINE_FIELDS
-            raise InvalidArgument(f"RunConfig: {exc}") from None
+        eng = engine_with(engine, engine_fields, where="RunConfig")
         for name, value in (("epsilon", epsilon), ("precision", precision), ("alpha", alpha),
                             ("indifference", indifference), ("layer", layer),
                             ("max_meter_calls", max_meter_calls),
@@ -745,11 +733,27 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     return results
 
 
-def measure(agent: Any, inputs: Sequence[str], *, epsilon: float | None = None,
-            precision: str | None = None, alpha: float = 0.05, budget: int | None = None,
-            layer: str = "verdict", indifference: float = 2.0, max_workers: int = 4,
-            seed: int = 0, **engine_kwargs: Any) -> MeterResult:
+def measure(agent: Any, inputs: Sequence[str], *, config: MeterConfig | None = None,
+            epsilon: float | None = UNSET, precision: str | None = UNSET,
+            alpha: float = UNSET, budget: int | None = UNSET, layer: str = UNSET,
+            indifference: float = UNSET, max_workers: int = UNSET, seed: int = UNSET,
+            **engine_kwargs: Any) -> MeterResult:
     """Meter the stability of the agent's categorical verdict (see ``_meter`` module doc).
+
+    Args:
+        agent: an adapter or a callable.
+        inputs: the probe set.
+        config: every setting at once (:class:`MeterConfig`, default ``MeterConfig()``:
+            epsilon 0.05, alpha 0.05, indifference 2, layer ``verdict``, no budget, 4
+            workers, seed 0).
+        epsilon, precision, alpha, layer, indifference: the meter's settings
+            (:class:`MeterConfig`).
+        budget, max_workers, seed, **engine_kwargs: any :class:`~agentverity_props.engine.
+            EngineConfig` field (``retries=0``, ``fail_fast=1``, ``store_path=...``),
+            applied over ``config.engine``.
+
+    A keyword given explicitly overrides the same setting of ``config``; one left out
+    takes the config's value.
 
     Example:
         >>> from agentverity_props import measure, from_callable
@@ -757,20 +761,20 @@ def measure(agent: Any, inputs: Sequence[str], *, epsilon: float | None = None,
         >>> m.call, m.calls  # 38 clean pairs (with 4 workers, the trials in flight finish too)
         ('verdict-deterministic', 76)
     """
-    from ..engine import Engine, Probe, run_sync
+    from ..engine import Engine, Probe, configured, run_sync
 
-    eps = resolve_epsilon(epsilon, precision)
-    validate_meter_args(epsilon=eps, alpha=alpha, indifference=indifference, layer=layer,
-                        max_calls=None)
-    cfg = RunConfig(epsilon=eps, alpha=alpha, layer=layer, budget=budget,
-                    max_workers=max_workers, seed=seed, **engine_kwargs)
+    cfg = configured(MeterConfig, config,
+                     {"epsilon": epsilon, "precision": precision, "alpha": alpha,
+                      "layer": layer, "indifference": indifference, "budget": budget,
+                      "max_workers": max_workers, "seed": seed, **engine_kwargs},
+                     where="measure")
+    eps, budget = cfg.eps, cfg.engine.budget
 
     async def go() -> MeterResult:
-        async with Engine(agent, cfg.engine_config()) as eng:
+        async with Engine(agent, cfg.engine) as eng:
             probes = [Probe.make(t) for t in clean_inputs(inputs)]
-            return await run_meter(eng, probes, EvidencePool(), epsilon=eps, alpha=alpha,
-                                   indifference=indifference, layer=layer,
-                                   max_calls=budget if budget is not None else None, seed=seed)
+            return await run_meter(eng, probes, EvidencePool(), epsilon=eps, alpha=cfg.alpha,
+                                   indifference=cfg.indifference, layer=cfg.layer,
+                                   max_calls=budget, seed=cfg.engine.seed)
 
     return run_sync(go())
-

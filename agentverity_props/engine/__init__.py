@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from .._internal.aio import run_sync
-from ._config import EngineConfig
+from ._config import ENGINE_FIELDS, UNSET, EngineConfig, configured, engine_with
 from ._engine import Engine
 from ._evidence import EvidencePool, ProbeEvidence
 from ._ledger import Ledger
@@ -36,7 +36,9 @@ from ._stores import (
 )
 
 __all__ = [
+    "ENGINE_FIELDS",
     "PAUSE_FILE_ENV",
+    "UNSET",
     "Engine",
     "EngineConfig",
     "EvidencePool",
@@ -56,6 +58,8 @@ __all__ = [
     "StoreKey",
     "StoreMode",
     "StoreRow",
+    "configured",
+    "engine_with",
     "export_store",
     "merge_stores",
     "open_store",

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from .._internal.unset import UNSET
 from ..errors import InvalidArgument
 from ..observation import DEFAULT_EXTRACTOR, VerdictExtractor
 from ._store import StoreMode
@@ -14,7 +17,7 @@ from ._store import StoreMode
 if TYPE_CHECKING:
     from ._stores import StoreBackend
 
-__all__ = ["EngineConfig"]
+__all__ = ["ENGINE_FIELDS", "UNSET", "EngineConfig", "configured", "engine_with"]
 
 _POLICIES = ("raise", "record")
 _MODES = tuple(m.value for m in StoreMode)
@@ -87,7 +90,7 @@ class EngineConfig:
                                   f"{self.timeout_s!r}; use None to wait without limit")
         if self.fail_fast is not None and (not _is_int(self.fail_fast) or self.fail_fast < 1):
             raise InvalidArgument(f"fail_fast must be an int >= 1 or None, got "
-                                  f"{self.fail_fast!r}")
+                                  f"{self.fail_fast!r}; use None to never stop early")
         if not _is_int(self.retries) or self.retries < 0:
             raise InvalidArgument(f"retries must be an int >= 0, got {self.retries!r}; "
                                   "use 0 to never retry")
@@ -128,6 +131,103 @@ class EngineConfig:
                 "build one with by_key(), by_regex() or by_callable()")
         if not _is_int(self.seed):
             raise InvalidArgument(f"seed must be an int, got {self.seed!r}")
+
+    def with_fields(self, **fields: Any) -> EngineConfig:
+        """A copy with ``fields`` applied over this config (see :func:`engine_with`).
+
+        >>> EngineConfig(budget=100).with_fields(retries=0).retries
+        0
+        """
+        return engine_with(self, fields, where="EngineConfig.with_fields")
+
+
+#: Every :class:`EngineConfig` field: the engine keywords every entry point and every
+#: ``XConfig`` accepts flat (applied over its nested ``engine``).
+ENGINE_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(EngineConfig))
+
+
+def engine_with(base: EngineConfig | None, fields: Mapping[str, Any], *,
+                where: str) -> EngineConfig:
+    """``base`` (default ``EngineConfig()``) with the engine keywords ``fields`` applied.
+
+    The one mechanism behind every flat engine keyword (``RunConfig(budget=...)``,
+    ``measure(retries=...)``, ``agent_property(store_path=...)``): a keyword that is
+    :data:`UNSET` is skipped; ``store_mode=None`` means "unchanged"; ``extractor=None`` the
+    default extractor; a ``store_path`` given without a ``store_mode`` over a config whose
+    store is off turns the store on in ``auto`` mode (``store_path=None`` turns it off). An
+    unknown keyword is an :class:`~agentverity_props.errors.InvalidArgument` naming the
+    valid ones (``where`` names the caller).
+
+    >>> engine_with(None, {"budget": 200, "store_path": "d.db"}, where="demo").store_mode
+    'auto'
+    >>> engine_with(None, {"retry": 1}, where="demo")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    agentverity_props.errors.InvalidArgument: demo got unknown argument(s) retry; engine ...
+    """
+    base = EngineConfig() if base is None else base
+    if not isinstance(base, EngineConfig):
+        raise InvalidArgument(f"{where}: engine must be an EngineConfig, got "
+                              f"{type(base).__name__}; build one with EngineConfig(...)")
+    given = {k: v for k, v in fields.items() if v is not UNSET}
+    unknown = sorted(set(given) - set(ENGINE_FIELDS))
+    if unknown:
+        raise InvalidArgument(f"{where} got unknown argument(s) {', '.join(unknown)}; "
+                              "engine settings are " + ", ".join(ENGINE_FIELDS))
+    if "store_mode" in given and given["store_mode"] is None:
+        del given["store_mode"]
+    if "extractor" in given and given["extractor"] is None:
+        given["extractor"] = DEFAULT_EXTRACTOR
+    if "store_path" in given and "store_mode" not in given:
+        if given["store_path"] is None:
+            given["store_mode"] = "off"
+        elif base.store_mode == "off":
+            given["store_mode"] = "auto"
+    return dataclasses.replace(base, **given) if given else base
+
+
+C = TypeVar("C")
+
+
+def configured(cls: type[C], config: C | None, given: Mapping[str, Any], *,
+               where: str) -> C:
+    """``config`` (default ``cls()``) with the keywords ``given`` explicitly applied over it.
+
+    The one rule of every entry point that takes both ``config=`` and flat keywords: a
+    keyword given explicitly (not :data:`UNSET`) overrides the config. A keyword naming a
+    field of ``cls`` replaces that field (``engine=`` replaces the nested engine whole); one
+    naming an :class:`EngineConfig` field is applied over the nested ``engine`` with
+    :func:`engine_with`. ``cls`` is a dataclass with an ``engine`` field.
+
+    >>> from dataclasses import dataclass, field
+    >>> @dataclass(frozen=True)
+    ... class DemoConfig:
+    ...     alpha: float = 0.05
+    ...     engine: EngineConfig = field(default_factory=EngineConfig)
+    >>> c = configured(DemoConfig, DemoConfig(alpha=0.1), {"alpha": UNSET, "retries": 0},
+    ...                where="demo")
+    >>> c.alpha, c.engine.retries
+    (0.1, 0)
+    """
+    if config is None:
+        config = cls()
+    elif not isinstance(config, cls):
+        raise InvalidArgument(f"{where}: config must be a {cls.__name__}, got "
+                              f"{type(config).__name__}; build one with {cls.__name__}(...)")
+    own_names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    given = {k: v for k, v in given.items() if v is not UNSET}
+    own = {k: v for k, v in given.items() if k in own_names}
+    flat = {k: v for k, v in given.items() if k not in own_names}
+    unknown = sorted(set(flat) - set(ENGINE_FIELDS))
+    if unknown:
+        mine = ", ".join(sorted(own_names - {"engine"}))
+        raise InvalidArgument(f"{where} got unknown argument(s) {', '.join(unknown)}; "
+                              f"its settings are {mine} and the engine settings "
+                              + ", ".join(ENGINE_FIELDS))
+    if flat:
+        engine = own.get("engine", getattr(config, "engine"))  # noqa: B009
+        own["engine"] = engine_with(engine, flat, where=where)
+    return dataclasses.replace(config, **own) if own else config  # type: ignore[type-var]
 
 
 def _is_int(value: object) -> bool:

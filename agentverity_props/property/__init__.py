@@ -8,8 +8,10 @@ records and minimal counterexamples (and their versioned JSON). Decisions are ma
 from ._decorator import AGENT_SETTINGS_DEFAULTS, AgentCheck, agent_property
 from ._records import (
     COUNTEREXAMPLE_SCHEMA,
+    DEFAULT_PROPERTY_BUDGET,
     RECORDS,
     Counterexample,
+    PropertyConfig,
     PropertyRecord,
     counterexample_report,
 )
@@ -17,9 +19,11 @@ from ._records import (
 __all__ = [
     "AGENT_SETTINGS_DEFAULTS",
     "COUNTEREXAMPLE_SCHEMA",
+    "DEFAULT_PROPERTY_BUDGET",
     "RECORDS",
     "AgentCheck",
     "Counterexample",
+    "PropertyConfig",
     "PropertyRecord",
     "agent_property",
     "counterexample_report",

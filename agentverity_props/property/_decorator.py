@@ -43,15 +43,17 @@ import contextvars
 import functools
 import inspect
 import json
+import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .._internal import hypothesis_shim
 from .._internal.agent_settings import agent_settings
 from .._internal.outcome import CandidateStatus
+from .._internal.unset import UNSET
 from ..diagnose import HealthCheck, blindness_from_keys
 from ..engine import EvidencePool, LoopThread
 from ..errors import (
@@ -66,11 +68,12 @@ from ._records import (
     _RECORDS_LOCK,
     RECORDS,
     Counterexample,
+    PropertyConfig,
     PropertyRecord,
 )
 
 if TYPE_CHECKING:
-    from ..engine import Engine, Probe
+    from ..engine import Engine, EngineConfig, Probe
 
 
 #: Draws a candidate may spend before the first confirmation (then the pooled effect decides).
@@ -94,14 +97,8 @@ class _Options:
     alpha: float
     beta: float
     epsilon: float
-    budget: int | None
     layer: str
     max_candidates: int
-    max_workers: int
-    timeout_s: float | None
-    store_path: str | None
-    store_mode: str
-    extractor: Any
     suppress_health_check: frozenset[HealthCheck]
     tolerance: float = 0.1
     holds_error: float = 0.05
@@ -330,72 +327,81 @@ def _literal_ok(value: Any) -> bool:
 # --------------------------------------------------------------------------- decorator
 
 
-def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
-                   beta: float = 0.01, budget: int | None = 2000, layer: str = "verdict",
-                   tolerance: float | None = None, holds_error: float = 0.05,
-                   max_candidates: int | None = None, max_workers: int = 4,
-                   timeout_s: float | None = 60.0, store_path: str | None = None,
-                   store_mode: str | None = None, extractor: Any = None,
-                   suppress_health_check: Sequence[HealthCheck | str] = ()
+def agent_property(*, agent: Any, config: PropertyConfig | None = None,
+                   epsilon: float = UNSET, alpha: float = UNSET, beta: float = UNSET,
+                   budget: int | None = UNSET, layer: str = UNSET,
+                   tolerance: float | None = UNSET, holds_error: float = UNSET,
+                   max_candidates: int | None = UNSET, max_workers: int = UNSET,
+                   timeout_s: float | None = UNSET, store_path: str | None = UNSET,
+                   store_mode: str | None = UNSET, extractor: Any = UNSET,
+                   suppress_health_check: Sequence[HealthCheck | str] = UNSET,
+                   **engine_kwargs: Any
                    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Turn a Hypothesis ``@given`` test taking ``check`` into a property of ``agent``.
 
     Args:
         agent: an adapter or a callable ``prompt -> str | dict | Observation``.
+        config: every other setting at once (:class:`PropertyConfig`, default
+            ``PropertyConfig()``: the defaults below, and ``EngineConfig(budget=2000)``).
         epsilon: the agent's noise (share of source re-draws that disagree with the
             source's modal verdict) above which the test warns that the verdict is unstable
             (``HealthCheck.unstable_verdict``): the warning is raised only when a
             ``1 - alpha`` confidence bound on the noise, from the draws this test made, lies
-            above ``epsilon``.
+            above ``epsilon`` (default 0.05).
         alpha: family-wise false-violation rate of the test (all examples and shrink steps
-            together).
+            together; default 0.05).
         beta: false-pass rate of each candidate against its stated alternative (a violation
             at least as reliable as the agent's answers, then as the violations already
-            confirmed in this test).
-        budget: agent calls this test may spend (``None``: unlimited). When it runs out the
-            remaining candidates are rejected and, without a confirmed violation, the test
-            fails with :class:`~agentverity_props.errors.Inconclusive`.
+            confirmed in this test; default 0.01).
+        budget: agent calls this test may spend (default 2000; ``None``: unlimited). When it
+            runs out the remaining candidates are rejected and, without a confirmed
+            violation, the test fails with :class:`~agentverity_props.errors.Inconclusive`.
         layer: ``verdict`` (default), ``text`` or ``tools``.
         tolerance: the largest pooled effect (excess disagreement over the generated
             examples) a pass allows; default 0.1 (the pytest option
             ``--agentverity-tolerance`` when given). Above it the test fails, with the
             pooled evidence; undecided at the budget, it is ``Inconclusive``.
         holds_error: the largest probability that a pass is wrong (the effect is in fact at
-            least the tolerance).
+            least the tolerance; default 0.05).
         max_candidates: confirmations allowed (Bonferroni family size); default
             ``max_examples + 200`` for the shrinker.
         store_path / store_mode: record/replay store (the pytest plugin's
             ``--agentverity-store`` is used when not given).
+        max_workers, timeout_s, extractor, **engine_kwargs: any
+            :class:`~agentverity_props.engine.EngineConfig` field (``retries=0``,
+            ``fail_fast=1``, ...), applied over ``config.engine``.
+
+    A keyword given explicitly overrides the same setting of ``config``; one left out takes
+    the config's value. The pytest plugin's ``--agentverity-budget``, ``-alpha``,
+    ``-epsilon`` and ``-tolerance`` override both.
 
     Apply it *above* ``@given``; ``@settings``, ``@example`` and pytest fixtures compose.
     Defaults for agents (25 examples, no deadline, no explain phase) apply wherever the
     user's ``@settings`` does not set a value.
     """
     from ..adapters import as_adapter
-    from ..observation import DEFAULT_EXTRACTOR
+    from ..engine import configured
 
-    if not (0.0 < alpha < 0.5):
-        raise InvalidArgument(f"agent_property: alpha={alpha!r} must be in (0, 0.5)")
-    if not (0.0 < epsilon < 0.5):
-        raise InvalidArgument(f"agent_property: epsilon={epsilon!r} must be in (0, 0.5)")
-    if not (0.0 < beta < 0.5):
-        raise InvalidArgument(f"agent_property: beta={beta!r} must be in (0, 0.5)")
-    if budget is not None and budget < 2:
-        raise InvalidArgument(f"agent_property: budget={budget!r} must be >= 2 or None")
-    if max_candidates is not None and max_candidates < 1:
-        raise InvalidArgument("agent_property: max_candidates must be >= 1")
-    from ..diagnose import resolve_tolerance
-    tol = resolve_tolerance(tolerance, None)
-    if not (0.0 < holds_error < 0.5):
-        raise InvalidArgument(f"agent_property: holds_error={holds_error!r} must be in (0, 0.5)")
+    given: dict[str, Any] = {
+        "epsilon": epsilon, "alpha": alpha, "beta": beta, "budget": budget, "layer": layer,
+        "tolerance": tolerance, "holds_error": holds_error, "max_candidates": max_candidates,
+        "max_workers": max_workers, "timeout_s": timeout_s, "store_path": store_path,
+        "store_mode": store_mode, "extractor": extractor,
+        "suppress_health_check": suppress_health_check, **engine_kwargs}
+    # a store mode without a store path: the path is the pytest plugin's, known at run time
+    plugin_mode = None
+    if store_mode is not UNSET and store_mode is not None and store_path is UNSET and (
+            config is None or config.engine.store_path is None):
+        plugin_mode = given.pop("store_mode")
+    conf = configured(PropertyConfig, config, given, where="agent_property")
     adapter = as_adapter(agent)
-    suppressed = HealthCheck.parse(suppress_health_check)
+    eng = conf.engine
     base: dict[str, Any] = {
-        "agent": adapter, "alpha": alpha, "beta": beta, "epsilon": epsilon, "budget": budget,
-        "layer": layer, "max_workers": max_workers, "timeout_s": timeout_s,
-        "store_path": store_path, "store_mode": store_mode,
-        "extractor": extractor or DEFAULT_EXTRACTOR, "suppress_health_check": suppressed,
-        "tolerance": tol, "holds_error": holds_error}
+        "agent": adapter, "alpha": conf.alpha, "beta": conf.beta, "epsilon": conf.epsilon,
+        "layer": conf.layer, "suppress_health_check": frozenset(conf.suppress_health_check),
+        "tolerance": conf.tol, "holds_error": conf.holds_error}
+    engine_base = (eng, plugin_mode)
+    max_candidates = conf.max_candidates
 
     def decorate(test: Callable[..., Any]) -> Callable[..., Any]:
         if not getattr(test, "is_hypothesis_test", False):
@@ -429,7 +435,8 @@ def agent_property(*, agent: Any, epsilon: float = 0.05, alpha: float = 0.05,
         @functools.wraps(test)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True  # pytest: the failure is the user's test
-            return _run_property(test, wrapper, inner, base, max_candidates, args, kwargs)
+            return _run_property(test, wrapper, inner, base, engine_base, max_candidates,
+                                 args, kwargs)
 
         wrapper.__signature__ = outer_sig  # type: ignore[attr-defined]
         # our defaults must not look like a user's @settings (that would make a user's
@@ -449,10 +456,10 @@ def _plugin_option(name: str) -> Any:
 
 
 def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
-                  max_candidates: int | None, args: tuple[Any, ...],
-                  kwargs: dict[str, Any]) -> Any:
+                  engine_base: tuple[EngineConfig, str | None], max_candidates: int | None,
+                  args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     __tracebackhide__ = True  # pytest: the failure is the user's test
-    from ..engine import Engine, EngineConfig
+    from ..engine import Engine
 
     above = hypothesis_shim.settings_applied(wrapper)
     below = hypothesis_shim.settings_applied(test)
@@ -460,16 +467,23 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
         test._agentverity_original_settings = hypothesis_shim.settings_of(test)
     user_settings = (hypothesis_shim.settings_of(wrapper) if above
                      else test._agentverity_original_settings)
-    store_path = base["store_path"] or _plugin_option("store")
-    mode = base["store_mode"] or _plugin_option("store_mode") or (
-        "auto" if store_path else "off")
+    eng_cfg, plugin_mode = engine_base
+    store_path: Any
+    mode: str
+    if eng_cfg.store_mode != "off":  # a store of its own; the plugin's mode beats "auto"
+        store_path, mode = eng_cfg.store_path, eng_cfg.store_mode
+        if mode == "auto":
+            mode = _plugin_option("store_mode") or mode
+    else:  # no store of its own: the pytest plugin's
+        store_path = _plugin_option("store")
+        mode = plugin_mode or _plugin_option("store_mode") or ("auto" if store_path else "off")
     # no @settings anywhere: the loaded profile is the user's choice
     merged = agent_settings(user_settings if above or below else None,
                             replayable=mode != "off")
     hypothesis_shim.use_settings(test, merged)
     hypothesis_shim.copy_decorations(wrapper, test)
 
-    budget = _plugin_option("budget") or base["budget"]
+    budget = _plugin_option("budget") or eng_cfg.budget
     alpha = _plugin_option("alpha") or base["alpha"]
     epsilon = _plugin_option("epsilon") or base["epsilon"]
     if _plugin_option("tolerance"):
@@ -480,10 +494,9 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     record = PropertyRecord(test=name, agent=base["agent"].identity, alpha=alpha,
                             alpha_candidate=alpha / 2 / m, max_candidates=m,
                             seed=hypothesis_shim.seed_of(test),
-                            store=store_path)
-    cfg = EngineConfig(max_workers=base["max_workers"], timeout_s=base["timeout_s"],
-                       budget=budget, error_policy="record", store_path=store_path,
-                       store_mode=mode, extractor=base["extractor"])  # type: ignore[arg-type]
+                            store=_store_name(store_path))
+    cfg = replace(eng_cfg, budget=budget, store_path=store_path,
+                  store_mode=mode)  # type: ignore[arg-type]
     loop = LoopThread()
     engine = Engine(base["agent"], cfg)
     opts = _Options(max_candidates=m, **{**base, "alpha": alpha, "epsilon": epsilon})
@@ -526,6 +539,15 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
         loop.close()
         led = engine.ledger
         record.calls, record.replayed = led.calls, led.replayed
+
+
+def _store_name(store: Any) -> str | None:
+    """The store as the record names it: its path, or a store object's class."""
+    if store is None or isinstance(store, str):
+        return store
+    if isinstance(store, os.PathLike):
+        return os.fspath(store)
+    return type(store).__name__
 
 
 def _warn_health(record: PropertyRecord) -> None:

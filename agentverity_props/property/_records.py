@@ -9,11 +9,99 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..diagnose import HealthCheck
+    from ..engine import EngineConfig
 
 from ..relations import CandidateRecord
 
 COUNTEREXAMPLE_SCHEMA = "agentverity_props.counterexample/1"
+
+#: ``@agent_property``'s call budget per test when none is given
+DEFAULT_PROPERTY_BUDGET = 2000
+
+
+def _property_engine() -> EngineConfig:
+    from ..engine import EngineConfig
+    return EngineConfig(budget=DEFAULT_PROPERTY_BUDGET)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PropertyConfig:
+    """Everything :func:`~agentverity_props.agent_property` can be told (but the agent).
+
+    ``alpha`` is the family-wise false-violation rate of a test, ``beta`` each candidate's
+    false-pass rate, ``epsilon`` the noise above which the test warns, ``tolerance`` and
+    ``holds_error`` the pooled effect a pass allows and the error of a pass,
+    ``max_candidates`` the Bonferroni family (default ``max_examples + 200``). How the agent
+    is called is the nested ``engine`` (default ``EngineConfig(budget=2000)``): its budget is
+    per test, its error policy must stay ``record`` (a failed call is incomplete evidence,
+    never a verdict); with no store of its own, the pytest plugin's ``--agentverity-store``
+    is used.
+
+    >>> from agentverity_props.engine import EngineConfig
+    >>> PropertyConfig(engine=EngineConfig(budget=100, retries=0)).engine.retries
+    0
+    >>> PropertyConfig(beta=0.6)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    agentverity_props.errors.InvalidArgument: PropertyConfig: beta=0.6 must be in (0, 0.5)...
+    """
+
+    epsilon: float = 0.05
+    alpha: float = 0.05
+    beta: float = 0.01
+    layer: str = "verdict"
+    tolerance: float | None = None
+    holds_error: float = 0.05
+    max_candidates: int | None = None
+    suppress_health_check: Sequence[HealthCheck | str] = ()
+    engine: EngineConfig = field(default_factory=_property_engine)
+
+    def __post_init__(self) -> None:
+        from ..diagnose import HealthCheck, resolve_tolerance
+        from ..engine import EngineConfig
+        from ..errors import InvalidArgument
+        from ..observation import LAYERS
+
+        def bad(msg: str) -> InvalidArgument:
+            return InvalidArgument(f"PropertyConfig: {msg}")
+
+        if not isinstance(self.engine, EngineConfig):
+            raise bad(f"engine must be an EngineConfig, got {type(self.engine).__name__}; "
+                      "pass engine=EngineConfig(...)")
+        for name in ("alpha", "epsilon", "beta", "holds_error"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not (0.0 < value < 0.5):
+                raise bad(f"{name}={value!r} must be in (0, 0.5), e.g. 0.05")
+        budget = self.engine.budget
+        if budget is not None and budget < 2:
+            raise bad(f"budget={budget!r} must be >= 2 or None (no cap)")
+        if self.max_candidates is not None and (
+                not isinstance(self.max_candidates, int) or self.max_candidates < 1):
+            raise bad(f"max_candidates={self.max_candidates!r} must be an int >= 1 or None "
+                      "(max_examples + 200)")
+        if self.layer not in LAYERS:
+            raise bad(f"layer={self.layer!r}; use one of {', '.join(LAYERS)}")
+        if self.engine.error_policy != "record":
+            raise bad("engine error_policy must be 'record' (a failed call is incomplete "
+                      "evidence, never a verdict); drop error_policy='raise'")
+        try:
+            resolve_tolerance(self.tolerance, None)
+            names = self.suppress_health_check
+            checks = HealthCheck.parse((names,) if isinstance(names, str) else names)
+            object.__setattr__(self, "suppress_health_check",
+                               tuple(sorted(checks, key=lambda h: h.value)))
+        except InvalidArgument as exc:
+            raise bad(str(exc)) from None
+
+    @property
+    def tol(self) -> float:
+        """The tolerance (explicit, else 0.1)."""
+        from ..diagnose import resolve_tolerance
+        return resolve_tolerance(self.tolerance, None)
 
 
 @dataclass

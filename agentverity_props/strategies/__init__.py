@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..relations import KEYBOARD_NEIGHBOURS, PERTURBATION_NAMES, Perturbation
 from ._choose import PackChoice, choose_pack
-from ._enlarge import BoundaryPair, EnlargeResult, enlarge
+from ._enlarge import BoundaryPair, EnlargeConfig, EnlargeResult, enlarge
 from ._packs import available_packs, from_pack, load_pack, pack_perturbations
 from ._perturb import (
     DEFAULT_DISTRACTORS,
@@ -47,6 +47,7 @@ __all__ = [
     "KEYBOARD_NEIGHBOURS",
     "PERTURBATION_NAMES",
     "BoundaryPair",
+    "EnlargeConfig",
     "EnlargeResult",
     "PackChoice",
     "Perturbation",

@@ -33,17 +33,75 @@ import asyncio
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus
+from .._internal.unset import UNSET
 from ..errors import DrawStopped, InvalidArgument
 
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
 
 SCHEMA = "agentverity_props.enlarge/1"
+
+
+#: enlarge's call budget when none is given
+DEFAULT_BUDGET = 400
+
+
+def _default_engine() -> EngineConfig:
+    from ..engine import EngineConfig
+    return EngineConfig(budget=DEFAULT_BUDGET)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EnlargeConfig:
+    """Everything :func:`enlarge` can be told (apart from the inputs and the strategy).
+
+    ``threshold`` is the blindness threshold, the target share ``threshold - margin``;
+    ``alpha`` the family-wise error rate of the boundary pairs; ``seed`` seeds the search;
+    ``layer`` what a verdict is. How the agent is called is the nested ``engine`` (default
+    ``EngineConfig(budget=400)``): its ``budget`` is the calls to spend at most (required),
+    its ``max_workers`` the width of each batch of the search.
+
+    >>> from agentverity_props.engine import EngineConfig
+    >>> EnlargeConfig(engine=EngineConfig(budget=60, fail_fast=1)).engine.fail_fast
+    1
+    >>> EnlargeConfig(engine=EngineConfig())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    agentverity_props.errors.InvalidArgument: EnlargeConfig: enlarge needs a call budget; ...
+    """
+
+    threshold: float = 0.9
+    margin: float = 0.2
+    seed: int = 0
+    layer: str = "verdict"
+    alpha: float = 0.05
+    engine: EngineConfig = field(default_factory=_default_engine)
+
+    def __post_init__(self) -> None:
+        from ..engine import EngineConfig
+        from ..observation import LAYERS
+
+        if not isinstance(self.engine, EngineConfig):
+            raise InvalidArgument(f"EnlargeConfig: engine must be an EngineConfig, got "
+                                  f"{type(self.engine).__name__}; pass engine=EngineConfig(...)")
+        if self.engine.budget is None:
+            raise InvalidArgument("EnlargeConfig: enlarge needs a call budget; pass "
+                                  f"engine=EngineConfig(budget={DEFAULT_BUDGET}) (or budget=)")
+        if not (0.0 < self.alpha < 0.5):
+            raise InvalidArgument(f"enlarge: alpha={self.alpha!r} must be in (0, 0.5)")
+        if not (0.5 < self.threshold < 1.0) or not (0.0 < self.margin < self.threshold - 0.5):
+            raise InvalidArgument("enlarge: need 0.5 < threshold < 1 and "
+                                  "0 < margin < threshold-0.5; e.g. threshold=0.9, margin=0.2")
+        if self.layer not in LAYERS:
+            raise InvalidArgument(f"enlarge: layer={self.layer!r}; use one of "
+                                  f"{', '.join(LAYERS)}")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool):
+            raise InvalidArgument(f"enlarge: seed must be an int, got {self.seed!r}")
 
 
 @dataclass(frozen=True)
@@ -211,28 +269,38 @@ def _arms(strategy: Any) -> dict[str, Any]:
     return {f"region:{r}": from_pack(pack, region=r) for r in pack.regions}
 
 
-def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: int = 400,
-            threshold: float = 0.9, margin: float = 0.2, seed: int = 0,
-            max_workers: int = 4, layer: str = "verdict", alpha: float = 0.05,
-            engine: EngineConfig | None = None,
-            progress: Callable[[str, int], None] | None = None) -> EnlargeResult:
+def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
+            config: EnlargeConfig | None = None, budget: int = UNSET,
+            threshold: float = UNSET, margin: float = UNSET, seed: int = UNSET,
+            max_workers: int = UNSET, layer: str = UNSET, alpha: float = UNSET,
+            engine: EngineConfig | None = UNSET,
+            progress: Callable[[str, int], None] | None = None,
+            **engine_kwargs: Any) -> EnlargeResult:
     """Enlarge a blind probe set (see module doc).
 
     Args:
         agent: adapter or callable.
         inputs: the current probe set.
         strategy: a pack name/path or a ``SearchStrategy[str]`` (default: the moderation pack).
-        budget: agent calls to spend at most.
+        config: every setting at once (:class:`EnlargeConfig`; default ``EnlargeConfig()``).
+        budget: agent calls to spend at most (default 400).
         threshold: the blindness threshold; the target share is ``threshold - margin``.
         margin: how far below the threshold to aim (0.2 by default: the anytime interval
             of a later ``run`` or ``snapshot`` is about 0.1 wide either side at a hundred
             sampled verdicts, and its upper bound must clear the threshold too).
+        seed: seeds the search (the engine's own ``seed`` seeds the backoff jitter).
         alpha: family-wise error rate of the boundary pairs reported (each is a relation
             candidate decided beyond the agent's noise).
-        engine: how to call the agent (timeouts, retries, store, ...); ``budget`` and
-            ``max_workers`` are applied over it. The baseline draws and each batch of the
-            adaptive search run ``max_workers`` calls at a time.
+        engine: how to call the agent (timeouts, retries, store, ...), replacing
+            ``config.engine``; ``budget`` and ``max_workers`` are applied over it (400 and 4
+            when not given, as before ``config=`` existed). The baseline draws and each
+            batch of the adaptive search run ``max_workers`` calls at a time.
         progress: called as ``progress(phase, calls)`` as draws complete (the CLI's bar).
+        **engine_kwargs: any other :class:`~agentverity_props.engine.EngineConfig` field
+            (``retries=0``, ``fail_fast=1``, ...), applied over the engine.
+
+    A keyword given explicitly overrides the same setting of ``config``; one left out
+    takes the config's value.
 
     Example:
         >>> from agentverity_props import from_callable
@@ -241,18 +309,28 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None, budget: 
         >>> r.skew_before, r.skew_after < 0.9
         (1.0, True)
     """
-    from ..engine import Engine, EngineConfig, EvidencePool, LoopThread, Probe
+    from ..engine import Engine, EvidencePool, LoopThread, Probe, configured
 
+    if engine is not UNSET and engine is not None:
+        # enlarge's engine= keyword never brought the budget and the width (its rule
+        # before config= existed): they are enlarge's own keywords, with their defaults
+        budget = DEFAULT_BUDGET if budget is UNSET else budget
+        max_workers = 4 if max_workers is UNSET else max_workers
+    conf = configured(EnlargeConfig, config,
+                      {"threshold": threshold, "margin": margin, "seed": seed,
+                       "layer": layer, "alpha": alpha,
+                       "engine": _default_engine() if engine is None else engine,
+                       "budget": budget, "max_workers": max_workers, **engine_kwargs},
+                      where="enlarge")
+    cfg = conf.engine
+    assert cfg.budget is not None  # EnlargeConfig requires one
+    budget, seed, layer = cfg.budget, conf.seed, conf.layer
+    threshold, margin, alpha = conf.threshold, conf.margin, conf.alpha
     texts = clean_inputs(inputs)
     if budget < 2 * len(texts) + 4:
         raise InvalidArgument(f"enlarge: budget={budget} is too small for {len(texts)} inputs;"
                               f" give at least {2 * len(texts) + 4}")
-    if not (0.0 < alpha < 0.5):
-        raise InvalidArgument(f"enlarge: alpha={alpha!r} must be in (0, 0.5)")
-    if not (0.5 < threshold < 1.0) or not (0.0 < margin < threshold - 0.5):
-        raise InvalidArgument("enlarge: need 0.5 < threshold < 1 and 0 < margin < threshold-0.5")
     arms = _arms(strategy)
-    cfg = replace(engine or EngineConfig(), max_workers=max_workers, budget=budget)
     loop = LoopThread()
     eng = Engine(agent, cfg)
     rng = random.Random(seed)

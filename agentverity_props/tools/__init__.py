@@ -12,7 +12,7 @@ from ._assert import ArgRule, ToolCheck, assert_tools, normalize_required, tool_
 from ._load import LoadedSuite, expand_env, load_suite, parse_suite
 from ._model import ArgPredicate, Case, SuiteConfig, ToolsSuite, json_schema
 from ._render import FORMATS, render, render_json, render_junit, render_text
-from ._results import SCHEMA, CaseResult, RunResult, ToolsReport
+from ._results import SCHEMA, CaseResult, RunResult, ToolsConfig, ToolsReport
 from ._runner import RunOptions, run_suite, run_suite_async
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "RunResult",
     "SuiteConfig",
     "ToolCheck",
+    "ToolsConfig",
     "ToolsReport",
     "ToolsSuite",
     "assert_tools",

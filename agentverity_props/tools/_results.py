@@ -3,12 +3,80 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CaseStatus, Exit, exit_code
 from ._assert import ToolCheck
 
-__all__ = ["SCHEMA", "CaseResult", "RunResult", "ToolsReport"]
+if TYPE_CHECKING:
+    from ..engine import EngineConfig
+
+__all__ = ["SCHEMA", "CaseResult", "RunResult", "ToolsConfig", "ToolsReport"]
+
+_EMBEDDERS = ("auto", "minilm", "lexical")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolsConfig:
+    """How :func:`~agentverity_props.tools.run_suite` runs a case file, over the file's own
+    ``config:`` (each field left ``None`` takes the file's value).
+
+    ``runs`` caps the calls per case, ``otlp_port`` is the OTLP receiver's port (0 = any
+    free one), ``span_timeout_s`` the wait for a call's spans, ``embedder`` the similarity
+    embedder (auto, minilm, lexical). ``engine`` is how every call is made: ``None`` (the
+    default) builds each case's engine from the file (its ``retries``, a timeout of the
+    case's answer timeout + span wait + 5 s, one call at a time); an ``EngineConfig`` is used
+    as given for every case (its retries, timeout, ``fail_fast``, store, ...; the file's
+    ``retries`` and timeouts are then not used), its ``budget``, when set, being the calls of
+    the whole file (over the file's ``budget``). Its error policy must stay ``record``.
+
+    >>> from agentverity_props.engine import EngineConfig
+    >>> ToolsConfig(engine=EngineConfig(retries=0, fail_fast=1)).engine.fail_fast
+    1
+    >>> ToolsConfig(runs=0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    agentverity_props.errors.InvalidArgument: ToolsConfig: runs=0 must be an int >= 1 ...
+    """
+
+    runs: int | None = None
+    otlp_port: int | None = None
+    span_timeout_s: float | None = None
+    embedder: str | None = None
+    engine: EngineConfig | None = None
+
+    def __post_init__(self) -> None:
+        from ..engine import EngineConfig
+        from ..errors import InvalidArgument
+
+        def bad(msg: str) -> InvalidArgument:
+            return InvalidArgument(f"ToolsConfig: {msg}")
+
+        if self.runs is not None and (not _is_int(self.runs) or self.runs < 1):
+            raise bad(f"runs={self.runs!r} must be an int >= 1; use None for the file's runs:")
+        if self.otlp_port is not None and (
+                not _is_int(self.otlp_port) or not 0 <= self.otlp_port <= 65535):
+            raise bad(f"otlp_port={self.otlp_port!r} must be an int in 0..65535 (0 = any "
+                      "free port) or None")
+        if self.span_timeout_s is not None and (
+                isinstance(self.span_timeout_s, bool)
+                or not isinstance(self.span_timeout_s, (int, float))
+                or not 0 < self.span_timeout_s <= 3600):
+            raise bad(f"span_timeout_s={self.span_timeout_s!r} must be a number in (0, 3600] "
+                      "or None")
+        if self.embedder is not None and self.embedder not in _EMBEDDERS:
+            raise bad(f"embedder={self.embedder!r}; use one of {', '.join(_EMBEDDERS)} or None")
+        if self.engine is not None:
+            if not isinstance(self.engine, EngineConfig):
+                raise bad(f"engine must be an EngineConfig or None, got "
+                          f"{type(self.engine).__name__}; pass engine=EngineConfig(...)")
+            if self.engine.error_policy != "record":
+                raise bad("engine error_policy must be 'record' (a failed call is an errored "
+                          "run, never a verdict); drop error_policy='raise'")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 SCHEMA = "agentverity_props.tools/1"
 

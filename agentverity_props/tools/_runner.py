@@ -17,8 +17,8 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CaseStatus
 from .._internal.signals import stop_on_signals
@@ -27,7 +27,10 @@ from ..observation import Observation
 from ._assert import assert_tools
 from ._load import LoadedSuite
 from ._model import Case, ToolsSuite
-from ._results import CaseResult, RunResult, ToolsReport
+from ._results import CaseResult, RunResult, ToolsConfig, ToolsReport
+
+if TYPE_CHECKING:
+    from ..engine import EngineConfig
 
 __all__ = ["RunOptions", "run_suite", "run_suite_async"]
 
@@ -36,7 +39,7 @@ _MAX_CONSECUTIVE_ERRORS = 3
 
 @dataclass(frozen=True)
 class RunOptions:
-    """Command-line overrides of the file's ``config:``."""
+    """Command-line overrides of the file's ``config:`` (and of a :class:`ToolsConfig`)."""
 
     runs: int | None = None
     otlp_port: int | None = None
@@ -173,8 +176,8 @@ def _judge(index: int, obs: Observation, *, case: Case, sim_threshold: float | N
 
 
 async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts: RunOptions,
-                    embedder: Any, budget_left: int | None, stop: _Stop | None = None
-                    ) -> tuple[CaseResult, int]:
+                    embedder: Any, budget_left: int | None, stop: _Stop | None = None,
+                    engine: EngineConfig | None = None) -> tuple[CaseResult, int]:
     from ..decide import BetaCS, pass_rate_rule
     from ..engine import Engine, EngineConfig, Probe
 
@@ -196,8 +199,11 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
         return CaseResult(target=case.url or case.agent or "?", status=CaseStatus.ERROR, runs=(),
                           decided_by="not run", message=msg, **common), 0
     request_timeout = case.timeout_s or cfg.answer_timeout_s
-    config = EngineConfig(max_workers=1, timeout_s=request_timeout + span_wait + 5.0,
-                          retries=cfg.retries, budget=budget_left)
+    if engine is None:  # the file's settings
+        config = EngineConfig(max_workers=1, timeout_s=request_timeout + span_wait + 5.0,
+                              retries=cfg.retries, budget=budget_left)
+    else:
+        config = replace(engine, budget=budget_left)
     rule = pass_rate_rule(threshold, alpha=cfg.alpha) if threshold < 1.0 else None
     cs = BetaCS(cfg.alpha)
     probe = Probe.make(_probe_text(case))
@@ -256,7 +262,11 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
     n_ok = sum(r.status != "error" for r in runs)
     n_err = len(runs) - n_ok
     if not status:
-        if interrupted:
+        if interrupted and eng.stop_cause:  # the engine's fail_fast, not a signal
+            status = CaseStatus.INCONCLUSIVE if n_ok else CaseStatus.ERROR
+            decided_by = f"the engine stopped after {len(runs)} of {max_runs} calls"
+            message = eng.stop_cause
+        elif interrupted:
             status = CaseStatus.INCONCLUSIVE if n_ok else CaseStatus.ERROR
             decided_by = f"interrupted after {len(runs)} of {max_runs} calls"
             message = "interrupted (SIGINT/SIGTERM); rerun to finish this case"
@@ -286,12 +296,37 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
     return result, calls
 
 
-async def run_suite_async(loaded: LoadedSuite, *, options: RunOptions | None = None
-                          ) -> ToolsReport:
-    """Run every case of ``loaded`` and return the report."""
+def _merged(options: RunOptions | None, config: ToolsConfig | None) -> RunOptions:
+    """``options`` (the explicit overrides) over ``config``: a field set in ``options`` wins."""
+    if config is not None and not isinstance(config, ToolsConfig):
+        from ..errors import InvalidArgument
+        raise InvalidArgument(f"run_suite: config must be a ToolsConfig, got "
+                              f"{type(config).__name__}; build one with ToolsConfig(...)")
+    opts = options or RunOptions()
+    if config is None:
+        return opts
+    budget = config.engine.budget if config.engine is not None else None
+    return RunOptions(
+        runs=opts.runs if opts.runs is not None else config.runs,
+        otlp_port=opts.otlp_port if opts.otlp_port is not None else config.otlp_port,
+        span_timeout_s=(opts.span_timeout_s if opts.span_timeout_s is not None
+                        else config.span_timeout_s),
+        budget=opts.budget if opts.budget is not None else budget,
+        embedder=opts.embedder or config.embedder, progress=opts.progress)
+
+
+async def run_suite_async(loaded: LoadedSuite, *, options: RunOptions | None = None,
+                          config: ToolsConfig | None = None) -> ToolsReport:
+    """Run every case of ``loaded`` and return the report.
+
+    ``config`` (a :class:`ToolsConfig`) sets how the file runs, its ``engine`` how every call
+    is made; ``options`` are explicit overrides (the command line's) and win over both the
+    file and ``config`` where they set a value.
+    """
     from ._similarity import get_embedder
 
-    opts = options or RunOptions()
+    opts = _merged(options, config)
+    engine = config.engine if config is not None else None
     suite = loaded.suite
     needs_sim = any(c.baseline_answer is not None for c in suite.cases)
     embedder = get_embedder(opts.embedder or suite.config.embedder) if needs_sim else None
@@ -305,7 +340,8 @@ async def run_suite_async(loaded: LoadedSuite, *, options: RunOptions | None = N
     stop = _Stop()
     try:
         with stop.handlers():
-            total = await _cases(loaded, opts, sources, embedder, budget, stop, results)
+            total = await _cases(loaded, opts, sources, embedder, budget, stop, results,
+                                 engine)
         described = sources.describe()
     finally:
         sources.close()
@@ -318,7 +354,8 @@ async def run_suite_async(loaded: LoadedSuite, *, options: RunOptions | None = N
 
 
 async def _cases(loaded: LoadedSuite, opts: RunOptions, sources: _Sources, embedder: Any,
-                 budget: int | None, stop: _Stop, results: list[CaseResult]) -> int:
+                 budget: int | None, stop: _Stop, results: list[CaseResult],
+                 engine: EngineConfig | None = None) -> int:
     """Run the cases in order into ``results``; the calls spent."""
     suite = loaded.suite
     total = 0
@@ -334,13 +371,15 @@ async def _cases(loaded: LoadedSuite, opts: RunOptions, sources: _Sources, embed
                 alpha=suite.config.alpha, decided_by="not run", message=why))
             continue
         result, calls = await _run_case(case, loaded=loaded, sources=sources, opts=opts,
-                                        embedder=embedder, budget_left=left, stop=stop)
+                                        embedder=embedder, budget_left=left, stop=stop,
+                                        engine=engine)
         total += calls
         results.append(result)
     return total
 
 
-def run_suite(loaded: LoadedSuite, *, options: RunOptions | None = None) -> ToolsReport:
+def run_suite(loaded: LoadedSuite, *, options: RunOptions | None = None,
+              config: ToolsConfig | None = None) -> ToolsReport:
     """Synchronous :func:`run_suite_async`."""
     from ..engine import run_sync
-    return run_sync(run_suite_async(loaded, options=options))
+    return run_sync(run_suite_async(loaded, options=options, config=config))

@@ -38,3 +38,27 @@ def test_unknown_attribute_is_an_attribute_error():
     import pytest
     with pytest.raises(AttributeError):
         agentverity_props.no_such_name  # noqa: B018
+
+
+def test_every_entry_point_takes_one_config_nesting_the_engine():
+    """One configuration shape: ``entry(config=XConfig(engine=EngineConfig(...)))``."""
+    import dataclasses
+    import inspect
+
+    from agentverity_props import tools
+    from agentverity_props.engine import EngineConfig
+
+    entries = {agentverity_props.measure: agentverity_props.MeterConfig,
+               agentverity_props.enlarge: agentverity_props.EnlargeConfig,
+               agentverity_props.agent_property: agentverity_props.PropertyConfig,
+               agentverity_props.conversation_machine: agentverity_props.ConversationConfig,
+               agentverity_props.run: agentverity_props.RunConfig,
+               tools.run_suite: tools.ToolsConfig}
+    for entry, cls in entries.items():
+        param = inspect.signature(entry).parameters["config"]
+        assert param.kind is inspect.Parameter.KEYWORD_ONLY, entry.__name__
+        assert cls.__name__ in str(param.annotation), (entry.__name__, param.annotation)
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        assert "EngineConfig" in str(fields["engine"].type), cls.__name__
+        engine = cls().engine
+        assert engine is None or isinstance(engine, EngineConfig), cls.__name__
