@@ -10,7 +10,8 @@ controller); the controller alone aggregates them, prints the terminal section a
 the report files. Session state lives in ``config.stash``. Workers of one session share a
 folder (created by the controller, handed over in ``workerinput``) holding the provider
 pause (a 429's ``Retry-After`` on one worker pauses all) and the runs so far (read by the
-``agentverity_ledger`` fixture).
+``agentverity_ledger`` fixture); with ``--agentverity-max-calls-in-flight N`` they also share
+a folder of N call slots, which bounds the agent calls in flight of the whole session.
 """
 
 from __future__ import annotations
