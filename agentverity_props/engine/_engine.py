@@ -76,6 +76,9 @@ class Engine:
         config: the settings (default :class:`EngineConfig()`).
         sleep: the coroutine function used to wait between retries (default
             ``asyncio.sleep``); tests inject one to observe the requested delays.
+        offline: the agent calls no provider (a simulation, as ``plan``'s synthetic
+            agent): its calls neither wait for the session's shared 429 pause nor take the
+            session's shared call slots.
 
     Attributes:
         agent: the adapter.
@@ -93,13 +96,16 @@ class Engine:
     """
 
     def __init__(self, agent: Any, config: EngineConfig | None = None, *,
-                 sleep: Callable[[float], Awaitable[Any]] | None = None) -> None:
+                 sleep: Callable[[float], Awaitable[Any]] | None = None,
+                 offline: bool = False) -> None:
         if config is None:
             config = EngineConfig()
         elif not isinstance(config, EngineConfig):
             raise InvalidArgument(f"config must be an EngineConfig, got {type(config).__name__}")
         if sleep is not None and not callable(sleep):
             raise InvalidArgument(f"sleep must be a coroutine function, got {type(sleep).__name__}")
+        if offline.__class__ is not bool:
+            raise InvalidArgument(f"offline must be True or False, got {offline!r}")
         self.agent: Adapter = as_adapter(agent)
         self.config = config
         self.ledger = Ledger(config.budget)
@@ -109,9 +115,9 @@ class Engine:
         self._paused_until = 0.0
         #: the same pause shared with the other processes of a session (pytest-xdist workers);
         #: not with an injected ``sleep``: a simulated clock must not pause real engines
-        self._shared_pause = shared_pause_from_env() if sleep is None else None
+        self._shared_pause = shared_pause_from_env() if sleep is None and not offline else None
         #: at most N calls in flight across the processes of a session (None: no shared limit)
-        self._slots: SharedSlots | None = shared_slots_from_env()
+        self._slots: SharedSlots | None = None if offline else shared_slots_from_env()
         self._sleep = sleep if sleep is not None else asyncio.sleep
         self._identity = str(self.agent.identity)
         self._is_async = bool(self.agent.is_async)

@@ -20,10 +20,12 @@ import pytest
 from agentverity_props.adapters import from_callable
 from agentverity_props.engine import (
     MAX_IN_FLIGHT_ENV,
+    PAUSE_FILE_ENV,
     SLOT_DIR_ENV,
     Engine,
     EngineConfig,
     Probe,
+    SharedPause,
     SharedSlots,
     _slots,
     run_sync,
@@ -340,3 +342,26 @@ def test_a_timed_out_sync_call_keeps_its_slot_until_it_returns(
     run_sync(go())
     assert meter.calls == 2
     assert meter.most == 1  # the provider never saw the second call beside the first
+
+
+def test_an_offline_engine_takes_no_slot_and_waits_for_no_pause(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MAX_IN_FLIGHT_ENV, "1")
+    monkeypatch.setenv(SLOT_DIR_ENV, str(tmp_path / "slots"))
+    monkeypatch.setenv(PAUSE_FILE_ENV, str(tmp_path / "pause.json"))
+    SharedPause(tmp_path / "pause.json").extend(60)  # another process got a 429
+    taken = SharedSlots(tmp_path / "slots", 1).try_acquire()
+    assert taken is not None
+
+    async def go(offline: bool) -> str | None:
+        async with Engine(lambda p: "ok", EngineConfig(), offline=offline) as eng:
+            return (await asyncio.wait_for(eng.draw(Probe.make("x")), 0.3)).text
+
+    try:
+        assert run_sync(go(True)) == "ok"  # a simulation is no provider call
+        with pytest.raises(TimeoutError):
+            run_sync(go(False))
+    finally:
+        taken.release()
+    with pytest.raises(InvalidArgument, match="offline must be True or False"):
+        Engine(lambda p: "ok", offline="yes")  # type: ignore[arg-type]
