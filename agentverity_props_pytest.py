@@ -10,7 +10,8 @@ controller); the controller alone aggregates them, prints the terminal section a
 the report files. Session state lives in ``config.stash``. Workers of one session share a
 folder (created by the controller, handed over in ``workerinput``) holding the provider
 pause (a 429's ``Retry-After`` on one worker pauses all) and the runs so far (read by the
-``agentverity_ledger`` fixture).
+``agentverity_ledger`` fixture); with ``--agentverity-max-calls-in-flight N`` they also share
+a folder of N call slots, which bounds the agent calls in flight of the whole session.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ OPT_MODE = "--agentverity-store-mode"
 OPT_REPORT = "--agentverity-report"
 OPT_CONV_REPORT = "--agentverity-conversation-report"
 OPT_CONV_INPUTS = "--agentverity-conversation-inputs"
+OPT_MAX_IN_FLIGHT = "--agentverity-max-calls-in-flight"
 
 #: each option's ini twin (``[pytest] agentverity_budget = 500``); the command line wins
 INI_NAMES: dict[str, str] = {opt: opt[2:].replace("-", "_") for opt in (
     OPT_BUDGET, OPT_EPSILON, OPT_ALPHA, OPT_TOLERANCE, OPT_STORE, OPT_MODE, OPT_REPORT,
-    OPT_CONV_REPORT, OPT_CONV_INPUTS)}
+    OPT_CONV_REPORT, OPT_CONV_INPUTS, OPT_MAX_IN_FLIGHT)}
 
 _MODES = ("off", "record", "replay", "auto")
 #: where a test's runs travel on its report (a plain-JSON list; xdist serialises it)
@@ -50,6 +52,11 @@ REPORT_KEY = "_agentverity_runs"
 SESSION_DIR_KEY = "agentverity_session_dir"
 #: ``agentverity_props.engine.PAUSE_FILE_ENV``, spelled out: configure imports no engine
 PAUSE_FILE_ENV = "AGENTVERITY_PROPS_PAUSE_FILE"
+#: the workerinput key of the folder of the session's shared call slots
+SLOT_DIR_KEY = "agentverity_slot_dir"
+#: ``agentverity_props.engine.SLOT_DIR_ENV`` and ``MAX_IN_FLIGHT_ENV``, spelled out
+SLOT_DIR_ENV = "AGENTVERITY_PROPS_SLOT_DIR"
+MAX_IN_FLIGHT_ENV = "AGENTVERITY_PROPS_MAX_CALLS_IN_FLIGHT"
 
 _PROPERTY_MODULE = "agentverity_props.property._records"
 _CONVERSATION_MODULE = "agentverity_props.conversation._records"
@@ -65,6 +72,9 @@ class _Session:
     runs: list[dict[str, Any]] = field(default_factory=list)
     session_dir: Path | None = None
     owns_dir: bool = False
+    #: the folder of the shared call slots (--agentverity-max-calls-in-flight), else None
+    slot_dir: Path | None = None
+    owns_slot_dir: bool = False
     env_before: dict[str, str | None] = field(default_factory=dict)
 
 
@@ -95,6 +105,9 @@ def pytest_addoption(parser: Any) -> None:
         OPT_CONV_REPORT: "Write every conversation test (AgentStateMachine) with its minimal "
                          "conversations as versioned JSON here (user turns as fingerprints).",
         OPT_CONV_INPUTS: "Keep the user turns' text in the conversation report file.",
+        OPT_MAX_IN_FLIGHT: "At most N agent calls in flight at once across the whole "
+                           "session (every engine of every xdist worker together); "
+                           "default: no shared limit.",
     }
     group.addoption(OPT_BUDGET, type=int, default=None, metavar="N", help=helps[OPT_BUDGET])
     group.addoption(OPT_EPSILON, type=float, default=None, metavar="EPS",
@@ -110,6 +123,8 @@ def pytest_addoption(parser: Any) -> None:
                     help=helps[OPT_CONV_REPORT])
     group.addoption(OPT_CONV_INPUTS, action="store_true", default=None,
                     help=helps[OPT_CONV_INPUTS])
+    group.addoption(OPT_MAX_IN_FLIGHT, type=int, default=None, metavar="N",
+                    help=helps[OPT_MAX_IN_FLIGHT])
     for opt, ini in INI_NAMES.items():
         parser.addini(ini, f"{helps[opt]} (ini twin of {opt})",
                       type="bool" if opt == OPT_CONV_INPUTS else "string", default=None)
@@ -159,6 +174,11 @@ def pytest_configure(config: Any) -> None:
     if tolerance is not None and not 0.0 < tolerance < 1.0:
         raise pytest.UsageError(
             f"{_named(config, OPT_TOLERANCE)}={tolerance} must be in (0, 1), e.g. 0.1")
+    max_in_flight = _option(config, OPT_MAX_IN_FLIGHT, int)
+    if max_in_flight is not None and max_in_flight < 1:
+        raise pytest.UsageError(
+            f"{_named(config, OPT_MAX_IN_FLIGHT)}={max_in_flight} must be >= 1 (agent calls "
+            "in flight across the session), e.g. 4; leave it unset for no shared limit")
     mode = _option(config, OPT_MODE)
     if mode is not None and mode not in _MODES:
         raise pytest.UsageError(f"{INI_NAMES[OPT_MODE]} = {mode!r} must be one of "
@@ -175,6 +195,22 @@ def pytest_configure(config: Any) -> None:
         state.session_dir = Path(worker[SESSION_DIR_KEY])
         state.env_before[PAUSE_FILE_ENV] = os.environ.get(PAUSE_FILE_ENV)
         os.environ[PAUSE_FILE_ENV] = str(state.session_dir / "pause.json")
+    if max_in_flight is not None:
+        _share_slots(state, worker, max_in_flight)
+
+
+def _share_slots(state: _Session, worker: Any, size: int) -> None:
+    """Every engine of the session takes one of ``size`` slots in one folder around each
+    live call: the controller (or a serial run) makes the folder, its workers inherit it."""
+    given = worker.get(SLOT_DIR_KEY) if worker is not None else None
+    if given:
+        state.slot_dir = Path(given)
+    else:
+        state.slot_dir = Path(tempfile.mkdtemp(prefix="agentverity-slots-"))
+        state.owns_slot_dir = True
+    for name, value in ((SLOT_DIR_ENV, str(state.slot_dir)), (MAX_IN_FLIGHT_ENV, str(size))):
+        state.env_before.setdefault(name, os.environ.get(name))
+        os.environ[name] = value
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -187,6 +223,8 @@ def pytest_configure_node(node: Any) -> None:
         state.session_dir = Path(tempfile.mkdtemp(prefix="agentverity-session-"))
         state.owns_dir = True
     node.workerinput[SESSION_DIR_KEY] = str(state.session_dir)
+    if state.slot_dir is not None:
+        node.workerinput[SLOT_DIR_KEY] = str(state.slot_dir)
 
 
 def pytest_unconfigure(config: Any) -> None:
@@ -201,9 +239,11 @@ def pytest_unconfigure(config: Any) -> None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+    import shutil
     if state.owns_dir and state.session_dir is not None:
-        import shutil
         shutil.rmtree(state.session_dir, ignore_errors=True)
+    if state.owns_slot_dir and state.slot_dir is not None:
+        shutil.rmtree(state.slot_dir, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items: list[Any]) -> None:

@@ -119,7 +119,7 @@ async def simulate_once(inputs: Sequence[str], relations: Sequence[Relation],
                     blindness_threshold=config.blindness_threshold,
                     suppress_health_check=config.suppress_health_check,
                     tolerance=config.tolerance)
-    async with Engine(agent, eng_cfg) as eng:
+    async with Engine(agent, eng_cfg, offline=True) as eng:  # no provider's slots
         marks: list[int] = []  # the ledger after each relations epoch (pooled ones first)
 
         def progress(phase: str, n: int) -> None:

@@ -23,6 +23,7 @@ from ._pause import PAUSE_FILE_ENV, SharedPause
 from ._probe import Probe
 from ._redis_store import RedisStore
 from ._session import LoopThread, run_session
+from ._slots import MAX_IN_FLIGHT_ENV, SLOT_DIR_ENV, SharedSlots, Slot
 from ._store import Store, StoreKey, StoreMode, StoreRow
 from ._store_files import MergeReport, export_store, merge_stores
 from ._stores import (
@@ -37,7 +38,9 @@ from ._stores import (
 
 __all__ = [
     "ENGINE_FIELDS",
+    "MAX_IN_FLIGHT_ENV",
     "PAUSE_FILE_ENV",
+    "SLOT_DIR_ENV",
     "UNSET",
     "Engine",
     "EngineConfig",
@@ -53,6 +56,8 @@ __all__ = [
     "RedisStore",
     "ReplayView",
     "SharedPause",
+    "SharedSlots",
+    "Slot",
     "Store",
     "StoreBackend",
     "StoreKey",

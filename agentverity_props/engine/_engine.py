@@ -32,6 +32,7 @@ from ._ledger import Ledger
 from ._pause import shared_pause_from_env
 from ._probe import Probe
 from ._retry import Backoff, classify
+from ._slots import SharedSlots, Slot, shared_slots_from_env
 from ._stores import ReplayView, StoreBackend, open_store
 from ._workers import Job, Workers
 
@@ -75,6 +76,9 @@ class Engine:
         config: the settings (default :class:`EngineConfig()`).
         sleep: the coroutine function used to wait between retries (default
             ``asyncio.sleep``); tests inject one to observe the requested delays.
+        offline: the agent calls no provider (a simulation, as ``plan``'s synthetic
+            agent): its calls neither wait for the session's shared 429 pause nor take the
+            session's shared call slots.
 
     Attributes:
         agent: the adapter.
@@ -92,13 +96,16 @@ class Engine:
     """
 
     def __init__(self, agent: Any, config: EngineConfig | None = None, *,
-                 sleep: Callable[[float], Awaitable[Any]] | None = None) -> None:
+                 sleep: Callable[[float], Awaitable[Any]] | None = None,
+                 offline: bool = False) -> None:
         if config is None:
             config = EngineConfig()
         elif not isinstance(config, EngineConfig):
             raise InvalidArgument(f"config must be an EngineConfig, got {type(config).__name__}")
         if sleep is not None and not callable(sleep):
             raise InvalidArgument(f"sleep must be a coroutine function, got {type(sleep).__name__}")
+        if offline.__class__ is not bool:
+            raise InvalidArgument(f"offline must be True or False, got {offline!r}")
         self.agent: Adapter = as_adapter(agent)
         self.config = config
         self.ledger = Ledger(config.budget)
@@ -108,7 +115,9 @@ class Engine:
         self._paused_until = 0.0
         #: the same pause shared with the other processes of a session (pytest-xdist workers);
         #: not with an injected ``sleep``: a simulated clock must not pause real engines
-        self._shared_pause = shared_pause_from_env() if sleep is None else None
+        self._shared_pause = shared_pause_from_env() if sleep is None and not offline else None
+        #: at most N calls in flight across the processes of a session (None: no shared limit)
+        self._slots: SharedSlots | None = None if offline else shared_slots_from_env()
         self._sleep = sleep if sleep is not None else asyncio.sleep
         self._identity = str(self.agent.identity)
         self._is_async = bool(self.agent.is_async)
@@ -273,14 +282,31 @@ class Engine:
             if not await self._acquire_slot(sem, st):
                 raise _interrupted()
             held = True
+            slot: Slot | None = None
             try:
-                # the service asked every caller to wait (429 + Retry-After): checked with
-                # the slot held, so no call slips in between the 429 and the end of the pause
-                wait = self._pause_deadline() - max(monotonic(), covered)
-                if wait > 0:
-                    await self._sleep(wait)
-                if self._stopping:
-                    raise _interrupted()
+                while True:
+                    # the service asked every caller to wait (429 + Retry-After): checked with
+                    # the slot held, so no call slips in between the 429 and the end of the pause
+                    paused_until = self._pause_deadline()
+                    wait = paused_until - max(monotonic(), covered)
+                    if wait > 0:
+                        await self._sleep(wait)
+                        covered = paused_until
+                    if self._stopping:
+                        raise _interrupted()
+                    if self._slots is None:
+                        break
+                    # the session's slot, only around the call: never held while pausing
+                    slot = self._slots.try_acquire()
+                    if slot is not None:
+                        break
+                    slot = await self._slots.acquire(lambda: self._stopping)
+                    if slot is None:
+                        raise _interrupted()
+                    if self._pause_deadline() <= max(monotonic(), covered):
+                        break
+                    slot.release()  # a pause began while this draw waited: sleep it first
+                    slot = None
                 if not self._budget.take():
                     if attempt == 0:
                         raise BudgetExhausted(
@@ -319,7 +345,8 @@ class Engine:
                         # A thread cannot be stopped: a timed-out sync call keeps its slot
                         # until the agent returns, so the agent never sees > max_workers calls.
                         if job is not None and not job.finished and self._executor is not None \
-                                and self._executor.abandon(job, _release_from_thread(loop, sem)):
+                                and self._executor.abandon(job,
+                                                           _release_from_thread(loop, sem, slot)):
                             held = False
                     if obs.__class__ is not Observation:  # a third-party adapter's output
                         obs = coerce_output(obs)
@@ -342,6 +369,8 @@ class Engine:
                     return obs, None
             finally:
                 if held:
+                    if slot is not None:
+                        slot.release()
                     sem.release()
             if not retryable or attempt > self._retries:
                 break
@@ -559,9 +588,11 @@ def _interrupted() -> Interrupted:
                        "kept (and stored, with --store); rerun to continue")
 
 
-def _release_from_thread(loop: asyncio.AbstractEventLoop,
-                         sem: asyncio.Semaphore) -> Callable[[], None]:
+def _release_from_thread(loop: asyncio.AbstractEventLoop, sem: asyncio.Semaphore,
+                         slot: Slot | None = None) -> Callable[[], None]:
     def done() -> None:
+        if slot is not None:  # the session's slot: released from any thread
+            slot.release()
         # RuntimeError: the loop is closed, and its semaphore went with it
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(sem.release)
