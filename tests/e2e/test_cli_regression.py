@@ -202,12 +202,12 @@ KILL_CHILD = textwrap.dedent("""
     from agentverity_props.snapshot._create import load_snapshot, write_snapshot
     path = sys.argv[1]
     doc = load_snapshot(path)
-    doc["padding"] = "x" * 30_000_000
+    doc["tool_version"] = "x" * 30_000_000  # padding in a field of the format
     print("ready", flush=True)
     gen = 0
     while True:
         gen += 1
-        doc["generation"] = gen
+        doc["agent"] = f"generation {gen}"
         write_snapshot(path, doc)
 """)
 
@@ -245,8 +245,8 @@ def test_snapshot_write_killed_midway_leaves_the_previous_snapshot(tmp_path):
             f.unlink()
         doc = load_snapshot(path)  # parses and validates: never a torn file
         if path.read_bytes() != original:  # a later write completed before the kill
-            assert len(doc["padding"]) == 30_000_000
-            assert doc["generation"] >= 1
+            assert len(doc["tool_version"]) == 30_000_000
+            assert doc["agent"].startswith("generation ")
     assert interrupted >= 1  # at least one kill landed mid-write
 
 
