@@ -222,7 +222,7 @@ class TaskMetrics(Model):
     latency: Metric
 
 
-class Task1(Model):
+class PairTask(Model):
     id: str
     name: str
     metrics: TaskMetrics
@@ -243,7 +243,7 @@ class Pair(Model):
     metrics: Metrics
     latency_median_difference_s: float | None
     """median of latency(a) - latency(b) over items where both calls succeeded"""
-    tasks: list[Task1]
+    tasks: list[PairTask]
     a_ref: str
     b_ref: str
     order: Order | None

@@ -216,7 +216,7 @@ class Relation(Model):
     """Fingerprints of the inputs whose follow-ups looked most unlike their sources."""
 
 
-class MeterItem(Model):
+class RouteMeter(Model):
     label: str
     inputs: Annotated[int, Field(ge=0)]
     pairs: Annotated[int, Field(ge=0)]
@@ -226,7 +226,7 @@ class MeterItem(Model):
     ci_high: float
 
 
-class Relation1(Model):
+class RouteRelation(Model):
     label: str
     inputs: Annotated[int, Field(ge=0)]
     raw: Annotated[int, Field(ge=0)]
@@ -247,8 +247,8 @@ class Routes(Model):
     interval: str
     confidence: float
     error_rate: str
-    meter: list[MeterItem]
-    relations: dict[str, list[Relation1]]
+    meter: list[RouteMeter]
+    relations: dict[str, list[RouteRelation]]
     produced: dict[str, Annotated[int, Field(ge=0)]]
     required: list[str]
     missing: list[str]

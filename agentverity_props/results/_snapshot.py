@@ -40,7 +40,7 @@ class Fingerprints(Model):
     salted: bool
 
 
-class Calibration(Model):
+class InputCalibration(Model):
     """
     fresh draws after the reference was fixed and how many differed from it; null when not
     calibrated (a refused snapshot)
@@ -61,7 +61,7 @@ class Input(Model):
     counts: dict[str, Annotated[int, Field(ge=0)]]
     failures: Annotated[int, Field(ge=0)]
     flipped: bool
-    calibration: Calibration | None
+    calibration: InputCalibration | None
     """
     fresh draws after the reference was fixed and how many differed from it; null when not
     calibrated (a refused snapshot)
@@ -99,7 +99,7 @@ class Calls(Model):
     """
 
 
-class Calibration1(Model):
+class CalibrationPlan(Model):
     draws_per_input: Annotated[int, Field(ge=0)]
     source: Literal["independent", "admission"]
     """
@@ -158,7 +158,7 @@ class SnapshotDocument(Document):
     privacy: str
     migrated_from: str | None = None
     """present only on a document migrated in memory from an older version"""
-    calibration: Calibration1
+    calibration: CalibrationPlan
     stationarity: Stationarity | None = None
     """
     The changed-agent health check (docs/statistics.md): the meter's pairs against later draws.
