@@ -271,7 +271,9 @@ def _payloads(item: Any, props: list[Any], convs: list[Any], include_inputs: boo
               ) -> list[dict[str, Any]]:
     """One record type for both kinds of test: what a run spent and found, as JSON."""
     out: list[dict[str, Any]] = []
-    worker = os.environ.get("PYTEST_XDIST_WORKER")  # set by xdist in each worker
+    # this session's own worker id (not the environment, which a pytest started from inside
+    # an xdist worker inherits from the outer session)
+    worker = (getattr(item.config, "workerinput", None) or {}).get("workerid")
     for rec in props:
         out.append({"kind": "property", "nodeid": item.nodeid, "index": len(out),
                     "worker": worker, "data": rec.to_dict()})

@@ -1,8 +1,22 @@
 import os
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 # every result the code under test writes (in this process and in the CLI subprocesses the
 # tests start, which inherit the environment) is validated against its kind's model
 # (agentverity_props.results): a producer whose JSON drifts from the published schema fails
 os.environ.setdefault("AGENTVERITY_PROPS_VALIDATE_RESULTS", "1")
+
+
+@pytest.fixture(autouse=True)
+def _inner_sessions_are_their_own(request: pytest.FixtureRequest) -> None:
+    """A pytest started by a test (pytester) must not inherit this session's xdist worker
+    identity when the suite itself runs under pytest-xdist: a serial inner run would take
+    itself for a worker of a session that is not its own."""
+    if "pytester" in request.fixturenames:
+        mp = request.getfixturevalue("monkeypatch")
+        for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT",
+                     "PYTEST_XDIST_TESTRUNUID"):
+            mp.delenv(name, raising=False)

@@ -36,7 +36,7 @@ class ToolsConfig:
     >>> ToolsConfig(runs=0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    agentverity_props.errors.InvalidArgument: ToolsConfig: runs=0 must be an int >= 1 ...
+    agentverity_props.errors.InvalidArgument: ToolsConfig: runs=0 must be an int >= 1; ...
     """
 
     runs: int | None = None
@@ -53,7 +53,7 @@ class ToolsConfig:
             return InvalidArgument(f"ToolsConfig: {msg}")
 
         if self.runs is not None and (not _is_int(self.runs) or self.runs < 1):
-            raise bad(f"runs={self.runs!r} must be an int >= 1; use None for the file's runs:")
+            raise bad(f"runs={self.runs!r} must be an int >= 1; use None for the file's runs")
         if self.otlp_port is not None and (
                 not _is_int(self.otlp_port) or not 0 <= self.otlp_port <= 65535):
             raise bad(f"otlp_port={self.otlp_port!r} must be an int in 0..65535 (0 = any "
