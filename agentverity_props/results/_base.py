@@ -90,11 +90,29 @@ class Document(Model):
     @classmethod
     def json_schema(cls) -> dict[str, Any]:
         """The published JSON Schema of this kind (``docs/schemas/<FILE>``), generated."""
-        body = cls.model_json_schema(by_alias=True, mode="validation")
+        body = _sorted_enums(cls.model_json_schema(by_alias=True, mode="validation"))
         body.pop("title", None)
         return {"$schema": "https://json-schema.org/draft/2020-12/schema",
                 "$id": f"https://agentverity-props.invalid/schemas/{cls.FILE}",
                 "title": cls.TITLE, **body}
+
+
+def _sorted_enums(node: Any) -> Any:
+    """Every ``enum`` list sorted: ``typing`` caches unions by their members, and two
+    ``Literal`` types with the same values in another order are equal, so
+    ``Literal["low", "high"] | None`` may come back in the order another module first wrote
+    (``Literal["high", "low"] | None``); the published schema must not depend on that."""
+    if isinstance(node, dict):
+        out = {k: _sorted_enums(v) for k, v in node.items()}
+        enum = out.get("enum")
+        if isinstance(enum, list) and (
+                all(isinstance(v, str) for v in enum)
+                or all(isinstance(v, int) and not isinstance(v, bool) for v in enum)):
+            out["enum"] = sorted(enum)
+        return out
+    if isinstance(node, list):
+        return [_sorted_enums(v) for v in node]
+    return node
 
 
 def _first_error(exc: Any, data: Any) -> str:

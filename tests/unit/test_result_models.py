@@ -85,3 +85,21 @@ def test_the_writer_under_test_refuses_a_result_that_does_not_fit(tmp_path: Path
     d["exit_code"] = 7
     with pytest.raises(AssertionError, match="does not fit its model"):
         dumps(d)
+
+
+def test_the_generated_schema_does_not_depend_on_import_order() -> None:
+    """``typing`` caches unions by their members and equal ``Literal`` types need not share an
+    order: a ``Literal["high", "low"] | None`` made before the models are imported comes
+    back for their ``Literal["low", "high"] | None``."""
+    import subprocess
+    import sys
+    code = ("import typing\n"
+            "typing.Literal['high', 'low'] | None\n"
+            "from pathlib import Path\n"
+            "from agentverity_props.results import DOCUMENTS\n"
+            "from agentverity_props.results.__main__ import schema_text\n"
+            f"root = Path({str(SCHEMAS)!r})\n"
+            "print([d.FILE for d in DOCUMENTS if (root / d.FILE).read_text() != schema_text(d)])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
