@@ -73,15 +73,15 @@ class Test(Model):
     reproduce: Reproduce
     warnings: list[str]
     privacy: str
-    effects: dict[str, dict[str, Any]]
+    effects: dict[str, dict[str, Any]] = {}
     """
     Per relation: its pooled effect over the distinct examples the test generated (estimate, bounds,
-    tolerance, status; docs/statistics.md §3).
+    tolerance, status; docs/statistics.md §3). Absent in files written before it.
     """
-    shrink_complete: bool
+    shrink_complete: bool | None = None
     """
     False when the budget ran out during the test: `minimal` is then the smallest failing input
-    found, not known to be minimal.
+    found, not known to be minimal. Absent in files written before it.
     """
 
 
