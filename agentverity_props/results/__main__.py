@@ -16,11 +16,21 @@ def schema_text(doc: type) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        print("usage: python -m agentverity_props.results [DIR]  (default docs/schemas)",
+              file=sys.stderr)
+        return 2
     out = Path(argv[0] if argv else "docs/schemas")
-    out.mkdir(parents=True, exist_ok=True)
-    for doc in DOCUMENTS:
-        (out / doc.FILE).write_text(schema_text(doc), encoding="utf-8")
-        print(f"wrote {out / doc.FILE}")
+    from .._internal.atomic import atomic_write_text
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for doc in DOCUMENTS:
+            atomic_write_text(out / doc.FILE, schema_text(doc))
+            print(f"wrote {out / doc.FILE}")
+    except OSError as exc:
+        print(f"error: cannot write the schemas into {out} ({exc.strerror or exc}) — pass a "
+              "folder you can write to", file=sys.stderr)
+        return 2
     return 0
 
 
