@@ -153,6 +153,14 @@ def check_result(data: Any, *, where: str = "result") -> dict[str, Any]:
     entry = kind_for(schema) if isinstance(schema, str) else None
     if entry is None:
         got = schema if isinstance(data, dict) else type(data).__name__
+        known = _BY_KIND.get(schema.removeprefix("agentverity_props.").split("/")[0]) \
+            if isinstance(schema, str) and schema.startswith("agentverity_props.") else None
+        if known is not None:  # a kind this version knows, in a version it does not
+            raise BadInput(f"{where} is a {known.kind} result of format {got!r}, which this "
+                           f"version of agentverity-props does not read (it reads "
+                           f"{', '.join(sorted(known.schemas))})",
+                           "render it with the agentverity-props version that wrote it, or "
+                           "upgrade")
         raise BadInput(f"{where} is not an agentverity-props result (schema {got!r})",
                        "pass a file written with --format json")
     if schema in entry.legacy:

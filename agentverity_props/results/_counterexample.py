@@ -73,7 +73,7 @@ class Test(Model):
     reproduce: Reproduce
     warnings: list[str]
     privacy: str
-    effects: dict[str, dict[str, Any]] = {}
+    effects: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """
     Per relation: its pooled effect over the distinct examples the test generated (estimate, bounds,
     tolerance, status; docs/statistics.md §3). Absent in files written before it.

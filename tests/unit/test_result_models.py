@@ -103,3 +103,15 @@ def test_the_generated_schema_does_not_depend_on_import_order() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_a_newer_version_of_a_known_kind_says_so(tmp_path: Path) -> None:
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps({"schema": "agentverity_props.run/9", "agent": "x"}))
+    with pytest.raises(BadInput, match=r"run result of format 'agentverity_props.run/9'.*"
+                                       r"reads agentverity_props.run/1, .*run/3") as exc:
+        load_result(f)
+    assert "upgrade" in exc.value.fix
+    f.write_text(json.dumps({"schema": "agentverity_props.nothing/1"}))
+    with pytest.raises(BadInput, match="is not an agentverity-props result"):
+        load_result(f)
