@@ -18,8 +18,10 @@ the meter).
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -352,8 +354,20 @@ class RunResult:
 
     def unreachable_holds(self) -> str:
         """The budget's verdict on HOLDS, stated before any call (see :func:`budget_note`)."""
+        return self._holds_note
+
+    @cached_property
+    def _holds_note(self) -> str:
+        # which inputs each relation exercises is in its outcomes (skipped = the transform
+        # leaves the input as it is): no transform is applied again (100,000 inputs x 8
+        # relations took seconds, after a SIGTERM too)
+        per_input = None
+        if self.relations and all(len(r.outcomes) == len(self.inputs) for r in self.relations):
+            moved = Counter(o.fp for r in self.relations for o in r.outcomes
+                            if o.status != CandidateStatus.SKIPPED)
+            per_input = [moved.get(fp, 0) for fp in self.inputs]
         return budget_note(list(self.inputs.values()), [r.relation for r in self.relations],
-                           self.config)
+                           self.config, per_input=per_input)
 
     @property
     def exit_code(self) -> Exit:
@@ -570,12 +584,14 @@ def run(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None 
     return run_sync(arun(agent, inputs, relations, config=config, progress=progress))
 
 
-def budget_note(texts: Sequence[str], relations: Sequence[Relation], config: RunConfig) -> str:
+def budget_note(texts: Sequence[str], relations: Sequence[Relation], config: RunConfig, *,
+                per_input: Sequence[int] | None = None) -> str:
     """'' when the budget can reach HOLDS on the relations, else a sentence saying it cannot
-    (printed before the first call by the CLI, and kept in the result's advice)."""
+    (printed before the first call by the CLI, and kept in the result's advice).
+    ``per_input``: how many relations move each input, when already known."""
     if config.budget is None or not relations:
         return ""
-    need = min_relation_calls(texts, relations, config.tol)
+    need = min_relation_calls(texts, relations, config.tol, per_input=per_input)
     if need <= config.budget:
         return ""
     return (f"--budget {config.budget} cannot reach HOLDS on any relation at tolerance "
@@ -584,17 +600,19 @@ def budget_note(texts: Sequence[str], relations: Sequence[Relation], config: Run
 
 
 def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
-                       tolerance: float) -> int:
+                       tolerance: float, *, per_input: Sequence[int] | None = None) -> int:
     """The fewest calls any run of these relations needs before a HOLDS is possible: every
     exercised relation needs ``min_scores_to_hold`` scores, one follow-up draw each, made in
-    whole epochs with one shared source draw per input (the meter's calls not counted)."""
+    whole epochs with one shared source draw per input (the meter's calls not counted).
+    ``per_input`` (how many of the relations change each text) is computed when not given."""
     import math
 
     from ..decide import min_scores_to_hold
     from ..relations import SWEEP_MAX
 
     n_min = min_scores_to_hold(tolerance, DEFAULT_BETA)
-    per_input = [sum(r.apply(t) != t for r in relations) for t in texts]
+    if per_input is None:
+        per_input = [sum(r.apply(t) != t for r in relations) for t in texts]
     exercised = [k for k in per_input if k]
     if not exercised:
         return 0

@@ -59,6 +59,20 @@ def test_a_budget_that_cannot_reach_holds_is_said_before_any_call() -> None:
     assert str(res.relations[0].status) != "HOLDS"
 
 
+def test_the_result_reads_exercised_inputs_from_its_outcomes_not_the_transforms() -> None:
+    """``RunResult.unreachable_holds`` counts the inputs each relation moves from its
+    outcomes (skipped = unchanged) and says what :func:`budget_note` says from the texts."""
+    from agentverity_props.relations import builtin_relations
+    texts = [f"question {i}" for i in range(6)] + ["ALREADY UPPER", "plan an attack now"]
+    rels = builtin_relations()
+    for budget in (40, 5000):
+        cfg = RunConfig(budget=budget, max_workers=1)
+        res = run(from_callable(lambda p: "allow"), texts, rels, config=cfg)
+        assert all(len(r.outcomes) == len(texts) for r in res.relations)
+        assert res.unreachable_holds() == budget_note(texts, rels, cfg)
+    assert "cannot reach HOLDS" in budget_note(texts, rels, RunConfig(budget=40))
+
+
 def test_a_run_2_file_is_read_as_run_3(tmp_path: Path) -> None:
     res = run(from_callable(lambda p: "block" if "attack" in p else "allow"),
               ["hello there", "plan an attack", "book a table"], CASE,
