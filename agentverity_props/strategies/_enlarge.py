@@ -1,26 +1,27 @@
 """Probe-set enlargement: when one verdict dominates, search for inputs that change it.
 
 A blind probe set makes every relation pass vacuously. ``enlarge`` spends a call budget to
-find (1) inputs that draw a *minority* verdict and (2) *boundary pairs* ``(x, x')``: a mild
-edit (case, whitespace, punctuation, politeness, a typo, a distractor) that flips the
-verdict. It writes the original inputs plus enough minority inputs that the modal verdict's
-share falls below the blindness threshold (with a margin).
+find (1) inputs that draw a *minority* verdict and (2) *boundary pairs* ``(x, x')``: two
+inputs one edit apart on which the verdict differs beyond the agent's noise. It writes the
+original inputs plus enough minority inputs that the modal verdict's share falls below the
+blindness threshold (with a margin).
 
-Search, in two phases through one engine:
+**Default: from your probes** (no pack, no model). A grammar learned from the probe set
+(:mod:`._grammar`: numbers, alternations, insertions, clauses, lexicon classes) proposes
+edits of the probes; a Thompson-sampling search over edit kinds and slots (:mod:`._probe_search`)
+draws each candidate once and confirms a minority verdict with a second draw. Every added
+input keeps at least half its parent probe's words and records its parent and edits. Then,
+for minority finds, the edit path from the parent is bisected to the adjacent pair that
+crosses (:mod:`._boundary`), every step decided against the agent's noise and the final pair
+confirmed as a relation candidate at ``alpha``: "cost 1,990 → 2,010 flips approve → manager".
+A ``generator`` (a callable ``text -> list of variations``, e.g. an LLM you already have)
+adds its variations as one more arm.
 
-1. **Hypothesis targeting** over the strategy (a pack or any ``SearchStrategy[str]``), one
-   call per example, ``hypothesis.target`` rewarding minority verdicts. Hypothesis only starts
-   hill-climbing after half its examples, which is too late at agent prices, so it gets a
-   third of the budget.
-2. **Our own adaptive search**: Thompson sampling over arms — each region of a pack, plus
-   "mutate a minority input found so far" (the boundary is near them) — one call per
-   candidate, a second draw to confirm a minority verdict before it is kept.
-3. **Boundary pairs**: for each minority input, the mildest edit of each family, then each
-   single-word deletion, until one flips the verdict back. Each (input, edit) is a relation
-   candidate ("the edit leaves the verdict unchanged") decided by the same procedure and test
-   as ``run`` and ``@agent_property`` (:mod:`agentverity_props.relations`): a pair is kept
-   only when the edit's violation beats the agent's own noise at ``alpha`` family-wise over
-   every (input, edit) tried.
+**With a strategy** (a pack name or path, or any ``SearchStrategy[str]``): the earlier search
+over the pack: Hypothesis targeting, Thompson sampling over the pack's regions and mutations
+of finds, then mild edits (case, typo, a deleted word, ...) of each minority input that flip
+it back, each decided by the same procedure as ``run`` and ``@agent_property``
+(:mod:`agentverity_props.relations`) at ``alpha`` family-wise.
 
 Every kept input was drawn at least twice with the same verdict. Raw generated texts are the
 product here, so the result keeps them (they come from the strategy or from edits of the
@@ -30,21 +31,26 @@ user's own inputs).
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus
 from .._internal.unset import UNSET
-from ..errors import DrawStopped, InvalidArgument
+from ..errors import BadInput, DrawStopped, InvalidArgument
 
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
 
-SCHEMA = "agentverity_props.enlarge/1"
+SCHEMA = "agentverity_props.enlarge/2"
+
+#: fewer probes than this give the grammar no frames to compare (without a lexicon or a
+#: generator, enlarge refuses with advice instead of adding noise)
+MIN_PROBES = 3
 
 
 #: enlarge's call budget when none is given
@@ -80,6 +86,13 @@ class EnlargeConfig:
     seed: int = 0
     layer: str = "verdict"
     alpha: float = 0.05
+    #: the relative resolution a numeric crossing is bisected to (0.01: within 1%)
+    resolution: float = 0.01
+    #: use the shipped lexicons (cities, names, tiers, ...) in the probe grammar
+    default_lexicons: bool = True
+    #: ``guided`` (default) or ``uniform``: parents and edits drawn uniformly, the
+    #: random-recombination baseline the benchmark compares against
+    search: str = "guided"
     engine: EngineConfig = field(default_factory=_default_engine)
 
     def __post_init__(self) -> None:
@@ -102,6 +115,11 @@ class EnlargeConfig:
                                   f"{', '.join(LAYERS)}")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise InvalidArgument(f"enlarge: seed must be an int, got {self.seed!r}")
+        if not (0.0 < self.resolution < 0.5):
+            raise InvalidArgument(f"enlarge: resolution={self.resolution!r} must be in (0, 0.5),"
+                                  " e.g. 0.01 to bisect a numeric crossing to within 1%")
+        if self.search not in ("guided", "uniform"):
+            raise InvalidArgument(f"enlarge: search={self.search!r}; use 'guided' or 'uniform'")
 
 
 @dataclass(frozen=True)
@@ -135,6 +153,16 @@ class EnlargeResult:
     ledger: dict[str, Any] = field(default_factory=dict)
     #: why no usable verdict was had, when none was (a failing agent, a wrong verdict key)
     cause: str | None = None
+    #: what generated the added inputs: "probes" (the default), "pack:NAME", "strategy"
+    source: str = "probes"
+    #: added input -> its parent probe and the edits from it (from-probes search)
+    origins: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: every boundary location tried (located or not), as ``BoundaryLocation.to_dict()``
+    boundaries: list[dict[str, Any]] = field(default_factory=list)
+    #: what the probe grammar learned (slots, classes), when it was used
+    grammar: dict[str, Any] | None = None
+    #: calls spent when the first minority input was confirmed (None: none was)
+    calls_to_first_minority: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -177,8 +205,15 @@ class EnlargeResult:
             "boundary_pairs": [p.to_dict() for p in self.boundary_pairs],
             "calls": self.calls, "phase_calls": dict(self.phase_calls), "budget": self.budget,
             "ledger": dict(self.ledger), "cause": self.cause,
-            "privacy": "added inputs and boundary pairs are kept verbatim: they are the "
-                       "product (generated from the strategy or edits of your inputs)",
+            "source": self.source,
+            "origins": [{"text": t, **self.origins[t]} if "text" not in self.origins[t]
+                        else dict(self.origins[t]) for t in self.added if t in self.origins],
+            "boundaries": [dict(b) for b in self.boundaries],
+            "grammar": self.grammar,
+            "calls_to_first_minority": self.calls_to_first_minority,
+            "privacy": "added inputs, their parent probes and boundary pairs are kept "
+                       "verbatim: they are the product (edits of your inputs, or drawn from "
+                       "the strategy)",
         }
 
 
@@ -274,6 +309,8 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
             threshold: float = UNSET, margin: float = UNSET, seed: int = UNSET,
             max_workers: int = UNSET, layer: str = UNSET, alpha: float = UNSET,
             engine: EngineConfig | None = UNSET,
+            lexicon: Mapping[str, Sequence[str]] | None = None,
+            generator: Callable[[str], Sequence[str]] | None = None,
             progress: Callable[[str, int], None] | None = None,
             **engine_kwargs: Any) -> EnlargeResult:
     """Enlarge a blind probe set (see module doc).
@@ -281,7 +318,8 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
     Args:
         agent: adapter or callable.
         inputs: the current probe set.
-        strategy: a pack name/path or a ``SearchStrategy[str]`` (default: the moderation pack).
+        strategy: None (default: learn from ``inputs`` themselves, see the module doc), a
+            pack name/path or a ``SearchStrategy[str]``.
         config: every setting at once (:class:`EnlargeConfig`; default ``EnlargeConfig()``).
         budget: agent calls to spend at most (default 400).
         threshold: the blindness threshold; the target share is ``threshold - margin``.
@@ -295,6 +333,11 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
             ``config.engine``; ``budget`` and ``max_workers`` are applied over it (400 and 4
             when not given, as before ``config=`` existed). The baseline draws and each
             batch of the adaptive search run ``max_workers`` calls at a time.
+        lexicon: your own value classes for the probe grammar (``{"city": [...]}``): where
+            a probe holds one value of a class, the others are tried in its place.
+        generator: a callable ``text -> variations of it`` (e.g. an LLM you already have,
+            asked for rewrites); its variations that keep half the probe's words are one
+            more arm of the search. Its calls are yours, not counted in ``budget``.
         progress: called as ``progress(phase, calls)`` as draws complete (the CLI's bar).
         **engine_kwargs: any other :class:`~agentverity_props.engine.EngineConfig` field
             (``retries=0``, ``fail_fast=1``, ...), applied over the engine.
@@ -305,9 +348,11 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
     Example:
         >>> from agentverity_props import from_callable
         >>> gate = from_callable(lambda p: "block" if "kill" in p.lower() else "allow")
-        >>> r = enlarge(gate, ["hi", "hello", "good day"], budget=120)
+        >>> probes = ["refund order 1 please", "refund order 2 now", "refund order 3 today"]
+        >>> gate = from_callable(lambda p: "review" if "urgent" in p or "now" in p else "ok")
+        >>> r = enlarge(gate, probes, budget=120, lexicon={"when": ["today", "urgent"]})
         >>> r.skew_before, r.skew_after < 0.9
-        (1.0, True)
+        (0.6666666666666666, True)
     """
     from ..engine import Engine, EvidencePool, LoopThread, Probe, configured
 
@@ -330,12 +375,36 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
     if budget < 2 * len(texts) + 4:
         raise InvalidArgument(f"enlarge: budget={budget} is too small for {len(texts)} inputs;"
                               f" give at least {2 * len(texts) + 4}")
-    arms = _arms(strategy)
+    from_probes = strategy is None
+    grammar = None
+    if from_probes:
+        from ._grammar import ProbeGrammar
+        from ._lexicons import check_lexicons
+        lex = check_lexicons(lexicon, where="enlarge")
+        if generator is not None and not callable(generator):
+            raise InvalidArgument("enlarge: generator must be a callable text -> list of "
+                                  f"variations, got {type(generator).__name__}")
+        grammar = ProbeGrammar(texts, lexicon=lex, default_lexicons=conf.default_lexicons)
+        if generator is None and (len(texts) < MIN_PROBES or not grammar.learnable):
+            raise BadInput(f"enlarge: {len(texts)} input(s) with nothing that varies between "
+                           "them are too few to learn a probe grammar from"
+                           if len(texts) >= MIN_PROBES else
+                           f"enlarge: {len(texts)} input(s) are too few to learn a probe "
+                           "grammar from",
+                           f"give at least {MIN_PROBES} inputs of your real traffic (more "
+                           "varied ones teach more), a lexicon of the values that vary, a "
+                           "generator, or a strategy pack")
+        arms: dict[str, Any] = {}
+    else:
+        arms = _arms(strategy)
     loop = LoopThread()
     eng = Engine(agent, cfg)
     rng = random.Random(seed)
     res = EnlargeResult(original=texts, added=[], verdicts={}, threshold=threshold,
-                        target_share=threshold - margin, budget=budget)
+                        target_share=threshold - margin, budget=budget,
+                        source="probes" if from_probes else
+                        f"pack:{strategy}" if isinstance(strategy, (str, os.PathLike))
+                        else "strategy")
 
     pool = EvidencePool()
     phase = ["baseline"]
@@ -392,6 +461,17 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
         modal = Counter(res.verdicts.values()).most_common(1)[0][0]
         res.modal_verdict = modal
         minority_found: list[str] = []
+        if from_probes:
+            assert grammar is not None
+            from ._grammar import ProbeGrammar
+            grammar = ProbeGrammar(texts, verdicts=[res.verdicts.get(t) for t in texts],
+                                   lexicon=check_lexicons(lexicon, where="enlarge"),
+                                   default_lexicons=conf.default_lexicons)
+            res.grammar = grammar.summary()
+            _search_probes(res, grammar, modal=modal, rng=rng, eng=eng, pool=pool, loop=loop,
+                           verdicts=verdicts, done=done, phase=phase, tick=tick, conf=conf,
+                           generator=generator)
+            return res
 
         def consider(text: str) -> bool:
             if text in res.verdicts or done() or not eng.can_afford(2):
@@ -533,3 +613,98 @@ def _targeted(arms: dict[str, Any], consider: Any, h_budget: int, seed: int, eng
         target(1.0 if consider(text) else 0.0, label="minority verdict")
 
     search()
+
+
+def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.Random,
+                   eng: Engine, pool: Any, loop: Any,
+                   verdicts: Callable[[Sequence[str]], list[str | None]],
+                   done: Callable[[], bool], phase: list[str], tick: Callable[[int], None],
+                   conf: EnlargeConfig, generator: Any) -> None:
+    """The from-probes search, then boundary location (see the module doc)."""
+    from ._probe_search import ProbeSearch
+
+    parents = [t for t in res.original if res.verdicts.get(t) == modal] or list(res.original)
+    search = ProbeSearch(grammar, parents, modal, rng, draw=lambda ts: verdicts(ts),
+                         can_afford=eng.can_afford, calls=lambda: eng.ledger.calls,
+                         uniform=conf.search == "uniform", generator=generator)
+    search.tried.update(res.verdicts)
+    width = conf.engine.max_workers
+    budget = res.budget
+    # keep a reserve for locating boundaries once minority inputs are found
+    reserve = min(150, budget // 3)
+
+    def absorb() -> None:
+        for f in search.finds[len(absorbed):]:
+            absorbed.append(f)
+            if f.text in res.verdicts or done():
+                continue
+            res.verdicts[f.text] = f.verdict
+            res.added.append(f.text)
+            res.origins[f.text] = f.provenance()
+            if res.calls_to_first_minority is None:
+                res.calls_to_first_minority = f.calls
+
+    absorbed: list[Any] = []
+    calls0 = eng.ledger.calls
+    phase[0] = "search from your probes"
+
+    def search_until(limit: int) -> bool:
+        """Search while the target is not met and more than ``limit`` calls remain."""
+        stale = True
+        while not done() and not eng.stopping and (eng.remaining or 0) > limit \
+                and eng.can_afford(2):
+            if not search.step(width):
+                return False
+            stale = False
+            absorb()
+        return not stale
+
+    more = search_until(reserve)
+    res.phase_calls["probe_search"] = eng.ledger.calls - calls0
+
+    # boundary location: the parent and a minority find, bisected to the adjacent pair
+    calls1 = eng.ledger.calls
+    phase[0] = "boundary location"
+    try:  # TEMP until the boundary branch is merged
+        from ._boundary import alocate
+    except ImportError:
+        order_ = []
+        alocate = None
+    tried_arms: set[str] = set()
+    finds = [f for f in search.finds if f.text in res.verdicts]
+    order = sorted(finds, key=lambda f: (f.edits[0].arm in tried_arms, len(f.edits)))
+    located = 0
+    for f in (order if alocate is not None else []):
+        if located >= 3 or eng.stopping or not eng.can_afford(8):
+            break
+        arm = f.edits[0].arm if f.edits else "generator"
+        if arm in tried_arms:
+            continue
+        tried_arms.add(arm)
+        left = eng.remaining or 0
+        share = left if located == 0 and not res.boundaries else left // 2
+        loc = loop.run(alocate(eng, pool, f.parent, f.text, layer=conf.layer,
+                               alpha=conf.alpha / 3, a_verdict=res.verdicts.get(f.parent),
+                               b_verdict=f.verdict, max_calls=min(share, 120),
+                               resolution=conf.resolution, progress=tick))
+        d = loc.to_dict()
+        d["parent"] = f.parent
+        d["find"] = f.text
+        res.boundaries.append(d)
+        if loc.status == "located":
+            located += 1
+            res.boundary_pairs.append(BoundaryPair(
+                loc.low, loc.high, {"name": loc.edit.get("kind", "edit"), **loc.edit,
+                                    "describe": loc.describe()},
+                loc.low_verdict, loc.high_verdict, dict(loc.decision or {})))
+    res.phase_calls["boundary_location"] = eng.ledger.calls - calls1
+
+    # what is left of the budget goes back to the search
+    calls2 = eng.ledger.calls
+    if not done():
+        phase[0] = "search from your probes"
+        more = search_until(0) or more
+    res.phase_calls["probe_search"] += eng.ledger.calls - calls2
+    res.stop_reason = ("target share reached" if done() else
+                       "budget exhausted" if not eng.can_afford(2) else
+                       "interrupted" if eng.stopping else "search exhausted")

@@ -1,0 +1,167 @@
+"""enlarge's default search: edits of the user's own probes that draw a minority verdict.
+
+Thompson sampling over *arms*, an arm being an edit kind and its slot ("the number after
+'cost', upwards", "class {Boston, Denver}", "a clause of a probe of another verdict"). Each
+arm's prior leans on the edit's novelty (:mod:`._grammar`): a value outside what the
+modal-verdict probes already showed the agent is where a decision boundary can be, a value
+inside that range mostly is not. What crosses once is tried on other probes next (the arm's
+posterior), so the second and third finds come cheaply and from different parents.
+
+Every candidate keeps at least half the words of the probe it was made from (the enlarged
+set stays in the user's domain). A first draw with a minority verdict is confirmed by a
+second draw before the input is kept. The random-recombination baseline
+(``strategy="random"``, for the benchmark) draws parents and edits uniformly instead.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._grammar import Edit, ProbeGrammar, shared_word_share
+
+__all__ = ["IN_DOMAIN_SHARE", "Find", "ProbeSearch"]
+
+#: a candidate keeps at least this share of its parent probe's words
+IN_DOMAIN_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Find:
+    """A kept input: its text, verdict, parent probe and the edits from it."""
+
+    text: str
+    verdict: str
+    parent: str
+    edits: tuple[Edit, ...]
+    calls: int  # the calls spent when it was confirmed
+
+    def provenance(self) -> dict[str, Any]:
+        return {"text": self.text, "verdict": self.verdict, "parent": self.parent,
+                "edits": [e.to_json() for e in self.edits],
+                "describe": "; ".join(e.describe() for e in self.edits) or "the probe itself",
+                "shared_words": round(shared_word_share(self.text, self.parent), 3)}
+
+
+@dataclass
+class ProbeSearch:
+    """One search over a grammar. ``draw`` takes texts and returns one verdict each (None when
+    no usable verdict was had), spending one call per text."""
+
+    grammar: ProbeGrammar
+    parents: Sequence[str]
+    modal: str
+    rng: random.Random
+    draw: Callable[[list[str]], list[str | None]]
+    can_afford: Callable[[int], bool]
+    calls: Callable[[], int]
+    uniform: bool = False
+    generator: Callable[[str], Sequence[str]] | None = None
+    tried: set[str] = field(default_factory=set)
+    wins: Counter[str] = field(default_factory=Counter)
+    tries: Counter[str] = field(default_factory=Counter)
+    finds: list[Find] = field(default_factory=list)
+    by_parent: Counter[str] = field(default_factory=Counter)
+    _edits: dict[str, list[Edit]] = field(default_factory=dict)
+    _generated: dict[str, list[str]] = field(default_factory=dict)
+    misses: int = 0
+
+    def _options(self, text: str) -> list[Edit]:
+        if text not in self._edits:
+            self._edits[text] = self.grammar.edits(text)
+        return self._edits[text]
+
+    def _generated_for(self, parent: str) -> list[str]:
+        if self.generator is None:
+            return []
+        if parent not in self._generated:
+            got = [g for g in self.generator(parent) if isinstance(g, str) and g.strip()]
+            self._generated[parent] = [g for g in got if g != parent and
+                                       shared_word_share(g, parent) >= IN_DOMAIN_SHARE]
+        return self._generated[parent]
+
+    def _arm_score(self, arm: str, prior: float) -> float:
+        w, n = self.wins[arm], self.tries[arm]
+        return self.rng.betavariate(prior + w, 1.0 + n - w)
+
+    def _pick_parent(self) -> str:
+        if self.uniform:
+            return self.rng.choice(list(self.parents))
+        # the parents with the fewest finds first: the added inputs spread over the probes
+        least = min(self.by_parent[p] for p in self.parents)
+        pool = [p for p in self.parents if self.by_parent[p] == least]
+        return self.rng.choice(pool)
+
+    def _candidate(self) -> tuple[str, str, tuple[Edit, ...], str] | None:
+        """``(text, parent, edits, arm)`` of the next candidate, or None if none is left."""
+        for _ in range(20):
+            parent = self._pick_parent()
+            gen = [g for g in self._generated_for(parent) if g not in self.tried]
+            options = [e for e in self._options(parent) if e.apply(parent) not in self.tried]
+            # a second edit on top once single edits keep missing (interactions)
+            two = not self.uniform and self.misses > 30 and self.rng.random() < 0.3
+            if not options and not gen:
+                continue
+            if self.uniform:
+                e = self.rng.choice(options) if options else None
+                if e is None:
+                    continue
+                return e.apply(parent), parent, (e,), e.arm
+            if gen and (not options or self._arm_score("generator", 2.0) >
+                        max(self._arm_score(a, 1.0) for a in {o.arm for o in options[:50]})):
+                return gen[0], parent, (), "generator"
+            scores: dict[str, float] = {}
+            best: Edit | None = None
+            best_score = -1.0
+            for e in options:
+                if e.arm not in scores:
+                    scores[e.arm] = self._arm_score(e.arm, e.novelty)
+                s = scores[e.arm] + 1e-3 * e.novelty * self.rng.random()
+                if s > best_score:
+                    best, best_score = e, s
+            assert best is not None
+            text, chain = best.apply(parent), (best,)
+            if two:
+                more = [o for o in self._options(text) if o.arm != best.arm]
+                if more:
+                    second = max(more, key=lambda o: self._arm_score(o.arm, o.novelty))
+                    text, chain = second.apply(text), (best, second)
+            if shared_word_share(text, parent) < IN_DOMAIN_SHARE or text in self.tried:
+                self.tried.add(text)
+                continue
+            return text, parent, chain, best.arm
+        return None
+
+    def step(self, width: int) -> bool:
+        """One batch of up to ``width`` candidates; False when nothing is left to try."""
+        batch: list[tuple[str, str, tuple[Edit, ...], str]] = []
+        while len(batch) < width:
+            c = self._candidate()
+            if c is None:
+                break
+            self.tried.add(c[0])
+            batch.append(c)
+        if not batch:
+            return False
+        firsts = self.draw([c[0] for c in batch])
+        minority = [(c, v) for c, v in zip(batch, firsts, strict=True)
+                    if v is not None and v != self.modal]
+        seconds = self.draw([c[0] for c, _ in minority]) if minority else []
+        confirmed = {c[0]: v for (c, v), again in zip(minority, seconds, strict=True)
+                     if again == v}
+        for text, parent, chain, arm in batch:
+            self.tries[arm] += 1
+            if text in confirmed:
+                self.wins[arm] += 1
+                self.by_parent[parent] += 1
+                self.misses = 0
+                extra = chain if chain else (Edit("generated", 0, len(parent), parent, text,
+                                                  slot="your generator",
+                                                  origin="generator", arm="generator"),)
+                self.finds.append(Find(text, confirmed[text], parent, extra, self.calls()))
+            else:
+                self.misses += 1
+        return True
