@@ -38,19 +38,28 @@ def _serialise_inputs(inputs: list[str], path: Path) -> str:
     return "".join(t + "\n" for t in inputs)
 
 
-def _chosen_pack(inputs: list[str]) -> tuple[str, str]:
-    """The pack chosen from the inputs' words and the line saying so, or a one-line
-    refusal."""
+def _load_lexicon(path: str) -> dict[str, list[str]]:
+    """A lexicon file: YAML or JSON ``{class: [value, ...]}``, or a one-line BadInput."""
+    from .._internal.yaml import read_yaml
+    from ..errors import BadInput, InvalidArgument
+    from ..strategies._lexicons import check_lexicons
+    data = read_yaml(path, what="lexicon file").data
+    try:
+        return {k: list(v) for k, v in check_lexicons(data, where=f"lexicon file {path}").items()}
+    except InvalidArgument as exc:
+        raise BadInput(str(exc), "write it as YAML: one key per class, each a list of at "
+                       "least two values (city: [Boston, Denver])") from None
+
+
+def _load_generator(ref: str) -> Any:
+    """``module:function`` or ``path.py:function``: a callable text -> list of variations."""
+    from ..adapters._refs import load_object
     from ..errors import BadInput
-    from ..strategies import available_packs, choose_pack
-    choice = choose_pack(inputs)
-    if choice.name is None:
-        raise BadInput(f"cannot tell which strategy pack fits these inputs (word overlap: "
-                       f"{choice.describe()})",
-                       f"pass --strategy {'|'.join(available_packs())} or a pack file of "
-                       "your own (strategies/README.md)")
-    return choice.name, (f"enlarge: strategy pack {choice.name!r} chosen from the inputs' "
-                         f"words ({choice.describe()}); pass --strategy to choose another")
+    obj = load_object(ref, what="generator")
+    if not callable(obj):
+        raise BadInput(f"--generator {ref}: not callable",
+                       "point it at a function text -> list of variations")
+    return obj
 
 
 #: the most added inputs listed by name in the text output (the output file holds all)
@@ -69,8 +78,37 @@ def _added_lines(res: Any, threshold: float) -> list[str]:
                      "run's interval, not only its point estimate, clears the threshold")
     for text in res.added[:ADDED_SHOWN]:
         lines.append(f"  added: {visible(str(res.verdicts.get(text)))} {visible(text)!r}")
+        origin = res.origins.get(text)
+        if origin:
+            lines.append(f"         from {visible(origin['parent'])!r}: "
+                         f"{visible(origin['describe'])}")
     if len(res.added) > ADDED_SHOWN:
         lines.append(f"  ... and {len(res.added) - ADDED_SHOWN} more (all are in the output)")
+    return lines
+
+
+def _boundary_lines(res: Any) -> list[str]:
+    """Each boundary: the crossing edit in the probes' words, or why it was not located."""
+    from .._internal.shown import visible
+    lines: list[str] = []
+    if res.boundaries:
+        for b in res.boundaries[:10]:
+            if b.get("status") == "located":
+                lines.append(f"  boundary: {visible(str(b.get('description', '')))} "
+                             f"({b.get('calls', 0)} calls)")
+                lines.append(f"         {visible(str(b.get('low_verdict')))} "
+                             f"{visible(str(b.get('low')))!r}")
+                lines.append(f"      -> {visible(str(b.get('high_verdict')))} "
+                             f"{visible(str(b.get('high')))!r}")
+            else:
+                lines.append(f"  boundary not located between {visible(str(b.get('parent')))!r}"
+                             f" and an added input: {visible(str(b.get('status')))} "
+                             f"({visible(str(b.get('reason', '')))})")
+        return lines
+    for p in res.boundary_pairs[:10]:
+        lines.append(f"  boundary: {visible(p.source_verdict)} {visible(p.source)!r}\n"
+                     f"         -> {visible(p.follow_up_verdict)} {visible(p.follow_up)!r} "
+                     f"({visible(str(p.edit.get('name', 'edit')))})")
     return lines
 
 
@@ -78,9 +116,15 @@ def _added_lines(res: Any, threshold: float) -> list[str]:
 @click.option("--agent", "agent_ref", required=True, metavar="REF")
 @click.option("--inputs", "inputs_path", required=True, type=click.Path())
 @click.option("--strategy", default=None, metavar="PACK",
-              help="Strategy pack name (moderation, support_routing, refund_approval) or path "
-                   "(default: the shipped pack whose words the inputs share, if one is "
-                   "clearly ahead; else name one).")
+              help="Search a strategy pack instead of your probes: a shipped name "
+                   "(moderation, support_routing, refund_approval) or a pack file "
+                   "(default: learn from the inputs themselves).")
+@click.option("--lexicon", "lexicon_path", default=None, type=click.Path(), metavar="FILE",
+              help="YAML/JSON {class: [values]} the probe grammar may use: where a probe "
+                   "holds one value of a class, the others are tried in its place.")
+@click.option("--generator", "generator_ref", default=None, metavar="REF",
+              help="module:function or file.py:function returning variations of a text "
+                   "(e.g. an LLM you already have); kept when they share half the words.")
 @click.option("--threshold", type=click.FloatRange(0.51, 0.99), default=0.9, show_default=True)
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
               help="Enlarged probe set (.txt one per line, or .json/.jsonl/.yaml).")
@@ -90,7 +134,8 @@ def _added_lines(res: Any, threshold: float) -> list[str]:
               show_default=True)
 @engine_options
 @progress_option
-def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None, threshold: float,
+def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
+                lexicon_path: str | None, generator_ref: str | None, threshold: float,
                 output: str, report: str | None, fmt: str, progress: bool, **eng: Any) -> int:
     """Search for minority-verdict inputs and boundary pairs; write an enlarged probe set.
 
@@ -107,21 +152,24 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None, threshol
 
     inputs = load_inputs(inputs_path)
     from ..strategies import load_pack
-    chosen_note = None
-    if strategy is None:
-        strategy, chosen_note = _chosen_pack(inputs)
-    if not isinstance(strategy, str) or not strategy:
-        raise click.BadParameter("empty strategy")
-    load_pack(strategy)  # one-line error for an unknown pack before any agent call
+    if strategy is not None:
+        if not isinstance(strategy, str) or not strategy:
+            raise click.BadParameter("empty strategy")
+        if lexicon_path or generator_ref:
+            from ..errors import BadInput
+            raise BadInput("--lexicon and --generator vary your probes; --strategy searches "
+                           "a pack instead", "give one or the other")
+        load_pack(strategy)  # one-line error for an unknown pack before any agent call
+    lexicon = _load_lexicon(lexicon_path) if lexicon_path else None
+    generator = _load_generator(generator_ref) if generator_ref else None
     agent: Any = load_agent_ref(agent_ref)
-    if chosen_note:  # said once the command line is known to be good (an error is one line)
-        click.echo(chosen_note, err=True)
     budget = eng["budget"] if eng["budget"] is not None else DEFAULT_BUDGET
     bar, tick = progress_ticker(progress, budget)
     with bar:
         res = enlarge(agent, inputs, strategy=strategy, budget=budget, threshold=threshold,
                       seed=eng["seed"], max_workers=eng["max_workers"],
-                      engine=engine_config(eng), progress=tick)
+                      engine=engine_config(eng), lexicon=lexicon, generator=generator,
+                      progress=tick)
     out = Path(output)
     write_output(_serialise_inputs(res.inputs, out), str(out))
     d = res.to_dict()
@@ -130,9 +178,10 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None, threshol
     if fmt == "json":
         write_output(dumps(d), None)
     else:
+        source = (f"pack {strategy!r}" if strategy is not None else "edits of your probes")
         lines = [f"enlarge: modal verdict '{res.modal_verdict}' share {res.skew_before:.0%} -> "
                  f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "
-                 f"input(s) from pack {strategy!r}; {res.calls} agent calls "
+                 f"input(s), {source}; {res.calls} agent calls "
                  f"({res.stop_reason})",
                  *_added_lines(res, threshold),
                  f"wrote {len(res.inputs)} inputs to {out}"]
@@ -145,9 +194,7 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None, threshol
             cause = res.cause or led.get("stop_cause") or (samples[0] if samples else None)
             if cause:
                 lines.append(f"cause: {cause}")
-        for p in res.boundary_pairs[:10]:
-            lines.append(f"  boundary: {p.source_verdict} {p.source!r}\n         -> "
-                         f"{p.follow_up_verdict} {p.follow_up!r} ({p.edit['name']})")
+        lines.extend(_boundary_lines(res))
         write_output("\n".join(lines) + "\n", None)
     if not res.complete:
         return 2

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
 from ._base import Document, Model
 
-__all__ = ["BoundaryPair", "EnlargeDocument"]
+__all__ = ["AddedOrigin", "BoundaryPair", "EnlargeDocument", "GrammarSummary", "OriginEdit"]
 
 _Count = Annotated[int, Field(ge=0)]
 _Share = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -26,16 +27,64 @@ class BoundaryPair(Model):
     """The relation candidate's decision (the same shape as a run outcome's ``decision``)."""
 
 
+class OriginEdit(Model):
+    """One edit from a parent probe toward an added input."""
+
+    kind: str
+    """``number``, ``swap``, ``lexicon``, ``insert``, ``delete``, ``splice``, ``add_item`` or
+    ``generated`` (from your generator)."""
+    before: str
+    after: str
+    slot: str
+    """What was edited, in the probes' words ("number after 'cost'")."""
+    origin: str
+    """Where the new value came from ("probe 4", "lexicon city", "x10")."""
+    at: _Count
+    """Character offset of the edit in the text it was applied to."""
+
+
+class AddedOrigin(Model):
+    """Where an added input came from: its parent probe and the edits from it."""
+
+    text: str
+    verdict: str
+    parent: str
+    edits: list[OriginEdit]
+    describe: str
+    shared_words: _Share
+    """The share of the input's distinct words its parent probe holds too."""
+
+
+class GrammarSummary(Model):
+    """What the probe grammar learned from the probes."""
+
+    probes: _Count
+    number_slots: dict[str, _Count]
+    classes: list[str]
+    insertions: _Count
+    clauses: _Count
+    lexicons: list[str]
+
+
+def migrate_enlarge_v1(d: dict[str, Any]) -> dict[str, Any]:
+    """enlarge/1 (a pack search only) -> enlarge/2 (the source, origins and boundaries)."""
+    return {**d, "schema": "agentverity_props.enlarge/2", "source": "strategy",
+            "origins": [], "boundaries": [], "grammar": None,
+            "calls_to_first_minority": None}
+
+
 class EnlargeDocument(Document):
     """Written by ``agentverity-props enlarge --report FILE`` and ``EnlargeResult.to_dict()``.
     The added inputs and boundary pairs are kept verbatim (they are the product); the
     original inputs only as a count."""
 
-    SCHEMA: ClassVar[str] = "agentverity_props.enlarge/1"
+    SCHEMA: ClassVar[str] = "agentverity_props.enlarge/2"
+    MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
+        {"agentverity_props.enlarge/1": migrate_enlarge_v1}
     TITLE: ClassVar[str] = "agentverity-props enlarged probe set"
     FILE: ClassVar[str] = "enlarge.schema.json"
 
-    schema_: Annotated[Literal["agentverity_props.enlarge/1"], Field(alias="schema")]
+    schema_: Annotated[Literal["agentverity_props.enlarge/2"], Field(alias="schema")]
     success: bool
     """The enlarged set's modal share is below the blindness threshold."""
     complete: bool
@@ -55,4 +104,13 @@ class EnlargeDocument(Document):
     budget: _Count
     ledger: dict[str, Any]
     cause: str | None
+    source: str
+    """What generated the added inputs: ``probes`` (learned from your probes, the default),
+    ``pack:NAME`` or ``strategy``."""
+    origins: list[AddedOrigin]
+    """Each added input's parent probe and edits (from-probes search)."""
+    boundaries: list[dict[str, Any]]
+    """Every boundary location tried: the adjacent pair, the crossing edit, its decision."""
+    grammar: GrammarSummary | None
+    calls_to_first_minority: _Count | None
     privacy: str

@@ -1,5 +1,7 @@
 """Hypothesis strategies for probing agents: probe texts, strategy packs and follow-ups.
 
+* :func:`from_probes` varies *your own* probes (numbers, slot values other probes hold,
+  lexicon values, clauses), each :class:`Variant` keeping its parent and edits;
 * :func:`prompts` fills ``{slot}`` templates from lexicons;
 * :func:`from_pack` / :func:`load_pack` read a YAML strategy pack (shipped:
   ``moderation``, ``support_routing``, ``refund_approval``; see :func:`available_packs`);
@@ -20,6 +22,9 @@ from __future__ import annotations
 from ..relations import KEYBOARD_NEIGHBOURS, PERTURBATION_NAMES, Perturbation
 from ._choose import PackChoice, choose_pack
 from ._enlarge import BoundaryPair, EnlargeConfig, EnlargeResult, enlarge
+from ._from_probes import Variant, from_probes
+from ._grammar import Edit, ProbeGrammar
+from ._lexicons import DEFAULT_LEXICONS
 from ._packs import available_packs, from_pack, load_pack, pack_perturbations
 from ._perturb import (
     DEFAULT_DISTRACTORS,
@@ -42,16 +47,20 @@ from ._schema import Region, StrategyPack, pack_json_schema
 
 __all__ = [
     "DEFAULT_DISTRACTORS",
+    "DEFAULT_LEXICONS",
     "DEFAULT_PARAPHRASES",
     "DEFAULT_POLITENESS",
     "KEYBOARD_NEIGHBOURS",
     "PERTURBATION_NAMES",
     "BoundaryPair",
+    "Edit",
     "EnlargeConfig",
     "EnlargeResult",
     "PackChoice",
+    "ProbeGrammar",
     "Perturbation",
     "Region",
+    "Variant",
     "StrategyPack",
     "available_packs",
     "case_changes",
@@ -61,6 +70,7 @@ __all__ = [
     "entity_swaps",
     "follow_ups",
     "from_pack",
+    "from_probes",
     "load_pack",
     "negations",
     "normalisations",

@@ -624,7 +624,7 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
     from ._probe_search import ProbeSearch
 
     parents = [t for t in res.original if res.verdicts.get(t) == modal] or list(res.original)
-    search = ProbeSearch(grammar, parents, modal, rng, draw=lambda ts: verdicts(ts),
+    search = ProbeSearch(grammar, parents, modal, rng, draw=verdicts,
                          can_afford=eng.can_afford, calls=lambda: eng.ledger.calls,
                          uniform=conf.search == "uniform", generator=generator)
     search.tried.update(res.verdicts)
@@ -668,7 +668,6 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
     try:  # TEMP until the boundary branch is merged
         from ._boundary import alocate
     except ImportError:
-        order_ = []
         alocate = None
     tried_arms: set[str] = set()
     finds = [f for f in search.finds if f.text in res.verdicts]

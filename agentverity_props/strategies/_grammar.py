@@ -275,8 +275,8 @@ class ProbeGrammar:
             for k, t in enumerate(toks):
                 if t.is_number:
                     self.numbers[_number_context(toks, k)].append((parse_number(t.text), i))
-            for clause in _CLAUSE_SPLIT.split(self.probes[i]):
-                clause = clause.strip().rstrip(".!?;,")
+            for part in _CLAUSE_SPLIT.split(self.probes[i]):
+                clause = part.strip().rstrip(".!?;,")
                 if len(tokens(clause)) >= 2:
                     self.clauses.append((clause, i))
         uf = _UnionFind()
@@ -319,10 +319,10 @@ class ProbeGrammar:
                     right = other[at].text.casefold() if at < len(other) else ""
                     self.insertions.append((left, phrase, right, idx))
         groups: dict[str, _Class] = {}
-        for key in surface:
+        for key, surf in surface.items():
             root = uf.find(key)
             cls = groups.setdefault(root, _Class())
-            cls.values[key] = surface[key]
+            cls.values[key] = surf
             cls.holders[key] |= holders[key]
         for cls in groups.values():
             if len(cls.values) >= 2:
@@ -330,10 +330,10 @@ class ProbeGrammar:
                 self.classes.append(cls)
                 for key in cls.values:
                     self._class_of.setdefault(key, idx)
-        seen: set[tuple[str, str, str]] = set()
-        self.insertions = [x for x in self.insertions
-                           if (k := (x[0], x[1].casefold(), x[2])) not in seen
-                           and not seen.add(k)]  # type: ignore[func-returns-value]
+        unique: dict[tuple[str, str, str], tuple[str, str, str, int]] = {}
+        for x in self.insertions:
+            unique.setdefault((x[0], x[1].casefold(), x[2]), x)
+        self.insertions = list(unique.values())
 
     # -- describing what was learned --------------------------------------------------------
 
@@ -383,12 +383,13 @@ class ProbeGrammar:
                     v = value * f
                     if t.text.isdigit() or "." not in t.text:
                         v = round(v)
-                    cands.setdefault(format_like(v, t.text, commas=self._commas), (abs(math.log(f)), f"x{f:g}"))
+                    cands.setdefault(format_like(v, t.text, commas=self._commas),
+                                     (abs(math.log(f)), f"x{f:g}"))
                 if modal_vals:
-                    for v, f in ((hi * 2, "twice the largest seen"),
-                                 (lo / 2, "half the smallest seen")):
+                    for v, why in ((hi * 2, "twice the largest seen"),
+                                   (lo / 2, "half the smallest seen")):
                         cands.setdefault(format_like(v, t.text, commas=self._commas),
-                                         (abs(math.log(max(v, 1e-9) / max(value, 1e-9))), f))
+                                         (abs(math.log(max(v, 1e-9) / max(value, 1e-9))), why))
                 for v, i in seen:
                     cands.setdefault(format_like(v, t.text, commas=self._commas),
                                      (abs(math.log(max(v, 1e-9) / max(value, 1e-9))),
@@ -488,11 +489,12 @@ class ProbeGrammar:
             joined = f", {clause[:1].lower() + clause[1:] if not clause[:2].isupper() else clause}"
             yield Edit("splice", len(core), len(body), body[len(core):],
                        joined + end_punct, slot="an added clause",
-                       origin=f"probe {idx + 1}", arm=f"splice:{'other' if other_verdict else 'same'}",
+                       origin=f"probe {idx + 1}",
+                       arm=f"splice:{'other' if other_verdict else 'same'}",
                        mildness=4.0 + n / 1000, novelty=1.0 + (3.0 if other_verdict else 0.0))
 
     def _add_item_edits(self, text: str, toks: Sequence[Token]) -> Iterable[Edit]:
-        for start, end, phrase in self._phrase_spans(text, toks):
+        for _start, end, phrase in self._phrase_spans(text, toks):
             ci = self._class_of.get(phrase.casefold())
             if ci is None or len(self.classes[ci].values) < 3:
                 continue

@@ -105,7 +105,7 @@ def check_lexicons(lexicon: object, *, where: str) -> dict[str, tuple[str, ...]]
         if len(vals) != len(values):
             raise InvalidArgument(f"{where}: lexicon class {name!r} holds a value that is not a "
                                   "non-empty string; every value must be text")
-        if len(set(v.lower() for v in vals)) < 2:
+        if len({v.lower() for v in vals}) < 2:
             raise InvalidArgument(f"{where}: lexicon class {name!r} needs at least two distinct "
                                   "values (one to find in a probe, one to put in its place)")
         out[name] = vals

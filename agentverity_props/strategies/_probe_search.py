@@ -27,6 +27,8 @@ __all__ = ["IN_DOMAIN_SHARE", "Find", "ProbeSearch"]
 
 #: a candidate keeps at least this share of its parent probe's words
 IN_DOMAIN_SHARE = 0.5
+#: finds after which an arm's score is discounted (diversity of the boundaries found)
+SATURATION = 3
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,10 @@ class ProbeSearch:
 
     def _arm_score(self, arm: str, prior: float) -> float:
         w, n = self.wins[arm], self.tries[arm]
-        return self.rng.betavariate(prior + w, 1.0 + n - w)
+        score = self.rng.betavariate(prior + w, 1.0 + n - w)
+        # an arm that already gave SATURATION finds yields the same boundary again: the
+        # enlarged set is worth more with other boundaries in it, so others get their turn
+        return score * (0.35 ** max(0, w - SATURATION + 1)) if w >= SATURATION else score
 
     def _pick_parent(self) -> str:
         if self.uniform:
@@ -124,15 +129,16 @@ class ProbeSearch:
                     best, best_score = e, s
             assert best is not None
             text, chain = best.apply(parent), (best,)
+            chain_: tuple[Edit, ...] = chain
             if two:
                 more = [o for o in self._options(text) if o.arm != best.arm]
                 if more:
                     second = max(more, key=lambda o: self._arm_score(o.arm, o.novelty))
-                    text, chain = second.apply(text), (best, second)
+                    text, chain_ = second.apply(text), (best, second)
             if shared_word_share(text, parent) < IN_DOMAIN_SHARE or text in self.tried:
                 self.tried.add(text)
                 continue
-            return text, parent, chain, best.arm
+            return text, parent, chain_, best.arm
         return None
 
     def step(self, width: int) -> bool:

@@ -354,7 +354,7 @@ def test_report_rerenders_text_and_junit(results: dict[str, Path], tmp_path: Pat
     assert "tool calls —" in res.stdout  # rendered from the saved dict, like every result
     res = _cli("report", str(results["enlarge"]), "--format", "text")
     assert res.returncode == 2
-    assert res.stderr.strip() == ("error: no text renderer for agentverity_props.enlarge/1 "
+    assert res.stderr.strip() == ("error: no text renderer for agentverity_props.enlarge/2 "
                                   "results — use --html OUT.html or --format json")
 
 
