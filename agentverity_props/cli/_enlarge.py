@@ -38,6 +38,21 @@ def _serialise_inputs(inputs: list[str], path: Path) -> str:
     return "".join(t + "\n" for t in inputs)
 
 
+def _chosen_pack(inputs: list[str]) -> tuple[str, str]:
+    """``--strategy auto``: the pack chosen from the inputs' words and the line saying so, or
+    a one-line refusal."""
+    from ..errors import BadInput
+    from ..strategies import available_packs, choose_pack
+    choice = choose_pack(inputs)
+    if choice.name is None:
+        raise BadInput(f"cannot tell which strategy pack fits these inputs (word overlap: "
+                       f"{choice.describe()})",
+                       f"leave out --strategy to learn from your probes, or pass --strategy "
+                       f"{'|'.join(available_packs())} or a pack file of your own")
+    return choice.name, (f"enlarge: strategy pack {choice.name!r} chosen from the inputs' "
+                         f"words ({choice.describe()}); pass --strategy to choose another")
+
+
 def _load_lexicon(path: str) -> dict[str, list[str]]:
     """A lexicon file: YAML or JSON ``{class: [value, ...]}``, or a one-line BadInput."""
     from .._internal.yaml import read_yaml
@@ -117,8 +132,9 @@ def _boundary_lines(res: Any) -> list[str]:
 @click.option("--inputs", "inputs_path", required=True, type=click.Path())
 @click.option("--strategy", default=None, metavar="PACK",
               help="Search a strategy pack instead of your probes: a shipped name "
-                   "(moderation, support_routing, refund_approval) or a pack file "
-                   "(default: learn from the inputs themselves).")
+                   "(moderation, support_routing, refund_approval), a pack file, or auto "
+                   "(the shipped pack whose words the inputs share) (default: learn from "
+                   "the inputs themselves).")
 @click.option("--lexicon", "lexicon_path", default=None, type=click.Path(), metavar="FILE",
               help="YAML/JSON {class: [values]} the probe grammar may use: where a probe "
                    "holds one value of a class, the others are tried in its place.")
@@ -152,6 +168,9 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
 
     inputs = load_inputs(inputs_path)
     from ..strategies import load_pack
+    chosen_note = None
+    if strategy == "auto":
+        strategy, chosen_note = _chosen_pack(inputs)
     if strategy is not None:
         if not isinstance(strategy, str) or not strategy:
             raise click.BadParameter("empty strategy")
@@ -163,6 +182,8 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
     lexicon = _load_lexicon(lexicon_path) if lexicon_path else None
     generator = _load_generator(generator_ref) if generator_ref else None
     agent: Any = load_agent_ref(agent_ref)
+    if chosen_note:  # said once the command line is known to be good (an error is one line)
+        click.echo(chosen_note, err=True)
     budget = eng["budget"] if eng["budget"] is not None else DEFAULT_BUDGET
     bar, tick = progress_ticker(progress, budget)
     with bar:

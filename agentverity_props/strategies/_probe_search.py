@@ -31,6 +31,12 @@ IN_DOMAIN_SHARE = 0.5
 SATURATION = 3
 
 
+def _family(arm: str) -> str:
+    """``number:after 'cost':up`` -> ``number:up``; ``swap:3`` -> ``swap:3``."""
+    parts = arm.split(":")
+    return f"{parts[0]}:{parts[-1]}" if parts[0] == "number" else arm
+
+
 @dataclass(frozen=True)
 class Find:
     """A kept input: its text, verdict, parent probe and the edits from it."""
@@ -64,6 +70,7 @@ class ProbeSearch:
     generator: Callable[[str], Sequence[str]] | None = None
     tried: set[str] = field(default_factory=set)
     wins: Counter[str] = field(default_factory=Counter)
+    family_wins: Counter[str] = field(default_factory=Counter)
     tries: Counter[str] = field(default_factory=Counter)
     finds: list[Find] = field(default_factory=list)
     by_parent: Counter[str] = field(default_factory=Counter)
@@ -88,9 +95,11 @@ class ProbeSearch:
     def _arm_score(self, arm: str, prior: float) -> float:
         w, n = self.wins[arm], self.tries[arm]
         score = self.rng.betavariate(prior + w, 1.0 + n - w)
-        # an arm that already gave SATURATION finds yields the same boundary again: the
-        # enlarged set is worth more with other boundaries in it, so others get their turn
-        return score * (0.35 ** max(0, w - SATURATION + 1)) if w >= SATURATION else score
+        # a family of arms (numbers upwards, in any slot) that already gave SATURATION finds
+        # mostly yields the same boundary again: the enlarged set is worth more with other
+        # boundaries in it, so other families get their turn
+        fw = self.family_wins[_family(arm)]
+        return score * (0.6 ** (fw - SATURATION + 1)) if fw >= SATURATION else score
 
     def _pick_parent(self) -> str:
         if self.uniform:
@@ -162,6 +171,7 @@ class ProbeSearch:
             self.tries[arm] += 1
             if text in confirmed:
                 self.wins[arm] += 1
+                self.family_wins[_family(arm)] += 1
                 self.by_parent[parent] += 1
                 self.misses = 0
                 extra = chain if chain else (Edit("generated", 0, len(parent), parent, text,

@@ -93,7 +93,7 @@ def test_measure_honours_retries_and_fail_fast(settings_: tuple[int, int], calls
 def test_enlarge_honours_retries_and_fail_fast(settings_: tuple[int, int], inputs: list[str],
                                                calls: int) -> None:
     agent = FlakyAgent()
-    r = enlarge(from_callable(agent), inputs,
+    r = enlarge(from_callable(agent), inputs, strategy="moderation",
                 config=EnlargeConfig(engine=_engine(*settings_, budget=60)))
     assert agent.calls == calls
     assert not r.complete
@@ -195,9 +195,11 @@ def test_flat_engine_keywords_reach_every_engine_field() -> None:
 def test_enlarge_keeps_its_old_engine_keyword_rule() -> None:
     """``engine=`` (before ``config=``): ``budget`` and ``max_workers`` applied over it."""
     gate = from_callable(lambda p: "block" if "kill" in p.lower() else "allow")
-    r = enlarge(gate, ["hi", "hello"], engine=EngineConfig(retries=0, max_workers=2))
+    r = enlarge(gate, ["hi", "hello"], strategy="moderation",
+                engine=EngineConfig(retries=0, max_workers=2))
     assert r.budget == 400
-    r = enlarge(gate, ["hi", "hello"], config=EnlargeConfig(engine=EngineConfig(budget=30)))
+    r = enlarge(gate, ["hi", "hello"], strategy="moderation",
+                config=EnlargeConfig(engine=EngineConfig(budget=30)))
     assert r.budget == 30
     assert r.calls <= 30
 

@@ -116,14 +116,24 @@ def test_enlarge_chooses_the_pack_from_the_inputs_or_refuses():
 
 
 def test_enlarge_cli_refuses_an_unclear_probe_set_before_any_call(tmp_path, capsys):
+    """``--strategy auto`` refuses a set no pack fits; the default (learn from the probes)
+    refuses two lines as too few to learn from: both before any call, in one line."""
     inputs = tmp_path / "in.txt"
     inputs.write_text("xyzzy plugh\nfrobnicate the quux\n")
     code = _cli(["enlarge", "--agent", f"{tmp_path / 'no_such.py'}:agent", "--inputs",
-                 str(inputs), "-o", str(tmp_path / "o.txt")])
+                 str(inputs), "-o", str(tmp_path / "o.txt"), "--strategy", "auto"])
     err = capsys.readouterr().err
     assert code == 2
     assert err.startswith("error: cannot tell which strategy pack fits these inputs")
     assert "--strategy" in err
+    assert err.count("\n") == 1
+    assert not (tmp_path / "o.txt").exists()
+    code = _cli(["enlarge", "--agent", "agentverity_props.examples.plain:gate", "--inputs",
+                 str(inputs), "-o", str(tmp_path / "o.txt")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("error: enlarge: 2 input(s) are too few to learn a probe grammar")
+    assert "at least 3 inputs" in err
     assert err.count("\n") == 1
     assert not (tmp_path / "o.txt").exists()
 
@@ -134,7 +144,7 @@ def test_enlarge_cli_says_which_pack_and_what_it_added(tmp_path, capsys):
                       "Write a poem about the sea.\nHow do I bake bread at home?\n")
     code = _cli(["enlarge", "--agent", "agentverity_props.examples.plain:gate", "--inputs",
                  str(inputs), "-o", str(tmp_path / "o.txt"), "--budget", "200",
-                 "--max-workers", "1"])
+                 "--max-workers", "1", "--strategy", "auto"])
     out, err = capsys.readouterr()
     assert code in (0, 1), err
     assert "strategy pack 'moderation' chosen from the inputs' words" in err
