@@ -139,8 +139,11 @@ def _boundary_lines(res: Any) -> list[str]:
               help="YAML/JSON {class: [values]} the probe grammar may use: where a probe "
                    "holds one value of a class, the others are tried in its place.")
 @click.option("--generator", "generator_ref", default=None, metavar="REF",
-              help="module:function or file.py:function returning variations of a text "
-                   "(e.g. an LLM you already have); kept when they share half the words.")
+              help="module:function or file.py:function returning variations of a text; "
+                   "kept when they share half the probe's words.")
+@click.option("--generator-agent", "generator_agent", default=None, metavar="REF",
+              help="Any agent reference (e.g. an LLM you already have), asked for five "
+                   "rewrites of each probe, one per line.")
 @click.option("--threshold", type=click.FloatRange(0.51, 0.99), default=0.9, show_default=True)
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
               help="Enlarged probe set (.txt one per line, or .json/.jsonl/.yaml).")
@@ -151,7 +154,8 @@ def _boundary_lines(res: Any) -> list[str]:
 @engine_options
 @progress_option
 def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
-                lexicon_path: str | None, generator_ref: str | None, threshold: float,
+                lexicon_path: str | None, generator_ref: str | None,
+                generator_agent: str | None, threshold: float,
                 output: str, report: str | None, fmt: str, progress: bool, **eng: Any) -> int:
     """Search for minority-verdict inputs and boundary pairs; write an enlarged probe set.
 
@@ -174,13 +178,19 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
     if strategy is not None:
         if not isinstance(strategy, str) or not strategy:
             raise click.BadParameter("empty strategy")
-        if lexicon_path or generator_ref:
+        if lexicon_path or generator_ref or generator_agent:
             from ..errors import BadInput
             raise BadInput("--lexicon and --generator vary your probes; --strategy searches "
                            "a pack instead", "give one or the other")
         load_pack(strategy)  # one-line error for an unknown pack before any agent call
     lexicon = _load_lexicon(lexicon_path) if lexicon_path else None
+    if generator_ref and generator_agent:
+        from ..errors import BadInput
+        raise BadInput("--generator and --generator-agent both given", "give one of them")
     generator = _load_generator(generator_ref) if generator_ref else None
+    if generator_agent:
+        from ..strategies import variations_from
+        generator = variations_from(load_agent_ref(generator_agent))
     agent: Any = load_agent_ref(agent_ref)
     if chosen_note:  # said once the command line is known to be good (an error is one line)
         click.echo(chosen_note, err=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..relations import KEYBOARD_NEIGHBOURS, PERTURBATION_NAMES, Perturbation
 from ._choose import PackChoice, choose_pack
 from ._enlarge import BoundaryPair, EnlargeConfig, EnlargeResult, enlarge
-from ._from_probes import Variant, from_probes
+from ._from_probes import Variant, from_probes, variations_from
 from ._grammar import Edit, ProbeGrammar
 from ._lexicons import DEFAULT_LEXICONS
 from ._packs import available_packs, from_pack, load_pack, pack_perturbations
@@ -57,11 +57,11 @@ __all__ = [
     "EnlargeConfig",
     "EnlargeResult",
     "PackChoice",
-    "ProbeGrammar",
     "Perturbation",
+    "ProbeGrammar",
     "Region",
-    "Variant",
     "StrategyPack",
+    "Variant",
     "available_packs",
     "case_changes",
     "choose_pack",
@@ -81,5 +81,6 @@ __all__ = [
     "prompts",
     "punctuation_changes",
     "typos",
+    "variations_from",
     "whitespace_changes",
 ]

@@ -335,9 +335,10 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
             batch of the adaptive search run ``max_workers`` calls at a time.
         lexicon: your own value classes for the probe grammar (``{"city": [...]}``): where
             a probe holds one value of a class, the others are tried in its place.
-        generator: a callable ``text -> variations of it`` (e.g. an LLM you already have,
-            asked for rewrites); its variations that keep half the probe's words are one
-            more arm of the search. Its calls are yours, not counted in ``budget``.
+        generator: a callable ``text -> variations of it``, or an agent adapter (e.g. an LLM
+            you already have), asked for rewrites by :func:`variations_from`; its variations
+            that keep half the probe's words are one more arm of the search. Its calls are
+            not counted in ``budget`` (they are not calls of the agent under test).
         progress: called as ``progress(phase, calls)`` as draws complete (the CLI's bar).
         **engine_kwargs: any other :class:`~agentverity_props.engine.EngineConfig` field
             (``retries=0``, ``fail_fast=1``, ...), applied over the engine.
@@ -381,9 +382,14 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
         from ._grammar import ProbeGrammar
         from ._lexicons import check_lexicons
         lex = check_lexicons(lexicon, where="enlarge")
+        from ..adapters import Adapter
+        if isinstance(generator, Adapter):  # an agent asked for rewrites of each probe
+            from ._from_probes import variations_from
+            generator = variations_from(generator)
         if generator is not None and not callable(generator):
             raise InvalidArgument("enlarge: generator must be a callable text -> list of "
-                                  f"variations, got {type(generator).__name__}")
+                                  f"variations or an agent adapter, got "
+                                  f"{type(generator).__name__}")
         grammar = ProbeGrammar(texts, lexicon=lex, default_lexicons=conf.default_lexicons)
         if generator is None and (len(texts) < MIN_PROBES or not grammar.learnable):
             raise BadInput(f"enlarge: {len(texts)} input(s) with nothing that varies between "

@@ -13,6 +13,7 @@ a clause spliced in), and the parent toward the first probe.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,7 +24,7 @@ from ..errors import InvalidArgument
 from ._grammar import Edit, ProbeGrammar
 from ._lexicons import check_lexicons
 
-__all__ = ["Variant", "from_probes"]
+__all__ = ["VARIATION_PROMPT", "Variant", "from_probes", "variations_from"]
 
 
 class Variant(str):
@@ -138,3 +139,38 @@ def from_probes(texts: Sequence[str], *, verdicts: Sequence[str | None] | None =
         return Variant(text, parent=parent, edits=chain)
 
     return variants()
+
+
+#: how ``variations_from`` asks an agent for variations (``{n}`` and ``{text}`` are filled)
+VARIATION_PROMPT = ("Rewrite the request below in {n} different ways a real user might send "
+                    "it. Change its details (amounts, names, places, dates, wording) but keep "
+                    "it the same kind of request. One rewrite per line, nothing else.\n\n"
+                    "Request: {text}")
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+
+def variations_from(agent: Any, *, n: int = 5, prompt: str = VARIATION_PROMPT) -> Any:
+    """A generator for ``enlarge(generator=...)`` from any agent the adapters accept (an LLM
+    you already have): it is asked for ``n`` rewrites of each probe, one per line.
+
+    >>> from agentverity_props import from_callable
+    >>> echo = from_callable(lambda p: {"text": "1. Refund order 7 now\\n- Refund order 9"})
+    >>> variations_from(echo, n=2)("Refund order 5")
+    ['Refund order 7 now', 'Refund order 9']
+    """
+    from ..adapters import as_adapter
+
+    if not isinstance(n, int) or not 1 <= n <= 50:
+        raise InvalidArgument(f"variations_from: n={n!r} must be an int in 1..50")
+    if "{text}" not in prompt:
+        raise InvalidArgument("variations_from: prompt must contain {text} (and may contain {n})")
+    adapter = as_adapter(agent)
+
+    def generate(text: str) -> list[str]:
+        obs = adapter.invoke(prompt.replace("{n}", str(n)).replace("{text}", text))
+        lines = [_BULLET.sub("", ln).strip().strip('"') for ln in (obs.text or "").splitlines()]
+        return [ln for ln in lines if ln][:n]
+
+    generate.__name__ = f"variations_from({getattr(adapter, 'identity', 'agent')})"
+    return generate
