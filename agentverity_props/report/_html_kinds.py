@@ -269,6 +269,11 @@ def enlarge_context(d: dict[str, Any]) -> dict[str, Any]:
                       "edit_name": edit.get("name", "edit") if isinstance(edit, dict) else edit,
                       "edit_rest": {k: v for k, v in edit.items() if k != "name"}
                       if isinstance(edit, dict) else {}})
+    origins = []
+    for o in d.get("origins") or []:
+        src_seg, fu_seg = diff_segments(str(o.get("parent", "")), str(o.get("text", "")))
+        origins.append({**o, "src_seg": src_seg, "fu_seg": fu_seg})
+    located = [b for b in d.get("boundaries") or [] if b.get("status") == "located"]
     success = bool(d.get("success"))
     plots = {"shares": P.grouped_shares_svg(
         [("before", d.get("distribution_before") or {}, P.GREY),
@@ -277,6 +282,7 @@ def enlarge_context(d: dict[str, Any]) -> dict[str, Any]:
         xlabel="share of the probe set's verdicts")}
     return {"exit_meanings": ENLARGE_EXIT, "exit_code": 0 if success else 1,
             "exit_derived": True, "agent": "not recorded in this format", "pairs": pairs,
+            "origins": origins, "located": located,
             "plots": plots,
             "summary": [("modal verdict", str(d.get("modal_verdict")), "muted"),
                         ("modal share", f"{_num(d.get('skew_before')) or 0:.0%} → "
