@@ -257,7 +257,8 @@ class ProbeGrammar:
         self.classes: list[_Class] = []
         self._class_of: dict[str, int] = {}
         self.insertions: list[tuple[str, str, str, int]] = []  # (left, phrase, right, probe)
-        self.clauses: list[tuple[str, int]] = []
+        #: (clause, probe index, the sentence end it had: "?", "!", "." or "")
+        self.clauses: list[tuple[str, int, str]] = []
         self.lexicons: list[tuple[str, tuple[str, ...]]] = [
             *((f"your lexicon {k}", tuple(v)) for k, v in (lexicon or {}).items()),
             *((f"lexicon {k}", v) for k, v in (DEFAULT_LEXICONS.items()
@@ -276,9 +277,10 @@ class ProbeGrammar:
                 if t.is_number:
                     self.numbers[_number_context(toks, k)].append((parse_number(t.text), i))
             for part in _CLAUSE_SPLIT.split(self.probes[i]):
+                end = part.strip()[-1:] if part.strip()[-1:] in ("?", "!", ".") else ""
                 clause = part.strip().rstrip(".!?;,")
                 if len(tokens(clause)) >= 2:
-                    self.clauses.append((clause, i))
+                    self.clauses.append((clause, i, end))
         uf = _UnionFind()
         surface: dict[str, str] = {}
         holders: dict[str, set[int]] = defaultdict(set)
@@ -352,7 +354,7 @@ class ProbeGrammar:
     def learnable(self) -> bool:
         """Whether the probes give anything to vary beyond deleting words."""
         return bool(self.numbers or self.classes or self.insertions
-                    or len({i for _, i in self.clauses}) >= 2)
+                    or len({i for _, i, _ in self.clauses}) >= 2)
 
     # -- edits ------------------------------------------------------------------------------
 
@@ -482,13 +484,17 @@ class ProbeGrammar:
         core = body[:-1] if end_punct else body
         own = {c.casefold() for c, _ in ((x.strip().rstrip(".!?;,"), 0)
                                           for x in _CLAUSE_SPLIT.split(text))}
-        for n, (clause, idx) in enumerate(self.clauses):
+        for n, (clause, idx, end) in enumerate(self.clauses):
             if clause.casefold() in own:
                 continue
             other_verdict = self.modal is not None and not self._modal_probe(idx)
-            joined = f", {clause[:1].lower() + clause[1:] if not clause[:2].isupper() else clause}"
+            if end and clause[:1].isupper():  # a sentence of its own: added as one
+                after = f"{end_punct or '.'} {clause}{end}"
+            else:
+                lowered = clause[:1].lower() + clause[1:] if not clause[:2].isupper() else clause
+                after = f", {lowered}{end_punct}"
             yield Edit("splice", len(core), len(body), body[len(core):],
-                       joined + end_punct, slot="an added clause",
+                       after, slot="an added clause",
                        origin=f"probe {idx + 1}",
                        arm=f"splice:{'other' if other_verdict else 'same'}",
                        mildness=4.0 + n / 1000, novelty=1.0 + (3.0 if other_verdict else 0.0))
