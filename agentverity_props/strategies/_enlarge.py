@@ -90,8 +90,9 @@ class EnlargeConfig:
     resolution: float = 0.01
     #: use the shipped lexicons (cities, names, tiers, ...) in the probe grammar
     default_lexicons: bool = True
-    #: ``guided`` (default) or ``uniform``: parents and edits drawn uniformly, the
-    #: random-recombination baseline the benchmark compares against
+    #: ``guided`` (default); the benchmark's baselines: ``recombine`` (parents and edits that
+    #: recombine the probes' own values and clauses, drawn uniformly) and ``uniform`` (every
+    #: edit of the grammar, drawn uniformly)
     search: str = "guided"
     engine: EngineConfig = field(default_factory=_default_engine)
 
@@ -118,8 +119,9 @@ class EnlargeConfig:
         if not (0.0 < self.resolution < 0.5):
             raise InvalidArgument(f"enlarge: resolution={self.resolution!r} must be in (0, 0.5),"
                                   " e.g. 0.01 to bisect a numeric crossing to within 1%")
-        if self.search not in ("guided", "uniform"):
-            raise InvalidArgument(f"enlarge: search={self.search!r}; use 'guided' or 'uniform'")
+        if self.search not in ("guided", "recombine", "uniform"):
+            raise InvalidArgument(f"enlarge: search={self.search!r}; use 'guided', "
+                                  "'recombine' or 'uniform'")
 
 
 @dataclass(frozen=True)
@@ -632,7 +634,8 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
     parents = [t for t in res.original if res.verdicts.get(t) == modal] or list(res.original)
     search = ProbeSearch(grammar, parents, modal, rng, draw=verdicts,
                          can_afford=eng.can_afford, calls=lambda: eng.ledger.calls,
-                         uniform=conf.search == "uniform", generator=generator)
+                         uniform=conf.search != "guided",
+                         recombine_only=conf.search == "recombine", generator=generator)
     search.tried.update(res.verdicts)
     width = conf.engine.max_workers
     budget = res.budget

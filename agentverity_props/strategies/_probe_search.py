@@ -10,7 +10,9 @@ posterior), so the second and third finds come cheaply and from different parent
 Every candidate keeps at least half the words of the probe it was made from (the enlarged
 set stays in the user's domain). A first draw with a minority verdict is confirmed by a
 second draw before the input is kept. The random-recombination baseline
-(``strategy="random"``, for the benchmark) draws parents and edits uniformly instead.
+(``EnlargeConfig(search="recombine")``, for the benchmark) draws parents and edits that
+recombine the probes' own material uniformly instead; ``search="uniform"`` draws uniformly
+from every edit of the grammar.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ __all__ = ["IN_DOMAIN_SHARE", "Find", "ProbeSearch"]
 IN_DOMAIN_SHARE = 0.5
 #: finds after which an arm's score is discounted (diversity of the boundaries found)
 SATURATION = 3
+
+
+_RECOMBINE = frozenset(("swap", "insert", "splice", "add_item", "delete"))
 
 
 def _family(arm: str) -> str:
@@ -67,6 +72,10 @@ class ProbeSearch:
     can_afford: Callable[[int], bool]
     calls: Callable[[], int]
     uniform: bool = False
+    #: with ``uniform``: only the edits that recombine the probes' own material (another
+    #: probe's value, clause or inserted phrase; a deletion), the random-recombination
+    #: baseline; else every edit of the grammar
+    recombine_only: bool = False
     generator: Callable[[str], Sequence[str]] | None = None
     tried: set[str] = field(default_factory=set)
     wins: Counter[str] = field(default_factory=Counter)
@@ -120,6 +129,8 @@ class ProbeSearch:
             if not options and not gen:
                 continue
             if self.uniform:
+                if self.recombine_only:
+                    options = [o for o in options if o.kind in _RECOMBINE]
                 e = self.rng.choice(options) if options else None
                 if e is None:
                     continue
