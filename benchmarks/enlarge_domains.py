@@ -2,9 +2,10 @@
 
 Run from the repository root::
 
-    python benchmarks/enlarge_domains.py            # 20 seeds a domain; rewrites the
-                                                    # `enlarge-domains` section of docs/benchmarks.md
-    python benchmarks/enlarge_domains.py --quick    # 4 seeds; prints, writes nothing
+    python benchmarks/enlarge_domains.py          # 20 seeds a domain; rewrites the
+                                                  # `enlarge-domains` section of
+                                                  # docs/benchmarks.md
+    python benchmarks/enlarge_domains.py --quick  # 4 seeds; prints, writes nothing
 
 The agents and their blind probe sets of 20 inputs come from ``tests/stats/_domain_agents.py``
 (shared with the CI test, so the two cannot drift apart): ``travel`` (a numeric threshold at
