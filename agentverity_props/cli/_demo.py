@@ -58,6 +58,15 @@ def demo_cmd(which: str, fmt: str, output: str | None, progress: bool) -> int:
     result: Any = execute_run(agent, inputs, None, config, progress=progress)
     write_output(render(result.to_dict(), fmt, output), output)
     if fmt == "text":
+        blind = getattr(result, "blindness", None)
+        if blind is not None and blind.status in ("blind", "undecided") and blind.share:
+            how = "blind" if blind.status == "blind" else "nearly blind"
+            click.echo(f"\nThe probe set is {how} ('{blind.modal_verdict}' is "
+                       f"{blind.share:.0%} of the verdicts): "
+                       "relations on it test little. enlarge learns new inputs from these "
+                       "probes and finds where the verdict changes:\n  agentverity-props "
+                       f"enlarge --agent {ref} --inputs examples/inputs/{inputs_file} -o "
+                       "probes.txt", err=True)
         click.echo("\nNext: agentverity-props run --agent YOUR_MODULE:agent --inputs "
                    "prompts.txt   (see README)", err=True)
     return result.exit_code
