@@ -674,15 +674,12 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
     # boundary location: the parent and a minority find, bisected to the adjacent pair
     calls1 = eng.ledger.calls
     phase[0] = "boundary location"
-    try:  # TEMP until the boundary branch is merged
-        from ._boundary import alocate
-    except ImportError:
-        alocate = None
+    from ._boundary import alocate
     tried_arms: set[str] = set()
     finds = [f for f in search.finds if f.text in res.verdicts]
     order = sorted(finds, key=lambda f: (f.edits[0].arm in tried_arms, len(f.edits)))
     located = 0
-    for f in (order if alocate is not None else []):
+    for f in order:
         if located >= 3 or eng.stopping or not eng.can_afford(8):
             break
         arm = f.edits[0].arm if f.edits else "generator"
