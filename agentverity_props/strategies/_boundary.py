@@ -123,6 +123,7 @@ class EditUnit:
     after: str
     context: str  # the word just before it in ``a``
     position: int  # token index in ``a``
+    next_word: str = ""  # the word just after it in ``a``
 
     @property
     def numeric(self) -> bool:
@@ -143,12 +144,13 @@ def _units(a: str, b: str) -> tuple[list[EditUnit], list[tuple[str, str]]]:
         a0, a1 = _span(ta, i1, i2, a)
         b0, b1 = _span(tb, j1, j2, b)
         before, after = a[a0:a1], b[b0:b1]
-        kind = op
+        kind: str = op
         if (op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and ta[i1].is_number
                 and tb[j1].is_number):
             kind = "number"
         ctx = next((t.text for t in reversed(ta[:i1]) if t.is_word), "")
-        units.append(EditUnit(kind, a0, a1, before, after, ctx, i1))
+        nxt = next((t.text for t in ta[i2:] if t.is_word), "")
+        units.append(EditUnit(kind, a0, a1, before, after, ctx, i1, nxt))
         bounds.append((a0, a1, b0, b1))
     gaps: list[tuple[str, str]] = []
     pa = pb = 0
@@ -208,6 +210,12 @@ def edit_path(a: str, b: str) -> list[str]:
 
 # -- the result ------------------------------------------------------------------------------
 
+#: words too plain to name a number by ("a 29.9 → 30.2": "29.9 kg → 30.2 kg" instead)
+_FUNCTION_WORDS = frozenset((
+    "a", "an", "the", "of", "for", "to", "in", "on", "at", "by", "and", "or", "is", "are",
+    "was", "with", "from", "each", "per", "my", "our", "your", "his", "her", "their", "its",
+    "this", "that"))
+
 @dataclass(frozen=True)
 class BoundaryLocation:
     """Where the verdict changes between two inputs (see the module doc)."""
@@ -230,15 +238,21 @@ class BoundaryLocation:
         e = self.edit
         if not e:
             return self.reason or self.status
-        ctx = f"{e['context']} " if e.get("context") and e.get("kind") == "number" else ""
+        word = f" (the crossing word: {e['word']!r})" if e.get("word") else ""
         if e.get("kind") == "insert":
-            what = f"inserting {e['after'].strip()!r}"
+            what = f"inserting {e['after'].strip()!r}{word}"
         elif e.get("kind") == "delete":
-            what = f"deleting {e['before'].strip()!r}"
+            what = f"deleting {e['before'].strip()!r}{word}"
         elif e.get("kind") == "number":
-            what = f"{ctx}{e['before']} → {e['after']}"
+            ctx, nxt = e.get("context") or "", e.get("next") or ""
+            if len(ctx) >= 3 and ctx.casefold() not in _FUNCTION_WORDS:
+                what = f"{ctx} {e['before']} → {e['after']}"
+            elif nxt:
+                what = f"{e['before']} {nxt} → {e['after']} {nxt}"
+            else:
+                what = f"{e['before']} → {e['after']}"
         else:
-            what = f"{e['before'].strip()!r} → {e['after'].strip()!r}"
+            what = f"{e['before'].strip()!r} → {e['after'].strip()!r}{word}"
         flips = (f" flips {self.low_verdict} → {self.high_verdict}"
                  if self.status == "located" else f" ({self.status})")
         return what + flips
@@ -301,8 +315,8 @@ class _Walker:
         k = self.conf.steps_lead
         lead = 0
         seen = 0
-        for v in self.known(text):
-            lead += 1 if v == a_verdict else -1
+        for old in self.known(text):
+            lead += 1 if old == a_verdict else -1
             seen += 1
             if abs(lead) >= k:
                 return lead > 0
@@ -326,19 +340,54 @@ class _Walker:
         return max(set(got), key=got.count)
 
 
-def _number_values(lo: float, hi: float, integer: bool, resolution: float) -> bool:
-    """Whether ``lo`` and ``hi`` are adjacent at the resolution."""
-    if integer and abs(hi - lo) <= 1:
-        return True
-    return abs(hi - lo) <= resolution * max(abs(lo), abs(hi), 1e-12)
+class _Numbers:
+    """The numbers between two values of a number unit, written like them."""
+
+    def __init__(self, before: str, after: str, resolution: float) -> None:
+        self.before, self.after = before, after
+        self.x, self.y = parse_number(before), parse_number(after)
+        self.integer = "." not in before and "." not in after
+        self.style = after if "," in after or "." in after else before
+        self.commas = "," in before or "," in after
+        self.resolution = resolution
+
+    def text(self, v: float) -> str:
+        if v == self.x:
+            return self.before
+        if v == self.y:
+            return self.after
+        return format_like(v, self.style, commas=self.commas)
+
+    def texts_of(self, path: _Path, k: int, x: float, y: float) -> tuple[str, str]:
+        lo = path.text(k) if x == self.x else path.text(k, (k, self.text(x)))
+        return lo, path.text(k, (k, self.text(y)))
+
+    def adjacent(self, lo: float, hi: float) -> bool:
+        if self.integer and abs(hi - lo) <= 1:
+            return True
+        return abs(hi - lo) <= self.resolution * max(abs(lo), abs(hi), 1e-12)
+
+    def mid(self, lo: float, hi: float) -> float | None:
+        """A value between ``lo`` and ``hi`` (None: none at this precision)."""
+        if lo > 0 and hi > 0 and max(lo, hi) / min(lo, hi) > 2:
+            m = math.sqrt(lo * hi)  # geometric while far apart: a factor 100 in ~3 steps
+        else:
+            m = (lo + hi) / 2
+        m = parse_number(format_like(float(round(m)) if self.integer else m, self.style,
+                                     commas=self.commas))
+        return None if m in (lo, hi) else m
 
 
-def _mid(lo: float, hi: float, integer: bool) -> float:
-    if lo > 0 and hi > 0 and max(lo, hi) / min(lo, hi) > 2:
-        m = math.sqrt(lo * hi)  # geometric while far apart: a factor 100 in ~3 steps
-    else:
-        m = (lo + hi) / 2
-    return float(round(m)) if integer else m
+def _phrase_steps(unit: EditUnit) -> list[str] | None:
+    """A phrase unit's words applied one at a time (``[before, ..., after]``); None when the
+    unit is a single word."""
+    phrase = unit.before if unit.kind == "delete" else unit.after
+    toks = tokens(phrase)
+    if len([t for t in toks if t.is_word or t.is_number]) < 2:
+        return None
+    if unit.kind == "delete":  # the first k words deleted
+        return [unit.before, *(unit.before[t.start:] for t in toks[1:]), unit.after]
+    return [unit.before, *(unit.after[:t.end] for t in toks[:-1]), unit.after]
 
 
 async def alocate(engine: Engine, pool: EvidencePool, a: str, b: str, *, layer: str = "verdict",
@@ -385,33 +434,38 @@ async def alocate(engine: Engine, pool: EvidencePool, a: str, b: str, *, layer: 
         unit = units[lo]
         lo_text, hi_text = path.text(lo), path.text(hi)
         edit = {"kind": unit.kind, "before": unit.before, "after": unit.after,
-                "context": unit.context, "position": unit.position}
+                "context": unit.context, "next": unit.next_word, "position": unit.position}
+        # inside the crossing unit: a number's values, or a phrase's words one at a time
         if unit.numeric:
-            x, y = parse_number(unit.before), parse_number(unit.after)
-            integer = "." not in unit.before and "." not in unit.after
-            style = unit.after if "," in unit.after or "." in unit.after else unit.before
-            commas = "," in unit.before or "," in unit.after
-            while not _number_values(x, y, integer, conf.resolution):
-                m = _mid(x, y, integer)
-                if m in (x, y):
+            nums = _Numbers(unit.before, unit.after, conf.resolution)
+            x, y = nums.x, nums.y
+            while not nums.adjacent(x, y):
+                m = nums.mid(x, y)
+                if m is None:
                     break
-                text = path.text(lo, (lo, format_like(m, style, commas=commas)))
-                s = await w.side(text, va)
+                s = await w.side(path.text(lo, (lo, nums.text(m))), va)
                 if s is None:
-                    edit["before"] = format_like(x, style, commas=commas)
-                    edit["after"] = format_like(y, style, commas=commas)
-                    lo_text = path.text(lo, (lo, edit["before"])) if x != parse_number(
-                        unit.before) else path.text(lo)
-                    hi_text = path.text(lo, (lo, edit["after"]))
-                    return result("undecided", f"the verdict is stochastic at "
-                                  f"{format_like(m, style, commas=commas)}", edit)
+                    lo_text, hi_text = nums.texts_of(path, lo, x, y)
+                    edit.update(before=nums.text(x), after=nums.text(y))
+                    return result("undecided", f"the verdict is stochastic at {nums.text(m)}",
+                                  edit)
                 x, y = (m, y) if s else (x, m)
-            before = unit.before if x == parse_number(unit.before) else \
-                format_like(x, style, commas=commas)
-            after = format_like(y, style, commas=commas)
-            lo_text = path.text(lo) if before == unit.before else path.text(lo, (lo, before))
-            hi_text = path.text(lo, (lo, after))
-            edit.update(before=before, after=after)
+            lo_text, hi_text = nums.texts_of(path, lo, x, y)
+            edit.update(before=nums.text(x), after=nums.text(y))
+        elif (words := _phrase_steps(unit)) is not None:
+            i, j = 0, len(words) - 1
+            while j - i > 1:
+                m = (i + j) // 2
+                s = await w.side(path.text(lo, (lo, words[m])), va)
+                if s is None:
+                    break  # stochastic inside the phrase: the whole unit is the crossing
+                i, j = (m, j) if s else (i, m)
+            if j - i == 1:
+                lo_text = path.text(lo, (lo, words[i])) if i else path.text(lo)
+                hi_text = path.text(lo, (lo, words[j])) if j < len(words) - 1 else \
+                    path.text(hi)
+                edit["word"] = (words[j][len(words[i]):].strip() if unit.kind != "delete"
+                                else words[i][:len(words[i]) - len(words[j])].strip())
         # the adjacent pair, decided like every boundary pair: beyond the agent's noise
         rel = Relation(f"boundary:{edit['kind']}", "invariant", lambda _t: hi_text,
                        layer=layer)
