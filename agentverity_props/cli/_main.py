@@ -12,6 +12,7 @@ import click
 COMMANDS: dict[str, tuple[str, str]] = {
     "assess": ("._assess", "assess_cmd"),
     "bench": ("._bench", "bench_cmd"),
+    "boundary": ("._boundary", "boundary_cmd"),
     "check": ("._snapshot", "check_cmd"),
     "compare": ("._bench", "compare_cmd"),
     "snapshot": ("._snapshot", "snapshot_cmd"),

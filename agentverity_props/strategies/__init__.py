@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 from ..relations import KEYBOARD_NEIGHBOURS, PERTURBATION_NAMES, Perturbation
+from ._boundary import BoundaryConfig, BoundaryLocation, edit_path, locate_boundary
 from ._choose import PackChoice, choose_pack
 from ._enlarge import BoundaryPair, EnlargeConfig, EnlargeResult, enlarge
 from ._from_probes import Variant, from_probes, variations_from
@@ -52,6 +53,8 @@ __all__ = [
     "DEFAULT_POLITENESS",
     "KEYBOARD_NEIGHBOURS",
     "PERTURBATION_NAMES",
+    "BoundaryConfig",
+    "BoundaryLocation",
     "BoundaryPair",
     "Edit",
     "EnlargeConfig",
@@ -66,12 +69,14 @@ __all__ = [
     "case_changes",
     "choose_pack",
     "distractors",
+    "edit_path",
     "enlarge",
     "entity_swaps",
     "follow_ups",
     "from_pack",
     "from_probes",
     "load_pack",
+    "locate_boundary",
     "negations",
     "normalisations",
     "pack_json_schema",
