@@ -179,21 +179,21 @@ class _Path:
 
     def text(self, k: int, override: tuple[int, str] | None = None) -> str:
         """``a`` with the first ``k`` units applied (``override``: unit ``i`` written as
-        given, applied); ``text(0) == a`` and ``text(len(units)) == b``."""
+        given, and applied); ``text(0) == a`` and ``text(len(units)) == b``. The text
+        between two units is written as in ``b`` once both units around it are applied."""
         n = len(self.units)
-        if k <= 0 and override is None:
-            return self.a
-        if k >= n and override is None:
-            return self.b
-        out = [self.gaps[0][1] if k >= n else self.gaps[0][0]]
-        for i, u in enumerate(self.units):
-            applied = i < k
-            if override is not None and override[0] == i:
-                out.append(override[1])
-                applied = True
-            else:
-                out.append(u.after if applied else u.before)
-            out.append(self.gaps[i + 1][1] if applied and i + 1 <= k else self.gaps[i + 1][0])
+        applied = [i < k or (override is not None and override[0] == i) for i in range(n)]
+        out: list[str] = []
+        for j in range(n + 1):
+            left = j == 0 or applied[j - 1]
+            right = j == n or applied[j]
+            out.append(self.gaps[j][1] if left and right else self.gaps[j][0])
+            if j < n:
+                u = self.units[j]
+                if override is not None and override[0] == j:
+                    out.append(override[1])
+                else:
+                    out.append(u.after if applied[j] else u.before)
         return "".join(out)
 
 
