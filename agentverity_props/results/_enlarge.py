@@ -9,7 +9,7 @@ from pydantic import Field
 
 from ._base import Document, Model
 
-__all__ = ["AddedOrigin", "BoundaryPair", "EnlargeDocument", "GrammarSummary", "OriginEdit"]
+__all__ = ["AddedOrigin", "BoundaryFound", "BoundaryPair", "EnlargeDocument", "GrammarSummary", "OriginEdit"]
 
 _Count = Annotated[int, Field(ge=0)]
 _Share = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -53,6 +53,30 @@ class AddedOrigin(Model):
     describe: str
     shared_words: _Share
     """The share of the input's distinct words its parent probe holds too."""
+
+
+class BoundaryFound(Model):
+    """A boundary location: the adjacent pair on the edit path from a probe to an added input
+    whose verdicts differ, and the crossing edit."""
+
+    status: Literal["located", "undecided", "no-crossing", "incomplete"]
+    low: str
+    high: str
+    low_verdict: str | None
+    high_verdict: str | None
+    edit: dict[str, Any]
+    """The crossing edit: ``kind`` (number, replace, insert, delete), ``before``, ``after``,
+    ``context`` / ``next`` (the words around it), ``position``, ``word`` (in a phrase)."""
+    description: str
+    """In the inputs' words: ``cost 1,990 → 2,010 flips approve → manager``."""
+    steps: _Count
+    calls: _Count
+    reason: str
+    decision: dict[str, Any] | None
+    """The adjacent pair's relation-candidate decision (a run outcome's ``decision`` shape)."""
+    step_error: _Share
+    parent: str
+    find: str
 
 
 class GrammarSummary(Model):
@@ -109,7 +133,7 @@ class EnlargeDocument(Document):
     ``pack:NAME`` or ``strategy``."""
     origins: list[AddedOrigin]
     """Each added input's parent probe and edits (from-probes search)."""
-    boundaries: list[dict[str, Any]]
+    boundaries: list[BoundaryFound]
     """Every boundary location tried: the adjacent pair, the crossing edit, its decision."""
     grammar: GrammarSummary | None
     calls_to_first_minority: _Count | None
