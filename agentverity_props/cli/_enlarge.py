@@ -214,7 +214,7 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
                  f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "
                  f"input(s), {source}; {res.calls} agent calls "
                  f"({res.stop_reason})",
-                 *_added_lines(res, threshold),
+                 *_added_lines(res, threshold), *_boundary_lines(res),
                  f"wrote {len(res.inputs)} inputs to {out}"]
         if not res.complete:
             led = res.ledger
@@ -225,7 +225,6 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
             cause = res.cause or led.get("stop_cause") or (samples[0] if samples else None)
             if cause:
                 lines.append(f"cause: {cause}")
-        lines.extend(_boundary_lines(res))
         write_output("\n".join(lines) + "\n", None)
     if not res.complete:
         return 2
