@@ -53,22 +53,9 @@ def _chosen_pack(inputs: list[str]) -> tuple[str, str]:
                          f"words ({choice.describe()}); pass --strategy to choose another")
 
 
-def _load_lexicon(path: str) -> dict[str, list[str]]:
-    """A lexicon file: YAML or JSON ``{class: [value, ...]}``, or a one-line BadInput."""
-    from .._internal.yaml import read_yaml
-    from ..errors import BadInput, InvalidArgument
-    from ..strategies._lexicons import check_lexicons
-    data = read_yaml(path, what="lexicon file").data
-    try:
-        return {k: list(v) for k, v in check_lexicons(data, where=f"lexicon file {path}").items()}
-    except InvalidArgument as exc:
-        raise BadInput(str(exc), "write it as YAML: one key per class, each a list of at "
-                       "least two values (city: [Boston, Denver])") from None
-
-
 def _load_generator(ref: str) -> Any:
     """``module:function`` or ``path.py:function``: a callable text -> list of variations."""
-    from ..adapters._refs import load_object
+    from ..adapters import load_object
     from ..errors import BadInput
     obj = load_object(ref, what="generator")
     if not callable(obj):
@@ -183,7 +170,8 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
             raise BadInput("--lexicon and --generator vary your probes; --strategy searches "
                            "a pack instead", "give one or the other")
         load_pack(strategy)  # one-line error for an unknown pack before any agent call
-    lexicon = _load_lexicon(lexicon_path) if lexicon_path else None
+    from ..strategies import load_lexicon
+    lexicon = load_lexicon(lexicon_path) if lexicon_path else None
     if generator_ref and generator_agent:
         from ..errors import BadInput
         raise BadInput("--generator and --generator-agent both given", "give one of them")
@@ -215,6 +203,7 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
                  f"input(s), {source}; {res.calls} agent calls "
                  f"({res.stop_reason})",
                  *_added_lines(res, threshold), *_boundary_lines(res),
+                 *([f"advice: {res.advice}"] if res.advice else []),
                  f"wrote {len(res.inputs)} inputs to {out}"]
         if not res.complete:
             led = res.ledger

@@ -9,7 +9,8 @@ from pydantic import Field
 
 from ._base import Document, Model
 
-__all__ = ["AddedOrigin", "BoundaryFound", "BoundaryPair", "EnlargeDocument", "GrammarSummary", "OriginEdit"]
+__all__ = ["AddedOrigin", "BoundaryFound", "BoundaryPair", "EnlargeDocument", "GrammarSummary",
+           "OriginEdit"]
 
 _Count = Annotated[int, Field(ge=0)]
 _Share = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -137,4 +138,6 @@ class EnlargeDocument(Document):
     """Every boundary location tried: the adjacent pair, the crossing edit, its decision."""
     grammar: GrammarSummary | None
     calls_to_first_minority: _Count | None
+    advice: str | None = None
+    """What to try when the search added too little (e.g. words the probes never use)."""
     privacy: str

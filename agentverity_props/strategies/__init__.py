@@ -25,7 +25,7 @@ from ._choose import PackChoice, choose_pack
 from ._enlarge import BoundaryPair, EnlargeConfig, EnlargeResult, enlarge
 from ._from_probes import Variant, from_probes, variations_from
 from ._grammar import Edit, ProbeGrammar
-from ._lexicons import DEFAULT_LEXICONS
+from ._lexicons import DEFAULT_LEXICONS, load_lexicon
 from ._packs import available_packs, from_pack, load_pack, pack_perturbations
 from ._perturb import (
     DEFAULT_DISTRACTORS,
@@ -75,6 +75,7 @@ __all__ = [
     "follow_ups",
     "from_pack",
     "from_probes",
+    "load_lexicon",
     "load_pack",
     "locate_boundary",
     "negations",

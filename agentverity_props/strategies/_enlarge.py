@@ -165,6 +165,8 @@ class EnlargeResult:
     grammar: dict[str, Any] | None = None
     #: calls spent when the first minority input was confirmed (None: none was)
     calls_to_first_minority: int | None = None
+    #: what to try when the search added too little
+    advice: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -213,6 +215,7 @@ class EnlargeResult:
             "boundaries": [dict(b) for b in self.boundaries],
             "grammar": self.grammar,
             "calls_to_first_minority": self.calls_to_first_minority,
+            "advice": self.advice,
             "privacy": "added inputs, their parent probes and boundary pairs are kept "
                        "verbatim: they are the product (edits of your inputs, or drawn from "
                        "the strategy)",
@@ -713,3 +716,13 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
     res.stop_reason = ("target share reached" if done() else
                        "budget exhausted" if not eng.can_afford(2) else
                        "interrupted" if eng.stopping else "search exhausted")
+    if not done() and not eng.stopping:
+        tried = len(search.tried) - len(res.original)
+        res.advice = (
+            f"{tried} edit(s) of your probes were tried and "
+            + ("none changed the verdict" if not res.added else
+               f"{len(res.added)} changed it") +
+            ": the boundary may lie in words your probes never use (a keyword list, restricted "
+            "names). Add them through a lexicon (--lexicon FILE; lexicon= in Python), a probe "
+            "or two that holds them, a generator (--generator-agent), or try a strategy pack "
+            "(--strategy auto)")

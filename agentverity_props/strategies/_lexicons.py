@@ -14,12 +14,13 @@ replacement copies the case of the word it replaces ("Economy" -> "Business").
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from ..errors import InvalidArgument
+from ..errors import BadInput, InvalidArgument
 
-__all__ = ["DEFAULT_LEXICONS", "check_lexicons"]
+__all__ = ["DEFAULT_LEXICONS", "check_lexicons", "load_lexicon"]
 
 _CITIES = (
     "Amsterdam", "Athens", "Atlanta", "Austin", "Baghdad", "Bangkok", "Barcelona", "Beijing",
@@ -110,3 +111,15 @@ def check_lexicons(lexicon: object, *, where: str) -> dict[str, tuple[str, ...]]
                                   "values (one to find in a probe, one to put in its place)")
         out[name] = vals
     return out
+
+
+def load_lexicon(path: str | os.PathLike[str]) -> dict[str, tuple[str, ...]]:
+    """A lexicon file (YAML or JSON ``{class: [value, ...]}``) checked, or one
+    :class:`~agentverity_props.errors.BadInput` line naming the problem and the fix."""
+    from .._internal.yaml import read_yaml
+    data = read_yaml(path, what="lexicon file").data
+    try:
+        return check_lexicons(data, where=f"lexicon file {path}")
+    except InvalidArgument as exc:
+        raise BadInput(str(exc), "write it as YAML: one key per class, each a list of at "
+                       "least two values (city: [Boston, Denver])") from None

@@ -141,13 +141,21 @@ def test_demo_finds_the_planted_bug():
 
 
 def test_enlarge_writes_a_less_blind_probe_set(tmp_path):
+    """With a pack (chosen from the inputs' words); everyday prompts hold none of the gate's
+    risk words, so edits of the probes alone cannot reach another verdict: it says so."""
     inputs = tmp_path / "everyday.txt"
     lines = [ln for ln in INPUTS.read_text().splitlines()[:20] if ln.strip()]
     inputs.write_text("\n".join(lines) + "\n")
     out = tmp_path / "enlarged.txt"
     report = tmp_path / "enlarge.json"
     proc = cli("enlarge", "--agent", GATE, "--inputs", str(inputs), "--output", str(out),
-               "--report", str(report))
+               "--report", str(report), "--budget", "120")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "advice: " in proc.stdout
+    assert "--lexicon" in proc.stdout
+    assert "--strategy auto" in proc.stdout
+    proc = cli("enlarge", "--agent", GATE, "--inputs", str(inputs), "--output", str(out),
+               "--report", str(report), "--strategy", "auto")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     data = json.loads(report.read_text())
     assert data["skew_before"] >= 0.9
@@ -157,6 +165,27 @@ def test_enlarge_writes_a_less_blind_probe_set(tmp_path):
     written = out.read_text().splitlines()
     assert written[: len(lines)] == lines
     assert len(written) == len(lines) + len(data["added"])
+
+
+def test_enlarge_learns_from_a_blind_set_of_its_own_domain(tmp_path):
+    """No pack fits travel requests: enlarge edits the probes, each added input named with
+    its parent, and names the crossing edits."""
+    out, report = tmp_path / "trips.txt", tmp_path / "enlarge.json"
+    proc = cli("enlarge", "--agent", "examples/travel_gate.py:noisy_gate", "--inputs",
+               str(ROOT / "examples/inputs/travel.txt"), "-o", str(out), "--report",
+               str(report), "--max-workers", "1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(report.read_text())
+    assert data["source"] == "probes"
+    assert data["skew_before"] >= 0.9 > data["skew_after"]
+    assert {o["text"] for o in data["origins"]} == set(data["added"])
+    assert all(o["shared_words"] >= 0.5 for o in data["origins"])
+    located = [b for b in data["boundaries"] if b["status"] == "located"]
+    assert located
+    assert data["calls"] <= 400
+    for b in located:
+        assert f"boundary: {b['description']}" in proc.stdout
+    assert proc.stdout.count("         from '") == len(data["added"])
 
 
 def test_a_report_file_written_from_a_terminal_has_no_colour_codes(tmp_path):
