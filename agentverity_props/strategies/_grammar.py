@@ -51,6 +51,8 @@ SCALES: tuple[float, ...] = (1.1, 0.9, 1.5, 0.5, 2.0, 3.0, 0.2, 5.0, 0.1, 10.0, 
 MAX_EDITS = 600
 #: the longest phrase (in tokens) learned as one alternation or insertion
 MAX_PHRASE = 4
+#: the most probe pairs aligned to learn alternations (all pairs of up to 90 probes)
+MAX_PAIRS = 4000
 
 
 @dataclass(frozen=True)
@@ -285,9 +287,9 @@ class ProbeGrammar:
         surface: dict[str, str] = {}
         holders: dict[str, set[int]] = defaultdict(set)
         n = len(self.probes)
-        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
-        if len(pairs) > 4000:  # a large probe set: neighbours in order are enough to learn from
-            pairs = [(i, j) for i in range(n) for j in range(i + 1, min(n, i + 12))]
+        # every pair of a small probe set; of a large one, near neighbours in order suffice
+        reach = n if n * (n - 1) // 2 <= MAX_PAIRS else max(1, MAX_PAIRS // n)
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, min(n, i + 1 + reach))]
         for i, j in pairs:
             a, b = self._toks[i], self._toks[j]
             ka = [t.text.casefold() for t in a]
