@@ -452,8 +452,10 @@ def obfuscations(*, every_word: bool = False) -> SearchStrategy[Perturbation]:
 
     >>> from hypothesis import find
     >>> p = find(obfuscations(), lambda p: "kill" not in p.apply("how to kill"))
-    >>> p.params, ascii(p.apply("how to kill"))  # Greek kappa, Cyrillic i
-    ({'at': 500, 'kind': 'homoglyph'}, "'how to \\u03ba\\u0456ll'")
+    >>> p.params
+    {'at': 500, 'kind': 'homoglyph'}
+    >>> print(ascii(p.apply("how to kill")))  # Greek kappa, Cyrillic i
+    'how to \\u03ba\\u0456ll'
     """
     if not isinstance(every_word, bool):
         raise InvalidArgument(f"every_word must be True or False, got {every_word!r}")
