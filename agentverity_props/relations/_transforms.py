@@ -397,13 +397,20 @@ def _apply_obfuscation(text: str, p: Mapping[str, Any]) -> str:
     kind = p["kind"]
     if kind.endswith("_all"):
         return _WORD.sub(lambda m: _obfuscate_word(m.group(0), kind), text)
-    # as with case: only words the change alters are candidates
+    # as with case: only words the change alters are candidates; ``words`` lists positions
+    # (per mille along them), ``at`` is one
     words = [m for m in _WORD.finditer(text) if _obfuscate_word(m.group(0), kind) != m.group(0)]
     if not words:
         return text
-    m = _at(words, p.get("at", 0))
-    return text[: m.start()] + _obfuscate_word(m.group(0), kind) + text[m.end():]
-
+    positions = p["words"] if "words" in p else [p.get("at", 0)]
+    if not isinstance(positions, list) or not positions:
+        raise ValueError("obfuscation 'words' must be a non-empty list of positions")
+    chosen = sorted({id(_at(words, at)): _at(words, at) for at in positions}.values(),
+                    key=lambda m: m.start(), reverse=True)
+    out = text
+    for m in chosen:  # right to left: earlier offsets stay valid
+        out = out[: m.start()] + _obfuscate_word(m.group(0), kind) + out[m.end():]
+    return out
 
 _APPLIERS: dict[str, Callable[[str, Mapping[str, Any]], str]] = {
     "case": _apply_case,
