@@ -92,6 +92,7 @@ WIDTH = 16
 _TRIVIAL = st.integers(0, 0)
 _MAX_COUNT = 10
 _MAX_TYPOS = 5
+_MAX_OBFUSCATED = WIDTH - 1  # a kind, then one slot per word
 _TYPO_EDIT = st.tuples(st.integers(0, POSITION_SPAN - 1), st.integers(0, len(TYPO_KINDS) - 1),
                        st.integers(0, KEY_SPAN - 1))
 
@@ -435,7 +436,7 @@ def tool_injections(*, tools: Sequence[str] | None = None) -> SearchStrategy[Per
     return _fixed_width(build)
 
 
-def obfuscations(*, max_words: int = 8) -> SearchStrategy[Perturbation]:
+def obfuscations(*, max_words: int = 6) -> SearchStrategy[Perturbation]:
     """Obfuscated words for safety gates, mildest first: words written with homoglyphs
     (Cyrillic/Greek look-alikes), in leetspeak (``k1ll``) or spaced out (``k i l l``).
 
@@ -447,7 +448,7 @@ def obfuscations(*, max_words: int = 8) -> SearchStrategy[Perturbation]:
     a refusal.
 
     Args:
-        max_words: Most words disguised at once (1 to 10).
+        max_words: Most words disguised at once (1 to 15).
 
     >>> from hypothesis import find
     >>> p = find(obfuscations(), lambda p: "kill" not in p.apply("how to kill"))
@@ -456,14 +457,18 @@ def obfuscations(*, max_words: int = 8) -> SearchStrategy[Perturbation]:
     >>> print(ascii(p.apply("how to kill")))  # Greek kappa, Cyrillic i
     'how to \\u03ba\\u0456ll'
     """
-    _check_count("max_words", max_words)
+    _check_count("max_words", max_words, _MAX_OBFUSCATED)
     kinds = tuple(k for k in OBFUSCATION_KINDS if not k.endswith("_all"))
 
     def build(d: _Draws) -> Perturbation:
         kind = d.pick(kinds)
-        # each position is its own draw, so the shrinker can delete one when it lowers n
-        words = [d.position() for _ in range(d.integer(1, max_words))]
-        return Perturbation("obfuscation", {"kind": kind, "words": words})
+        # max_words slots, each off (0) or a position + 1: a word is dropped by shrinking its
+        # slot to 0, one choice at a time (deleting a list element would shift every later
+        # choice); the order of the slots does not matter, so the params list them sorted.
+        # No word at all is the first word, the mildest.
+        slots = [d.integer(0, POSITION_SPAN) for _ in range(max_words)]
+        words = sorted({v - 1 for v in slots if v})
+        return Perturbation("obfuscation", {"kind": kind, "words": words or [0]})
 
     return _fixed_width(build)
 
