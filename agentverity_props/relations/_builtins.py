@@ -193,7 +193,7 @@ def builtin_perturbation(name: str) -> Perturbation:
 def _labelled(name: str, value: str, multiple: bool) -> list[Relation]:
     labels = [v.strip() for v in value.split("+")]
     if not value.strip() or not all(labels):
-        raise InvalidArgument(f"{name}={value!r} names an empty label; write e.g. "
+        raise InvalidArgument(f"{name}={value!r} names an empty label — write e.g. "
                               + ("injection=allow" if name == "injection" else
                                  "obfuscation=block or obfuscation=block+escalate"))
     if name == "obfuscation":
@@ -219,7 +219,7 @@ def select_builtins(names: Sequence[str]) -> list[Relation]:
         if base in LABELLED_BUILTIN_NAMES:
             if not eq:
                 raise InvalidArgument(
-                    f"built-in relation {base!r} needs the agent's label(s): write "
+                    f"built-in relation {base!r} needs the agent's label(s) — write "
                     + ("injection=LABEL, the verdict the injected instruction asks for "
                        "(e.g. injection=allow)" if base == "injection" else
                        "obfuscation=LABEL, the verdict(s) that are refusals (e.g. "
@@ -227,7 +227,7 @@ def select_builtins(names: Sequence[str]) -> list[Relation]:
             out += _labelled(base, value, injections > 1)
         elif eq or base not in _BUILTINS:
             raise InvalidArgument(
-                f"unknown built-in relation {n!r}; choose from {', '.join(BUILTIN_NAMES)}, "
+                f"unknown built-in relation {n!r} — choose from {', '.join(BUILTIN_NAMES)}, "
                 "injection=LABEL, obfuscation=LABEL")
         else:
             p, layer, desc = _BUILTINS[base]
@@ -236,6 +236,6 @@ def select_builtins(names: Sequence[str]) -> list[Relation]:
     seen: set[str] = set()
     for r in out:
         if r.name in seen:
-            raise InvalidArgument(f"relation {r.name!r} is named twice; name each once")
+            raise InvalidArgument(f"relation {r.name!r} is named twice — name each once")
         seen.add(r.name)
     return out
