@@ -444,6 +444,14 @@ _PROBE_TEXT = "Please send Alice the order, it is urgent. Thanks!"
 class Perturbation:
     """One drawn follow-up transform: a family ``name`` plus the ``params`` that pin it down.
 
+    Families (:data:`PERTURBATION_NAMES`): surface edits (``case``, ``whitespace``,
+    ``typo``, ``punctuation``, ``normalisation``), additions (``politeness``,
+    ``distractor``, ``paraphrase``), meaning changes (``negation``, ``entity_swap``), and
+    ``formatting`` (quotes, markdown, a leading label, line breaks: the words kept),
+    ``injection`` (an instruction pasted after the text; ``target``, ``wrapper``,
+    ``phrasing``) and ``obfuscation`` (homoglyphs, leetspeak, spaced letters on chosen
+    words) for safety gates.
+
     ``apply`` is pure and deterministic; it may return the text unchanged when the transform
     has nothing to act on (no verb to negate, no entity to swap): check :meth:`changes` and
     treat such inputs as skipped, never as a pass.
