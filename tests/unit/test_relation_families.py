@@ -48,6 +48,10 @@ def test_the_families_are_in_the_one_table() -> None:
     assert {"formatting", "obfuscation"} <= set(SIMPLE_PERTURBATIONS)
     assert "injection" not in SIMPLE_PERTURBATIONS  # it needs labels
     assert set(SIMPLE_PERTURBATIONS) | {"entity_swap", "injection"} == set(PERTURBATION_NAMES)
+    from agentverity_props.strategies._packs import _BUILDERS
+    from agentverity_props.strategies._schema import _ITEM_TAGS
+    assert set(_BUILDERS) == set(PERTURBATION_NAMES)  # a pack can name every family
+    assert {"entity_swap", "injection"} <= set(_ITEM_TAGS)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: repr(s)[:40])
