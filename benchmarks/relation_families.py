@@ -3,7 +3,7 @@ never on a clean noisy gate, and what they cost.
 
 Run from the repository root::
 
-    python benchmarks/relation_families.py                # 40 seeds per row
+    python benchmarks/relation_families.py                # 40 seeds per row, plan 60
     python benchmarks/relation_families.py --seeds 20 --no-write
 
 For each family, ``run`` with its opt-in built-in (``formatting``, ``injection=allow``,
@@ -112,7 +112,7 @@ def planned(inputs, names: str | None, seeds: int) -> dict[float, tuple[float, f
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=40)
-    ap.add_argument("--plan-seeds", type=int, default=20)
+    ap.add_argument("--plan-seeds", type=int, default=60)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
@@ -195,8 +195,9 @@ def main() -> None:
                          f"({(both[q][0] - base[q][0]) / base[q][0]:+.0%}; "
                          f"±{2 * (base[q][2] ** 2 + both[q][2] ** 2) ** 0.5:.0f}) |")
     lines += ["", "Single runs spread widely (sequential tests stop at random times), hence the "
-              "±2 standard errors of the difference. The three families share the source "
-              "draws of the default relations, so together they cost less than alone. They "
+              "±2 standard errors of the difference; the relation phase shares each input's "
+              "source draws among its relations, so added to the default set the three cost "
+              "less than in a run of their own (meter and health checks included). They "
               "stay opt-in (`--relations formatting,injection=LABEL,obfuscation=LABEL`, "
               "`builtin_relations(...)`): `injection` and `obfuscation` need the agent's own "
               "labels, and a larger default set would change every other figure in this file."]
