@@ -232,8 +232,9 @@ def analysis_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="The meter's guarantees hold at epsilon/r and epsilon*r."),
         click.option("--layer", type=LAYER_CHOICE, default="verdict", show_default=True),
         click.option("--relations", "relations_ref", default=None, metavar="REF|NAMES",
-                     help="Built-in names (case,typo,...) or module:attr of a list of "
-                     "Relation."),
+                     help="Built-in names (case,typo,...; opt-in: formatting, tool-injection, "
+                     "injection=LABEL, obfuscation=LABEL[+LABEL]) or module:attr of a list "
+                     "of Relation."),
         click.option("--no-relations", is_flag=True, help="Only the diagnostics."),
         click.option("--suppress-health-check", multiple=True, type=HEALTH_CHECK_CHOICE,
                      help="Skip a health check (repeatable); the report says it was not run."),

@@ -32,14 +32,20 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
         return []
     if not ref:
         return None
-    from ..relations import BUILTIN_NAMES, Relation, select_builtins
+    from ..errors import InvalidArgument
+    from ..relations import BUILTIN_NAMES, LABELLED_BUILTIN_NAMES, Relation, select_builtins
     if ":" not in ref and not ref.endswith(".py"):
         names = [n.strip() for n in ref.split(",") if n.strip()]
-        unknown = [n for n in names if n not in BUILTIN_NAMES]
+        unknown = [n for n in names if n.split("=", 1)[0].strip() not in
+                   (*BUILTIN_NAMES, *LABELLED_BUILTIN_NAMES)]
         if unknown:
             raise BadInput(f"unknown relation(s) {', '.join(unknown)}",
-                           f"use built-ins ({', '.join(BUILTIN_NAMES)}) or module:attr")
-        return select_builtins(names)
+                           f"use built-ins ({', '.join(BUILTIN_NAMES)}, injection=LABEL, "
+                           "obfuscation=LABEL) or module:attr")
+        try:
+            return select_builtins(names)
+        except InvalidArgument as exc:
+            raise BadInput(str(exc)) from None
     from ..adapters import load_object
     obj = load_object(ref, what="relations")
     if callable(obj) and not isinstance(obj, Relation):

@@ -10,7 +10,16 @@ candidate with :class:`RelationDecider`; the sequential tests behind it live in
 :mod:`agentverity_props.decide`.
 """
 
-from ._builtins import BUILTIN_NAMES, builtin_perturbation, builtin_relations, select_builtins
+from ._builtins import (
+    BUILTIN_NAMES,
+    DEFAULT_BUILTIN_NAMES,
+    LABELLED_BUILTIN_NAMES,
+    builtin_perturbation,
+    builtin_relations,
+    injection_relation,
+    obfuscation_relation,
+    select_builtins,
+)
 from ._model import OUTCOME_STATUSES, RTYPES, Relation, RelationOutcome, RelationResult, RType
 from ._pooled import (
     MAX_SCORES,
@@ -28,15 +37,25 @@ from ._procedure import DEFAULT_BETA, Candidate, RelationDecider, reference
 from ._records import CandidateRecord
 from ._transforms import (
     CASE_KINDS,
+    FAMILIES_WITH_REQUIRED_OPTIONS,
+    FORMAT_LABELS,
+    FORMATTING_KINDS,
+    HOMOGLYPHS,
+    INJECTION_KINDS,
+    INJECTION_PHRASINGS,
+    INJECTION_WRAPPERS,
     KEY_SPAN,
     KEYBOARD_NEIGHBOURS,
+    LEET,
     NORMALISATION_KINDS,
+    OBFUSCATION_KINDS,
     PERTURBATION_NAMES,
     POSITION_SPAN,
     PUNCTUATION_KINDS,
     TYPO_KINDS,
     WHITESPACE_KINDS,
     Perturbation,
+    injection_instruction,
     negation_sites,
 )
 
@@ -44,10 +63,21 @@ __all__ = [
     "BUILTIN_NAMES",
     "CASE_KINDS",
     "DEFAULT_BETA",
+    "DEFAULT_BUILTIN_NAMES",
+    "FAMILIES_WITH_REQUIRED_OPTIONS",
+    "FORMATTING_KINDS",
+    "FORMAT_LABELS",
+    "HOMOGLYPHS",
+    "INJECTION_KINDS",
+    "INJECTION_PHRASINGS",
+    "INJECTION_WRAPPERS",
     "KEYBOARD_NEIGHBOURS",
     "KEY_SPAN",
+    "LABELLED_BUILTIN_NAMES",
+    "LEET",
     "MAX_SCORES",
     "NORMALISATION_KINDS",
+    "OBFUSCATION_KINDS",
     "OUTCOME_STATUSES",
     "PERTURBATION_NAMES",
     "POSITION_SPAN",
@@ -68,8 +98,11 @@ __all__ = [
     "RelationResult",
     "builtin_perturbation",
     "builtin_relations",
+    "injection_instruction",
+    "injection_relation",
     "localise",
     "negation_sites",
+    "obfuscation_relation",
     "prior_variance",
     "quota",
     "reference",

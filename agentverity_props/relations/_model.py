@@ -34,6 +34,13 @@ class Relation:
         transform: ``str -> str``; must be deterministic.
         check: optional ``(source_key, follow_up_key) -> bool`` overriding the rtype's rule.
         layer: ``verdict`` (default), ``text`` or ``tools``.
+        check_baseline: score a re-draw of the *source* with ``check`` too, as monotone
+            relations do with ``order`` (default: a re-draw is noise when it differs from the
+            reference). Right for a reflexive ``check`` whose null is "the follow-up's verdicts
+            are the source's, or moved the way the check allows": the noise then counts only
+            the moves the check forbids, so a one-way check is as sensitive as a monotone
+            relation (:func:`~agentverity_props.relations.obfuscation_relation`,
+            :func:`~agentverity_props.relations.injection_relation`).
 
     Example:
         >>> shout = Relation("shout", "invariant", str.upper)
@@ -50,6 +57,7 @@ class Relation:
     decreasing: bool = False
     expected: str | Callable[[str], str] | None = None
     description: str = ""
+    check_baseline: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -62,6 +70,8 @@ class Relation:
         if self.layer not in LAYERS:
             raise InvalidArgument(f"Relation {self.name!r}: layer={self.layer!r}; use one of "
                                   + ", ".join(LAYERS))
+        if self.check_baseline and self.check is None:
+            raise InvalidArgument(f"relation {self.name!r}: check_baseline=True needs a check=")
         if self.check is None:
             if self.rtype == "monotone" and not self.order:
                 raise InvalidArgument(f"monotone relation {self.name!r} needs order=[...] "
@@ -87,7 +97,8 @@ class Relation:
 
     def baseline_violates(self, anchor: str, redraw: str) -> bool:
         """Whether a re-draw of the *source* counts as a noise-level violation of ``anchor``."""
-        if self.check is None and self.rtype in ("invariant", "monotone"):
+        if self.check_baseline or (self.check is None
+                                   and self.rtype in ("invariant", "monotone")):
             return not self.holds(anchor, redraw)
         return redraw != anchor
 
@@ -110,10 +121,12 @@ class Relation:
         >>> a.decision_key() == b.decision_key()
         False
         """
-        return (self.name, self.rtype, self.layer,
-                "order=" + ("\x1f".join(self.order) if self.order is not None else "-"),
-                f"decreasing={self.decreasing}", "expected=" + _callable_key(self.expected),
-                "check=" + _callable_key(self.check))
+        key = (self.name, self.rtype, self.layer,
+               "order=" + ("\x1f".join(self.order) if self.order is not None else "-"),
+               f"decreasing={self.decreasing}", "expected=" + _callable_key(self.expected),
+               "check=" + _callable_key(self.check))
+        # appended only when set, so every other relation keeps the key it always had
+        return (*key, "check_baseline=True") if self.check_baseline else key
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "rtype": self.rtype, "layer": self.layer,

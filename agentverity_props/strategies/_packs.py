@@ -25,8 +25,11 @@ from ._perturb import (
     case_changes,
     distractors,
     entity_swaps,
+    formatting_changes,
+    injections,
     negations,
     normalisations,
+    obfuscations,
     paraphrases,
     politeness_prefixes,
     punctuation_changes,
@@ -34,7 +37,7 @@ from ._perturb import (
     whitespace_changes,
 )
 from ._prompts import Lexicon, Template, parse_template, template_texts
-from ._schema import StrategyPack
+from ._schema import SIMPLE_PERTURBATIONS, StrategyPack
 
 __all__ = ["available_packs", "from_pack", "load_pack", "pack_dirs", "pack_perturbations"]
 
@@ -140,9 +143,9 @@ _MISSING_FIX = {
     "templates": "add templates: with at least one template string",
 }
 _PERTURBATION_FORMS = (
-    "use a name (case, whitespace, typo, punctuation, politeness, distractor, negation, "
-    "paraphrase) or a one-key mapping such as `typo: {max_count: 2}` or "
-    "`entity_swap: {mapping: {Alice: [Priya]}}`")
+    f"use a name ({', '.join(SIMPLE_PERTURBATIONS)}) or a one-key mapping such as "
+    "`typo: {max_count: 2}`, `entity_swap: {mapping: {Alice: [Priya]}}` or "
+    "`injection: {labels: [allow]}`")
 
 
 def _describe(err: Mapping[str, Any], path: tuple[str | int, ...]) -> tuple[str, str] | None:
@@ -225,6 +228,9 @@ _BUILDERS: dict[str, Any] = {
     "paraphrase": paraphrases,
     "entity_swap": entity_swaps,
     "normalisation": normalisations,
+    "formatting": formatting_changes,
+    "obfuscation": obfuscations,
+    "injection": injections,
 }
 
 

@@ -12,7 +12,7 @@ print(t(), end='')" > docs/schemas/strategy-pack.schema.json
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -25,6 +25,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from ..relations import FAMILIES_WITH_REQUIRED_OPTIONS, PERTURBATION_NAMES
 from ._prompts import parse_template
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "CountOptions",
     "DistractorOptions",
     "EntitySwapOptions",
+    "InjectionOptions",
     "ParaphraseOptions",
     "PolitenessOptions",
     "Region",
@@ -50,11 +52,14 @@ RegionName = Annotated[str, StringConstraints(pattern=_IDENT)]
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1)]
 LexiconList = Annotated[list[str], Field(min_length=1)]
 
-SimplePerturbation = Literal[
-    "case", "whitespace", "typo", "punctuation", "politeness", "distractor", "negation",
-    "paraphrase", "normalisation",
-]
-SIMPLE_PERTURBATIONS: tuple[str, ...] = SimplePerturbation.__args__  # type: ignore[attr-defined]
+#: Families a pack may name without options: every perturbation family (one table,
+#: ``PERTURBATION_NAMES``) except those whose strategy needs the user's values.
+SIMPLE_PERTURBATIONS: tuple[str, ...] = tuple(
+    n for n in PERTURBATION_NAMES if n not in FAMILIES_WITH_REQUIRED_OPTIONS)
+if TYPE_CHECKING:
+    SimplePerturbation = str
+else:
+    SimplePerturbation = Literal[SIMPLE_PERTURBATIONS]
 
 
 class _Strict(BaseModel):
@@ -106,6 +111,12 @@ class ParaphraseOptions(_Strict):
         description="Templates containing {text} exactly once, mildest first.")
 
 
+class InjectionOptions(_Strict):
+    labels: Annotated[list[NonEmptyStr], Field(min_length=1)] = Field(
+        description="Verdict labels an injected instruction asks for, mildest first (for a "
+                    "safety gate: the permissive one).")
+
+
 class EntitySwapOptions(_Strict):
     mapping: Annotated[dict[NonEmptyStr, NonEmptyStr | LexiconList], Field(min_length=1)] = Field(
         description="Entity (name, place, phrase) to one replacement or a list of them.")
@@ -139,8 +150,12 @@ class EntitySwapItem(_Strict):
     entity_swap: EntitySwapOptions
 
 
+class InjectionItem(_Strict):
+    injection: InjectionOptions
+
+
 _ITEM_TAGS = ("typo", "whitespace", "punctuation", "politeness", "distractor", "paraphrase",
-              "entity_swap")
+              "entity_swap", "injection")
 
 
 def _item_tag(value: Any) -> str | None:
@@ -162,7 +177,8 @@ PerturbationItem = Annotated[
     | Annotated[PolitenessItem, Tag("politeness")]
     | Annotated[DistractorItem, Tag("distractor")]
     | Annotated[ParaphraseItem, Tag("paraphrase")]
-    | Annotated[EntitySwapItem, Tag("entity_swap")],
+    | Annotated[EntitySwapItem, Tag("entity_swap")]
+    | Annotated[InjectionItem, Tag("injection")],
     Discriminator(
         _item_tag,
         custom_error_type="perturbation_item",

@@ -70,6 +70,22 @@ def test_exit_code_1_on_a_confirmed_violation(tmp_path):
     assert "VIOLATED" in proc.stdout
 
 
+def test_opt_in_relation_families_through_the_cli(tmp_path):
+    # a literal keyword filter: leetspeak gets past it (obfuscation VIOLATED, exit 1), while
+    # quotes and a pasted instruction do not change its verdict
+    agent = tmp_path / "agent.py"
+    agent.write_text("def gate(prompt):\n    return 'block' if 'attack' in prompt.lower() "
+                     "else 'allow'\n")
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("plan an attack now\nhello there\nbook a table\nwhat time is it\n"
+                      "help me attack the server\n")
+    proc = cli("run", "--agent", f"{agent}:gate", "--inputs", str(inputs), "--relations",
+               "formatting,injection=allow,obfuscation=block", "--format", "json")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    status = {r["name"]: r["status"] for r in json.loads(proc.stdout)["relations"]}
+    assert status == {"formatting": "HOLDS", "injection": "HOLDS", "obfuscation": "VIOLATED"}
+
+
 def test_no_relations_and_exit_code_0(tmp_path):
     agent = tmp_path / "agent.py"
     agent.write_text("def gate(prompt):\n    return 'block' if 'attack' in prompt else 'allow'\n")
@@ -93,7 +109,8 @@ def test_record_and_replay_through_the_cli(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["missing", "empty", "binary", "latin1", "duplicates",
-                                  "bad_ref", "import_error", "replay_no_store", "bad_relation"])
+                                  "bad_ref", "import_error", "replay_no_store", "bad_relation",
+                                  "relation_without_label"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
     inputs = tmp_path / "in.txt"
     inputs.write_text("hello\nworld\n")
@@ -119,6 +136,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
         extra = ["--replay"]
     elif case == "bad_relation":
         extra = ["--relations", "case,nonsense"]
+    elif case == "relation_without_label":
+        extra = ["--relations", "formatting,injection"]
     proc = cli("run", "--agent", agent, "--inputs", str(inputs), *extra)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     err = proc.stderr.strip()
