@@ -76,7 +76,7 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
                        include_inputs=include_inputs, engine=engine)
     recording = _load(promptfoo_path, jsonl_path, store_path, inputs_path, ext,
                       provider=provider, prompt_id=prompt_id, agent_id=agent_id,
-                      file_order=file_order)
+                      file_order=file_order, relations=rels)
     from ..assess import assess, evidence_summary, plan_assessment
 
     plan = plan_assessment(recording, rels, config)
@@ -111,7 +111,8 @@ def _check_source_options(source: str, *, provider: str | None, prompt_id: str |
 
 def _load(promptfoo_path: str | None, jsonl_path: str | None, store_path: str | None,
           inputs_path: str | None, ext: Any, *, provider: str | None, prompt_id: str | None,
-          agent_id: str | None, file_order: bool) -> Recording:
+          agent_id: str | None, file_order: bool,
+          relations: list[Any] | None = None) -> Recording:
     from ..assess import load_jsonl, load_promptfoo, load_store
 
     if promptfoo_path:
@@ -127,4 +128,4 @@ def _load(promptfoo_path: str | None, jsonl_path: str | None, store_path: str | 
     assert store_path is not None
     assert inputs_path is not None
     return load_store(store_path, load_inputs(inputs_path), extractor_id=ext.config_id,
-                         agent=agent_id)
+                      agent=agent_id, relations=relations)

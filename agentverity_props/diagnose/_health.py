@@ -331,6 +331,8 @@ async def check_dependence(engine: Engine, targets: Sequence[Probe], pool: Evide
     made = 0
     b = 0
     while b < blocks:
+        # a finite recording (assess): a block it cannot complete would only use up draws
+        targets = [t for t in targets if (engine.evidence_left(t) or block_size) >= block_size]
         if not targets or test.fired or engine.stopping:
             break
         width = max(1, min(parallel, blocks - b, len(targets)))
