@@ -219,7 +219,8 @@ async def aassess(recording: Recording, relations: Sequence[Relation] | None = N
 
 def assess(recording: Recording, relations: Sequence[Relation] | None = None, *,
            config: RunConfig | None = None,
-           progress: Callable[[str, int], None] | None = None) -> RunResult:
+           progress: Callable[[str, int], None] | None = None,
+           plan: AssessPlan | None = None) -> RunResult:
     """Run's diagnoses on recorded evidence: meter, blindness, dependence check, and the
     relations whose (source, follow-up) pairs were recorded; no agent is called.
 
@@ -233,7 +234,8 @@ def assess(recording: Recording, relations: Sequence[Relation] | None = None, *,
         ('verdict-stochastic', 0)
     """
     from ..engine import run_sync
-    return run_sync(aassess(recording, relations, config=config, progress=progress))
+    return run_sync(aassess(recording, relations, config=config, progress=progress,
+                            plan=plan))
 
 
 def _write_store(recording: Recording, path: str, extractor_id: str) -> dict[str, int]:

@@ -80,7 +80,7 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
     from ..assess import assess, evidence_summary, plan_assessment
 
     plan = plan_assessment(recording, rels, config)
-    result = assess(recording, list(plan.relations), config=config)
+    result = assess(recording, rels, config=config, plan=plan)
     on_screen = fmt == "text" and output in (None, "-")
     d = result.to_dict(include_inputs=include_inputs or on_screen)
     d["ledger"]["evidence"] = evidence_summary(plan, result)
