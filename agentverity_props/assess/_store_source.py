@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from ..errors import BadInput
@@ -105,7 +104,7 @@ def _follow_up_texts(inputs: Sequence[str], relations: Sequence[Relation] | None
         for t in inputs:
             try:
                 y = r.apply(t)
-            except Exception:  # noqa: BLE001 - a user transform: no follow-up, never a crash
+            except Exception:
                 continue
             if isinstance(y, str) and y not in probes:
                 out.setdefault(y, None)

@@ -491,10 +491,13 @@ def test_a_short_recording_says_it_ran_out_never_budget_or_interrupt(tmp_path: P
     path = lines(tmp_path, sampled_model_rows(2, bug=False, draws=6))
     r = assess(load_jsonl(path, extractor=by_key("label")), [UPPER])
     (rel,) = r.relations
-    assert str(rel.status) == "INCOMPLETE" and r.exit_code == 2
+    assert str(rel.status) == "INCOMPLETE"
+    assert r.exit_code == 2
+    assert rel.effect is not None
     note = rel.effect["note"]
     assert "the recording ran out" in note, note
-    assert "budget" not in note and "interrupt" not in note
+    assert "budget" not in note
+    assert "interrupt" not in note
     # every draw the epochs could use was read: none of an input is left while another
     # input's ran out, beyond one epoch's worth
     assert r.ledger["replayed"] >= 120 - 20
@@ -526,7 +529,8 @@ def test_a_requested_relation_without_a_recorded_pair_is_not_tested_exit_2(
     st = {x.relation.name: str(x.status) for x in r.relations}
     assert st["reversed"] == "NOT TESTED"
     assert [x.relation.name for x in r.relations] == ["upper", "reversed"]
-    assert r.exit_code == 2 and not r.complete
+    assert r.exit_code == 2
+    assert not r.complete
     d = r.to_dict()
     RunDocument.model_validate(d)
     (nt,) = [x for x in d["relations"] if x["name"] == "reversed"]
@@ -535,7 +539,8 @@ def test_a_requested_relation_without_a_recorded_pair_is_not_tested_exit_2(
     from agentverity_props.report import render_run_text
 
     text = render_run_text(d, color=False)
-    assert "NOT TESTED" in text and "none requested" not in text
+    assert "NOT TESTED" in text
+    assert "none requested" not in text
     assert "requested relation(s) not tested (reversed)" in text
 
 
@@ -543,7 +548,8 @@ def test_default_built_ins_without_pairs_are_left_out_and_said_so() -> None:
     flip = [Observation(verdict=v) for v in ["allow", "block"] * 13]
     rec = Recording("jsonl", "recorded", (RecordedInput("hi there", tuple(flip)),), "order")
     r = assess(rec)  # the built-ins, none with a recorded pair: not requested, left out
-    assert r.relations == () and r.exit_code == 0
+    assert r.relations == ()
+    assert r.exit_code == 0
     from agentverity_props.report import render_run_text
 
     d = r.to_dict()
