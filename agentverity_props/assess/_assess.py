@@ -16,8 +16,18 @@ unless the dependence check is suppressed (the meter's pairs need no order when 
 are independent, which is then an assumption nothing tests).
 
 Relations. A relation is tested only on the (source, follow-up) pairs whose follow-up is
-itself a recorded input; a relation with no such pair is left out (it could only be
-reported as not exercised), and said so.
+itself a recorded input (a record store's follow-ups are found through the relation's
+transform of each input of the probe set). A relation asked for (``relations`` given, or
+a store's, whose default is ``run``'s built-ins) with no such pair is ``NOT TESTED`` (exit
+2: incomplete evidence, never clean); a file's default built-ins without a pair are left
+out, and said so.
+
+Whole recordings. A file's draws are free, so the relation epochs visit every input each
+time (valid for the pooled test as a sample is) until the recording runs out, and the
+draws the epochs could never use (an input recorded more often than the one that runs out
+first) join the earlier draws every score is computed against: every recorded draw is
+evidence. A store is replayed in ``run``'s own schedule instead, so that its decisions are
+the run's.
 """
 
 from __future__ import annotations
@@ -162,7 +172,7 @@ def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
     if untested:
         notes.append(f"requested relation(s) NOT TESTED, no recorded pair: "
                      f"{', '.join(r.name for r, _ in untested)} (exit 2)")
-    if not recording.exact_replay:
+    if kept and not recording.exact_replay:
         notes.append("every epoch of a relation visits every input until the recording "
                      "runs out: all the recorded draws are evidence")
     return AssessPlan(recording, tuple(kept), tuple(notes), tuple(untested),

@@ -240,8 +240,9 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
                     con.print(f"    most unlike their sources: {labels}")
         con.print()
     elif (d.get("ledger") or {}).get("evidence"):
-        con.print("[dim]Relations: none tested (none requested has a recorded (source, "
-                  "follow-up) pair: see the evidence notes above)[/]")
+        con.print("[dim]Relations: none tested (the recording holds no (source, follow-up) "
+                  "pair of them: see the evidence notes above)[/]")
+        con.print()
     else:
         con.print("[dim]Relations: none requested[/]")
         con.print()
