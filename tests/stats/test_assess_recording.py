@@ -26,7 +26,8 @@ def _rows(seed: int, *, bug: bool) -> list[dict[str, object]]:
 
     spec = importlib.util.spec_from_file_location(
         "make_sampled", ROOT / "examples" / "recorded" / "make_sampled.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.rows(seed, bug=bug)
