@@ -530,6 +530,10 @@ def test_a_requested_relation_without_a_recorded_pair_is_not_tested_exit_2(
     assert "NOT TESTED" in text
     assert "none requested" not in text
     assert "requested relation(s) not tested (reversed)" in text
+    from agentverity_props.report import render_html, render_junit
+
+    assert 'class="status bad">NOT TESTED</span>' in render_html(d)
+    assert "NOT TESTED: its transform produced no recorded pair" in render_junit(d)
 
 
 def test_default_built_ins_without_pairs_are_left_out_and_said_so() -> None:
