@@ -52,7 +52,9 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
 
     No agent is called (the JSON says calls.live 0). Reports, JSON schema and exit codes are
     run's: 0 clean; 1 finding; 2 incomplete or undecided evidence (a provider error, a
-    decision the recording has too few draws for), or bad input.
+    decision the recording has too few draws for, a requested relation NOT TESTED: no
+    recorded follow-up or pair), or bad input. A file's draws are used whole: every relation
+    epoch visits every input until the recording runs out.
     """
     from ..diagnose import RunConfig
     from ..errors import BadInput
