@@ -57,6 +57,9 @@ class RelationStatus(_StrEnum):
     VIOLATED = "VIOLATED"
     HOLDS = "HOLDS"
     NOT_EXERCISED = "NOT EXERCISED"
+    #: requested but never tested (no recorded follow-up, no recorded pair, left out by a
+    #: stop): incomplete evidence, exit 2, never clean
+    NOT_TESTED = "NOT TESTED"
     INCOMPLETE = "INCOMPLETE"
     UNDECIDED = "UNDECIDED"
 

@@ -16,8 +16,18 @@ unless the dependence check is suppressed (the meter's pairs need no order when 
 are independent, which is then an assumption nothing tests).
 
 Relations. A relation is tested only on the (source, follow-up) pairs whose follow-up is
-itself a recorded input; a relation with no such pair is left out (it could only be
-reported as not exercised), and said so.
+itself a recorded input (a record store's follow-ups are found through the relation's
+transform of each input of the probe set). A relation asked for (``relations`` given, or
+a store's, whose default is ``run``'s built-ins) with no such pair is ``NOT TESTED`` (exit
+2: incomplete evidence, never clean); a file's default built-ins without a pair are left
+out, and said so.
+
+Whole recordings. A file's draws are free, so the relation epochs visit every input each
+time (valid for the pooled test as a sample is) until the recording runs out, and the
+draws the epochs could never use (an input recorded more often than the one that runs out
+first) join the earlier draws every score is computed against: every recorded draw is
+evidence. A store is replayed in ``run``'s own schedule instead, so that its decisions are
+the run's.
 """
 
 from __future__ import annotations
@@ -60,9 +70,15 @@ class _RecordingEngine(Engine):
     """An engine in replay mode whose missing draw is the end of the evidence (a stopped
     draw, as a spent budget is), not an error."""
 
-    def __init__(self, agent: Any, config: Any, held: dict[str, int]) -> None:
+    def __init__(self, agent: Any, config: Any, held: dict[str, int], *,
+                 finite: bool = True) -> None:
         super().__init__(agent, config)
         self._held = held
+        self.finite_evidence = finite
+
+    def evidence_left(self, probe: Probe) -> int | None:
+        with self._counter_lock:
+            return self._held.get(probe.fp, 0) - self._counters.get(probe.fp, 0)
 
     async def draw(self, probe: Probe, index: int | None = None) -> Observation:
         try:
@@ -82,6 +98,11 @@ class AssessPlan:
     recording: Recording
     relations: tuple[Relation, ...]
     notes: tuple[str, ...]
+    #: requested relations that cannot be tested on this recording, with the reason: they are
+    #: reported ``NOT TESTED`` (exit 2), never left out silently
+    untested: tuple[tuple[Relation, str], ...] = ()
+    #: every relation in the order asked for (the report keeps it)
+    order: tuple[str, ...] = ()
 
 
 def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
@@ -107,23 +128,55 @@ def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
                      "assuming they are independent (the dependence check is suppressed)")
     else:
         notes.append(f"draw order: {recording.order}")
-    texts = set(recording.texts())
+    texts = recording.texts()
+    with_draws = {i.text for i in recording.inputs + recording.follow_ups if i.draws}
+    # explicitly requested relations (and a store's, which are run's: the built-ins by
+    # default) are tested or reported NOT TESTED; a file's default built-ins without a
+    # recorded pair are left out, and said so
+    requested = relations is not None or recording.source == "store"
     kept: list[Relation] = []
+    untested: list[tuple[Relation, str]] = []
     left: list[str] = []
-    for r in builtin_relations() if relations is None else relations:
-        pairs = {}
-        for t in recording.texts():
+    rels = list(builtin_relations() if relations is None else relations)
+    for r in rels:
+        moved = {}
+        for t in texts:
             y = r.apply(t)
-            if y != t and y in texts:
-                pairs[t] = y
-        if not pairs:
-            left.append(r.name)
+            if y != t:
+                moved[t] = y
+        pairs = {t: y for t, y in moved.items() if t in with_draws and y in with_draws}
+        if not moved and requested:
+            kept.append(r)  # as run reports it: NOT EXERCISED, its transform moves nothing
             continue
-        kept.append(replace(r, transform=_restricted(pairs)))
+        if not pairs:
+            if not requested:
+                left.append(r.name)
+            elif recording.source == "store":
+                untested.append((r, "no follow-up recorded: the store holds no draw of its "
+                                    f"transform of any of the {len(moved)} input(s) it "
+                                    "changes (record with run --store and this relation)"))
+            else:
+                untested.append((r, f"its transform produced no recorded pair: of the "
+                                    f"{len(moved)} recorded input(s) it changes, none becomes "
+                                    "a recorded input (record its follow-ups, e.g. its "
+                                    "transform of each input)"))
+            continue
+        if len(pairs) < len(moved):
+            notes.append(f"relation '{r.name}': {len(moved) - len(pairs)} of the {len(moved)} "
+                         "input(s) it changes have no recorded follow-up and are left out of "
+                         "it")
+        kept.append(r if len(pairs) == len(moved) else replace(r, transform=_restricted(pairs)))
     if left:
         notes.append(f"relation(s) left out, no recorded (source, follow-up) pair: "
                      f"{', '.join(left)}")
-    return AssessPlan(recording, tuple(kept), tuple(notes))
+    if untested:
+        notes.append(f"requested relation(s) NOT TESTED, no recorded pair: "
+                     f"{', '.join(r.name for r, _ in untested)} (exit 2)")
+    if kept and not recording.exact_replay:
+        notes.append("every epoch of a relation visits every input until the recording "
+                     "runs out: all the recorded draws are evidence")
+    return AssessPlan(recording, tuple(kept), tuple(notes), tuple(untested),
+                      tuple(r.name for r in rels))
 
 
 def _restricted(pairs: dict[str, str]) -> Callable[[str], str]:
@@ -150,14 +203,24 @@ async def aassess(recording: Recording, relations: Sequence[Relation] | None = N
         eng_cfg = replace(config.engine, store_path=path, store_mode="replay", budget=None,
                           fail_fast=None)
         cfg = replace(config, engine=eng_cfg)
-        eng = _RecordingEngine(_RecordedAgent(recording.agent), eng_cfg, held)
+        eng = _RecordingEngine(_RecordedAgent(recording.agent), eng_cfg, held,
+                               finite=not recording.exact_replay)
         try:
             with eng.install_signal_handlers():
                 result = await arun(eng.agent, recording.texts(), list(plan.relations),
                                     config=cfg, engine=eng, progress=progress)
         finally:
             await eng.aclose()
-    failed = sum(i.failures for i in recording.inputs)
+    if plan.untested:
+        from ..relations import RelationResult
+
+        done = {r.relation.name: r for r in result.relations}
+        for rel, why in plan.untested:
+            done[rel.name] = RelationResult(rel, not_tested=why)
+        ranked = [done[n] for n in plan.order if n in done]
+        ranked += [r for n, r in done.items() if n not in plan.order]
+        result = replace(result, relations=tuple(ranked))
+    failed = sum(i.failures for i in recording.inputs + recording.follow_ups)
     if failed and not result.stop_reason:
         # a failed call is incomplete evidence, whether or not a decision replayed it
         result = replace(result, stop_reason=f"{failed} recorded draw(s) failed")
@@ -166,7 +229,8 @@ async def aassess(recording: Recording, relations: Sequence[Relation] | None = N
 
 def assess(recording: Recording, relations: Sequence[Relation] | None = None, *,
            config: RunConfig | None = None,
-           progress: Callable[[str, int], None] | None = None) -> RunResult:
+           progress: Callable[[str, int], None] | None = None,
+           plan: AssessPlan | None = None) -> RunResult:
     """Run's diagnoses on recorded evidence: meter, blindness, dependence check, and the
     relations whose (source, follow-up) pairs were recorded; no agent is called.
 
@@ -180,7 +244,8 @@ def assess(recording: Recording, relations: Sequence[Relation] | None = None, *,
         ('verdict-stochastic', 0)
     """
     from ..engine import run_sync
-    return run_sync(aassess(recording, relations, config=config, progress=progress))
+    return run_sync(aassess(recording, relations, config=config, progress=progress,
+                            plan=plan))
 
 
 def _write_store(recording: Recording, path: str, extractor_id: str) -> dict[str, int]:
@@ -190,11 +255,12 @@ def _write_store(recording: Recording, path: str, extractor_id: str) -> dict[str
 
     held: dict[str, int] = {}
     with Store(path) as store:
-        for inp in recording.inputs:
+        for inp in recording.inputs + recording.follow_ups:
             fp = Probe.make(inp.text).fp
-            for i, obs in enumerate(inp.draws):
+            idx = inp.indices or tuple(range(len(inp.draws)))
+            for i, obs in zip(idx, inp.draws, strict=True):
                 store.put((recording.agent, fp, extractor_id, i), obs)
-            held[fp] = len(inp.draws)
+            held[fp] = max(idx) + 1 if idx else 0
     return held
 
 
@@ -208,7 +274,7 @@ def evidence_summary(plan: AssessPlan, result: RunResult) -> dict[str, Any]:
     layer = result.config.layer
     out = rec.summary(layer)
     notes = list(plan.notes)
-    failed = sum(i.failures for i in rec.inputs)
+    failed = sum(i.failures for i in rec.inputs + rec.follow_ups)
     if failed:
         notes.append(f"{failed} recorded draw(s) failed (provider errors): the evidence is "
                      "incomplete (exit 2) whatever was decided; rerun those cases and assess "

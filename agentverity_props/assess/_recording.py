@@ -38,6 +38,8 @@ class RecordedInput:
 
     text: str
     draws: tuple[Observation, ...]
+    #: each draw's index in the engine's order (a record store's own); None: 0, 1, 2, ...
+    indices: tuple[int, ...] | None = None
 
     def counts(self, layer: str = "verdict") -> Counter[str]:
         """Verdicts (or texts, tool sequences) of the draws that gave one."""
@@ -59,6 +61,13 @@ class Recording:
         order: how the draw order was taken (said in the report's notes).
         order_known: False when the file does not say in which order the draws were made.
         notes: what the reader left out or noticed, one sentence each.
+        follow_ups: recorded draws of texts that are not in the probe set but are relations'
+            follow-ups of its inputs (a record store's: ``run`` draws them, they are not
+            probes of the meter).
+        exact_replay: the draws are a ``run``'s own (a record store): they are replayed in
+            ``run``'s schedule, so the same seed and workers give the run's decisions. Else
+            (a file) every epoch of a relation visits every input until the recording runs
+            out, so that all the recorded draws are used.
     """
 
     source: str
@@ -67,10 +76,12 @@ class Recording:
     order: str
     order_known: bool = True
     notes: tuple[str, ...] = field(default=())
+    follow_ups: tuple[RecordedInput, ...] = field(default=())
+    exact_replay: bool = False
 
     @property
     def draws(self) -> int:
-        return sum(len(i.draws) for i in self.inputs)
+        return sum(len(i.draws) for i in self.inputs + self.follow_ups)
 
     def texts(self) -> list[str]:
         return [i.text for i in self.inputs]
@@ -85,9 +96,10 @@ class Recording:
 
         per_input = [{"fp": Probe.make(i.text).fp, "draws": len(i.draws),
                       "failures": i.failures, "counts": dict(i.counts(layer))}
-                     for i in self.inputs]
+                     for i in self.inputs + self.follow_ups]
         return {"source": self.source, "agent": self.agent, "inputs": len(self.inputs),
-                "draws": self.draws, "failed_draws": sum(i.failures for i in self.inputs),
+                "draws": self.draws,
+                "failed_draws": sum(i.failures for i in self.inputs + self.follow_ups),
                 "order": self.order, "order_known": self.order_known,
                 "notes": list(self.notes), "per_input": per_input}
 

@@ -14,16 +14,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import BadInput
 from ._recording import RecordedInput, Recording
+
+if TYPE_CHECKING:
+    from ..relations import Relation
 
 __all__ = ["load_store"]
 
 
 def load_store(path: str | Path, inputs: Sequence[str], *, extractor_id: str,
-               agent: str | None = None) -> Recording:
-    """The draws of ``inputs`` in the store at ``path``.
+               agent: str | None = None,
+               relations: Sequence[Relation] | None = None) -> Recording:
+    """The draws of ``inputs`` in the store at ``path``, and of their follow-ups under
+    ``relations`` (None: the built-ins, as ``run``'s default): the store keeps fingerprints,
+    so a follow-up's draws are found through the relation's transform of each input.
 
     Raises:
         BadInput: not a store, several agents and none chosen, or no draw of these inputs
@@ -62,17 +69,43 @@ def load_store(path: str | Path, inputs: Sequence[str], *, extractor_id: str,
         absent += not draws
         # kept even without draws: the probe set is the one the draws were planned on, so
         # the same seed picks the same inputs (a pick of this one finds no evidence)
-        recorded.append(RecordedInput(text, tuple(o for _, o in draws)))  # type: ignore[misc]
+        recorded.append(RecordedInput(text, tuple(o for _, o in draws),  # type: ignore[misc]
+                                      tuple(i for i, _ in draws)))
+    follow_ups: list[RecordedInput] = []
+    for text in _follow_up_texts(inputs, relations):
+        draws = sorted(by_fp.pop(Probe.make(text).fp, []), key=lambda t: t[0])
+        if draws:
+            follow_ups.append(RecordedInput(text, tuple(o for _, o in draws),  # type: ignore[misc]
+                                            tuple(i for i, _ in draws)))
     notes = []
     if absent:
         notes.append(f"{absent} input(s) of the probe set have no recorded draw (a decision "
                      "that picks one finds no evidence)")
     if by_fp:
-        notes.append(f"{len(by_fp)} recorded input(s) are not in the probe set (the store "
-                     "keeps fingerprints only) and are left out")
+        notes.append(f"{len(by_fp)} recorded input(s) are neither in the probe set nor a "
+                     "follow-up of one under the relations assessed (the store keeps "
+                     "fingerprints only) and are left out")
     if absent == len(recorded):
         raise BadInput(f"store {p} has no draw of any input of the probe set",
                        "pass the probe set the draws were recorded with (--inputs)")
     return Recording(source="store", agent=agent, inputs=tuple(recorded),
                      order="draw index (the order the engine planned the draws in)",
-                     notes=tuple(notes))
+                     notes=tuple(notes), follow_ups=tuple(follow_ups), exact_replay=True)
+
+
+def _follow_up_texts(inputs: Sequence[str], relations: Sequence[Relation] | None) -> list[str]:
+    """Every relation's transform of every input that is not itself an input, first seen
+    first (a transform that fails on an input has no follow-up there)."""
+    from ..relations import builtin_relations
+
+    probes = set(inputs)
+    out: dict[str, None] = {}
+    for r in builtin_relations() if relations is None else relations:
+        for t in inputs:
+            try:
+                y = r.apply(t)
+            except Exception:
+                continue
+            if isinstance(y, str) and y not in probes:
+                out.setdefault(y, None)
+    return list(out)

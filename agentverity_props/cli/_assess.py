@@ -52,7 +52,9 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
 
     No agent is called (the JSON says calls.live 0). Reports, JSON schema and exit codes are
     run's: 0 clean; 1 finding; 2 incomplete or undecided evidence (a provider error, a
-    decision the recording has too few draws for), or bad input.
+    decision the recording has too few draws for, a requested relation NOT TESTED: no
+    recorded follow-up or pair), or bad input. A file's draws are used whole: every relation
+    epoch visits every input until the recording runs out.
     """
     from ..diagnose import RunConfig
     from ..errors import BadInput
@@ -76,11 +78,11 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
                        include_inputs=include_inputs, engine=engine)
     recording = _load(promptfoo_path, jsonl_path, store_path, inputs_path, ext,
                       provider=provider, prompt_id=prompt_id, agent_id=agent_id,
-                      file_order=file_order)
+                      file_order=file_order, relations=rels)
     from ..assess import assess, evidence_summary, plan_assessment
 
     plan = plan_assessment(recording, rels, config)
-    result = assess(recording, list(plan.relations), config=config)
+    result = assess(recording, rels, config=config, plan=plan)
     on_screen = fmt == "text" and output in (None, "-")
     d = result.to_dict(include_inputs=include_inputs or on_screen)
     d["ledger"]["evidence"] = evidence_summary(plan, result)
@@ -111,7 +113,8 @@ def _check_source_options(source: str, *, provider: str | None, prompt_id: str |
 
 def _load(promptfoo_path: str | None, jsonl_path: str | None, store_path: str | None,
           inputs_path: str | None, ext: Any, *, provider: str | None, prompt_id: str | None,
-          agent_id: str | None, file_order: bool) -> Recording:
+          agent_id: str | None, file_order: bool,
+          relations: list[Any] | None = None) -> Recording:
     from ..assess import load_jsonl, load_promptfoo, load_store
 
     if promptfoo_path:
@@ -127,4 +130,4 @@ def _load(promptfoo_path: str | None, jsonl_path: str | None, store_path: str | 
     assert store_path is not None
     assert inputs_path is not None
     return load_store(store_path, load_inputs(inputs_path), extractor_id=ext.config_id,
-                         agent=agent_id)
+                      agent=agent_id, relations=relations)

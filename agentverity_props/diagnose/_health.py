@@ -331,6 +331,8 @@ async def check_dependence(engine: Engine, targets: Sequence[Probe], pool: Evide
     made = 0
     b = 0
     while b < blocks:
+        # a finite recording (assess): a block it cannot complete would only use up draws
+        targets = [t for t in targets if _can_complete(engine.evidence_left(t), block_size)]
         if not targets or test.fired or engine.stopping:
             break
         width = max(1, min(parallel, blocks - b, len(targets)))
@@ -364,3 +366,8 @@ async def check_dependence(engine: Engine, targets: Sequence[Probe], pool: Evide
             test.update(labels, source=probe.fp)
         b += width
     return made
+
+
+def _can_complete(left: int | None, block_size: int) -> bool:
+    """Whether the evidence holds a whole block (None: a live agent, no limit)."""
+    return left is None or left >= block_size

@@ -274,7 +274,8 @@ class RunResult:
         return (self.meter.complete and not budget_cut and not self.ledger.get("interrupted")
                 and not self.stop_reason
                 and not (self.change is not None and self.change.status == "incomplete")
-                and not any(r.status == RelationStatus.INCOMPLETE for r in self.relations))
+                and not any(r.status in (RelationStatus.INCOMPLETE, RelationStatus.NOT_TESTED)
+                            for r in self.relations))
 
     @property
     def findings(self) -> list[str]:
@@ -345,6 +346,11 @@ class RunResult:
         short = self.unreachable_holds()
         if short and not any("--budget" in a for a in out):
             out.append(short)
+        untested = [r for r in self.relations if r.status == RelationStatus.NOT_TESTED]
+        if untested:
+            out.append(f"{len(untested)} requested relation(s) not tested "
+                       f"({', '.join(r.relation.name for r in untested)}): give them evidence "
+                       "(record their follow-ups) or leave them out with --relations")
         undecided = [r for r in self.relations if r.status == RelationStatus.UNDECIDED]
         if undecided and not out:
             out.append(f"{len(undecided)} relation(s) stayed undecided: the agent is too noisy "
@@ -502,7 +508,8 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                                               progress=tick("relations"),
                                               tolerance=config.tol)
         elif rels:
-            rel_results = [RelationResult(r) for r in rels]
+            rel_results = [RelationResult(r, not_tested="left out: the run stopped before "
+                                          "the relations were tested") for r in rels]
             stop = StopReason.INTERRUPTED
         c_rel = eng.ledger.calls - c0
         if not dep_off and not dep.fired and not eng.stopping:

@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
 from time import monotonic, perf_counter
 from typing import Any, TypeVar
@@ -150,6 +150,25 @@ class Engine:
         self.stop_cause: str | None = None
 
     # -- draw indices -----------------------------------------------------------------------
+
+    #: True when the draws come from a finite recording (``assess``): the relation procedure
+    #: then visits every input in each epoch and stops a relation when the recording runs out
+    #: (:meth:`evidence_left`), instead of sampling inputs to save calls.
+    finite_evidence = False
+
+    def evidence_left(self, probe: Probe) -> int | None:
+        """Draws of ``probe`` the evidence holds beyond those allocated (None: no limit, a
+        live agent; negative: more were allocated than it holds)."""
+        return None
+
+    def release(self, probe: Probe, indices: Sequence[int]) -> None:
+        """Give back indices just allocated and not drawn (the latest of ``probe``), so a
+        finite recording's draws are not skipped."""
+        if not indices:
+            return
+        with self._counter_lock:
+            if self._counters.get(probe.fp, 0) == max(indices) + 1:
+                self._counters[probe.fp] = min(indices)
 
     def allocate(self, probe: Probe, n: int = 1) -> list[int]:
         """Reserve the next ``n`` draw indices of ``probe`` (a per-probe counter from 0).

@@ -171,6 +171,8 @@ class RelationResult:
     ``effect`` is the pooled test's state (:func:`~agentverity_props.relations._pooled.summarise`):
     the estimate, its confidence bounds, the tolerance and the decision. ``status``:
 
+    * ``NOT TESTED`` — requested but never tested (``not_tested`` says why: no follow-up
+      recorded, no recorded pair, left out by a stop): incomplete evidence, never clean;
     * ``NOT EXERCISED`` — the transform left every input unchanged, or the relation's layer
       never varied (a ``tools`` relation on an agent that called no tool);
     * ``VIOLATED`` — an input is confirmed violating, or the effect is shown above the
@@ -185,6 +187,7 @@ class RelationResult:
     outcomes: list[RelationOutcome] = field(default_factory=list)
     effect: dict[str, Any] | None = None
     unexercised: str = ""
+    not_tested: str = ""
 
     @property
     def draws(self) -> int:
@@ -226,6 +229,8 @@ class RelationResult:
 
     @property
     def status(self) -> RelationStatus:
+        if self.not_tested:
+            return RelationStatus.NOT_TESTED
         if self.exercised == 0 or self.unexercised:
             return RelationStatus.NOT_EXERCISED
         if self.calibrated_violations or self.effect_status == "violated":
@@ -247,6 +252,8 @@ class RelationResult:
         """What the status says, in words, with the hypothesis rejected and its error."""
         e = self.effect or {}
         tol, st = e.get("tolerance"), self.status
+        if st == RelationStatus.NOT_TESTED:
+            return f"not tested: {self.not_tested}"
         if st == RelationStatus.NOT_EXERCISED:
             return self.unexercised or "the transform left every input unchanged"
         lo, hi, est = e.get("lower"), e.get("upper"), e.get("estimate")
@@ -274,7 +281,7 @@ class RelationResult:
                 "calibrated_violations": self.calibrated_violations,
                 "incomplete": self.incomplete, "undecided": self.undecided,
                 "draws": self.draws, "effect": self.effect, "statement": self.statement(),
-                "unexercised": self.unexercised,
+                "unexercised": self.unexercised, "not_tested": self.not_tested or None,
                 "suspects": [o.fp for o in self.suspects()],
                 "outcomes": [o.to_dict() for o in self.outcomes]}
 

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
 from ..decide import EffectTest
-from ..errors import DrawStopped
+from ..errors import DrawStopped, EvidenceExhausted
 from ._model import Relation, RelationResult
 from ._procedure import Candidate, reference
 
@@ -159,9 +159,13 @@ class PooledEffects:
         self.progress = progress
         self.max_scores = max_scores
         self.epochs = 0
+        #: draws wanted that the recording does not hold (``assess``)
+        self.exhausted: set[tuple[str, int]] = set()
 
     async def run(self) -> None:
         await self._anchor()
+        if self.engine.finite_evidence:
+            await self._balance()
         while True:
             live = [j for j in self.jobs if j.live and j.test.scores() < self.max_scores]
             if not live or self.engine.stopping:
@@ -178,6 +182,32 @@ class PooledEffects:
         need = [p for p in self.inputs if not self._keys(p.fp, self._layers(p))]
         await self._draw_all([(p, self.engine.allocate(p, 1)[0]) for p in need])
 
+    async def _balance(self) -> None:
+        """A recording (``assess``): the draws the epochs cannot use join the past now.
+
+        Every epoch needs one source draw of each input and one follow-up draw per candidate,
+        so the epochs end when the first of them runs out; the other inputs' extra draws
+        would be left unread. Drawn before the first epoch they are earlier draws that every
+        score is computed against (how many depends on the recording's counts only, never on
+        a verdict, so every score keeps its conditional mean)."""
+        need: Counter[str] = Counter()
+        probes: dict[str, Probe] = {}
+        for x in self.inputs:
+            cands = [c for j in self.jobs for c in j.by_input.get(x.fp, ())]
+            if cands:
+                need[x.fp] += 1
+                probes[x.fp] = x
+            for c in cands:
+                need[c.follow_up.fp] += 1
+                probes[c.follow_up.fp] = c.follow_up
+        left = {fp: self.engine.evidence_left(p) for fp, p in probes.items()}
+        if not need or any(v is None for v in left.values()):
+            return
+        epochs = min(max(0, left[fp] or 0) // n for fp, n in need.items())
+        plan = [(p, i) for fp, p in probes.items()
+                for i in self.engine.allocate(p, max(0, (left[fp] or 0) - epochs * need[fp]))]
+        await self._draw_all(plan)
+
     def _layers(self, probe: Probe) -> set[str]:
         return {j.result.relation.layer for j in self.jobs if probe.fp in j.by_input}
 
@@ -186,7 +216,9 @@ class PooledEffects:
         return all(any(k is not None for k in ev.keys(layer)) for layer in layers)
 
     def _epoch_inputs(self) -> list[Probe]:
-        if self.epochs == 0:
+        if self.epochs == 0 or self.engine.finite_evidence:
+            # a recording's draws are free: every epoch visits every input once, until the
+            # recording runs out (an epoch of every input is as valid as a sample)
             order = list(self.inputs)
             self.rng.shuffle(order)
             return order
@@ -214,6 +246,9 @@ class PooledEffects:
             rounds.append((x, s_idx, fus))
         if not plan:
             return False
+        if self.engine.finite_evidence and self._ran_out(plan, rounds, live):
+            left = [j for j in live if not j.incomplete]
+            return await self._epoch(left) if left else False
         if not self.engine.can_afford(len(plan)):
             for j in live:
                 j.incomplete = True
@@ -245,8 +280,11 @@ class PooledEffects:
                 if s_key is None or f_key is None:
                     if not j.incomplete:
                         j.incomplete = True
-                        j.note = _missing(s_obs if s_key is None else f_obs,
-                                          "source" if s_key is None else "follow-up")
+                        j.note = _missing(
+                            s_obs if s_key is None else f_obs,
+                            "source" if s_key is None else "follow-up",
+                            ran_out=((x.fp, s_idx) if s_key is None else
+                                     (c.follow_up.fp, f_idx)) in self.exhausted)
                     continue
                 past = frozen[(x.fp, rel.layer)]
                 if c.outcome.follow_up is None:
@@ -265,6 +303,33 @@ class PooledEffects:
                 j.unexercised = layer_never_varied(j, self.pool)
         return True
 
+    def _ran_out(self, plan: Sequence[tuple[Probe, int]], rounds: Sequence[Any],
+                 live: Sequence[EffectJob]) -> bool:
+        """Whether this epoch wants draws the recording does not hold; if so the indices are
+        given back and every job that wanted one stops, its note saying the recording ran
+        out (the epoch is then planned again for the other jobs)."""
+        short = {p.fp for p, _ in plan if (self.engine.evidence_left(p) or 0) < 0}
+        if not short:
+            return False
+        by_probe: dict[str, tuple[Probe, list[int]]] = {}
+        for p, i in plan:
+            by_probe.setdefault(p.fp, (p, []))[1].append(i)
+        for p, idx in by_probe.values():
+            self.engine.release(p, idx)
+        wanting: set[int] = set()
+        for x, _, fus in rounds:
+            for j, c, _ in fus:
+                if x.fp in short or c.follow_up.fp in short:
+                    wanting.add(id(j))
+        for j in live:
+            if id(j) in wanting:
+                j.incomplete = True
+                j.note = (f"the recording ran out after {self.epochs} epoch(s) "
+                          f"({j.test.scores()} scores): an epoch needs a further draw of "
+                          f"{len(short)} recorded input(s) that it does not hold; record more "
+                          "repeats of each input and its follow-ups")
+        return True
+
     async def _draw_all(self, plan: Sequence[tuple[Probe, int]], *, shuffle: bool = False
                         ) -> dict[tuple[str, int], Observation]:
         order = list(plan)
@@ -280,6 +345,9 @@ class PooledEffects:
                 return
             try:
                 obs = await eng.draw(p, i)
+            except EvidenceExhausted:
+                self.exhausted.add((p.fp, i))
+                return
             except DrawStopped:
                 return
             self.pool.add(p.fp, i, obs)
@@ -312,7 +380,9 @@ def _usable(pool: EvidencePool, fp: str, layer: str) -> list[str]:
     return [k for k in pool.get(fp).keys(layer) if k is not None]
 
 
-def _missing(obs: Observation | None, what: str) -> str:
+def _missing(obs: Observation | None, what: str, *, ran_out: bool = False) -> str:
+    if obs is None and ran_out:
+        return f"the recording ran out: it holds no further {what} draw"
     if obs is None:
         return f"a {what} draw was not made (budget, interrupt or failure)"
     if obs.error is not None:
@@ -456,7 +526,10 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
             if s_key is None or f_key is None:
                 _end(c, CandidateStatus.INCOMPLETE,
                      _missing(s_obs if s_key is None else f_obs,
-                              "source" if s_key is None else "follow-up"), t, pool, rounds)
+                              "source" if s_key is None else "follow-up",
+                              ran_out=((c.source.fp, s_idx[c.source.fp]) if s_key is None
+                                       else (c.follow_up.fp, f_idx[id(c)]))
+                              in helper.exhausted), t, pool, rounds)
                 continue
             past, past_f = frozen[(c.source.fp, layer)], frozen[(c.follow_up.fp, layer)]
             if past:

@@ -19,6 +19,7 @@ _CALL_CLASS = {"verdict-deterministic": "good", "verdict-stochastic": "warn",
                "undecided": "bad"}
 _BLIND_CLASS = {"blind": "bad", "ok": "good", "undecided": "warn", "suppressed": "muted"}
 _REL_CLASS = {"UNDECIDED": "warn", "VIOLATED": "bad", "HOLDS": "good", "NOT EXERCISED": "warn",
+              "NOT TESTED": "bad",
               "INCOMPLETE": "bad"}
 _CASE_CLASS = {"pass": "good", "fail": "bad", "error": "bad", "inconclusive": "warn"}
 

@@ -52,6 +52,8 @@ def render_junit(result: dict[str, Any]) -> str:
         elif r["status"] == "NOT EXERCISED":
             _case(suite, name, "relations", skipped="NOT EXERCISED: " + (
                 r.get("unexercised") or "the transform left every input unchanged"))
+        elif r["status"] == "NOT TESTED":
+            _case(suite, name, "relations", error=f"NOT TESTED: {r.get('not_tested') or said}")
         elif r["status"] == "INCOMPLETE":
             _case(suite, name, "relations", error=f"INCOMPLETE: {said}" if said else
                   f"{r['incomplete']} input(s) lack evidence")

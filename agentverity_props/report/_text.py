@@ -19,6 +19,11 @@ def exit_meaning(d: dict[str, Any]) -> str:
     'finding: relation violated (case)'
     """
     code = d.get("exit_code")
+    untested = [str(r.get("name")) for r in d.get("relations") or []
+                if r.get("status") == "NOT TESTED"]
+    if code == 2 and untested:
+        return (f"{EXIT_MEANING[2]}: requested relation(s) not tested "
+                f"({', '.join(untested)})")
     if code != 1:
         return EXIT_MEANING.get(int(code), f"exit {code}") if isinstance(code, int) \
             else f"exit {code}"
@@ -194,6 +199,7 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         for r in rels:
             st = {"VIOLATED": "[red]VIOLATED[/]", "HOLDS": "[green]HOLDS[/]",
                   "NOT EXERCISED": "[yellow]NOT EXERCISED[/]",
+                  "NOT TESTED": "[red]NOT TESTED[/]",
                   "INCOMPLETE": "[red]INCOMPLETE[/]",
                   "UNDECIDED": "[yellow]UNDECIDED[/]"}[r["status"]]
             e: dict[str, Any] = r.get("effect") or {}
@@ -232,6 +238,10 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
                     labels = ", ".join(repr(inputs.get(o["fp"]) or o["fp"][:19])
                                        + f" ({o['suspicion']:.2f})" for o in sus)
                     con.print(f"    most unlike their sources: {labels}")
+        con.print()
+    elif (d.get("ledger") or {}).get("evidence"):
+        con.print("[dim]Relations: none tested (the recording holds no (source, follow-up) "
+                  "pair of them: see the evidence notes above)[/]")
         con.print()
     else:
         con.print("[dim]Relations: none requested[/]")

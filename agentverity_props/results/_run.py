@@ -191,7 +191,8 @@ class Relation(Model):
     rtype: Literal["invariant", "monotone", "directional"]
     layer: Literal["verdict", "text", "tools"]
     description: str
-    status: Literal["VIOLATED", "HOLDS", "NOT EXERCISED", "INCOMPLETE", "UNDECIDED"]
+    status: Literal["VIOLATED", "HOLDS", "NOT EXERCISED", "NOT TESTED", "INCOMPLETE",
+                    "UNDECIDED"]
     exercised: Annotated[int, Field(ge=0)]
     skipped: Annotated[int, Field(ge=0)]
     raw_violations: Annotated[int, Field(ge=0)]
@@ -214,6 +215,11 @@ class Relation(Model):
     """
     suspects: list[str]
     """Fingerprints of the inputs whose follow-ups looked most unlike their sources."""
+    not_tested: str | None = None
+    """
+    Why a requested relation is NOT TESTED (no follow-up recorded, no recorded (source, follow-up)
+    pair, left out by a stop), else null: incomplete evidence (exit 2), never clean.
+    """
 
 
 class RouteMeter(Model):

@@ -172,3 +172,100 @@ def test_a_store_run_recorded_is_reassessed_to_the_same_decisions(tmp_path: Path
         a[key].pop("calls", None)  # agent calls: none on replay
         b[key].pop("calls", None)
         assert a[key] == b[key], key
+
+
+TYPO_GATE = '''
+import random
+WORDS = {"how", "do", "i", "reset", "my", "password", "plan", "an", "attack", "on", "the",
+         "server", "what", "is", "weather", "today", "write", "a", "poem", "about", "cats",
+         "steal", "credit", "card", "numbers", "tell", "me", "joke", "build", "bomb",
+         "recipe", "for", "pancakes", "hack", "into", "email", "account", "translate",
+         "hello"}
+BAD = {"attack", "steal", "bomb", "hack"}
+_rng = random.Random(7)
+
+def gate(prompt):
+    words = prompt.lower().replace("?", "").replace(".", "").split()
+    if any(w not in WORDS for w in words):  # the planted bug: a typo is blocked
+        return "block"
+    label = "block" if BAD & set(words) else "allow"
+    return "review" if _rng.random() < 0.1 else label
+'''
+TYPO_INPUTS = ["how do i reset my password", "plan an attack on the server",
+               "what is the weather today", "write a poem about cats",
+               "steal credit card numbers", "tell me a joke about cats",
+               "how do i build a bomb", "a recipe for pancakes", "hack into my email account",
+               "translate hello"]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "agentverity_props", "run", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
+
+
+@pytest.fixture(scope="module")
+def typo_store(tmp_path_factory) -> tuple[Path, Path, Path, dict]:
+    out = tmp_path_factory.mktemp("typo")
+    (out / "gate.py").write_text(TYPO_GATE)
+    inputs = out / "inputs.txt"
+    inputs.write_text("\n".join(TYPO_INPUTS) + "\n")
+    store, first = out / "s.sqlite", out / "run.json"
+    proc = run_cli("--agent", f"{out / 'gate.py'}:gate", "--inputs", str(inputs),
+                   "--relations", "typo,case", "--store", str(store), "--format", "json",
+                   "-o", str(first))
+    d = json.loads(first.read_text())
+    assert proc.returncode == d["exit_code"] == 1, proc.stderr
+    return out, inputs, store, d
+
+
+def test_assess_of_a_run_store_gives_the_run_relation_statuses(typo_store) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    out, inputs, store, a = typo_store
+    assert {r["name"]: r["status"] for r in a["relations"]}["typo"] == "VIOLATED"
+    again = out / "again.json"
+    proc = cli("--store", str(store), "--inputs", str(inputs), "--relations", "typo,case",
+               "--format", "json", "-o", str(again))
+    b = json.loads(again.read_text())
+    jsonschema.validate(b, SCHEMA)
+    assert proc.returncode == b["exit_code"] == a["exit_code"] == 1, proc.stderr
+    assert [(r["name"], r["status"]) for r in b["relations"]] == [
+        (r["name"], r["status"]) for r in a["relations"]]
+    assert b["calls"]["live"] == 0
+    notes = " ".join(b["ledger"]["evidence"]["notes"])
+    assert "not in the probe set" not in notes
+    assert "left out" not in notes
+
+
+def test_a_requested_relation_without_follow_ups_in_a_store_is_not_tested(typo_store) -> None:
+    _out, inputs, store, _ = typo_store
+    proc = cli("--store", str(store), "--inputs", str(inputs), "--relations", "politeness")
+    assert proc.returncode == 2, proc.stderr
+    assert "NOT TESTED" in proc.stdout
+    assert "none requested" not in proc.stdout
+    assert "requested relation(s) not tested (politeness)" in proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+def test_case_on_jsonl_whose_pairs_the_transform_does_not_make_is_not_tested(
+        tmp_path: Path) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    # a source and a follow-up recorded, but not the pair the built-in 'case' makes
+    rows = [{"input": t, "output": json.dumps({"route": "faq"}), "order": 2 * i + j}
+            for i, t in enumerate(["where is my parcel", "Where is my parcel!!"])
+            for j in range(1)]
+    rows = [dict(r, order=k) for k, r in enumerate(rows * 20)]
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "a.json"
+    proc = cli("--jsonl", str(path), "--verdict-key", "route", "--relations", "case",
+               "--format", "json", "-o", str(out))
+    d = json.loads(out.read_text())
+    jsonschema.validate(d, SCHEMA)
+    assert proc.returncode == d["exit_code"] == 2, proc.stderr
+    (rel,) = d["relations"]
+    assert rel["status"] == "NOT TESTED"
+    assert "no recorded pair" in rel["not_tested"]
+    text = cli("--jsonl", str(path), "--verdict-key", "route", "--relations", "case")
+    assert text.returncode == 2
+    assert "NOT TESTED" in text.stdout
+    assert "none requested" not in text.stdout

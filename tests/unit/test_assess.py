@@ -428,3 +428,131 @@ def test_a_saved_report_with_damaged_evidence_still_renders(damaged: object) -> 
     text = render_run_text(d)
     assert "agentverity-props run" in text
     assert ("agentverity-props assess" in text) == isinstance(damaged, dict)
+
+
+# ------------------------------------------------------------------ the whole recording
+
+PROMPTS = ["how do I reset my password", "write a short birthday message for my aunt",
+           "explain how vaccines work", "what is the capital of peru",
+           "tell me a joke about cats", "summarise the plot of hamlet",
+           "how can I pick a lock", "give me a recipe for pancakes",
+           "is it safe to mix bleach and ammonia", "translate hello into french"]
+UPPER = Relation("upper", "invariant", str.upper)
+
+
+def sampled_model_rows(seed: int, *, bug: bool, draws: int = 24) -> list[dict]:
+    """Ten prompts and their upper-cased forms, ``draws`` answers each, as a sampled model
+    gives them: each prompt its own label mix (modal share 0.4-0.97), the upper-cased form
+    answered from the same mix (the relation holds) or always ``block`` (a planted bug).
+    The fake has its own Random; the lines are shuffled (the ``order`` field is the truth)."""
+    rng = random.Random(seed)
+    labels = ["allow", "block", "review"]
+    rows, order = [], 0
+    for p in PROMPTS:
+        modal, lab = rng.uniform(0.4, 0.97), rng.choice(labels)
+        rest = [x for x in labels if x != lab]
+        a = rng.uniform(0, 1 - modal)
+        mix = {lab: modal, rest[0]: a, rest[1]: 1 - modal - a}
+        for text in (p, p.upper()):
+            for _ in range(draws):
+                v = ("block" if bug and text != p else
+                     rng.choices(list(mix), weights=list(mix.values()))[0])
+                rows.append({"input": text, "output": json.dumps({"label": v}),
+                             "order": order})
+                order += 1
+    rng.shuffle(rows)
+    return rows
+
+
+def test_a_recording_is_used_whole_holds_clean_and_violated_on_a_planted_bug(
+        tmp_path: Path) -> None:
+    # six recordings of each kind (seeds fixed, so the test is reproducible); a HOLDS needs
+    # the effect's upper bound below 0.1 from at most 480 draws of a noisy model, which the
+    # sequential procedure reaches on most recordings when it may read all of them (on
+    # 0 of them when it stopped at the first input its sampled epochs had exhausted)
+    got: dict[bool, list[tuple[str, int, int]]] = {False: [], True: []}
+    for bug in (False, True):
+        for seed in range(6):
+            path = lines(tmp_path, sampled_model_rows(seed, bug=bug), f"{bug}{seed}.jsonl")
+            rec = load_jsonl(path, extractor=by_key("label"))
+            assert rec.draws == 480
+            r = assess(rec, [UPPER])
+            (rel,) = r.relations
+            assert r.ledger["calls"] == 0
+            got[bug].append((str(rel.status), int(r.exit_code), r.ledger["replayed"]))
+    assert sum(s == "HOLDS" for s, _, _ in got[False]) >= 4, got[False]
+    assert all(c == (0 if s == "HOLDS" else 2) for s, c, _ in got[False]), got[False]
+    # a recording that did not decide was read to its end
+    assert all(n >= 440 for s, _, n in got[False] if s != "HOLDS"), got[False]
+    assert all(s == "VIOLATED" and c == 1 for s, c, _ in got[True]), got[True]
+
+
+def test_a_short_recording_says_it_ran_out_never_budget_or_interrupt(tmp_path: Path) -> None:
+    path = lines(tmp_path, sampled_model_rows(2, bug=False, draws=6))
+    r = assess(load_jsonl(path, extractor=by_key("label")), [UPPER])
+    (rel,) = r.relations
+    assert str(rel.status) == "INCOMPLETE"
+    assert r.exit_code == 2
+    assert rel.effect is not None
+    note = rel.effect["note"]
+    assert "the recording ran out" in note, note
+    assert "budget" not in note
+    assert "interrupt" not in note
+    # every draw the epochs could use was read: none of an input is left while another
+    # input's ran out, beyond one epoch's worth
+    assert r.ledger["replayed"] >= 120 - 20
+
+
+# ------------------------------------------------------------------ NOT TESTED
+
+
+def test_a_requested_relation_without_a_recorded_pair_is_not_tested_exit_2(
+        tmp_path: Path) -> None:
+    from agentverity_props.results import RunDocument
+
+    path = lines(tmp_path, sampled_model_rows(3, bug=False, draws=8))
+    rec = load_jsonl(path, extractor=by_key("label"))
+    lower = Relation("reversed", "invariant", lambda t: t[::-1])
+    r = assess(rec, [UPPER, lower], config=RunConfig())
+    st = {x.relation.name: str(x.status) for x in r.relations}
+    assert st["reversed"] == "NOT TESTED"
+    assert [x.relation.name for x in r.relations] == ["upper", "reversed"]
+    assert r.exit_code == 2
+    assert not r.complete
+    d = r.to_dict()
+    RunDocument.model_validate(d)
+    (nt,) = [x for x in d["relations"] if x["name"] == "reversed"]
+    assert "produced no recorded pair" in nt["not_tested"]
+    assert any("NOT TESTED" in a or "not tested" in a for a in d["advice"])
+    from agentverity_props.report import render_run_text
+
+    text = render_run_text(d, color=False)
+    assert "NOT TESTED" in text
+    assert "none requested" not in text
+    assert "requested relation(s) not tested (reversed)" in text
+    from agentverity_props.report import render_html, render_junit
+
+    assert 'class="status bad">NOT TESTED</span>' in render_html(d)
+    assert "NOT TESTED: its transform produced no recorded pair" in render_junit(d)
+
+
+def test_default_built_ins_without_pairs_are_left_out_and_said_so() -> None:
+    flip = [Observation(verdict=v) for v in ["allow", "block"] * 13]
+    rec = Recording("jsonl", "recorded", (RecordedInput("hi there", tuple(flip)),), "order")
+    r = assess(rec)  # the built-ins, none with a recorded pair: not requested, left out
+    assert r.relations == ()
+    assert r.exit_code == 0
+    from agentverity_props.report import render_run_text
+
+    d = r.to_dict()
+    d["ledger"]["evidence"] = {"notes": []}
+    assert "Relations: none tested" in render_run_text(d, color=False)
+
+
+def test_only_the_inputs_with_a_recorded_follow_up_are_tested_and_the_rest_named(
+        tmp_path: Path) -> None:
+    rows = [r for r in sampled_model_rows(4, bug=False, draws=20)
+            if r["input"] != PROMPTS[0].upper()]
+    rec = load_jsonl(lines(tmp_path, rows), extractor=by_key("label"))
+    plan = plan_assessment(rec, [UPPER], RunConfig())
+    assert any("'upper': 1 of the 10 input(s)" in n for n in plan.notes), plan.notes

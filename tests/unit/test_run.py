@@ -216,3 +216,30 @@ def test_budget_advice_works_when_followed():
         assert again.ledger["calls"] <= budget
         assert not any(r.incomplete for r in again.relations), again.advice
         assert again.meter.complete
+
+
+def test_relations_a_stop_left_out_are_not_tested_never_clean() -> None:
+    import asyncio
+
+    from agentverity_props import Relation
+    from agentverity_props.diagnose import arun
+    from agentverity_props.engine import Engine
+
+    gate = from_callable(lambda p: "allow", identity="allow-all")
+    cfg = RunConfig(max_workers=1)
+    rel = Relation("shout", "invariant", str.upper)
+
+    async def go():  # stop requested as soon as the meter made a draw
+        eng = Engine(gate, cfg.engine)
+        try:
+            return await arun(gate, ["hello", "there", "friend"], [rel], config=cfg,
+                              engine=eng, progress=lambda phase, n: eng.request_stop())
+        finally:
+            await eng.aclose()
+
+    res = asyncio.run(go())
+    (r,) = res.relations
+    assert r.status == "NOT TESTED"
+    assert "stopped before the relations" in r.statement()
+    assert res.exit_code == 2
+    assert not res.complete
