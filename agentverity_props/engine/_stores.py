@@ -311,8 +311,10 @@ def open_store(spec: Any, *, mode: str = "auto", namespace: str | None = None,
                            "`agentverity-props store merge`")
         store = JsonlStore(_path(spec), namespace=runner_namespace(namespace))
     else:
+        # replay only reads: opened read only, so a replay never initialises, migrates
+        # or otherwise writes the file it reads
         store = Store(_path(spec), create=not replay if create is None else create,
-                      namespace=runner_namespace(namespace))
+                      namespace=runner_namespace(namespace), read_only=replay)
     if replay and not store.read_only:
         return ReadOnlyStore(store)
     return store
