@@ -374,7 +374,9 @@ def _append_shared(state: _Session, payloads: list[dict[str, Any]]) -> None:
 def pytest_runtest_call(item: Any) -> Any:
     state = item.config.stash.get(_SESSION, None)
     item.stash[_N_BEFORE] = (len(_live(_PROPERTY_MODULE)), len(_live(_CONVERSATION_MODULE)))
-    token = _CURRENT.set(state.options if state is not None else None)
+    # the node id names the test's own draws in the store (parametrized cases apart)
+    token = _CURRENT.set({**state.options, "test": item.nodeid} if state is not None
+                         else None)
     try:
         yield
     finally:

@@ -39,7 +39,7 @@ def load_store(path: str | Path, inputs: Sequence[str], *, extractor_id: str,
     from ..engine import Probe, Store
 
     p = Path(path)
-    with Store(p, create=False) as store:
+    with Store(p, create=False, read_only=True) as store:
         rows = list(store.rows())
     agents = sorted({r.agent for r in rows})
     if not agents:

@@ -41,7 +41,10 @@ def parse_latency(text: str | None) -> float | None:
 @click.option("--latency", default=None, metavar="DURATION",
               help="Seconds per agent call (2s, 500ms, 1.5): adds the wall time.")
 @click.option("--noise", "noises", type=click.FloatRange(0.0, 0.66), multiple=True,
-              help="Share of calls flipped, besides 0, 0.05 and 0.15 (repeatable).")
+              help="Pair disagreement to plan for, the figure run's meter prints ('pair "
+                   "disagreement 0.081' -> --noise 0.081), besides 0, 0.1 and 0.25 "
+                   "(repeatable). The synthetic agent flips each call with probability "
+                   "(2 - sqrt(4 - 6 x noise)) / 3, which gives that pair disagreement.")
 @click.option("--seeds", type=click.IntRange(1, 200), default=10, show_default=True,
               help="Simulated runs per noise level (the mean and range are over them).")
 @click.option("--modal-share", type=click.FloatRange(0.5, 0.99), default=0.75,
@@ -60,11 +63,12 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
              latency: str | None, noises: tuple[float, ...], seeds: int, modal_share: float,
              tool_calls: bool,
              fmt: str, output: str | None) -> int:
-    """The calls each phase of `run` will need, at 0%, 5% and 15% noise (and --noise), the
+    """The calls each phase of `run` will need, at noise 0, 0.1 and 0.25 (and --noise), the
     budget that makes each decision reachable and the wall time, without calling any agent.
 
-    The figures come from the run pipeline itself, simulated on an offline agent whose every
-    relation holds and whose calls are each flipped with the stated probability.
+    Noise is the pair disagreement, in the unit `run` prints it. The figures come from the
+    run pipeline itself, simulated on an offline agent whose every relation holds and whose
+    calls are flipped so that two calls of one input disagree that often.
     """
     from .._internal.inputs import load_inputs
     from ..diagnose import RunConfig, plan

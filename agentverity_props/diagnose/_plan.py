@@ -5,7 +5,12 @@ same options: meter, blindness and its top-up, the dependence check, every relat
 effect and localisation) against a *synthetic* offline agent, and counts each phase's calls
 in the engine's ledger. The user's agent is never called.
 
-The synthetic agent, at noise ``p``:
+**Noise is the pair disagreement**, the figure ``run``'s meter prints ("pair disagreement
+0.081"): the probability that two calls of one input give different verdicts. A user copies it
+from a run into ``plan --noise``. The synthetic agent at pair disagreement ``d`` flips each call
+with probability ``p = flip_share(d) = (2 - sqrt(4 - 6 d)) / 3`` (the inverse of
+``d = 2p - 1.5 p^2``: a call flipped to one of two other labels at random), so it prints the
+same pair disagreement as the agent it stands for. The synthetic agent, at flip share ``p``:
 
 * gives every input a base verdict (a share ``modal_share`` of the inputs get the same
   one, the others a second one) and every follow-up a relation makes the base verdict of its
@@ -43,10 +48,13 @@ if TYPE_CHECKING:
     from ..relations import Relation
     from ._run import RunConfig, RunResult
 
-PLAN_SCHEMA = "agentverity_props.plan/1"
-#: The noise levels every plan shows (a noise-free agent, 5% and 15% of calls flipped);
-#: ``noise=`` adds the user's own.
-DEFAULT_NOISES = (0.0, 0.05, 0.15)
+PLAN_SCHEMA = "agentverity_props.plan/2"
+#: The noise levels (pair disagreements, as ``run`` prints them) every plan shows: a
+#: noise-free agent, 0.1 and 0.25 (about 5% and 15% of calls flipped); ``noise=`` adds the
+#: user's own.
+DEFAULT_NOISES = (0.0, 0.1, 0.25)
+#: the largest pair disagreement the synthetic agent can have (every call flipped 2/3)
+MAX_PAIR_DISAGREEMENT = 2 / 3
 #: Seeds of the synthetic agent per noise level (a mean, its standard error and a range).
 DEFAULT_SEEDS = 10
 #: Share of the inputs whose base verdict is the most common one (below the blindness
@@ -56,11 +64,34 @@ LABELS = ("verdict-a", "verdict-b", "verdict-c")
 PHASES = ("meter", "blindness", "dependence", "relations")
 
 
+def pair_disagreement(flip: float) -> float:
+    """The pair disagreement of the synthetic agent flipping each call with probability
+    ``flip`` to one of the two other labels: ``2 flip - 1.5 flip^2``.
+
+    >>> round(pair_disagreement(0.05), 5)
+    0.09625
+    """
+    return 2 * flip - 1.5 * flip * flip
+
+
+def flip_share(noise: float) -> float:
+    """The per-call flip share of the synthetic agent whose pair disagreement is ``noise``
+    (what ``run`` prints), the inverse of :func:`pair_disagreement` on ``[0, 2/3]``.
+
+    >>> round(flip_share(0.09625), 5)
+    0.05
+    """
+    if not 0.0 <= noise <= MAX_PAIR_DISAGREEMENT:
+        raise InvalidArgument(f"noise={noise!r} must be a pair disagreement in [0, 2/3)")
+    return (2 - math.sqrt(max(0.0, 4 - 6 * noise))) / 3
+
+
 def synthetic_agent(inputs: Sequence[str], relations: Sequence[Relation], *, noise: float,
                     seed: int | str, modal_share: float = DEFAULT_MODAL_SHARE,
                     tool_calls: bool = False) -> Any:
     """The offline agent ``plan`` simulates: every relation holds, every call is flipped to
-    another label with probability ``noise`` (module docstring). An ``async`` callable
+    another label with probability ``noise`` (a per-call flip share, not the pair
+    disagreement: :func:`flip_share` converts; module docstring). An ``async`` callable
     ``prompt -> Observation``, drawing from its own ``random.Random(seed)``."""
     from ..observation import Observation, ToolCall
 
@@ -182,10 +213,15 @@ class PlanResult:
 
     def assumptions(self) -> list[str]:
         out = [
-            f"simulated: the real run pipeline against an offline agent whose every call is "
-            f"flipped to another of {len(LABELS)} labels with the stated probability, "
+            "noise is the pair disagreement `run` prints (the probability that two calls of "
+            "one input disagree; copy it from a run's meter line into --noise)",
+            f"simulated: the real run pipeline against an offline agent that flips each call "
+            f"to another of {len(LABELS)} labels with probability (2 - sqrt(4 - 6 x noise)) "
+            f"/ 3, which gives that pair disagreement, equally on every input; "
             f"{self.seeds} seed(s) per noise level (the mean, and the range low-high of single "
             "runs)",
+            "an agent whose noise sits on a few inputs only (the others never flip) costs "
+            "less than an equally noisy one at the same overall pair disagreement",
             "every relation holds (a violation adds the calls that localise it)",
             f"{self.modal_share:.0%} of the inputs share one verdict, the rest another "
             "(--modal-share)",
@@ -226,8 +262,8 @@ def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
         reach[key] = {"budget": max(got) if got and len(got) == len(runs) else None,
                       "reached": len(got),
                       "decisions": _count(r.decisions.get(key, "") for r in runs)}
-    out: dict[str, Any] = {"noise": noise, "seeds": len(runs), "calls": calls,
-                           "reach": reach}
+    out: dict[str, Any] = {"noise": noise, "flip": flip_share(noise), "seeds": len(runs),
+                           "calls": calls, "reach": reach}
     if latency_s is not None:
         w = config.max_workers
         out["wall_s"] = {k: calls["total"][k] * latency_s / w for k in ("mean", "low", "high")}
@@ -269,16 +305,18 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
     if not levels_in:
         raise InvalidArgument("no noise level to plan for: give noises=... or keep "
                               "default_noises=True")
-    for p in levels_in:
-        if not 0.0 <= p < 2 / 3:
-            raise InvalidArgument(f"noise={p!r} must be in [0, 2/3): beyond, the flipped "
-                                  "answers outnumber the agent's own")
+    for d in levels_in:
+        if not 0.0 <= d < MAX_PAIR_DISAGREEMENT:
+            raise InvalidArgument(f"noise={d!r} must be a pair disagreement in [0, 2/3) (as "
+                                  "run prints it): beyond, the flipped answers outnumber the "
+                                  "agent's own")
     levels = []
-    for p in levels_in:
-        runs = [await simulate_once(texts, rels, config, noise=p, seed=f"plan:{p}:{k}",
+    for d in levels_in:
+        p = flip_share(d)
+        runs = [await simulate_once(texts, rels, config, noise=p, seed=f"plan:{d}:{k}",
                                     modal_share=modal_share, tool_calls=tool_calls)
-                for k in range(1 if p == 0.0 else seeds)]
-        levels.append(_level(p, runs, config, latency_s))
+                for k in range(1 if d == 0.0 else seeds)]
+        levels.append(_level(d, runs, config, latency_s))
     exercised = {r.name: sum(r.apply(t) != t for t in texts) for r in rels}
     live = [r for r in rels if tool_calls or r.layer != "tools"]
     return PlanResult(inputs=len(texts), relations=tuple(r.name for r in rels),
@@ -293,11 +331,12 @@ def plan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
          seeds: int = DEFAULT_SEEDS, latency_s: float | None = None,
          modal_share: float = DEFAULT_MODAL_SHARE, tool_calls: bool = False,
          default_noises: bool = True) -> PlanResult:
-    """The calls ``run`` will need on ``inputs``, at 0%, 5% and 15% noise (and each of
+    """The calls ``run`` will need on ``inputs``, at noise 0, 0.1 and 0.25 (and each of
     ``noises``), without calling any agent: the real pipeline is run against a synthetic
     offline agent (module docstring), ``seeds`` times per noise level (once when
-    noise-free: the synthetic agent is then deterministic). ``default_noises=False`` plans
-    for ``noises`` only.
+    noise-free: the synthetic agent is then deterministic). A noise level is a pair
+    disagreement, the figure ``run``'s meter prints. ``default_noises=False`` plans for
+    ``noises`` only.
 
     Example:
         >>> from agentverity_props.diagnose import plan

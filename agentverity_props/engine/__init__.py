@@ -31,9 +31,11 @@ from ._stores import (
     MultiplexedStore,
     ReadOnlyStore,
     ReplayView,
+    ScopedStore,
     StoreBackend,
     open_store,
     runner_namespace,
+    scope_namespace,
 )
 
 __all__ = [
@@ -55,6 +57,7 @@ __all__ = [
     "ReadOnlyStore",
     "RedisStore",
     "ReplayView",
+    "ScopedStore",
     "SharedPause",
     "SharedSlots",
     "Slot",
@@ -71,4 +74,5 @@ __all__ = [
     "run_session",
     "run_sync",
     "runner_namespace",
+    "scope_namespace",
 ]

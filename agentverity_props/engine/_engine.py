@@ -33,7 +33,7 @@ from ._pause import shared_pause_from_env
 from ._probe import Probe
 from ._retry import Backoff, classify
 from ._slots import SharedSlots, Slot, shared_slots_from_env
-from ._stores import ReplayView, StoreBackend, open_store
+from ._stores import ReplayView, ScopedStore, StoreBackend, open_store
 from ._workers import Job, Workers
 
 __all__ = ["Engine"]
@@ -79,6 +79,11 @@ class Engine:
         offline: the agent calls no provider (a simulation, as ``plan``'s synthetic
             agent): its calls neither wait for the session's shared 429 pause nor take the
             session's shared call slots.
+        store_scope: the draws of this engine are its own in the store: read and written
+            in the namespace ``runner|scope`` (:class:`~agentverity_props.engine.ScopedStore`).
+            Each ``@agent_property`` test passes its test id, so two tests of one session
+            that draw the same prompt never claim each other's draw indices; replay still
+            pools every namespace, this one's first.
 
     Attributes:
         agent: the adapter.
@@ -97,7 +102,7 @@ class Engine:
 
     def __init__(self, agent: Any, config: EngineConfig | None = None, *,
                  sleep: Callable[[float], Awaitable[Any]] | None = None,
-                 offline: bool = False) -> None:
+                 offline: bool = False, store_scope: str | None = None) -> None:
         if config is None:
             config = EngineConfig()
         elif not isinstance(config, EngineConfig):
@@ -133,6 +138,12 @@ class Engine:
             assert config.store_path is not None  # validated by EngineConfig
             self._store = open_store(config.store_path, mode=self._mode,
                                      namespace=config.store_runner)
+            if store_scope is not None:
+                try:
+                    self._store = ScopedStore(self._store, str(store_scope))
+                except BaseException:
+                    self._store.close()
+                    raise
             if self._mode == "replay":  # every runner's draws, pooled
                 self._replay = ReplayView(self._store)
         self._counters: dict[str, int] = {}

@@ -145,6 +145,11 @@ class Store:
         create: when False a missing file is a :class:`~agentverity_props.errors.BadInput`
             (replay needs an existing recording).
         namespace: the runner namespace this store writes to and reads from by default.
+        read_only: open for reading only (SQLite ``mode=ro``): the file is never written,
+            not even initialised or migrated, and whatever is not an agentverity-props
+            store (an empty file, a text file, another program's SQLite database) is a
+            :class:`~agentverity_props.errors.BadInput`; :meth:`put` writes nothing.
+            Replay and every inspecting command open stores this way.
 
     Example:
         >>> import tempfile, os
@@ -159,7 +164,7 @@ class Store:
     read_only = False
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True,
-                 namespace: str = "") -> None:
+                 namespace: str = "", read_only: bool = False) -> None:
         # sqlite3, json and pathlib load only when a store is used: `import
         # agentverity_props.engine` stays light for runs without one.
         import sqlite3
@@ -170,8 +175,9 @@ class Store:
         self.namespace = str(namespace)
         self._lock = threading.Lock()
         self._closed = False
+        self.read_only = bool(read_only)
         if not self.path.exists():
-            if not create:
+            if not create or read_only:
                 raise BadInput(f"store {self.path} does not exist",
                                "record first with --record or use auto")
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -179,10 +185,21 @@ class Store:
             raise BadInput(f"store {self.path} is a directory, not an agentverity-props store",
                            _FIX)
         else:
-            _check_magic(self.path)
+            _check_magic(self.path, empty_ok=not read_only)
         try:
-            self._conn = sqlite3.connect(str(self.path), timeout=_BUSY_TIMEOUT_S,
-                                         isolation_level=None, check_same_thread=False)
+            if read_only:  # a URI, so SQLite itself refuses every write to the file
+                from urllib.parse import quote
+                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+                if not _side_file(self.path, "-wal").exists():
+                    # no process has it open (SQLite removes the -wal file when the last
+                    # connection closes): read it as immutable, or a read-only connection
+                    # would leave -wal and -shm files behind it
+                    uri += "&immutable=1"
+                self._conn = sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT_S,
+                                             isolation_level=None, check_same_thread=False)
+            else:
+                self._conn = sqlite3.connect(str(self.path), timeout=_BUSY_TIMEOUT_S,
+                                             isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise BadInput(f"store {self.path} cannot be opened: {exc}", _FIX) from None
         try:
@@ -212,6 +229,13 @@ class Store:
         conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if app_id == 0 and version == 0 and self.read_only:
+            tables = [r[0] for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")]
+            what = (f"a SQLite database made by another program (tables: "
+                    f"{', '.join(tables[:5])})" if tables else "an empty SQLite database")
+            raise BadInput(f"store {self.path} is not an agentverity-props store: it is {what}",
+                           _FIX)
         if app_id == 0 and version == 0:
             self._create_schema()
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -227,6 +251,13 @@ class Store:
         verdict = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
         if verdict != "ok":
             raise sqlite3_damaged(self.path, str(verdict))
+        if self.read_only:
+            if version < SCHEMA_VERSION:
+                # an older file is read as it is (no migration: nothing is written); its
+                # rows are the default runner's, as the migration would make them
+                conn.execute("CREATE TEMP VIEW draws AS SELECT '' AS ns, agent, fp, "
+                             "extractor, idx, ok, value, recorded_at FROM main.draws")
+            return
         if version < SCHEMA_VERSION:
             self._migrate()
         _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
@@ -296,6 +327,8 @@ class Store:
         (record mode) the row is replaced. Either way there is one row per key.
         ``namespace`` (default: this store's) is the runner namespace written to.
         """
+        if self.read_only:
+            return False
         value = encode(obs)
         ns = self.namespace if namespace is None else namespace
         params = (ns, *key, 0 if obs.error is not None else 1, value, time.time())
@@ -365,13 +398,22 @@ def encode(obs: Observation) -> str:
         return json.dumps(data, separators=(",", ":"))
 
 
-def _check_magic(path: Path) -> None:
+def _side_file(path: Path, suffix: str) -> Path:
+    """SQLite's ``-wal`` / ``-shm`` file of the database at ``path``."""
+    return path.with_name(path.name + suffix)
+
+
+def _check_magic(path: Path, *, empty_ok: bool = True) -> None:
     try:
         with path.open("rb") as fh:
             head = fh.read(len(_SQLITE_MAGIC))
     except OSError as exc:
         raise BadInput(f"store {path} cannot be read: {exc.strerror or exc}", _FIX) from None
-    if head and head != _SQLITE_MAGIC:  # an empty file is fine: SQLite initialises it
+    if not head and not empty_ok:  # reading: an empty file holds no recording
+        raise BadInput(f"store {path} is not an agentverity-props store: the file is empty",
+                       "record into it first (--record), or pass the path of a recorded "
+                       "store")
+    if head and head != _SQLITE_MAGIC:  # an empty file is fine to write: SQLite initialises it
         raise BadInput(f"store {path} is not an agentverity-props store: not a SQLite file",
                        _FIX)
 

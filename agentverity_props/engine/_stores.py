@@ -33,8 +33,9 @@ from ._store import Store, StoreKey, StoreRow
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["JsonlStore", "MultiplexedStore", "ReadOnlyStore", "ReplayView", "StoreBackend",
-           "check_namespace", "open_store", "runner_namespace"]
+__all__ = ["JsonlStore", "MultiplexedStore", "ReadOnlyStore", "ReplayView", "ScopedStore",
+           "StoreBackend", "check_namespace", "open_store", "runner_namespace",
+           "scope_namespace"]
 
 
 class _Wrapper:
@@ -77,6 +78,49 @@ class ReadOnlyStore(_Wrapper):
 
     def __repr__(self) -> str:
         return f"ReadOnlyStore({self.inner!r})"
+
+
+def scope_namespace(runner: str, scope: str) -> str:
+    """The namespace of ``scope`` (one test) under the runner namespace ``runner``:
+    ``runner|scope`` (``scope`` alone under ``""``), control characters replaced, at most
+    120 characters (a longer one keeps its start and a digest of the whole).
+
+    >>> scope_namespace("", "tests/test_gate.py::test_case")
+    'tests/test_gate.py::test_case'
+    >>> scope_namespace("shard-1", "t.py::test_a")
+    'shard-1|t.py::test_a'
+    """
+    name = f"{runner}|{scope}" if runner else scope
+    name = "".join("?" if ord(c) < 0x20 or ord(c) == 0x7f else c for c in name)
+    if len(name) > 120:
+        import hashlib
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        name = f"{name[:103]}~{digest}"
+    return check_namespace(name)
+
+
+class ScopedStore(_Wrapper):
+    """``inner`` read and written in a namespace of its own under the runner's (see
+    :func:`scope_namespace`): the draws of one ``@agent_property`` test, which numbers its
+    draws of a probe from 0 like every other test of the session. Without it two tests
+    sharing a prompt would claim the same keys: ``record`` would replace one test's draws
+    with the other's, and the replay of the first would read draws it never made."""
+
+    def __init__(self, inner: StoreBackend, scope: str) -> None:
+        super().__init__(inner)
+        self.namespace = scope_namespace(inner.namespace, scope)
+        self.read_only = inner.read_only
+
+    def get(self, key: Key, *, namespace: str | None = None) -> Observation | None:
+        return self.inner.get(key, namespace=self.namespace if namespace is None else namespace)
+
+    def put(self, key: Key, obs: Observation, *, overwrite: bool = False,
+            namespace: str | None = None) -> bool:
+        return self.inner.put(key, obs, overwrite=overwrite,
+                              namespace=self.namespace if namespace is None else namespace)
+
+    def __repr__(self) -> str:
+        return f"ScopedStore({self.inner!r}, namespace={self.namespace!r})"
 
 
 class MultiplexedStore:
@@ -267,8 +311,10 @@ def open_store(spec: Any, *, mode: str = "auto", namespace: str | None = None,
                            "`agentverity-props store merge`")
         store = JsonlStore(_path(spec), namespace=runner_namespace(namespace))
     else:
+        # replay only reads: opened read only, so a replay never initialises, migrates
+        # or otherwise writes the file it reads
         store = Store(_path(spec), create=not replay if create is None else create,
-                      namespace=runner_namespace(namespace))
+                      namespace=runner_namespace(namespace), read_only=replay)
     if replay and not store.read_only:
         return ReadOnlyStore(store)
     return store

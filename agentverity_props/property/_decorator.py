@@ -498,7 +498,11 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     cfg = replace(eng_cfg, budget=budget, store_path=store_path,
                   store_mode=mode)  # type: ignore[arg-type]
     loop = LoopThread()
-    engine = Engine(base["agent"], cfg)
+    # this test's draws are its own in the store: every test numbers a probe's draws from 0,
+    # so two tests sharing a prompt would otherwise claim (and, recording, replace) each
+    # other's draws, and a replay would read draws this test never made
+    scope = _plugin_option("test") or name
+    engine = Engine(base["agent"], cfg, store_scope=scope if mode != "off" else None)
     opts = _Options(max_candidates=m, **{**base, "alpha": alpha, "epsilon": epsilon})
     check = AgentCheck(opts, record, loop, engine, inner)
     with _RECORDS_LOCK:

@@ -1,4 +1,4 @@
-"""Text rendering of a ``plan`` result dict (``agentverity_props.plan/1``)."""
+"""Text rendering of a ``plan`` result dict (``agentverity_props.plan/2``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ PLAN_EXIT = {0: "plan simulated: no agent was called", 2: "bad input: nothing wa
 
 
 def _pct(p: float) -> str:
-    return f"{p * 100:g}%"
+    """A noise level (a pair disagreement) as run's meter prints it."""
+    return f"{p:.3g}"
 
 
 def _spread(s: dict[str, float], *, se: bool = False) -> str:
@@ -56,7 +57,12 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
     out = [f"plan: {d['inputs']} inputs, {rels}, tolerance {cfg['tolerance']:g}, alpha "
            f"{cfg['alpha']:g}, {cfg['max_workers']} worker(s)",
            "no agent was called: every figure comes from the run pipeline on a synthetic "
-           "agent (assumptions below)", "",
+           "agent (assumptions below)",
+           "noise = pair disagreement, as run's meter prints it (" + "; ".join(
+               f"{_pct(lv['noise'])}: each call flipped with probability "
+               f"{lv.get('flip', lv['noise']):.3g}" for lv in levels if lv["noise"]) + ")"
+           if any(lv["noise"] for lv in levels) else "noise = pair disagreement, as run's "
+           "meter prints it", "",
            "calls per phase (mean over the seeds, ±2 standard errors on the total; the range "
            "low-high of single runs):"]
     rows = [["phase", *heads]]

@@ -95,6 +95,23 @@ def migrate_bench_v1(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def migrate_plan_v1(d: dict[str, Any]) -> dict[str, Any]:
+    """A ``plan/1`` result as ``plan/2``. Version 1's ``noise`` was the synthetic agent's
+    per-call flip share; version 2's is the pair disagreement ``run`` prints, and the flip
+    share is ``flip``. The figures are kept; each level's noise is converted
+    (``2 flip - 1.5 flip^2``)."""
+    out = {**d, "schema": "agentverity_props.plan/2"}
+    levels = []
+    for lv in d.get("levels") or []:
+        if isinstance(lv, dict) and isinstance(lv.get("noise"), (int, float)):
+            p = float(lv["noise"])
+            levels.append({**lv, "noise": 2 * p - 1.5 * p * p, "flip": p})
+        else:
+            levels.append(lv)
+    out["levels"] = levels
+    return out
+
+
 def migrate_compare_v1(d: dict[str, Any]) -> dict[str, Any]:
     """A ``compare/1`` result as ``compare/2``. Version 1 ran every pair in a fixed order with
     no warm-up and no latency margin, and gave each metric its own alpha: its verdicts are

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
 from ._base import Document, Model
+from ._migrations import migrate_plan_v1
 
 
 class Config(Model):
@@ -51,6 +53,9 @@ class Calls(Model):
 
 class Level(Model):
     noise: Annotated[float, Field(ge=0.0, lt=1.0)]
+    """The pair disagreement planned for: the figure run's meter prints."""
+    flip: Annotated[float, Field(ge=0.0, lt=1.0)]
+    """The synthetic agent's per-call flip share that gives that pair disagreement."""
     seeds: Annotated[int, Field(ge=1)]
     calls: Calls
     reach: dict[str, Reach]
@@ -69,13 +74,15 @@ class PlanDocument(Document):
     it assumes. Inputs are counted, never stored.
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.plan/1"
+    SCHEMA: ClassVar[str] = "agentverity_props.plan/2"
+    MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
+        {"agentverity_props.plan/1": migrate_plan_v1}
     TITLE: ClassVar[str] = (
         "agentverity-props plan: the calls a run will need, simulated before any call")
     FILE: ClassVar[str] = "plan.schema.json"
 
 
-    schema_: Annotated[Literal["agentverity_props.plan/1"], Field(alias="schema")]
+    schema_: Annotated[Literal["agentverity_props.plan/2"], Field(alias="schema")]
     inputs: Annotated[int, Field(ge=1)]
     """Distinct inputs in the probe set."""
     relations: list[str]

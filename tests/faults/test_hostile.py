@@ -309,7 +309,9 @@ def _many_prompts(path: Path, n: int) -> Path:
 def test_sigterm_stops_a_hundred_thousand_input_run(tmp_path: Path, calls_before: int) -> None:
     """SIGTERM early (meter) or late (relations) in a 100,000-input run with relations: the
     run stops, writes its partial report marked interrupted, and exits 2 (before the fix it
-    kept computing for minutes). The 30 s bound is the hang limit, not a performance test."""
+    kept computing for minutes). Needs wall-clock time: the 120 s bound is the hang limit,
+    not a performance test (it exits in about 15 s on an idle 2-core machine, and two
+    CPU-bound processes beside the suite make that 30 s and more)."""
     import signal
     import subprocess
 
@@ -321,7 +323,9 @@ def test_sigterm_stops_a_hundred_thousand_input_run(tmp_path: Path, calls_before
                      "2000", "--format", "json", "-o", str(report), "--no-progress",
                      env={"FAULT_LOG": str(log)})
     try:
-        deadline = time.monotonic() + 240
+        # a hang limit, not a speed limit: reaching 1,500 calls of a 100,000-input run took
+        # over 240 s with two CPU-bound processes beside the suite
+        deadline = time.monotonic() + 900
         while _calls(log) < calls_before:
             assert proc.poll() is None, proc.communicate()[1][-2000:]
             assert time.monotonic() < deadline, "the agent was not called in time"
@@ -329,9 +333,9 @@ def test_sigterm_stops_a_hundred_thousand_input_run(tmp_path: Path, calls_before
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         try:
-            _out, err = proc.communicate(timeout=30)
+            _out, err = proc.communicate(timeout=120)
         except subprocess.TimeoutExpired:
-            raise AssertionError("SIGTERM ignored for 30 s") from None
+            raise AssertionError("SIGTERM ignored for 120 s") from None
         seconds = time.monotonic() - sent
     finally:
         if proc.poll() is None:

@@ -37,7 +37,10 @@ pytestmark = pytest.mark.e2e
 
 
 def _wait_for_calls(log: Path, proc: subprocess.Popen[str], n: int) -> None:
-    for _ in range(1200):
+    """Until the agent was called ``n`` times. A hang limit in wall-clock time, generous:
+    the CLI's start-up alone takes several seconds beside two CPU-bound processes."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
         if proc.poll() is not None:
             _out, err = proc.communicate()
             raise AssertionError(f"the run ended before the signal: {err[-2000:]}")

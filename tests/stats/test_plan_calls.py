@@ -1,14 +1,19 @@
-"""``plan`` against real runs: its expected calls are within ±20% of the mean calls of real
-``run``\\ s on the project's noisy example agent.
+"""``plan`` against real runs, at the noise figure ``run`` printed.
 
 The real agent is the shipped moderation gate (:mod:`agentverity_props.examples.plain`) made
-noisy on every call by :func:`tests.stats._noisy_agents.noisy` (15% of calls flipped to
+noisy on every call by :func:`tests.stats._noisy_agents.noisy` (a share q of calls flipped to
 another label), run on the shipped moderation probe set with every built-in relation but
-``typo`` (which the gate truly violates: ``plan`` costs relations that hold). Single runs
-spread widely (sequential tests stop at random times: 600 to 3,100 calls here), so both
-sides are means over 30 seeds (the standard error of each is about 5-6%): a plan whose mean
-is off by more than a fifth fails, and so does the noise-free plan checked against the same
-runs (433 calls against about 1,700). Measured on the final code: plan 1,713, real 1,720.
+``typo`` (which the gate truly violates: ``plan`` costs relations that hold), at two noise
+levels, q = 0.05 and q = 0.15. Each real run prints its meter's pair disagreement; ``plan`` is
+asked at the mean of those printed figures (``plan --noise`` takes that unit), exactly what
+a user copying the figure from a run does. Single runs spread widely (sequential tests stop
+at random times: 600 to 3,100 calls here), so both sides are means over 30 seeds (the
+standard error of each is about 5-6%): a plan whose mean total is off by more than a quarter
+fails. It would fail if ``plan`` read the printed figure as a per-call flip share (the unit
+before plan/2): at q = 0.05 the runs print about 0.13 (the meter stops early on a run of
+disagreements, so the printed mean is above the true 0.096), and flipping 13% of calls costs
+about 45% more. The noise-free plan checked against the same runs fails too (433 calls against about
+1,700).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from agentverity_props.relations import builtin_relations
 
 from ._noisy_agents import noisy
 
-NOISE = 0.15
+NOISES = (0.05, 0.15)  # per-call flip shares of the real agent
 SEEDS = 30
 LABELS = ("allow", "review", "block")
 
@@ -42,27 +47,37 @@ def _gate_agent(q: float, seed: int):
 
 @pytest.fixture(scope="module")
 def runs():
+    """Per flip share q: the real runs, the pair disagreement they printed (mean over the
+    seeds), and the plan at that printed figure."""
     inputs = moderation_inputs()
     rels = [r for r in builtin_relations() if r.name != "typo"]
-    real = [run_sync(arun(_gate_agent(NOISE, s), inputs, rels, config=RunConfig()))
-            for s in range(SEEDS)]
-    planned = plan(inputs, rels, noises=(NOISE,), seeds=SEEDS, default_noises=False)
-    quiet = plan(inputs, rels, noises=(0.0,), seeds=1, default_noises=False)
-    return real, {lv["noise"]: lv for lv in (*planned.levels, *quiet.levels)}
+    out = {}
+    for q in NOISES:
+        real = [run_sync(arun(_gate_agent(q, s), inputs, rels, config=RunConfig()))
+                for s in range(SEEDS)]
+        printed = _mean(r.to_dict()["meter"]["estimate"] for r in real)
+        planned = plan(inputs, rels, noises=(printed,), seeds=SEEDS, default_noises=False)
+        out[q] = (real, printed, planned.levels[0])
+    quiet = plan(inputs, rels, noises=(0.0,), seeds=1, default_noises=False).levels[0]
+    return out, quiet
 
 
 def _mean(values) -> float:
     return statistics.fmean(values)
 
 
-def test_plan_is_within_20_percent_of_real_runs(runs):
-    real, levels = runs
+@pytest.mark.parametrize("q", NOISES)
+def test_plan_at_the_printed_noise_is_within_25_percent_of_real_runs(runs, q):
+    real, printed, lv = runs[0][q]
     assert all(r.complete for r in real)
-    lv = levels[NOISE]
+    # the figure run printed is a pair disagreement (above the flip share q), not q itself
+    assert printed > 1.5 * q
     real_total = _mean(r.ledger["calls"] for r in real)
-    assert lv["calls"]["total"]["mean"] == pytest.approx(real_total, rel=0.2)
+    assert lv["calls"]["total"]["mean"] == pytest.approx(real_total, rel=0.25), (
+        f"q={q}: run printed {printed:.3f}; plan {lv['calls']['total']['mean']:.0f} calls, "
+        f"real {real_total:.0f}")
     real_rel = _mean(r.phase_calls["relations"] for r in real)
-    assert lv["calls"]["relations"]["mean"] == pytest.approx(real_rel, rel=0.2)
+    assert lv["calls"]["relations"]["mean"] == pytest.approx(real_rel, rel=0.25)
     # the runs it simulated decided what the real ones did: every relation HOLDS
     assert all(r.status == "HOLDS" for x in real for r in x.relations
                if r.relation.name != "tool-selection")
@@ -71,6 +86,15 @@ def test_plan_is_within_20_percent_of_real_runs(runs):
 
 
 def test_the_comparison_tells_a_wrong_noise_apart(runs):
-    real, levels = runs
+    by_q, quiet = runs
+    real, printed, _ = by_q[0.15]
+    assert quiet["calls"]["total"]["mean"] < 0.8 * _mean(r.ledger["calls"] for r in real)
+    # the printed figure read as a flip share (plan/1's unit) is not within a quarter either
+    # (at q = 0.05: beyond about 0.15 pair disagreement the calls barely grow with noise)
+    real, printed, _ = by_q[0.05]
     real_total = _mean(r.ledger["calls"] for r in real)
-    assert levels[0.0]["calls"]["total"]["mean"] < 0.8 * real_total
+    inputs = moderation_inputs()
+    rels = [r for r in builtin_relations() if r.name != "typo"]
+    wrong = plan(inputs, rels, noises=(2 * printed - 1.5 * printed ** 2,), seeds=SEEDS,
+                 default_noises=False).levels[0]
+    assert wrong["calls"]["total"]["mean"] > 1.25 * real_total

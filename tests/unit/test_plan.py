@@ -88,19 +88,23 @@ def test_cli_json_and_text(tmp_path):
                "--latency", "500ms", "--budget", "300", "--format", "json", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     d = json.loads(out.read_text())
-    assert d["schema"] == "agentverity_props.plan/1"
+    assert d["schema"] == "agentverity_props.plan/2"
     jsonschema = pytest.importorskip("jsonschema")
     jsonschema.validate(d, json.loads((ROOT / "docs/schemas/plan.schema.json").read_text()))
     again = cli("report", str(out), "--format", "text")
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith("plan: 33 inputs, 1 relation(s)")
-    assert [lv["noise"] for lv in d["levels"]] == [0.0, 0.05, 0.15]
+    assert [lv["noise"] for lv in d["levels"]] == [0.0, 0.1, 0.25]  # pair disagreements
+    for lv in d["levels"]:  # each simulated by the flip share giving that pair disagreement
+        p = lv["flip"]
+        assert 2 * p - 1.5 * p * p == pytest.approx(lv["noise"])
     for lv in d["levels"]:
         assert lv["wall_s"]["mean"] == pytest.approx(lv["calls"]["total"]["mean"] * 0.5 / 4)
         assert lv["budget_enough"] == (lv["calls"]["total"]["high"] <= 300)
     assert d["levels"][0]["budget_enough"] is True  # noise-free, one relation: ~150 calls
     text = again.stdout
-    assert "noise 15%" in text
+    assert "noise 0.25" in text
+    assert "noise = pair disagreement, as run's meter prints it" in text
     assert "relation 'case'" in text
     assert "no agent was called" in text
     assert "wall time at 0.5 s per call and 4 worker(s)" in text
@@ -144,3 +148,42 @@ def test_impossible_arguments_are_refused_eagerly():
                {"default_noises": False}):
         with pytest.raises(InvalidArgument):
             plan(TEXTS, [], **kw)
+
+
+def test_noise_is_the_pair_disagreement_run_prints():
+    """``plan --noise D`` simulates an agent whose pair disagreement is D: the synthetic
+    agent flipping each call with probability flip_share(D) disagrees with itself on D of
+    the pairs of calls (checked by drawing pairs from it)."""
+    import asyncio
+
+    from agentverity_props.diagnose._plan import flip_share, pair_disagreement, synthetic_agent
+
+    for d in (0.0, 0.081, 0.25, 0.6):
+        assert pair_disagreement(flip_share(d)) == pytest.approx(d)
+    agent = synthetic_agent(["one input"], [], noise=flip_share(0.2), seed=1)
+
+    async def pairs(n: int) -> float:
+        differ = 0
+        for _ in range(n):
+            a, b = await agent("one input"), await agent("one input")
+            differ += a.verdict != b.verdict
+        return differ / n
+
+    assert asyncio.run(pairs(4000)) == pytest.approx(0.2, abs=0.025)
+    with pytest.raises(Exception, match="pair disagreement"):
+        plan(TEXTS, [], noises=(0.7,))
+
+
+def test_a_plan_1_file_reads_as_plan_2():
+    """A saved plan/1 (noise = the flip share) is migrated: noise becomes the pair
+    disagreement and the old figure is kept as flip."""
+    from agentverity_props.results import PlanDocument
+
+    d = plan(TEXTS[:2], [], seeds=1, noises=(0.1,), default_noises=False).to_dict()
+    old = {**d, "schema": "agentverity_props.plan/1",
+           "levels": [{k: v for k, v in lv.items() if k != "flip"} | {"noise": 0.05}
+                      for lv in d["levels"]]}
+    doc = PlanDocument.model_validate(old).model_dump(by_alias=True)
+    assert doc["schema"] == "agentverity_props.plan/2"
+    assert doc["levels"][0]["flip"] == 0.05
+    assert doc["levels"][0]["noise"] == pytest.approx(0.09625)
