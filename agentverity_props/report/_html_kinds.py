@@ -103,7 +103,8 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
     calls = d.get("calls") or {}
     ledger = d.get("ledger") or {}
     return {
-        "exit_meanings": {**RUN_EXIT, 1: run_exit_meaning({**d, "exit_code": 1})},
+        "exit_meanings": {**RUN_EXIT, 0: run_exit_meaning({**d, "exit_code": 0}),
+                          1: run_exit_meaning({**d, "exit_code": 1})},
         "m": m, "b": b, "cfg": cfg, "plots": plots,
         "epsilon": epsilon, "indifference": indiff,
         "lower_bound": epsilon / indiff, "upper_bound": epsilon * indiff,

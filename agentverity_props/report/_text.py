@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-EXIT_MEANING = {0: "clean: measured, not blind, no confirmed violation",
+EXIT_MEANING = {0: "clean: no finding",
                 1: "finding: blind probe set, confirmed violation, dependent draws or a "
                    "changed agent",
                 2: "incomplete or undecided evidence"}
@@ -19,6 +19,8 @@ def exit_meaning(d: dict[str, Any]) -> str:
     'finding: relation violated (case)'
     """
     code = d.get("exit_code")
+    if code == 0:
+        return clean_meaning(d)
     if code != 1:
         return EXIT_MEANING.get(int(code), f"exit {code}") if isinstance(code, int) \
             else f"exit {code}"
@@ -44,6 +46,28 @@ def exit_meaning(d: dict[str, Any]) -> str:
     if not named:
         return f"finding: {'; '.join(d.get('findings') or ['see Findings'])}"
     return "finding: " + "; ".join(named)
+
+
+def clean_meaning(d: dict[str, Any]) -> str:
+    """The exit line of a clean run, from the statuses the body prints (never a claim the
+    body does not make: blindness undecided is said, not called "not blind").
+
+    >>> clean_meaning({"meter": {"call": "verdict-stochastic"},
+    ...                "blindness": {"status": "undecided"}, "relations": []})
+    'clean: no finding (meter verdict-stochastic; blindness undecided; no relation tested)'
+    >>> clean_meaning({"meter": {"call": "verdict-deterministic"}, "blindness": {"status": "ok"},
+    ...                "relations": [{"status": "HOLDS"}]})
+    'clean: no finding (meter verdict-deterministic; not blind; no confirmed violation)'
+    """
+    meter = (d.get("meter") or {}).get("call")
+    blind = (d.get("blindness") or {}).get("status")
+    rels = d.get("relations")
+    parts = [f"meter {meter}" if meter else "",
+             {"ok": "not blind", None: ""}.get(blind, f"blindness {blind}"),
+             ("no confirmed violation" if rels else "no relation tested")
+             if isinstance(rels, list) else ""]
+    said = "; ".join(p for p in parts if p)
+    return f"clean: no finding ({said})" if said else EXIT_MEANING[0]
 
 
 def _print_routes(con: Any, d: dict[str, Any]) -> None:
@@ -172,7 +196,7 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         ev = ch["e_value"]
         con.print(f"  Change     [{cstyle}]{ch['status']}[/] (meter's pair disagreement <= "
                   f"{ch['early_bound']:.3f}; {ch['late_trials']} later {ch['source']}: "
-                  f"{late}; {ch['calls']} calls, e-value "
+                  f"{late}; {ch['calls']} draws, e-value "
                   f"{'inf' if ev is None else f'{ev:.3g}'} vs 2/{ch['alpha']:g})")
         if ch["warning"]:
             from rich.markup import escape as _esc_c
@@ -248,13 +272,14 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     budget = d["config"]["budget"]
     led = d["ledger"]
     dep_calls = f" · dependence {calls['dependence']}" if "dependence" in calls else ""
-    if calls.get("stationarity"):
+    if "stationarity" in calls and (calls["stationarity"] or d.get("stationarity")):
         dep_calls += f" · change {calls['stationarity']}"
+    # live calls per phase, their sum the total; replayed draws are said apart
     con.print(f"Calls: meter {calls['meter']} · blindness {calls['blindness']}{dep_calls} · "
-              f"relations {calls['relations']} · total {calls['total']}"
-              f" (budget {budget if budget is not None else 'none'}; replayed "
-              f"{led.get('replayed', 0)}, retries {led.get('retries', 0)}, failures "
-              f"{led.get('failures', 0)})")
+              f"relations {calls['relations']} · total {calls['total']} live"
+              f" (replayed {calls.get('replayed', led.get('replayed', 0))} from the store; "
+              f"budget {budget if budget is not None else 'none'}, retries "
+              f"{led.get('retries', 0)}, failures {led.get('failures', 0)})")
     for line in d.get("advice") or ():
         if not (d.get("ledger") or {}).get("stop_cause"):
             from rich.markup import escape as _esc
