@@ -64,3 +64,9 @@ def test_readme_regression_commands_run_as_written(tmp_path):
         assert "Traceback" not in proc.stderr, line
     assert (tmp_path / "snap.json").exists()
     assert (tmp_path / "run.html").exists()
+
+
+def test_readme_exit_table_has_one_row_per_code():
+    table = README.split("**Exit codes**")[1].split("\n\n")[1]
+    codes = [row.split("|")[1].strip() for row in table.splitlines()[2:] if row.startswith("|")]
+    assert codes == ["2", "1", "0"], codes
