@@ -76,12 +76,11 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
     if fmt != "text":
         text = render(d, fmt)
     else:
-        import sys
-
         from ..engine import Probe
-        # on the user's own terminal the references to review are named by their text;
-        # piped or redirected, stdout keeps fingerprints (the snapshot stores no prompt)
-        labels = {Probe.make(t).fp: t for t in inputs} if sys.stdout.isatty() else None
+        # the text report goes to stdout, as run's and check's do, and like them names the
+        # references to review by their text, terminal or pipe alike (a reviewer reads
+        # prompts, not fingerprints); the snapshot file and --format json keep none
+        labels = {Probe.make(t).fp: t for t in inputs}
         routes = res.run.routes.to_dict() if res.run.routes is not None else None
         text = render(d, fmt, color=use_color(None), path=res.path, labels=labels,
                       routes=routes)
