@@ -406,10 +406,10 @@ class RunResult:
             "calls": {"total": self.ledger.get("calls", 0), "live": self.ledger.get("calls", 0),
                       "replayed": self.ledger.get("replayed", 0), **self.phase_calls},
             "ledger": self.ledger,
-            "privacy": ("inputs are named by their text here ('inputs', under their "
-                        "fingerprints: a report on the terminal, or --include-inputs); a "
-                        "file written without --include-inputs keeps fingerprints only; no "
-                        "answer text is stored"
+            "privacy": ("this report keeps the inputs' text (printed to stdout, or written "
+                        "with --include-inputs; the 'inputs' field maps each fingerprint to "
+                        "its text); a file written without --include-inputs keeps "
+                        "fingerprints only; no answer text is stored"
                         if inc else "inputs are identified by fingerprint only; no raw prompt "
                         "or answer text is stored (use --include-inputs to keep prompts)"),
             "inputs": dict(self.inputs) if inc else None,

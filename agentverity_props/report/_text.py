@@ -48,6 +48,20 @@ def exit_meaning(d: dict[str, Any]) -> str:
     return "finding: " + "; ".join(named)
 
 
+def shown_effect(r: dict[str, Any]) -> dict[str, Any] | None:
+    """A relation's effect as every renderer shows it: none (a dash) for a relation that was
+    not exercised (its bounds say nothing: no input moved), else its estimate and bounds.
+
+    >>> shown_effect({"status": "NOT EXERCISED", "effect": {"estimate": 0.0, "lower": -1.0,
+    ...                                                      "upper": 0.33}}) is None
+    True
+    """
+    e = r.get("effect")
+    if not isinstance(e, dict) or e.get("estimate") is None or r.get("status") == "NOT EXERCISED":
+        return None
+    return e
+
+
 def clean_meaning(d: dict[str, Any]) -> str:
     """The exit line of a clean run, from the statuses the body prints (never a claim the
     body does not make: blindness undecided is said, not called "not blind").
@@ -220,13 +234,10 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
                   "NOT EXERCISED": "[yellow]NOT EXERCISED[/]",
                   "INCOMPLETE": "[red]INCOMPLETE[/]",
                   "UNDECIDED": "[yellow]UNDECIDED[/]"}[r["status"]]
-            e: dict[str, Any] = r.get("effect") or {}
-            eff_est = e.get("estimate")
-            bounds = (f"[{e['lower']:+.2f}, {e['upper']:+.2f}]"
-                      if eff_est is not None and r["status"] != "NOT EXERCISED" else "–")
+            e = shown_effect(r)
+            bounds = f"[{e['lower']:+.2f}, {e['upper']:+.2f}]" if e else "–"
             t.add_row(r["name"], r["layer"], st,
-                      f"{eff_est:+.3f}" if eff_est is not None and r["status"] != "NOT EXERCISED"
-                      else "–", bounds,
+                      f"{e['estimate']:+.3f}" if e else "–", bounds,
                       str(r["exercised"]), str(r["calibrated_violations"]), str(r["draws"]))
         con.print(t)
         con.print("  [dim]HOLDS rules out an effect at or above the tolerance over these inputs; "
