@@ -62,8 +62,12 @@ def test_readme_regression_commands_run_as_written(tmp_path):
         assert proc.returncode in expected[args[1]], (line, proc.stdout[-2000:],
                                                       proc.stderr[-2000:])
         assert "Traceback" not in proc.stderr, line
-    assert (tmp_path / "snap.json").exists()
-    assert (tmp_path / "run.html").exists()
+    assert (tmp_path / "out" / "snap.json").exists()
+    assert (tmp_path / "out" / "run.html").exists()
+    # run from the repository root, they leave nothing beside the tracked files: everything
+    # they write is under out/, which .gitignore leaves out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["examples", "out"]
+    assert "/out/" in (ROOT / ".gitignore").read_text().splitlines()
 
 
 def test_readme_exit_table_has_one_row_per_code():
