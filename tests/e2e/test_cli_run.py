@@ -68,9 +68,6 @@ def test_exit_code_1_on_a_confirmed_violation(tmp_path):
                "case,whitespace")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "VIOLATED" in proc.stdout
-    # the last words a new user reads say that this exit 1 is the demo's expected result
-    assert proc.stderr.strip().splitlines()[-1].startswith(
-        "Exit 1 is this demo's expected result: its agent has a planted case bug")
 
 
 def test_no_relations_and_exit_code_0(tmp_path):
