@@ -34,7 +34,7 @@ def _line(text: str, start: str) -> str:
 
 def _calls_line_sum(line: str) -> tuple[int, int]:
     """(sum of the per-phase figures, the total) of a ``Calls:`` line."""
-    head = line.split(" (")[0]
+    head = line.split(" (", maxsplit=1)[0]
     phases = [int(n) for n in re.findall(r"(?:meter|blindness|dependence|change|relations) "
                                          r"(\d+)", head)]
     total = int(re.search(r"total (\d+) live", head).group(1))
@@ -93,7 +93,7 @@ tasks:
 """)
 
     def agent(prompt: str) -> str:
-        return prompt.split()[-1]
+        return prompt.rsplit(maxsplit=1)[-1]
 
     res = compare_agents([agent, agent], bench, config=CompareConfig(max_runs=200, seed=0))
     d = res.to_dict()
