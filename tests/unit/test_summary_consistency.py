@@ -118,3 +118,26 @@ def test_the_pytest_tally_shows_the_confirming_draws_not_only_first_draw_flips()
     assert "1 confirmed (minimal: 14/16 follow-up draws violate)" in line
     assert "0 flipped on their first draw (noise included)" in line
     assert "raw flips" not in line
+
+
+def test_the_html_compare_row_of_an_equivalent_pair_shows_its_evidence():
+    from agentverity_props.report import render_html
+
+    bench = parse_benchmark("""
+version: "1"
+name: same
+tasks:
+  - {id: hi, prompt: "say hi", evaluation: {type: exact_match, expected: hi}}
+  - {id: yo, prompt: "say yo", evaluation: {type: exact_match, expected: yo}}
+""")
+
+    def agent(prompt: str) -> str:
+        return prompt.rsplit(maxsplit=1)[-1]
+
+    d = compare_agents([agent, agent], bench,
+                       config=CompareConfig(max_runs=200, seed=0)).to_dict()
+    html = render_html(d)
+    row = next(r for r in re.findall(r"<tr>.*?</tr>", html, re.S) if "pass rate" in r
+               and "equivalent" in r)
+    assert "&lt;" not in row  # not "E < threshold" beside "equivalent"
+    assert "(both one-sided tests)" in row
