@@ -322,3 +322,26 @@ def test_accepting_a_preview_replays_its_draws_instead_of_spending_them_again(wo
     assert list((work / "cache").rglob("*.sqlite3")) == []  # consumed once written
     again = snap("--accept-reference")  # no preview left: the evidence is gathered afresh
     assert json.loads(again.stdout)["calls"]["total"] == spent
+
+
+def test_check_of_a_snapshot_accepted_from_a_preview_counts_the_replayed_draws(work):
+    """The reused preview's draws are the snapshot's evidence: check's full re-run estimate
+    counts them (0 live calls would make any check look more expensive than a re-run)."""
+    env = {**os.environ, "PYTHONHASHSEED": "0", "XDG_CACHE_HOME": str(work / "cache")}
+    env.pop("AGENTVERITY_PROPS_SALT", None)
+    snap = [*CLI, "snapshot", "--agent", "agents.py:gate", "--inputs", "inputs.txt", "-o",
+            "s.json", "--format", "json"]
+    first = subprocess.run(snap, cwd=work, env=env, capture_output=True, text=True,
+                           timeout=300, check=False)
+    spent = json.loads(first.stdout)["calls"]["total"]
+    subprocess.run([*snap, "--accept-reference"], cwd=work, env=env, capture_output=True,
+                   text=True, timeout=300, check=True)
+    doc = json.loads((work / "s.json").read_text())
+    assert doc["calls"]["total"] == 0
+    assert doc["calls"]["replayed"] == spent
+    chk = subprocess.run([*CLI, "check", "--agent", "agents.py:gate", "--inputs", "inputs.txt",
+                          "--snapshot", "s.json", "--format", "json"], cwd=work, env=env,
+                         capture_output=True, text=True, timeout=300, check=False)
+    calls = json.loads(chk.stdout)["calls"]
+    assert calls["full_rerun_estimate"] == spent
+    assert calls["saved"] == spent - calls["total"]
