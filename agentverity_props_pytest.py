@@ -442,6 +442,10 @@ def _format_counterexample(rec: Any) -> str:
                      f"{rec.alpha_split()}")
     if f is not None and f.source != m.source:
         lines.append(f"  first found:       {f.source!r}")
+        if len(m.source) > len(f.source):  # what "minimal" means, where it would surprise
+            lines.append(f"  ({word} in the strategy's shrink order: the earliest templates, "
+                         "slot values and smallest choices that still fail, not the shortest "
+                         "text)")
     lines.append(f"  calls: {rec.calls} (shrinking {rec.shrink_calls}; replayed "
                  f"{rec.replayed})")
     lines.append(f"  reproduce: {m.example_literal()}"
@@ -495,9 +499,7 @@ def _property_summary(tr: Any, runs: list[dict[str, Any]], verbose: bool) -> Non
         tr.write_line(f"  ({len(recs) - len(shown)} passed runs not listed; -v lists them)")
     warned = sum(1 for r in recs if r["warnings"])
     for r in shown:
-        tr.write_line(f"  {r['status']:<12} {r['test']}: {r['calls']} calls, "
-                      f"{r['candidates']} candidates, {r['raw_violations']} raw flips, "
-                      f"{r['confirmed']} confirmed")
+        tr.write_line(f"  {r['status']:<12} {r['test']}: {_tally(r)}")
         for name, e in sorted(r["effects"].items()):
             if e.get("estimate") is not None:
                 tr.write_line(f"    {name}: effect {e['estimate']:+.3f} "
@@ -529,6 +531,22 @@ def write_report(path: str | os.PathLike[str], kind: str, runs: list[dict[str, A
         doc = {"schema": CONVERSATION_SCHEMA, "include_inputs": include_inputs,
                "tests": tests}
     atomic_write_text(Path(path), dumps(doc))
+
+
+def _tally(r: dict[str, Any]) -> str:
+    """One test's counts, each from the record the section prints below: candidates
+    decided, confirmed (with the confirming draws of the counterexample shown), and the
+    screen's first-draw flips, named as such (noise included, not evidence)."""
+    ce = r.get("minimal") or r.get("first") or {}
+    c = ce.get("confirmation") or {}
+    evidence = ""
+    if r["confirmed"] and c.get("follow_up_draws"):
+        evidence = (f" ({'minimal' if r.get('minimal') else 'first'}: "
+                    f"{c.get('follow_up_violations')}/{c.get('follow_up_draws')} follow-up "
+                    f"draws violate)")
+    return (f"{r['calls']} calls, {r['candidates']} candidate(s): {r['confirmed']} "
+            f"confirmed{evidence}, {r['undecided']} undecided; {r['raw_violations']} "
+            f"flipped on their first draw (noise included)")
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:

@@ -222,11 +222,16 @@ def _stamped(obs: Observation, verdict: str | None, nd: NoDecision | None) -> Ob
                        obs.error, nd)
 
 
+#: the keys of a dict answer the default extractor reads the verdict from, in this order
+#: (``run`` on a dict-returning agent, ``assess`` on a recorded JSON answer alike)
+VERDICT_KEYS = ("verdict", "decision", "label")
+
+
 def _default(obs: Observation) -> str | None:
     if obs.verdict is not None:
         return obs.verdict
     if isinstance(obs.raw, Mapping):
-        for k in ("verdict", "decision", "label"):
+        for k in VERDICT_KEYS:
             if k in obs.raw and obs.raw[k] is not None:
                 return str(obs.raw[k])
     text = obs.text.strip()
@@ -318,7 +323,7 @@ def coerce_output(value: Any) -> Observation:
                                      "use a name or {'name': ..., 'arguments': {...}}",
                                      kind="bad_output")
         verdict = None
-        for k in ("verdict", "decision", "label"):
+        for k in VERDICT_KEYS:
             if value.get(k) is not None:
                 verdict = str(value[k])
                 break

@@ -35,11 +35,15 @@ def setup_tracing(endpoint: str | None, service_name: str) -> Any:
     """Install a global TracerProvider exporting to ``endpoint`` (None: no tracing at all)."""
     if not endpoint:
         return None
-    from opentelemetry import trace
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    try:
+        from opentelemetry import trace
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    except ImportError as exc:  # one line naming the fix, not a traceback
+        raise SystemExit(f"error: --otlp-endpoint needs OpenTelemetry ({exc.name} is missing)"
+                         " — pip install 'agentverity-props[http,otel]'") from None
 
     provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint,

@@ -239,7 +239,7 @@ def load_object(ref: str, *, what: str = "object", cwd: Path | None = None) -> A
         obj: Any = module
         for part in (attr or "").split("."):
             if not hasattr(obj, part):
-                raise BadInput(f"{where} has no attribute {attr!r}", _found(module))
+                raise BadInput(f"{where} has no attribute {attr!r}", _found_names(module))
             obj = getattr(obj, part)
         return obj
 
@@ -274,6 +274,19 @@ def _found(module: ModuleType) -> str:
         return "it defines no public callables"
     shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
     return f"public callables found: {shown}"
+
+
+def _found_names(module: ModuleType) -> str:
+    """The public names an object reference could mean (lists and constants too, not only
+    callables: ``RELATIONS = [...]`` is what ``--relations file.py:RELATIONS`` names)."""
+    names = sorted(name for name, value in vars(module).items()
+                   if not name.startswith("_") and not isinstance(value, ModuleType)
+                   and getattr(value, "__module__", module.__name__) in (module.__name__, None)
+                   and name not in ("annotations",))
+    if not names:
+        return "it defines no public names"
+    shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
+    return f"public names found: {shown}"
 
 
 def _resolve(module: ModuleType, attr: str | None, *, ref: str, where: str,

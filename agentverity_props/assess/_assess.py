@@ -128,6 +128,9 @@ def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
                      "assuming they are independent (the dependence check is suppressed)")
     else:
         notes.append(f"draw order: {recording.order}")
+    hint = keyless_json_hint(recording, config.extractor)
+    if hint:
+        notes.append(hint)
     texts = recording.texts()
     with_draws = {i.text for i in recording.inputs + recording.follow_ups if i.draws}
     # explicitly requested relations (and a store's, which are run's: the built-ins by
@@ -262,6 +265,44 @@ def _write_store(recording: Recording, path: str, extractor_id: str) -> dict[str
                 store.put((recording.agent, fp, extractor_id, i), obs)
             held[fp] = max(idx) + 1 if idx else 0
     return held
+
+
+def keyless_json_hint(recording: Recording, extractor: Any) -> str | None:
+    """A note when the default extractor took whole JSON answers as verdicts: answers that
+    are JSON objects holding none of the keys ``run`` reads a verdict from
+    (:data:`~agentverity_props.observation.VERDICT_KEYS`), naming the keys they do hold.
+
+    >>> from agentverity_props.assess import Recording, RecordedInput
+    >>> from agentverity_props.assess._recording import observed
+    >>> from agentverity_props.observation import DEFAULT_EXTRACTOR
+    >>> obs = observed('{"route": "refund"}', DEFAULT_EXTRACTOR)
+    >>> rec = Recording(source="jsonl", agent="a", inputs=(RecordedInput("hi", (obs,)),),
+    ...                 order="file")
+    >>> keyless_json_hint(rec, DEFAULT_EXTRACTOR)  # doctest: +ELLIPSIS
+    'the answers are JSON objects with no verdict, ... pass --verdict-key route ...'
+    """
+    from ..observation import DEFAULT_EXTRACTOR, VERDICT_KEYS
+
+    if extractor is not DEFAULT_EXTRACTOR:
+        return None
+    keys: dict[str, int] = {}
+    whole = 0
+    for item in recording.inputs:
+        for obs in item.draws:
+            raw = obs.raw
+            if (isinstance(raw, dict) and not any(k in raw for k in VERDICT_KEYS)
+                    and obs.verdict is not None and obs.verdict == obs.text.strip()):
+                whole += 1
+                for k in raw:
+                    keys[str(k)] = keys.get(str(k), 0) + 1
+    if not whole:
+        return None
+    seen = sorted(keys, key=lambda k: -keys[k])
+    first = seen[0] if seen else "KEY"
+    return (f"the answers are JSON objects with no {', '.join(VERDICT_KEYS[:-1])} or "
+            f"{VERDICT_KEYS[-1]} key: {whole} whole answer(s) were taken as the verdict; pass "
+            f"--verdict-key {first} (keys seen: {', '.join(seen[:8]) or 'none'}) or "
+            "--verdict-regex to read the verdict from them")
 
 
 def evidence_summary(plan: AssessPlan, result: RunResult) -> dict[str, Any]:

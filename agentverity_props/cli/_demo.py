@@ -69,4 +69,27 @@ def demo_cmd(which: str, fmt: str, output: str | None, progress: bool) -> int:
                        "probes.txt", err=True)
         click.echo("\nNext: agentverity-props run --agent YOUR_MODULE:agent --inputs "
                    "prompts.txt   (see README)", err=True)
+        if which == "moderation":
+            click.echo(planted_note(result.to_dict()), err=True)
     return result.exit_code
+
+
+def planted_note(d: dict[str, Any]) -> str:
+    """What the moderation demo's exit code says about its planted bug (the last line a new
+    user reads, so an exit 1 is not mistaken for a failed set-up).
+
+    >>> planted_note({"exit_code": 1, "relations": [{"name": "case", "status": "VIOLATED"}]})
+    ... # doctest: +ELLIPSIS
+    "Exit 1 is this demo's expected result: its agent has a planted case bug, and the run ..."
+    """
+    code = d.get("exit_code")
+    found = any(r.get("name") == "case" and r.get("status") == "VIOLATED"
+                for r in d.get("relations") or [])
+    if found and code == 1:
+        return ("Exit 1 is this demo's expected result: its agent has a planted case bug, and "
+                "the run found it (relation 'case' VIOLATED). A clean agent exits 0.")
+    if found:
+        return (f"Exit {code}: the run found the planted case bug (relation 'case' VIOLATED) "
+                "but its evidence was incomplete or undecided elsewhere (see the report).")
+    return (f"Exit {code}: this run did not confirm the demo's planted case bug (relation "
+            "'case' is not VIOLATED above); the report says why.")

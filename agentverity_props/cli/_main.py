@@ -48,4 +48,21 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> Any:
     from ._common import run_cli
+    _hypothesis_storage_outside_cwd()
     return run_cli(cli, argv if argv is not None else sys.argv[1:])
+
+
+def _hypothesis_storage_outside_cwd() -> None:
+    """The CLI draws with Hypothesis (no example database), but Hypothesis still caches the
+    constants it reads from source files under ``./.hypothesis``: a command run from a
+    repository would leave that directory behind. The CLI keeps it in the user's cache
+    instead, unless ``HYPOTHESIS_STORAGE_DIRECTORY`` says where."""
+    import os
+
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    from pathlib import Path
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = str(Path(base) / "agentverity-props"
+                                                     / "hypothesis")

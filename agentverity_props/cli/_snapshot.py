@@ -6,6 +6,7 @@ check:    exit 0 clean, 1 drift, 2 not admissible (rule named), incomplete or ba
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -64,6 +65,13 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
     from ..snapshot import acreate_snapshot
 
     inputs = load_inputs(inputs_path)
+    preview = None
+    if eng.get("store_path") is None:  # the user's own --store is left alone
+        preview = preview_store(output, agent_ref, inputs, eng, epsilon=epsilon,
+                                precision=precision, alpha=alpha, layer=layer,
+                                calibration_draws=calibration_draws,
+                                require_verdicts=require_verdicts)
+        eng = {**eng, "store_path": str(preview), "store_mode": None}  # auto: replay, else call
     config = run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha, layer=layer,
                         require_verdicts=required_verdicts(require_verdicts))
     agent = load_agent_ref(agent_ref)
@@ -71,17 +79,27 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
         agent, inputs, config=config, accept_reference=accept_reference, output=output,
         engine=engines[0], calibration_draws=calibration_draws, progress=tick),
         progress=progress)
+    if preview is not None:
+        if res.admitted:
+            _drop(preview)
+            if res.run.ledger.get("replayed"):
+                total = (res.to_dict().get("calls") or {}).get("total")
+                click.echo(f"reused the draws of the preview made within the last "
+                           f"{PREVIEW_TTL_S // 60} minutes: {total} new call(s)", err=True)
+        elif not accept_reference:
+            click.echo(f"kept this preview's draws for {PREVIEW_TTL_S // 60} minutes "
+                       f"({preview}): the same command with --accept-reference replays them "
+                       "instead of calling the agent again", err=True)
     from ..report import render
     d = res.to_dict()
     if fmt != "text":
         text = render(d, fmt)
     else:
-        import sys
-
         from ..engine import Probe
-        # on the user's own terminal the references to review are named by their text;
-        # piped or redirected, stdout keeps fingerprints (the snapshot stores no prompt)
-        labels = {Probe.make(t).fp: t for t in inputs} if sys.stdout.isatty() else None
+        # the text report goes to stdout, as run's and check's do, and like them names the
+        # references to review by their text, terminal or pipe alike (a reviewer reads
+        # prompts, not fingerprints); the snapshot file and --format json keep none
+        labels = {Probe.make(t).fp: t for t in inputs}
         routes = res.run.routes.to_dict() if res.run.routes is not None else None
         text = render(d, fmt, color=use_color(None), path=res.path, labels=labels,
                       routes=routes)
@@ -89,6 +107,39 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
     if not res.admitted:
         click.echo("error: " + res.refusal_message(), err=True)
     return int(res.exit_code)
+
+
+#: how long a preview's draws are reused by the accepting run (then called afresh)
+PREVIEW_TTL_S = 3600
+
+
+def preview_store(output: str, agent_ref: str, inputs: list[str], eng: dict[str, Any],
+                  **options: Any) -> Path:
+    """Where a snapshot preview keeps its draws so that accepting it replays them: a store
+    in the user's cache, one per (snapshot path, agent reference, inputs, options), removed
+    when a snapshot is written and ignored once older than :data:`PREVIEW_TTL_S`. Without
+    it, a preview's calls are spent a second time by the accepting run."""
+    import hashlib
+    import json
+    import os
+    import time
+
+    key = json.dumps({"output": os.path.abspath(output), "agent": agent_ref, "inputs": inputs,
+                      "options": {k: v for k, v in sorted({**eng, **options}.items())
+                                  if k not in ("store_path", "store_mode", "store_runner")}},
+                     sort_keys=True, default=str)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    path = (base / "agentverity-props" / "snapshot-previews"
+            / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.sqlite3")
+    if path.exists() and time.time() - path.stat().st_mtime > PREVIEW_TTL_S:
+        _drop(path)  # an old preview says nothing about the agent today
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _drop(path: Path) -> None:
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        p.unlink(missing_ok=True)
 
 
 @click.command("check")

@@ -412,10 +412,10 @@ class RunResult:
             "calls": {"total": self.ledger.get("calls", 0), "live": self.ledger.get("calls", 0),
                       "replayed": self.ledger.get("replayed", 0), **self.phase_calls},
             "ledger": self.ledger,
-            "privacy": ("inputs are named by their text here ('inputs', under their "
-                        "fingerprints: a report on the terminal, or --include-inputs); a "
-                        "file written without --include-inputs keeps fingerprints only; no "
-                        "answer text is stored"
+            "privacy": ("this report keeps the inputs' text (printed to stdout, or written "
+                        "with --include-inputs; the 'inputs' field maps each fingerprint to "
+                        "its text); a file written without --include-inputs keeps "
+                        "fingerprints only; no answer text is stored"
                         if inc else "inputs are identified by fingerprint only; no raw prompt "
                         "or answer text is stored (use --include-inputs to keep prompts)"),
             "inputs": dict(self.inputs) if inc else None,
@@ -537,6 +537,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         ch_test = None
         c_change = fired_call = 0
         ch_cut = False
+        live_before_change = eng.ledger.calls
         if change_check and not ch_off and meter.pairs and not eng.stopping:
             ch_test = ChangeTest(alpha=ch_alpha, early_pairs=meter.pairs,
                                  early_disagreements=meter.disagreements)
@@ -550,6 +551,9 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                                 source="trials (3 fresh draws of a random input each)",
                                 suppressed=ch_off, fired_call=fired_call, cut=ch_cut)
                   if change_check else None)
+        # the change result counts its draws (a replay reports what the run it replays
+        # did); the phase tally counts live calls, like every other phase: one sum
+        c_change_live = eng.ledger.calls - live_before_change
         if eng.stopping:
             stop = eng.stop_cause or StopReason.INTERRUPTED
         ledger = eng.ledger.to_dict()
@@ -558,7 +562,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         return RunResult(meter=meter, blindness=blind, relations=tuple(rel_results),
                          ledger=ledger, phase_calls={"meter": c_meter, "blindness": c_blind,
                                                      "dependence": c_dep, "relations": c_rel,
-                                                     "stationarity": c_change},
+                                                     "stationarity": c_change_live},
                          agent=eng.agent.identity, config=config, stop_reason=stop,
                          inputs={p.fp: p.text for p in probes},
                          dependence=dependence_result(dep, calls=c_dep, suppressed=dep_off),

@@ -180,17 +180,29 @@ def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 
         for name, m in p["metrics"].items():
             e = _e_shown(m)
             at = f" @{m['decided_at_round']}" if m.get("decided_at_round") else ""
+            eq = m.get("equivalence") or {}
+            equivalent = bool(eq.get("decided_at_round")) and not m["better"]
+            verdict_cell = f"≥ {m['threshold']:.3g}: decided" if m['better'] \
+                else f"< {m['threshold']:.3g}: open"
+            if equivalent:  # the row shows the evidence the equivalence verdict rests on
+                e = min(eq["e_value_upper"], eq["e_value_lower"])
+                at = f" @{eq['decided_at_round']}"
+                verdict_cell = f"≥ {eq['threshold']:.3g}: equivalent"
             t.add_row(_e(f"{p['a']} vs {p['b']}"), name, _verdict_style(_e(m["verdict"])),
                       _f(m["effect"], "+.3f"),
-                      _e(f"[{m['interval'][0]:+.3f}, {m['interval'][1]:+.3f}]"),
-                      _f(e, ".3g") + at, f"≥ {m['threshold']:.3g}: decided" if m['better']
-                      else f"< {m['threshold']:.3g}: open", f"{m['wins']}:{m['losses']}")
-            eq = m.get("equivalence") or {}
-            if eq.get("decided_at_round") and not m["better"]:
+                      _e(f"[{m['interval'][0]:+.3f}, {m['interval'][1]:+.3f}]"
+                         + ("*" if equivalent else "")),
+                      _f(e, ".3g") + at, verdict_cell, f"{m['wins']}:{m['losses']}")
+            if equivalent:
                 notes.append(f"  {p['a']} vs {p['b']} pass rate: {m['verdict']} at run "
                              f"{eq['decided_at_round']} (E+ {eq['e_value_upper']:.3g} and E- "
                              f"{eq['e_value_lower']:.3g} ≥ {eq['threshold']:.3g}: |pass rate "
-                             f"difference| ≥ {eq['margin']:g} rejected on both sides)")
+                             f"difference| ≥ {eq['margin']:g} rejected on both sides, at "
+                             f"alpha {eq['alpha']:.3g}); *the interval "
+                             f"[{m['interval'][0]:+.3f}, {m['interval'][1]:+.3f}] is not the "
+                             f"evidence of this verdict: it is the difference test's confidence "
+                             f"sequence (alpha {m['alpha']:.3g}), wider than the two one-sided "
+                             f"equivalence tests that decided")
             elif m["verdict"] == "inconclusive" and name == "pass_rate":
                 notes.append(f"  {p['a']} vs {p['b']} pass rate: {_more(m)}")
         for tk in p["tasks"]:

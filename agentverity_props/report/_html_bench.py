@@ -92,8 +92,18 @@ def _pair_rows(pair: dict[str, Any]) -> list[dict[str, Any]]:
     for key, label in _METRICS:
         m = (pair.get("metrics") or {}).get(key)
         if isinstance(m, dict):
-            rows.append({**m, "metric": label, "e_shown": _e_shown(m),
-                         "cls": "info" if m.get("better") else "muted"})
+            row = {**m, "metric": label, "e_shown": _e_shown(m),
+                   "cls": "info" if m.get("better") else "muted", "equivalent": False}
+            got = m.get("equivalence")
+            eq: dict[str, Any] = got if isinstance(got, dict) else {}
+            if eq.get("decided_at_round") and not m.get("better"):
+                # the row shows the evidence the equivalence verdict rests on (the text
+                # report's rule): the smaller e-value of the two one-sided tests, its round
+                row.update(equivalent=True, e_shown=min(eq.get("e_value_upper") or 0,
+                                                        eq.get("e_value_lower") or 0),
+                           threshold=eq.get("threshold"),
+                           decided_at_round=eq.get("decided_at_round"), cls="info")
+            rows.append(row)
     return rows
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from . import _plots as P
 from ._text import EXIT_MEANING as RUN_EXIT
 from ._text import exit_meaning as run_exit_meaning
+from ._text import shown_effect
 from ._tools import TOOLS_EXIT
 
 _CALL_CLASS = {"verdict-deterministic": "good", "verdict-stochastic": "warn",
@@ -61,7 +62,8 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
     relations, confirmed, marks = [], [], []
     tolerance = _num(cfg.get("tolerance"))
     for r in d.get("relations") or []:
-        eff = r.get("effect") if isinstance(r.get("effect"), dict) else {}
+        # the terminal's rule: a relation not exercised shows no effect (a dash)
+        eff = shown_effect(r) or {}
         est, lo, hi = _num(eff.get("estimate")), _num(eff.get("lower")), _num(eff.get("upper"))
         relations.append({**r, "cls": _REL_CLASS.get(r.get("status"), "muted"),
                           "estimate": est, "lower": lo, "upper": hi})
@@ -104,7 +106,8 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
     calls = d.get("calls") or {}
     ledger = d.get("ledger") or {}
     return {
-        "exit_meanings": {**RUN_EXIT, 1: run_exit_meaning({**d, "exit_code": 1})},
+        "exit_meanings": {**RUN_EXIT, 0: run_exit_meaning({**d, "exit_code": 0}),
+                          1: run_exit_meaning({**d, "exit_code": 1})},
         "m": m, "b": b, "cfg": cfg, "plots": plots,
         "epsilon": epsilon, "indifference": indiff,
         "lower_bound": epsilon / indiff, "upper_bound": epsilon * indiff,

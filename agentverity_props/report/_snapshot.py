@@ -117,7 +117,10 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     con.print(f"  Calls: meter {calls['meter']} · blindness {calls['blindness']} · reference "
               f"{calls['reference']}"
               + (f" · calibration {calls['calibration']}" if calls.get("calibration") else "")
-              + f" · total {calls['total']}")
+              + (f" · change {calls['change']}" if calls.get("change") else "")
+              + f" · total {calls['total']} live"
+              + (f" (replayed {calls['replayed']} draws from the store)"
+                 if calls.get("replayed") else ""))
     con.print()
     if adm["admitted"]:
         where = f" to {path}" if path else ""

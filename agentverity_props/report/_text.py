@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-EXIT_MEANING = {0: "clean: measured, not blind, no confirmed violation",
+EXIT_MEANING = {0: "clean: no finding",
                 1: "finding: blind probe set, confirmed violation, dependent draws or a "
                    "changed agent",
                 2: "incomplete or undecided evidence"}
@@ -24,6 +24,8 @@ def exit_meaning(d: dict[str, Any]) -> str:
     if code == 2 and untested:
         return (f"{EXIT_MEANING[2]}: requested relation(s) not tested "
                 f"({', '.join(untested)})")
+    if code == 0:
+        return clean_meaning(d)
     if code != 1:
         return EXIT_MEANING.get(int(code), f"exit {code}") if isinstance(code, int) \
             else f"exit {code}"
@@ -49,6 +51,42 @@ def exit_meaning(d: dict[str, Any]) -> str:
     if not named:
         return f"finding: {'; '.join(d.get('findings') or ['see Findings'])}"
     return "finding: " + "; ".join(named)
+
+
+def shown_effect(r: dict[str, Any]) -> dict[str, Any] | None:
+    """A relation's effect as every renderer shows it: none (a dash) for a relation that was
+    not exercised (its bounds say nothing: no input moved), else its estimate and bounds.
+
+    >>> shown_effect({"status": "NOT EXERCISED", "effect": {"estimate": 0.0, "lower": -1.0,
+    ...                                                      "upper": 0.33}}) is None
+    True
+    """
+    e = r.get("effect")
+    if not isinstance(e, dict) or e.get("estimate") is None or r.get("status") == "NOT EXERCISED":
+        return None
+    return e
+
+
+def clean_meaning(d: dict[str, Any]) -> str:
+    """The exit line of a clean run, from the statuses the body prints (never a claim the
+    body does not make: blindness undecided is said, not called "not blind").
+
+    >>> clean_meaning({"meter": {"call": "verdict-stochastic"},
+    ...                "blindness": {"status": "undecided"}, "relations": []})
+    'clean: no finding (meter verdict-stochastic; blindness undecided; no relation tested)'
+    >>> clean_meaning({"meter": {"call": "verdict-deterministic"}, "blindness": {"status": "ok"},
+    ...                "relations": [{"status": "HOLDS"}]})
+    'clean: no finding (meter verdict-deterministic; not blind; no confirmed violation)'
+    """
+    meter = (d.get("meter") or {}).get("call")
+    blind = (d.get("blindness") or {}).get("status")
+    rels = d.get("relations")
+    parts = [f"meter {meter}" if meter else "",
+             {"ok": "not blind", None: ""}.get(blind, f"blindness {blind}"),
+             ("no confirmed violation" if rels else "no relation tested")
+             if isinstance(rels, list) else ""]
+    said = "; ".join(p for p in parts if p)
+    return f"clean: no finding ({said})" if said else EXIT_MEANING[0]
 
 
 def _print_routes(con: Any, d: dict[str, Any]) -> None:
@@ -177,7 +215,7 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         ev = ch["e_value"]
         con.print(f"  Change     [{cstyle}]{ch['status']}[/] (meter's pair disagreement <= "
                   f"{ch['early_bound']:.3f}; {ch['late_trials']} later {ch['source']}: "
-                  f"{late}; {ch['calls']} calls, e-value "
+                  f"{late}; {ch['calls']} draws, e-value "
                   f"{'inf' if ev is None else f'{ev:.3g}'} vs 2/{ch['alpha']:g})")
         if ch["warning"]:
             from rich.markup import escape as _esc_c
@@ -202,13 +240,10 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
                   "NOT TESTED": "[red]NOT TESTED[/]",
                   "INCOMPLETE": "[red]INCOMPLETE[/]",
                   "UNDECIDED": "[yellow]UNDECIDED[/]"}[r["status"]]
-            e: dict[str, Any] = r.get("effect") or {}
-            eff_est = e.get("estimate")
-            bounds = (f"[{e['lower']:+.2f}, {e['upper']:+.2f}]"
-                      if eff_est is not None and r["status"] != "NOT EXERCISED" else "–")
+            e = shown_effect(r)
+            bounds = f"[{e['lower']:+.2f}, {e['upper']:+.2f}]" if e else "–"
             t.add_row(r["name"], r["layer"], st,
-                      f"{eff_est:+.3f}" if eff_est is not None and r["status"] != "NOT EXERCISED"
-                      else "–", bounds,
+                      f"{e['estimate']:+.3f}" if e else "–", bounds,
                       str(r["exercised"]), str(r["calibrated_violations"]), str(r["draws"]))
         con.print(t)
         con.print("  [dim]HOLDS rules out an effect at or above the tolerance over these inputs; "
@@ -258,13 +293,14 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     budget = d["config"]["budget"]
     led = d["ledger"]
     dep_calls = f" · dependence {calls['dependence']}" if "dependence" in calls else ""
-    if calls.get("stationarity"):
+    if "stationarity" in calls and (calls["stationarity"] or d.get("stationarity")):
         dep_calls += f" · change {calls['stationarity']}"
+    # live calls per phase, their sum the total; replayed draws are said apart
     con.print(f"Calls: meter {calls['meter']} · blindness {calls['blindness']}{dep_calls} · "
-              f"relations {calls['relations']} · total {calls['total']}"
-              f" (budget {budget if budget is not None else 'none'}; replayed "
-              f"{led.get('replayed', 0)}, retries {led.get('retries', 0)}, failures "
-              f"{led.get('failures', 0)})")
+              f"relations {calls['relations']} · total {calls['total']} live"
+              f" (replayed {calls.get('replayed', led.get('replayed', 0))} from the store; "
+              f"budget {budget if budget is not None else 'none'}, retries "
+              f"{led.get('retries', 0)}, failures {led.get('failures', 0)})")
     for line in d.get("advice") or ():
         if not (d.get("ledger") or {}).get("stop_cause"):
             from rich.markup import escape as _esc

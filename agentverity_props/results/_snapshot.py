@@ -97,6 +97,11 @@ class Calls(Model):
     late trials of the changed-agent check beyond the calibration round (0 unless the round leaned
     towards a change)
     """
+    replayed: Annotated[int | None, Field(ge=0)] = None
+    """
+    draws the snapshot rests on that came from a store instead of a live call (a preview's,
+    reused when it is accepted); the phases count live calls. Absent in files written before it.
+    """
 
 
 class CalibrationPlan(Model):

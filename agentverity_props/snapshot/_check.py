@@ -290,8 +290,10 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         stop = ""
         drawn = 0
         c0 = eng.ledger.calls
-        # never more calls than re-creating the snapshot (module docstring, "Cost")
-        full = int(doc["calls"].get("total", 0)) or None
+        # never more calls than re-creating the snapshot (module docstring, "Cost"): its live
+        # calls and the draws it replayed (a preview's)
+        full = (int(doc["calls"].get("total", 0))
+                + int(doc["calls"].get("replayed") or 0)) or None
         spent = [0]
         capped = (f"the check reached the cost of a new snapshot ({full} calls) — re-create "
                   "the snapshot instead (agentverity-props snapshot)")
@@ -578,7 +580,8 @@ def _settle(ch: InputCheck, *, screened: bool, skipped: bool) -> None:
 
 
 def _calls(eng: Engine, doc: Mapping[str, Any], phase: dict[str, int]) -> dict[str, Any]:
-    full = int(doc["calls"].get("total", 0))
+    # what a full re-run costs: the snapshot's live calls and the draws it replayed
+    full = int(doc["calls"].get("total", 0)) + int(doc["calls"].get("replayed") or 0)
     total = int(eng.ledger.calls)
     return {"total": total, "screen": phase.get("screen", 0),
             "stability": phase.get("stability", 0), "confirm": phase.get("confirm", 0),

@@ -318,7 +318,7 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
             "calls": {"total": eng.ledger.calls, "meter": run.phase_calls.get("meter", 0),
                       "blindness": run.phase_calls.get("blindness", 0),
                       "reference": ref_calls, "calibration": cal_calls,
-                      "change": calls_change},
+                      "change": calls_change, "replayed": eng.ledger.replayed},
             "privacy": PRIVACY,
         }
         result = SnapshotResult(document=doc, refusals=tuple(refusals), run=run)

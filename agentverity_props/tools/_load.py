@@ -27,6 +27,15 @@ __all__ = ["LoadedSuite", "expand_env", "load_suite", "parse_suite"]
 _VAR = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _RESERVED = frozenset({"prompt"})
 _SENSITIVE = re.compile(r"auth|api[-_]?key|token|secret|password|cookie", re.I)
+#: a ``${NAME}`` whose name says it holds a secret
+_SECRET_NAME = re.compile(r"auth|key|token|secret|passw|pwd|cookie|credential|session|"
+                          r"signature|private|cert", re.I)
+#: text right before a ``${NAME}`` that makes its value a secret whatever the name: a
+#: ``token=``-style query or header value, or a URL's password (``//user:${PW}@``)
+_SECRET_CONTEXT = re.compile(r"(?:(?:auth|key|token|secret|passw|pwd|sig|signature)"
+                             r"[A-Za-z0-9_-]*\s*[=:]\s*(?:bearer\s+|basic\s+)?|bearer\s+|"
+                             r"basic\s+)$", re.I)
+_URL_PASSWORD = re.compile(r"//[^/@\s]*:$")
 
 
 @dataclass(frozen=True)
@@ -42,7 +51,21 @@ class LoadedSuite:
 
 def expand_env(data: Any, *, env: Mapping[str, str] | None = None,
                loc: tuple[Any, ...] = ()) -> tuple[Any, set[str]]:
-    """Expand ``${NAME}`` in every string of ``data``; returns (expanded, secret values)."""
+    """Expand ``${NAME}`` in every string of ``data``; returns (expanded, secret values).
+
+    A value is a secret (redacted wherever it would be printed or stored) when the variable's
+    name says so (``AGENT_API_KEY``, ``DB_PASSWORD``, ``SESSION_TOKEN``), when the key it
+    sits under does (``api_key:``, ``headers: {X-Auth-Token: ...}``) or when the text right
+    before it does (``?token=${T}``, ``Bearer ${T}``, ``https://user:${PW}@host``); any other
+    value (a URL, a port, a team name) is configuration and printed as it is.
+
+    >>> _, secrets = expand_env({"url": "${AGENT_URL}", "api_key": "${K}",
+    ...                          "h": "Bearer ${TOK}", "q": "http://x/?sig=${S}"},
+    ...                         env={"AGENT_URL": "http://127.0.0.1:8080/ask", "K": "k-123456",
+    ...                              "TOK": "t-123456", "S": "s-123456"})
+    >>> sorted(secrets)
+    ['k-123456', 's-123456', 't-123456']
+    """
     env = os.environ if env is None else env
     secrets: set[str] = set()
 
@@ -59,7 +82,13 @@ def expand_env(data: Any, *, env: Mapping[str, str] | None = None,
                 raise BadInput(f"{format_path(here)} references ${{{name}}} but environment "
                                f"variable {name} {state}",
                                f"export {name} before running (its value is never printed)")
-            secrets.add(value)
+            key = next((str(k) for k in reversed(here) if isinstance(k, str)), "")
+            before = text[max(0, m.start() - 48):m.start()]
+            if (_SECRET_NAME.search(name) or _SENSITIVE.search(key)
+                    or _SECRET_CONTEXT.search(before)
+                    or (_URL_PASSWORD.search(before)
+                        and re.match(r"[^/\s]*@", text[m.end():]))):
+                secrets.add(value)
             return value
         return _VAR.sub(repl, text)
 

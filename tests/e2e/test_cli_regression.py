@@ -296,3 +296,52 @@ def test_enlarge_then_snapshot_is_admitted_on_the_shipped_deterministic_gate(tmp
                          capture_output=True, text=True, timeout=300, check=False)
     assert res.returncode == 0, res.stdout + res.stderr
     assert (tmp_path / "s.json").exists()
+
+
+def test_accepting_a_preview_replays_its_draws_instead_of_spending_them_again(work):
+    env = {**os.environ, "PYTHONHASHSEED": "0", "XDG_CACHE_HOME": str(work / "cache")}
+    env.pop("AGENTVERITY_PROPS_SALT", None)
+
+    def snap(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*CLI, "snapshot", "--agent", "agents.py:gate", "--inputs",
+                               "inputs.txt", "-o", "s.json", "--format", "json", *extra],
+                              cwd=work, env=env, capture_output=True, text=True, timeout=300,
+                              check=False)
+
+    preview = snap()
+    assert preview.returncode == 2
+    spent = json.loads(preview.stdout)["calls"]["total"]
+    assert spent > 0
+    assert "--accept-reference replays them" in preview.stderr
+    accepted = snap("--accept-reference")
+    assert accepted.returncode == 0, accepted.stderr
+    doc = json.loads(accepted.stdout)
+    assert doc["calls"]["total"] == 0, doc["calls"]  # every draw came from the preview
+    assert doc["admission"]["admitted"]
+    assert "0 new call(s)" in accepted.stderr
+    assert list((work / "cache").rglob("*.sqlite3")) == []  # consumed once written
+    again = snap("--accept-reference")  # no preview left: the evidence is gathered afresh
+    assert json.loads(again.stdout)["calls"]["total"] == spent
+
+
+def test_check_of_a_snapshot_accepted_from_a_preview_counts_the_replayed_draws(work):
+    """The reused preview's draws are the snapshot's evidence: check's full re-run estimate
+    counts them (0 live calls would make any check look more expensive than a re-run)."""
+    env = {**os.environ, "PYTHONHASHSEED": "0", "XDG_CACHE_HOME": str(work / "cache")}
+    env.pop("AGENTVERITY_PROPS_SALT", None)
+    snap = [*CLI, "snapshot", "--agent", "agents.py:gate", "--inputs", "inputs.txt", "-o",
+            "s.json", "--format", "json"]
+    first = subprocess.run(snap, cwd=work, env=env, capture_output=True, text=True,
+                           timeout=300, check=False)
+    spent = json.loads(first.stdout)["calls"]["total"]
+    subprocess.run([*snap, "--accept-reference"], cwd=work, env=env, capture_output=True,
+                   text=True, timeout=300, check=True)
+    doc = json.loads((work / "s.json").read_text())
+    assert doc["calls"]["total"] == 0
+    assert doc["calls"]["replayed"] == spent
+    chk = subprocess.run([*CLI, "check", "--agent", "agents.py:gate", "--inputs", "inputs.txt",
+                          "--snapshot", "s.json", "--format", "json"], cwd=work, env=env,
+                         capture_output=True, text=True, timeout=300, check=False)
+    calls = json.loads(chk.stdout)["calls"]
+    assert calls["full_rerun_estimate"] == spent
+    assert calls["saved"] == spent - calls["total"]

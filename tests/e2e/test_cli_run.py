@@ -157,6 +157,9 @@ def test_demo_finds_the_planted_bug():
     proc = cli("demo", "--no-progress")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "VIOLATED" in proc.stdout
+    # the last words a new user reads say that this exit 1 is the demo's expected result
+    assert proc.stderr.strip().splitlines()[-1].startswith(
+        "Exit 1 is this demo's expected result: its agent has a planted case bug")
 
 
 def test_enlarge_writes_a_less_blind_probe_set(tmp_path):

@@ -285,3 +285,28 @@ def test_examples_readme_documents_every_reference():
                 "plain_gate.py:buggy_gate", "URGENT", "41"):
         assert ref in readme, ref
     assert not (EXAMPLES / "__init__.py").exists()
+
+
+def test_the_example_service_without_opentelemetry_says_what_to_install(monkeypatch):
+    """``--otlp-endpoint`` without the [otel] extra: one line naming the extra, no traceback."""
+    import builtins
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "_service_probe", Path(__file__).parents[2] / "examples" / "http_agent_service.py")
+    service = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(service)
+    real_import = builtins.__import__
+
+    def no_exporter(name, *args, **kwargs):
+        if name.startswith("opentelemetry.exporter"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_exporter)
+    with pytest.raises(SystemExit) as info:
+        service.setup_tracing("http://127.0.0.1:4318/v1/traces", "svc")
+    message = str(info.value)
+    assert message.startswith("error: --otlp-endpoint needs OpenTelemetry")
+    assert "pip install 'agentverity-props[http,otel]'" in message
+    assert "\n" not in message

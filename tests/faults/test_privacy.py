@@ -175,6 +175,12 @@ def test_bench_compare_snapshot_check_keep_no_prompt(tmp_path: Path) -> None:
         jobs[f"{name} text"] = ([*argv, "--format", "text"], None)
     done = cli_many(jobs)
     opted = done.pop("bench opted in")
+    # snapshot's text report is printed (stdout), as run's and check's: it names the
+    # references to review by their text, piped or not; the snapshot file keeps none
+    review = done.pop("snapshot text")
+    assert review.returncode == 2, review.stderr  # a preview: nothing approved, nothing written
+    assert PROMPT in review.stdout
+    assert not (tmp_path / "preview.json").exists()
     for name, proc in done.items():
         assert "Traceback" not in proc.stderr, proc.stderr
         out.add_proc(name, proc)

@@ -556,3 +556,23 @@ def test_only_the_inputs_with_a_recorded_follow_up_are_tested_and_the_rest_named
     rec = load_jsonl(lines(tmp_path, rows), extractor=by_key("label"))
     plan = plan_assessment(rec, [UPPER], RunConfig())
     assert any("'upper': 1 of the 10 input(s)" in n for n in plan.notes), plan.notes
+def test_json_answers_without_a_verdict_key_get_a_hint_naming_the_keys(tmp_path: Path) -> None:
+    rows = [{"input": p, "output": json.dumps({"route": r, "why": "x"}), "order": i}
+            for i, (p, r) in enumerate([("a", "refund"), ("a", "faq"), ("b", "faq")] * 4)]
+    path = lines(tmp_path, rows)
+    plan = plan_assessment(load_jsonl(path, extractor=DEFAULT_EXTRACTOR), None,
+                           RunConfig())
+    hint = [n for n in plan.notes if "no verdict, decision or label key" in n]
+    assert len(hint) == 1
+    assert "--verdict-key route" in hint[0]
+    assert "keys seen: route, why" in hint[0]
+    # with the key, or with answers run reads by itself ('decision'), no hint
+    keyed = plan_assessment(load_jsonl(path, extractor=by_key("route")), None, RunConfig(
+        extractor=by_key("route")))
+    assert not [n for n in keyed.notes if "no verdict, decision" in n]
+    decided = lines(tmp_path, [{**r, "output": json.dumps({"decision": "allow"})} for r in rows],
+                    "decided.jsonl")
+    rec = load_jsonl(decided, extractor=DEFAULT_EXTRACTOR)
+    assert {o.verdict for i in rec.inputs for o in i.draws} == {"allow"}
+    assert not [n for n in plan_assessment(rec, None, RunConfig()).notes
+                if "no verdict, decision" in n]

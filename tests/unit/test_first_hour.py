@@ -163,16 +163,16 @@ def test_snapshot_lists_each_input_with_its_reference(tmp_path, capsys, monkeypa
     inputs.write_text("".join(f"{p}\n" for p in PROMPTS))
     argv = ["snapshot", "--agent", "agentverity_props.examples.plain:gate", "--inputs",
             str(inputs), "-o", str(tmp_path / "s.json")]
-    _cli(argv)  # piped: fingerprints only (the snapshot's privacy promise)
-    out = capsys.readouterr().out
-    assert "Review each reference before --accept-reference" in out
-    assert not any(p in out for p in PROMPTS)
-    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
-    _cli(argv)  # the user's own terminal: each input by its text, with its reference
-    out = capsys.readouterr().out
-    for p in PROMPTS:
-        line = next(ln for ln in out.splitlines() if repr(p) in ln)
-        assert line.split()[0] in ("allow", "block", "review", "–")
+    for tty in (False, True):  # piped or on a terminal alike, as run and check do
+        monkeypatch.setattr(sys.stdout, "isatty", lambda tty=tty: tty, raising=False)
+        _cli(argv)  # the text report on stdout: each input by its text, with its reference
+        out = capsys.readouterr().out
+        assert "Review each reference before --accept-reference" in out
+        for p in PROMPTS:
+            line = next(ln for ln in out.splitlines() if repr(p) in ln)
+            assert line.split()[0] in ("allow", "block", "review", "–")
+    assert not any(p in (tmp_path / "s.json").read_text() for p in PROMPTS) \
+        if (tmp_path / "s.json").exists() else True  # the snapshot file keeps none
 
 
 def test_counterexample_html_names_the_e_process_not_fisher():

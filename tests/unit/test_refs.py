@@ -384,3 +384,20 @@ def test_strands_agent_instance_is_refused(tmp_path):
     assert "zero-argument factory" in err.fix
     assert "make_agent" in err.fix
     assert ref_modules() == set()
+
+
+def test_an_object_reference_to_a_missing_name_lists_the_names_it_could_mean(tmp_path):
+    """``--relations myrel:NOPE`` of a module defining ``RELATIONS`` names RELATIONS (a list,
+    not a callable), and not the classes and functions it imported."""
+    from agentverity_props.adapters import load_object
+    from agentverity_props.errors import BadInput
+
+    (tmp_path / "myrel_names.py").write_text(
+        "from agentverity_props import Relation\n"
+        "RELATIONS = [Relation('shout', 'invariant', str.upper)]\n", encoding="utf-8")
+    with pytest.raises(BadInput) as info:
+        load_object("myrel_names:NOPE", what="relations", cwd=tmp_path)
+    msg = str(info.value)
+    assert "public names found: RELATIONS" in msg
+    assert "no public callables" not in msg
+    assert "Relation," not in msg

@@ -86,7 +86,26 @@ cases:
     assert case.url == "http://127.0.0.1:8080/ask"
     assert case.headers == {"X-Team": "team-blue-team"}
     assert case.body == {"input": "${prompt}", "literal": "${NOT_EXPANDED}"}
-    assert "blue-team" in loaded.secrets
+    # configuration, not secrets: printed as it is (a URL shown as *** helps nobody)
+    assert "blue-team" not in loaded.secrets
+    assert "8080" not in loaded.secrets
+
+
+@pytest.mark.parametrize(("template", "env", "secret"), [
+    ("url: ${AGENT_URL}", {"AGENT_URL": "http://127.0.0.1:9/ask"}, False),
+    ("url: \"http://h/ask?token=${T}\"", {"T": "abcdef123"}, True),
+    ("url: \"https://bot:${P}@h/ask\"", {"P": "hunter22x"}, True),
+    ("url: ${AGENT_URL}\n    api_key: ${K}", {"AGENT_URL": "http://h/a", "K": "zz-123456"},
+     True),
+    ("url: http://h/a\n    headers: {X-Auth: \"${V}\"}", {"V": "vv-123456"}, True),
+    ("url: http://h/a\n    headers: {X-Team: \"${MY_SESSION_ID}\"}",
+     {"MY_SESSION_ID": "ss-123456"}, True),
+])
+def test_only_secrets_are_secrets(template: str, env: dict[str, str], secret: bool) -> None:
+    text = f"cases:\n  - name: n\n    {template}\n    prompt: hi\n    required_tools: [a]\n"
+    loaded = parse_suite(text, env=env)
+    value = next(v for v in env.values() if v not in ("http://h/a",))
+    assert (value in loaded.secrets) is secret, loaded.secrets
 
 
 @pytest.mark.parametrize("env", [{}, {"REVEFI_AGENT_API_KEY": ""}])
