@@ -54,6 +54,9 @@ _EXPORTS: dict[str, str] = {
     "enlarge": ".strategies",
     "EnlargeConfig": ".strategies",
     "EnlargeResult": ".strategies",
+    "locate_boundary": ".strategies",
+    "BoundaryConfig": ".strategies",
+    "BoundaryLocation": ".strategies",
     "counterexample_report": ".property",
     # multi-turn properties
     "AgentStateMachine": ".conversation",
@@ -87,6 +90,8 @@ __all__ = [
     "AgentVerityError",
     "BadInput",
     "BlindnessResult",
+    "BoundaryConfig",
+    "BoundaryLocation",
     "BudgetExhausted",
     "CheckResult",
     "ConversationConfig",
@@ -127,6 +132,7 @@ __all__ = [
     "from_openai_agents",
     "from_pydantic_ai",
     "from_strands",
+    "locate_boundary",
     "measure",
     "plan",
     "run",
@@ -181,4 +187,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from .property import AgentCheck, PropertyConfig, agent_property, counterexample_report
     from .relations import Relation, builtin_relations
     from .snapshot import CheckResult, SnapshotResult, compare_snapshot, create_snapshot
-    from .strategies import EnlargeConfig, EnlargeResult, enlarge
+    from .strategies import (
+        BoundaryConfig,
+        BoundaryLocation,
+        EnlargeConfig,
+        EnlargeResult,
+        enlarge,
+        locate_boundary,
+    )

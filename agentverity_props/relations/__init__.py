@@ -33,7 +33,7 @@ from ._pooled import (
     suspicion,
     two_sided,
 )
-from ._procedure import DEFAULT_BETA, Candidate, RelationDecider, reference
+from ._procedure import DEFAULT_BETA, Candidate, RelationDecider, own_settled, reference
 from ._records import CandidateRecord
 from ._transforms import (
     CASE_KINDS,
@@ -103,6 +103,7 @@ __all__ = [
     "localise",
     "negation_sites",
     "obfuscation_relation",
+    "own_settled",
     "prior_variance",
     "quota",
     "reference",

@@ -1,536 +1,699 @@
-"""Boundary location: the adjacent pair of inputs, between two of different verdicts, that
-crosses.
+"""Boundary location: the adjacent pair of texts between two inputs where the verdict flips.
 
-Given ``a`` (verdict A) and ``b`` (another verdict), the word-level **edit path** from ``a``
-to ``b`` (:func:`edit_path`: the differing token runs of a word alignment, in order) is
-bisected to the two neighbouring texts whose verdicts differ; if the crossing unit replaces
-one number by another, its **numeric path** is bisected too (geometric steps while the two
-values are more than a factor 2 apart, then arithmetic, to ``resolution`` of the value or to
-adjacent integers). The report names the crossing edit in the probes' words::
+Given ``a`` and ``b`` with different verdicts, walk the edit path from ``a`` to ``b``
+(:mod:`._edit_path`: word-level units, numbers as numeric paths) and bisect to the one edit
+that crosses: first over the units, then over the crossing number's values (to adjacent
+values, or until the pair is within ``resolution`` of its value, 1% by default), then word by
+word inside a multi-word unit. The cost is logarithmic in the number of units and in the
+numeric range.
 
-    cost 1,990 → 2,010 flips approve → manager
+**Each step** decides on which side a midpoint text lies with a lead-of-``k`` test on "the
+draw equals ``a``'s verdict": draw until the draws agreeing with ``a``'s verdict lead the
+others by ``k`` (the ``lo`` side) or trail by ``k`` (``hi``). This is Wald's SPRT of
+``p >= 1 - step_noise`` against ``p <= step_noise`` (``p``: the chance a draw of the text
+agrees with ``a``'s verdict); with ``r = step_noise / (1 - step_noise)`` it goes to the wrong
+side with probability at most ``r**k / (1 + r**k)`` (gambler's ruin), and ``k`` is the
+smallest lead that makes this at most ``step_alpha``. A text on which the agent is noisier
+than ``step_noise`` has no wrong side to go to for bisection; one whose lead reaches neither
+side within ``max_step_draws`` draws is reported: the boundary is stochastic there. Draws
+already in the evidence pool count.
 
-**Each step** asks on which side a midpoint text lies: its draws are a walk, +1 for A and -1
-for any other verdict, stopped when it leads by ``k`` either way. If the midpoint's verdict is
-A (or not A) with probability at least ``1 - eta`` per call, the walk ends on the wrong side
-with probability at most ``(eta / (1 - eta)) ** k`` (gambler's ruin; anytime, whatever the
-number of draws), which :class:`BoundaryConfig` sets from ``eta`` (the per-call noise the
-steps assume, 0.15) and ``step_error`` (0.01: ``k = 3``). A midpoint whose walk has not
-decided after ``step_draws`` draws is where the verdict is itself stochastic: the location
-stops there and says so (``undecided``).
-
-**The reported pair** is then decided like every boundary pair of ``enlarge``: a relation
-candidate "the edit leaves the verdict unchanged" (:mod:`agentverity_props.relations`), at
-``alpha``. A ``located`` boundary is wrong (the two verdicts do not differ beyond the agent's
-noise) with probability at most ``alpha``, whatever the steps did; a step that erred costs
-tightness (the pair is not the first crossing on the path), never the claim. A path can cross
-more than once (A → B → A): bisection finds one crossing, not all of them.
+**The final pair** ``(lo, hi)`` is then decided exactly as ``enlarge``'s boundary pairs are:
+an invariance candidate ``lo -> hi`` through :class:`~agentverity_props.relations.RelationDecider`
+(fresh rounds only, so the bisection's selection of the pair does not bias it). The pair is
+``located`` only when the violation is confirmed beyond the agent's own noise, ``lo``'s modal
+verdict is ``a``'s and ``hi``'s is not, each settled by the text's own draws. When the adjacent
+pair agrees (a step may have erred), the bisection is run once more with a lead one larger,
+reusing every draw. When it is still not confirmed (a *graded* boundary: the verdict shifts
+over a range, as a sampled model's often does), wider pairs of the same bisection are tried,
+each about four times wider, up to the whole crossing unit; the narrowest one confirmed is
+reported with ``graded=True``. Confirmation ``i`` (from 1) is made at ``alpha / 2**i``, so a
+false ``located`` has probability at most ``alpha`` over every confirmation tried.
+``no-crossing`` (``b`` on ``a``'s side) is decided by the same walk continued to a lead of
+``k + 2``: wrong with probability at most ``r**(k+2) / (1 + r**(k+2))`` when ``b``'s draws
+disagree with ``a``'s verdict at least ``1 - step_noise`` of the time.
 """
 
 from __future__ import annotations
 
-import difflib
+import asyncio
 import math
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
 from .._internal.unset import UNSET
-from ..errors import DrawStopped, InvalidArgument
-from ._grammar import Token, format_like, parse_number, tokens
+from ..errors import BadInput, DrawStopped, InvalidArgument
+from ._edit_path import EditPath, EditUnit
 
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, EvidencePool
 
-__all__ = ["BoundaryConfig", "BoundaryLocation", "EditUnit", "alocate", "edit_path",
-           "locate_boundary"]
+__all__ = ["BOUNDARY_STATUSES", "DEFAULT_BUDGET", "BoundaryConfig", "BoundaryLocation",
+           "alocate", "edit_path", "lead_needed", "locate_boundary"]
 
+#: locate_boundary's call budget when none is given
 DEFAULT_BUDGET = 120
+#: how unlikely a located pair's named verdicts may be noise majorities (each text's own draws,
+#: ``relations._procedure.own_settled``)
+SETTLED_BETA = 0.05
+#: the statuses a location ends in
+BOUNDARY_STATUSES = ("located", "undecided", "no-crossing", "incomplete")
+
+
+def lead_needed(step_noise: float, step_alpha: float) -> int:
+    """The lead ``k`` of the per-step test: the smallest with ``r**k / (1 + r**k) <=
+    step_alpha``, ``r = step_noise / (1 - step_noise)``.
+
+    >>> lead_needed(0.1, 0.02), lead_needed(0.1, 0.01), lead_needed(0.01, 0.02)
+    (2, 3, 1)
+    """
+    r = step_noise / (1.0 - step_noise)
+    k = 1
+    while r ** k / (1.0 + r ** k) > step_alpha:
+        k += 1
+    return k
 
 
 def _default_engine() -> EngineConfig:
     from ..engine import EngineConfig
-    return EngineConfig(budget=DEFAULT_BUDGET, max_workers=1)
+    return EngineConfig(budget=DEFAULT_BUDGET)
 
 
 @dataclass(frozen=True, kw_only=True)
 class BoundaryConfig:
-    """Everything :func:`locate_boundary` can be told (apart from the two inputs).
+    """Everything :func:`locate_boundary` can be told (apart from the agent and the texts).
 
-    ``alpha``: the error rate of a ``located`` claim; ``resolution``: how close a numeric
-    crossing is bisected, relative to the value (0.01: within 1%); ``eta``: the per-call noise
-    each step assumes; ``step_error``: each step's error at that noise; ``step_draws``: the
-    most draws of one midpoint; ``layer``: what a verdict is; ``engine``: how the agent is
-    called (default ``EngineConfig(budget=120, max_workers=1)``).
+    ``alpha``: the error rate of a reported ``located`` pair; ``resolution``: a numeric
+    crossing is bisected until ``|hi - lo|`` is at most this share of the smaller value (or
+    the values are adjacent); ``step_noise`` / ``step_alpha``: the noise the per-step test is
+    sized for and its wrong-side rate at that noise (the lead ``k`` follows from both);
+    ``max_step_draws``: draws one step may add before its midpoint is called stochastic;
+    ``max_confirm_draws``: draws one confirmation of a pair may make (40: a true flip at 5%
+    noise is confirmed in about ten);
+    ``layer``: what a verdict is. ``engine`` (default ``EngineConfig(budget=120)``) says how
+    the agent is called; its ``budget`` is required.
 
-    >>> BoundaryConfig().steps_lead
-    3
+    >>> BoundaryConfig(resolution=0.005).resolution
+    0.005
+    >>> BoundaryConfig(step_noise=0.6)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    agentverity_props.errors.InvalidArgument: locate_boundary: step_noise=0.6 must be in ...
     """
 
     alpha: float = 0.05
     resolution: float = 0.01
-    eta: float = 0.15
-    step_error: float = 0.01
-    step_draws: int = 12
+    step_noise: float = 0.1
+    step_alpha: float = 0.02
+    max_step_draws: int = 15
+    max_confirm_draws: int = 40
     layer: str = "verdict"
-    seed: int = 0
     engine: EngineConfig = field(default_factory=_default_engine)
 
     def __post_init__(self) -> None:
         from ..engine import EngineConfig
         from ..observation import LAYERS
 
+        where = "locate_boundary"
         if not isinstance(self.engine, EngineConfig):
-            raise InvalidArgument("BoundaryConfig: engine must be an EngineConfig, got "
-                                  f"{type(self.engine).__name__}")
+            raise InvalidArgument(f"{where}: engine must be an EngineConfig, got "
+                                  f"{type(self.engine).__name__}; pass engine=EngineConfig(...)")
         if self.engine.budget is None:
-            raise InvalidArgument("BoundaryConfig: locating a boundary needs a call budget; "
-                                  f"pass engine=EngineConfig(budget={DEFAULT_BUDGET})")
-        if not 0.0 < self.alpha < 0.5:
-            raise InvalidArgument(f"locate_boundary: alpha={self.alpha!r} must be in (0, 0.5)")
-        if not 0.0 < self.resolution < 0.5:
-            raise InvalidArgument(f"locate_boundary: resolution={self.resolution!r} must be in "
-                                  "(0, 0.5), e.g. 0.01 for within 1%")
-        if not 0.0 < self.eta < 0.45:
-            raise InvalidArgument(f"locate_boundary: eta={self.eta!r} must be in (0, 0.45)")
-        if not 0.0 < self.step_error < 0.5:
-            raise InvalidArgument(f"locate_boundary: step_error={self.step_error!r} must be in "
-                                  "(0, 0.5)")
-        if not isinstance(self.step_draws, int) or self.step_draws < self.steps_lead:
-            raise InvalidArgument(f"locate_boundary: step_draws={self.step_draws!r} must be an "
-                                  f"int of at least {self.steps_lead}")
+            raise InvalidArgument(f"{where} needs a call budget; pass budget={DEFAULT_BUDGET}")
+        _check_alpha(self.alpha, where)
+        _check_resolution(self.resolution, where)
+        if not _real(self.step_noise) or not 0.0 < self.step_noise < 0.5:
+            raise InvalidArgument(f"{where}: step_noise={self.step_noise!r} must be in "
+                                  "(0, 0.5); e.g. 0.1")
+        if not _real(self.step_alpha) or not 0.0 < self.step_alpha < 0.5:
+            raise InvalidArgument(f"{where}: step_alpha={self.step_alpha!r} must be in "
+                                  "(0, 0.5); e.g. 0.02")
+        for name, eg in (("max_step_draws", 15), ("max_confirm_draws", 40)):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise InvalidArgument(f"{where}: {name}={v!r} must be an int >= 1; e.g. {eg}")
         if self.layer not in LAYERS:
-            raise InvalidArgument(f"locate_boundary: layer={self.layer!r}; use one of "
-                                  + ", ".join(LAYERS))
+            raise InvalidArgument(f"{where}: layer={self.layer!r}; use one of "
+                                  f"{', '.join(LAYERS)}")
 
     @property
-    def steps_lead(self) -> int:
-        """The lead ``k`` a step's walk needs: ``(eta / (1 - eta)) ** k <= step_error``."""
-        return max(1, math.ceil(math.log(self.step_error) / math.log(self.eta / (1 - self.eta))))
+    def lead(self) -> int:
+        """The per-step test's lead ``k`` (:func:`lead_needed`)."""
+        return lead_needed(self.step_noise, self.step_alpha)
 
 
-# -- the edit path ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class EditUnit:
-    """One differing token run of the alignment: ``a[a_start:a_end]`` becomes ``after``."""
-
-    kind: str  # "replace" | "insert" | "delete" | "number"
-    a_start: int
-    a_end: int
-    before: str
-    after: str
-    context: str  # the word just before it in ``a``
-    position: int  # token index in ``a``
-    next_word: str = ""  # the word just after it in ``a``
-
-    @property
-    def numeric(self) -> bool:
-        return self.kind == "number"
+def _real(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
 
 
-def _units(a: str, b: str) -> tuple[list[EditUnit], list[tuple[str, str]]]:
-    """The units of the path and the gaps around them: ``gaps[i]`` is the text after unit
-    ``i - 1`` (``gaps[0]`` before the first) as ``(in a, in b)``."""
-    ta, tb = tokens(a), tokens(b)
-    sm = difflib.SequenceMatcher(None, [t.text.casefold() for t in ta],
-                                 [t.text.casefold() for t in tb], autojunk=False)
-    units: list[EditUnit] = []
-    bounds: list[tuple[int, int, int, int]] = []  # char spans in a and b of each unit
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
-        if op == "equal":
-            continue
-        a0, a1 = _span(ta, i1, i2, a)
-        b0, b1 = _span(tb, j1, j2, b)
-        before, after = a[a0:a1], b[b0:b1]
-        kind: str = op
-        if (op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and ta[i1].is_number
-                and tb[j1].is_number):
-            kind = "number"
-        ctx = next((t.text for t in reversed(ta[:i1]) if t.is_word), "")
-        nxt = next((t.text for t in ta[i2:] if t.is_word), "")
-        units.append(EditUnit(kind, a0, a1, before, after, ctx, i1, nxt))
-        bounds.append((a0, a1, b0, b1))
-    gaps: list[tuple[str, str]] = []
-    pa = pb = 0
-    for a0, a1, b0, b1 in bounds:
-        gaps.append((a[pa:a0], b[pb:b0]))
-        pa, pb = a1, b1
-    gaps.append((a[pa:], b[pb:]))
-    return units, gaps
+def _check_alpha(alpha: object, where: str) -> None:
+    if not _real(alpha) or not 0.0 < alpha < 0.5:  # type: ignore[operator]
+        raise InvalidArgument(f"{where}: alpha={alpha!r} must be in (0, 0.5); e.g. 0.05")
 
 
-def _span(toks: Sequence[Token], i: int, j: int, text: str) -> tuple[int, int]:
-    """Characters of tokens ``i..j``; an empty run sits right after token ``i - 1``."""
-    if j > i:
-        return toks[i].start, toks[j - 1].end
-    if i < len(toks):
-        return toks[i].start, toks[i].start
-    return len(text), len(text)
+def _check_resolution(resolution: object, where: str) -> None:
+    if not _real(resolution) or not 0.0 <= resolution < 1.0:  # type: ignore[operator]
+        raise InvalidArgument(f"{where}: resolution={resolution!r} must be in [0, 1); "
+                              "0.01 stops within 1% of the value, 0 at adjacent values")
 
-
-@dataclass(frozen=True)
-class _Path:
-    a: str
-    b: str
-    units: tuple[EditUnit, ...]
-    gaps: tuple[tuple[str, str], ...]
-
-    def text(self, k: int, override: tuple[int, str] | None = None) -> str:
-        """``a`` with the first ``k`` units applied (``override``: unit ``i`` written as
-        given, and applied); ``text(0) == a`` and ``text(len(units)) == b``. The text
-        between two units is written as in ``b`` once both units around it are applied."""
-        n = len(self.units)
-        applied = [i < k or (override is not None and override[0] == i) for i in range(n)]
-        out: list[str] = []
-        for j in range(n + 1):
-            left = j == 0 or applied[j - 1]
-            right = j == n or applied[j]
-            out.append(self.gaps[j][1] if left and right else self.gaps[j][0])
-            if j < n:
-                u = self.units[j]
-                if override is not None and override[0] == j:
-                    out.append(override[1])
-                else:
-                    out.append(u.after if applied[j] else u.before)
-        return "".join(out)
-
-
-def edit_path(a: str, b: str) -> list[str]:
-    """Every text on the word-level edit path from ``a`` to ``b`` (numbers not interpolated).
-
-    >>> edit_path("cost $450 in economy", "cost $2,400 in business")
-    ['cost $450 in economy', 'cost $2,400 in economy', 'cost $2,400 in business']
-    """
-    units, gaps = _units(a, b)
-    path = _Path(a, b, tuple(units), tuple(gaps))
-    return [path.text(k) for k in range(len(units) + 1)]
-
-
-# -- the result ------------------------------------------------------------------------------
-
-#: words too plain to name a number by ("a 29.9 → 30.2": "29.9 kg → 30.2 kg" instead)
-_FUNCTION_WORDS = frozenset((
-    "a", "an", "the", "of", "for", "to", "in", "on", "at", "by", "and", "or", "is", "are",
-    "was", "with", "from", "each", "per", "my", "our", "your", "his", "her", "their", "its",
-    "this", "that"))
 
 @dataclass(frozen=True)
 class BoundaryLocation:
-    """Where the verdict changes between two inputs (see the module doc)."""
+    """Where the verdict flips between two inputs (see the module docstring).
 
-    status: str  # "located" | "undecided" | "no-crossing" | "incomplete"
-    low: str
-    high: str
-    low_verdict: str | None
-    high_verdict: str | None
-    edit: dict[str, Any]
-    steps: int
-    calls: int
+    ``status``: ``located`` (the pair ``low``/``high`` confirmed beyond the agent's noise),
+    ``undecided`` (a midpoint or every pair tried stayed a coin flip), ``no-crossing`` (both
+    ends drew ``a``'s verdict) or ``incomplete`` (budget, failed calls); ``reason`` says why
+    when it is not ``located`` (or that the boundary is graded). ``edit`` is the crossing edit
+    as data: ``kind`` (number / replace / insert / delete), ``before``, ``after``,
+    ``context`` (the word just before it) and ``position`` (its token index in ``low``);
+    empty when nothing was located. ``graded`` says the adjacent pair was not confirmed and
+    ``low``/``high`` is the narrowest wider pair that was (the verdict changes gradually
+    between them). ``steps`` counts the bisection steps (``step_log`` records each: stage,
+    path position, side, draws made for it) and ``step_error`` is a step's wrong-side bound
+    at the final lead; ``decision`` is the final confirmation's evidence. The texts
+    ``low``/``high`` are kept verbatim: they are the product (edits between the caller's own
+    inputs).
+    """
+
+    status: str
+    low: str = ""
+    high: str = ""
+    low_verdict: str | None = None
+    high_verdict: str | None = None
+    edit: dict[str, Any] = field(default_factory=dict)
+    steps: int = 0
+    calls: int = 0
     reason: str = ""
     decision: dict[str, Any] | None = None
     step_error: float = 0.0
+    a_verdict: str | None = None
+    b_verdict: str | None = None
+    units: int = 0
+    step_log: tuple[dict[str, Any], ...] = ()
+    attempts: int = 0
+    lead: int = 0
+    resolution: float = 0.01
+    alpha: float = 0.05
+    stochastic: dict[str, Any] | None = None
+    graded: bool = False
+
+    @property
+    def located(self) -> bool:
+        return self.status == "located"
 
     def describe(self) -> str:
-        """The crossing edit in the inputs' words: ``cost 1,990 → 2,010 flips approve →
-        manager``."""
-        e = self.edit
-        if not e:
-            return self.reason or self.status
-        word = f" (the crossing word: {e['word']!r})" if e.get("word") else ""
-        if e.get("kind") == "insert":
-            what = f"inserting {e['after'].strip()!r}{word}"
-        elif e.get("kind") == "delete":
-            what = f"deleting {e['before'].strip()!r}{word}"
-        elif e.get("kind") == "number":
-            ctx, nxt = e.get("context") or "", e.get("next") or ""
-            if len(ctx) >= 3 and ctx.casefold() not in _FUNCTION_WORDS:
-                what = f"{ctx} {e['before']} → {e['after']}"
-            elif nxt:
-                what = f"{e['before']} {nxt} → {e['after']} {nxt}"
-            else:
-                what = f"{e['before']} → {e['after']}"
-        else:
-            what = f"{e['before'].strip()!r} → {e['after'].strip()!r}{word}"
-        flips = (f" flips {self.low_verdict} → {self.high_verdict}"
-                 if self.status == "located" else f" ({self.status})")
-        return what + flips
+        """The finding in the user's words: ``cost 1,990 → 2,010 flips approve → manager``."""
+        from .._internal.shown import visible
+
+        def q(s: object) -> str:
+            return visible(str(s))
+
+        flips = f"flips {q(self.low_verdict)} → {q(self.high_verdict)}"
+        if self.status == "located" and self.edit:
+            e = self.edit
+            ctx = f"{q(e['context'])} " if e.get("context") else ""
+            after = f' after "{q(e["context"])}"' if e.get("context") else ""
+            if e["kind"] == "number":
+                return f"{ctx}{q(e['before'])} → {q(e['after'])} {flips}"
+            if e["kind"] == "insert":
+                return f'inserting "{q(e["after"])}"{after} {flips}'
+            if e["kind"] == "delete":
+                return f'deleting "{q(e["before"])}"{after} {flips}'
+            return f'"{q(e["before"])}" → "{q(e["after"])}" {flips}'
+        if self.status == "no-crossing":
+            return (f"no crossing: both inputs draw {q(self.a_verdict)} "
+                    f"({self.calls} calls)")
+        return f"{self.status}: {q(self.reason)} ({self.calls} calls)"
 
     def to_dict(self) -> dict[str, Any]:
+        """The location as JSON data (the keys of enlarge's ``boundaries`` entries); the pair's
+        texts are kept verbatim. :meth:`details` adds how it was reached."""
         return {"status": self.status, "low": self.low, "high": self.high,
                 "low_verdict": self.low_verdict, "high_verdict": self.high_verdict,
                 "edit": dict(self.edit), "description": self.describe(), "steps": self.steps,
                 "calls": self.calls, "reason": self.reason, "decision": self.decision,
                 "step_error": self.step_error}
 
+    def details(self) -> dict[str, Any]:
+        """How the location was reached: the ends' verdicts, the path's units, every step,
+        the confirmations, the final lead, a stochastic midpoint, whether it is graded."""
+        return {"a_verdict": self.a_verdict, "b_verdict": self.b_verdict, "units": self.units,
+                "step_log": [dict(x) for x in self.step_log], "attempts": self.attempts,
+                "lead": self.lead, "resolution": self.resolution, "alpha": self.alpha,
+                "stochastic": self.stochastic, "graded": self.graded}
 
-# -- the search ------------------------------------------------------------------------------
 
-class _Budget(Exception):
-    """The location's own call cap (or the engine's) was reached."""
+class _Stop(Exception):
+    """Ends the location early with a status (incomplete / undecided)."""
+
+    def __init__(self, status: str, note: str, stochastic: dict[str, Any] | None = None):
+        super().__init__(note)
+        self.status, self.note, self.stochastic = status, note, stochastic
 
 
-@dataclass
-class _Walker:
-    eng: Engine
-    pool: EvidencePool
-    layer: str
-    conf: BoundaryConfig
-    max_calls: int | None
-    progress: Callable[[int], None] | None
-    calls0: int = 0
-    steps: int = 0
+class _Locator:
+    """One location's state: the engine, the pool, the allowance and the steps so far."""
 
-    def spent(self) -> int:
-        return self.eng.ledger.calls - self.calls0
+    def __init__(self, engine: Engine, pool: EvidencePool, *, layer: str, max_calls: int | None,
+                 conf: BoundaryConfig, progress: Callable[[int], None] | None) -> None:
+        self.engine, self.pool, self.layer, self.conf = engine, pool, layer, conf
+        self.start = engine.ledger.calls
+        self.max_calls = max_calls
+        self.progress = progress
+        self.steps: list[dict[str, Any]] = []
+        self.a_verdict: str | None = None
 
-    async def draw(self, text: str) -> str | None:
+    # -- draws ------------------------------------------------------------------------------
+
+    @property
+    def used(self) -> int:
+        return self.engine.ledger.calls - self.start
+
+    def affordable(self, n: int) -> bool:
+        if self.max_calls is not None and self.used + n > self.max_calls:
+            return False
+        return self.engine.can_afford(n) and not self.engine.stopping
+
+    def left(self) -> int:
+        left = self.engine.remaining
+        if self.max_calls is not None:
+            mine = self.max_calls - self.used
+            left = mine if left is None else min(left, mine)
+        return 10 ** 9 if left is None else max(0, left)
+
+    def keys(self, text: str) -> list[str]:
         from ..engine import Probe
-        if (self.max_calls is not None and self.spent() >= self.max_calls) \
-                or not self.eng.can_afford(1) or self.eng.stopping:
-            raise _Budget
+        return [k for k in self.pool.get(Probe.make(text).fp).keys(self.layer) if k is not None]
+
+    def modal(self, text: str) -> str | None:
+        from ..engine import Probe
+        from ..relations import reference
+        return reference(self.pool, Probe.make(text).fp, self.layer)
+
+    async def draw(self, text: str, n: int) -> None:
+        """``n`` more draws of ``text`` (concurrently), into the pool."""
+        from ..engine import Probe
+        if not self.affordable(n):
+            raise _Stop("incomplete", "the call budget ran out before the boundary was located")
         probe = Probe.make(text)
-        index = self.eng.allocate(probe, 1)[0]
-        try:
-            obs = await self.eng.draw(probe, index)
-        except DrawStopped:
-            raise _Budget from None
-        self.pool.add(probe.fp, index, obs)
+        indices = self.engine.allocate(probe, n)
+
+        async def one(i: int) -> bool:
+            try:
+                obs = await self.engine.draw(probe, i)
+            except DrawStopped:
+                return False
+            self.pool.add(probe.fp, i, obs)
+            return obs.key(self.layer) is not None
+
+        ok = await asyncio.gather(*(one(i) for i in indices))
         if self.progress is not None:
-            self.progress(1)
-        return obs.key(self.layer)
+            self.progress(n)
+        if not all(ok):
+            cause = self.engine.stop_cause or _failure(self.pool, probe.fp, self.layer)
+            raise _Stop("incomplete", f"an agent call failed or gave no verdict ({cause})")
 
-    def known(self, text: str) -> list[str]:
-        from ..engine import Probe
-        fp = Probe.make(text).fp
-        if fp not in self.pool:
-            return []
-        counts = self.pool.get(fp).counts(self.layer)
-        return [k for k, n in counts.items() for _ in range(n) if k is not None]
+    # -- the per-step test ------------------------------------------------------------------
 
-    async def side(self, text: str, a_verdict: str) -> bool | None:
-        """True: ``text`` is on ``a``'s side; False: not; None: undecided at the cap."""
-        self.steps += 1
-        k = self.conf.steps_lead
-        lead = 0
-        seen = 0
-        for old in self.known(text):
-            lead += 1 if old == a_verdict else -1
-            seen += 1
-            if abs(lead) >= k:
-                return lead > 0
-        while seen < self.conf.step_draws:
-            v = await self.draw(text)
-            seen += 1
-            if v is None:
-                continue
-            lead += 1 if v == a_verdict else -1
-            if abs(lead) >= k:
-                return lead > 0
-        return None
+    async def verdict_of(self, text: str, lead: int, stage: str) -> str:
+        """``a``'s verdict: draw until one label leads every other by ``lead``."""
+        new = 0
+        while True:
+            counts = Counter(self.keys(text))
+            top = counts.most_common(2)
+            margin = (top[0][1] - (top[1][1] if len(top) > 1 else 0)) if top else 0
+            if top and margin >= lead:
+                self.steps.append({"stage": stage, "position": 0, "side": "lo",
+                                   "draws": new})
+                return top[0][0]
+            if new >= self.conf.max_step_draws:
+                raise _Stop("undecided", f"the verdict of the first input is a coin flip "
+                            f"({dict(counts)})", {"text": text, "counts": dict(counts)})
+            n = min(lead - margin, self.conf.max_step_draws - new)
+            await self.draw(text, n)
+            new += n
 
-    async def verdict(self, text: str) -> str | None:
-        """The majority verdict of a few draws (for an end whose verdict is not given)."""
-        got = self.known(text)
-        while len(got) < 3:
-            v = await self.draw(text)
-            if v is not None:
-                got.append(v)
-        return max(set(got), key=got.count)
+    async def side(self, text: str, lead: int, stage: str, position: Any) -> str:
+        """``"lo"`` (the text draws ``a``'s verdict) or ``"hi"``, by a lead of ``lead``."""
+        assert self.a_verdict is not None
+        new = 0
+        while True:
+            keys = self.keys(text)
+            agree = sum(k == self.a_verdict for k in keys)
+            diff = agree - (len(keys) - agree)
+            if abs(diff) >= lead:
+                side = "lo" if diff > 0 else "hi"
+                self.steps.append({"stage": stage, "position": position, "side": side,
+                                   "draws": new})
+                return side
+            if new >= self.conf.max_step_draws:
+                self.steps.append({"stage": stage, "position": position,
+                                   "side": "stochastic", "draws": new})
+                raise _Stop("undecided", f"the boundary is stochastic at {stage} position "
+                            f"{position}: {agree} of {len(keys)} draws gave "
+                            f"{self.a_verdict!r}",
+                            {"text": text, "agree": agree, "draws": len(keys),
+                             "stage": stage, "position": position})
+            n = min(lead - abs(diff), self.conf.max_step_draws - new)
+            await self.draw(text, n)
+            new += n
 
+    # -- bisection --------------------------------------------------------------------------
 
-class _Numbers:
-    """The numbers between two values of a number unit, written like them."""
-
-    def __init__(self, before: str, after: str, resolution: float) -> None:
-        self.before, self.after = before, after
-        self.x, self.y = parse_number(before), parse_number(after)
-        self.integer = "." not in before and "." not in after
-        self.style = after if "," in after or "." in after else before
-        self.commas = "," in before or "," in after
-        self.resolution = resolution
-
-    def text(self, v: float) -> str:
-        if v == self.x:
-            return self.before
-        if v == self.y:
-            return self.after
-        return format_like(v, self.style, commas=self.commas)
-
-    def texts_of(self, path: _Path, k: int, x: float, y: float) -> tuple[str, str]:
-        lo = path.text(k) if x == self.x else path.text(k, (k, self.text(x)))
-        return lo, path.text(k, (k, self.text(y)))
-
-    def adjacent(self, lo: float, hi: float) -> bool:
-        if self.integer and abs(hi - lo) <= 1:
-            return True
-        return abs(hi - lo) <= self.resolution * max(abs(lo), abs(hi), 1e-12)
-
-    def mid(self, lo: float, hi: float) -> float | None:
-        """A value between ``lo`` and ``hi`` (None: none at this precision)."""
-        if lo > 0 and hi > 0 and max(lo, hi) / min(lo, hi) > 2:
-            m = math.sqrt(lo * hi)  # geometric while far apart: a factor 100 in ~3 steps
+    async def bisect(self, path: EditPath, lead: int) -> list[tuple[str, str, dict[str, Any]]]:
+        """The nested pairs (lo, hi, crossing edit) inside the crossing unit, widest (the
+        whole unit) first, the adjacent pair last, at lead ``lead``."""
+        lo, hi = 0, len(path)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if await self.side(path.text(mid), lead, "units", mid) == "lo":
+                lo = mid
+            else:
+                hi = mid
+        k = lo
+        unit = path.units[k]
+        lo_text, hi_text = path.text(k), path.text(k + 1)
+        chain: list[tuple[str, str, dict[str, Any]]] = []
+        if unit.kind == "number":
+            vlo, vhi = unit.lo_scaled, unit.hi_scaled
+            while True:
+                edit: dict[str, Any] = {"kind": "number", "before": _shown(unit, vlo),
+                                        "after": _shown(unit, vhi)}
+                chain.append((lo_text, hi_text, self._placed(path, k, 0, edit)))
+                if abs(vhi - vlo) <= 1 or self._resolved(unit, vlo, vhi):
+                    break
+                mid = midpoint(vlo, vhi)
+                text = path.number_text(k, mid)
+                if await self.side(text, lead, "number", _shown(unit, mid)) == "lo":
+                    vlo, lo_text = mid, text
+                else:
+                    vhi, hi_text = mid, text
         else:
-            m = (lo + hi) / 2
-        m = parse_number(format_like(float(round(m)) if self.integer else m, self.style,
-                                     commas=self.commas))
-        return None if m in (lo, hi) else m
+            jlo, jhi = 0, unit.width
+            while True:
+                chain.append((lo_text, hi_text,
+                              self._placed(path, k, jlo, _word_edit(unit, jlo, jhi))))
+                if jhi - jlo <= 1:
+                    break
+                mid = (jlo + jhi) // 2
+                text = path.partial_text(k, mid)
+                if await self.side(text, lead, "words", f"{k}.{mid}") == "lo":
+                    jlo, lo_text = mid, text
+                else:
+                    jhi, hi_text = mid, text
+        return chain
+
+    @staticmethod
+    def _placed(path: EditPath, k: int, j: int, edit: dict[str, Any]) -> dict[str, Any]:
+        """``edit`` with its context (the word just before it) and token position."""
+        prefix = path.prefix_tokens(k) + list(path.units[k].partial(j)[:j])
+        words = [t.core for t in prefix if any(c.isalnum() for c in t.core)]
+        return {**edit, "context": words[-1] if words else "",
+                "position": sum(1 for t in prefix if t.core)}
+
+    def _resolved(self, unit: EditUnit, vlo: int, vhi: int) -> bool:
+        res = self.conf.resolution
+        return res > 0 and abs(vhi - vlo) <= res * min(abs(vlo), abs(vhi))
+
+    # -- final confirmation -----------------------------------------------------------------
+
+    async def confirm(self, lo: str, hi: str, alpha: float, *, futility: bool = False
+                      ) -> tuple[str, dict[str, Any]]:
+        from ..engine import Probe
+        from ..relations import Candidate, Relation, RelationDecider, RelationOutcome
+        from ..relations import reference as modal
+
+        left = self.left()
+        if left < 2:
+            raise _Stop("incomplete", "the call budget ran out before the final pair was "
+                        "confirmed")
+        rel = Relation("boundary", "invariant", _constant(hi), layer=self.layer)
+        sp, fp = Probe.make(lo), Probe.make(hi)
+        out = RelationOutcome(fp=sp.fp, follow_up_fp=fp.fp)
+        decider = RelationDecider(self.engine, self.pool, alpha_candidate=alpha,
+                                  max_draws=min(self.conf.max_confirm_draws, left),
+                                  futility=futility,
+                                  progress=self.progress)
+        await decider.decide([Candidate(rel, sp, fp, out)])
+        decision = {**dict(out.decision or {}), "alpha": alpha, "status": str(out.status),
+                    "note": out.note}
+        if out.status == CandidateStatus.INCOMPLETE:
+            raise _Stop("incomplete", out.note or "the final pair's draws were not made")
+        if out.status == CandidateStatus.CONFIRMED:
+            from ..relations import own_settled
+            lo_ref = modal(self.pool, sp.fp, self.layer)
+            hi_ref = modal(self.pool, fp.fp, self.layer)
+            # the verdicts the report names must be each text's own, not a noisy majority
+            # (on a graded boundary both texts of a pair can be near a coin flip)
+            if lo_ref is not None and lo_ref == self.a_verdict and hi_ref is not None \
+                    and hi_ref != self.a_verdict \
+                    and own_settled(self.pool, sp.fp, self.layer, lo_ref, SETTLED_BETA) \
+                    and own_settled(self.pool, fp.fp, self.layer, hi_ref, SETTLED_BETA):
+                return "located", decision
+            return "shifted", decision
+        return ("pass" if out.status == CandidateStatus.PASS else "undecided"), decision
 
 
-def _phrase_steps(unit: EditUnit) -> list[str] | None:
-    """A phrase unit's words applied one at a time (``[before, ..., after]``); None when the
-    unit is a single word."""
-    phrase = unit.before if unit.kind == "delete" else unit.after
-    toks = tokens(phrase)
-    if len([t for t in toks if t.is_word or t.is_number]) < 2:
-        return None
-    if unit.kind == "delete":  # the first k words deleted
-        return [unit.before, *(unit.before[t.start:] for t in toks[1:]), unit.after]
-    return [unit.before, *(unit.after[:t.end] for t in toks[:-1]), unit.after]
+def edit_path(a: str, b: str) -> list[str]:
+    """The texts from ``a`` to ``b``, one edit unit at a time (``[a, ..., b]``).
+
+    >>> edit_path("cost 1,990 in economy", "cost 2,500 in business")
+    ['cost 1,990 in economy', 'cost 2,500 in economy', 'cost 2,500 in business']
+    """
+    path = EditPath.between(a, b)
+    return [path.text(k) for k in range(len(path) + 1)]
+
+
+def midpoint(lo: int, hi: int) -> int:
+    """A value strictly between ``lo`` and ``hi`` (``|hi - lo| >= 2``) to bisect at: near the
+    geometric middle when both are positive (a relative resolution then takes the fewest
+    steps over a wide range), else the arithmetic one, rounded to the roundest number within
+    a tenth of the interval (in log scale when geometric) of it, so that the steps and the
+    pair read as the user would write them (3,000, 2,500 ...) at the cost of at most a few
+    per cent more steps.
+
+    >>> midpoint(1200, 4800), midpoint(100, 100000), midpoint(1987, 2043), midpoint(7, 9)
+    (2500, 5000, 2020, 8)
+    """
+    a, b = min(lo, hi), max(lo, hi)
+    if b - a < 2:
+        raise InvalidArgument(f"midpoint: no integer strictly between {lo} and {hi}")
+    if a > 0:
+        centre = math.sqrt(a * b)
+        f = (b / a) ** 0.1
+        low, high = centre / f, centre * f
+    else:
+        centre = (a + b) / 2
+        low, high = centre - (b - a) / 10, centre + (b - a) / 10
+    low, high = max(low, a + 1), min(high, b - 1)
+    step = 10 ** max(0, len(str(b - a)))
+    while step >= 1:
+        for s in (step * 5, step * 2, step):
+            m = round(centre / s) * s
+            cands = [x for x in (m - s, m, m + s) if low <= x <= high]
+            if cands:
+                return int(min(cands, key=lambda x: abs(x - centre)))
+        step //= 10
+    return int(min(max(round(centre), a + 1), b - 1))
+
+
+def _word_edit(unit: EditUnit, jlo: int, jhi: int) -> dict[str, Any]:
+    """The edit of positions ``jlo:jhi`` of a word unit, as data."""
+    a = unit.a_tokens[jlo:jhi]
+    b = unit.b_tokens[jlo:jhi]
+    before, after = "".join(map(str, a)).strip(), "".join(map(str, b)).strip()
+    if before == after:  # the tokens differ in their spacing only
+        before, after = "".join(map(str, a)), "".join(map(str, b))
+    return {"kind": "replace" if before and after else "insert" if after else "delete",
+            "before": before, "after": after}
+
+
+def _shown(unit: EditUnit, scaled: int) -> str:
+    if scaled == unit.lo_scaled:
+        return unit.a_tokens[0].core
+    if scaled == unit.hi_scaled:
+        return unit.b_tokens[0].core
+    return unit.number_token(scaled).core
+
+
+def _constant(text: str) -> Callable[[str], str]:
+    def transform(_: str) -> str:
+        return text
+    return transform
+
+
+def _failure(pool: EvidencePool, fp: str, layer: str) -> str:
+    for obs in pool.get(fp).draws.values():
+        if obs.error is not None:
+            return f"{obs.error.kind}: {obs.error.message}"
+        if obs.key(layer) is None:
+            return obs.no_decision.reason if obs.no_decision is not None else "no verdict"
+    return "draw not made"
 
 
 async def alocate(engine: Engine, pool: EvidencePool, a: str, b: str, *, layer: str = "verdict",
                   alpha: float = 0.05, a_verdict: str | None = None,
                   b_verdict: str | None = None, max_calls: int | None = None,
-                  resolution: float = 0.01, config: BoundaryConfig | None = None,
-                  progress: Callable[[int], None] | None = None) -> BoundaryLocation:
-    """Locate the crossing between ``a`` and ``b`` through ``engine`` (see the module doc);
-    draws already in ``pool`` count as evidence, and every new draw is added to it."""
-    from ..decide import EvidenceLearner
-    from ..engine import Probe
-    from ..relations import Candidate, Relation, RelationDecider, RelationOutcome
+                  resolution: float = 0.01, progress: Callable[[int], None] | None = None,
+                  config: BoundaryConfig | None = None) -> BoundaryLocation:
+    """Locate the crossing edit between ``a`` and ``b`` through an existing engine and pool.
 
-    conf = config or BoundaryConfig(layer=layer, alpha=alpha, resolution=resolution)
-    w = _Walker(engine, pool, layer, conf, max_calls, progress, calls0=engine.ledger.calls)
-    units, gaps = _units(a, b)
-    path = _Path(a, b, tuple(units), tuple(gaps))
-    lo_text, hi_text = a, b
-    va, vb = a_verdict, b_verdict
+    The internal entry point (``enlarge`` calls it with its own engine and evidence): draws of
+    ``a``, ``b`` or any path text already in ``pool`` count as evidence, and every draw made
+    is added to it. ``a_verdict`` / ``b_verdict``, when known, are taken as given (no draw).
+    ``max_calls`` caps the live calls this location spends (besides the engine's budget);
+    ``progress(n)`` is called as draws complete. ``config`` gives the per-step settings
+    (``step_noise``, ``step_alpha``, ``max_step_draws``, ``max_confirm_draws``); its
+    ``alpha``, ``layer`` and
+    ``resolution`` are replaced by the keywords.
+    """
+    if not isinstance(a, str) or not isinstance(b, str):
+        raise InvalidArgument("locate_boundary: a and b must be strings")
+    if not a.strip() or not b.strip():
+        raise BadInput("locate_boundary: an input is empty", "give two non-empty texts")
+    if a == b:
+        raise BadInput("locate_boundary: the two inputs are the same text",
+                       "give two different inputs (one of each verdict)")
+    _check_alpha(alpha, "locate_boundary")
+    _check_resolution(resolution, "locate_boundary")
+    if max_calls is not None and (not isinstance(max_calls, int) or max_calls < 0):
+        raise InvalidArgument(f"locate_boundary: max_calls={max_calls!r} must be an int >= 0")
+    base = config if config is not None else BoundaryConfig()
+    import dataclasses
+    conf = dataclasses.replace(base, alpha=alpha, layer=layer, resolution=resolution,
+                               engine=base.engine)
+    loc = _Locator(engine, pool, layer=layer, max_calls=max_calls, conf=conf,
+                   progress=progress)
+    path = EditPath.between(a, b)
+    lead = conf.lead
+    attempts = 0
+    common: dict[str, Any] = {"units": len(path), "resolution": resolution, "alpha": alpha}
 
-    def result(status: str, reason: str = "", edit: dict[str, Any] | None = None,
-               decision: dict[str, Any] | None = None) -> BoundaryLocation:
-        return BoundaryLocation(status, lo_text, hi_text, va, vb, edit or {}, w.steps,
-                                w.spent(), reason, decision, conf.step_error)
+    def done(status: str, **kw: Any) -> BoundaryLocation:
+        kw.setdefault("low", a)
+        kw.setdefault("high", b)
+        r = conf.step_noise / (1.0 - conf.step_noise)
+        return BoundaryLocation(status, a_verdict=loc.a_verdict, b_verdict=b_verdict,
+                                step_log=tuple(loc.steps), steps=len(loc.steps),
+                                step_error=r ** lead / (1.0 + r ** lead), calls=loc.used,
+                                attempts=attempts, lead=lead, **common, **kw)
 
-    if not units:
-        return result("no-crossing", "the two inputs are the same text")
     try:
-        if va is None:
-            va = await w.verdict(a)
-        if vb is None:
-            vb = await w.verdict(b)
-        if va == vb:
-            return result("no-crossing", f"both inputs get '{va}'")
-        assert va is not None
-        lo, hi = 0, len(units)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            s = await w.side(path.text(mid), va)
-            if s is None:
-                lo_text, hi_text = path.text(lo), path.text(hi)
-                return result("undecided", f"the verdict is stochastic at {path.text(mid)!r}")
-            lo, hi = (mid, hi) if s else (lo, mid)
-        unit = units[lo]
-        lo_text, hi_text = path.text(lo), path.text(hi)
-        edit = {"kind": unit.kind, "before": unit.before, "after": unit.after,
-                "context": unit.context, "next": unit.next_word, "position": unit.position}
-        # inside the crossing unit: a number's values, or a phrase's words one at a time
-        if unit.numeric:
-            nums = _Numbers(unit.before, unit.after, conf.resolution)
-            x, y = nums.x, nums.y
-            while not nums.adjacent(x, y):
-                m = nums.mid(x, y)
-                if m is None:
-                    break
-                s = await w.side(path.text(lo, (lo, nums.text(m))), va)
-                if s is None:
-                    lo_text, hi_text = nums.texts_of(path, lo, x, y)
-                    edit.update(before=nums.text(x), after=nums.text(y))
-                    return result("undecided", f"the verdict is stochastic at {nums.text(m)}",
-                                  edit)
-                x, y = (m, y) if s else (x, m)
-            lo_text, hi_text = nums.texts_of(path, lo, x, y)
-            edit.update(before=nums.text(x), after=nums.text(y))
-        elif (words := _phrase_steps(unit)) is not None:
-            i, j = 0, len(words) - 1
-            while j - i > 1:
-                m = (i + j) // 2
-                s = await w.side(path.text(lo, (lo, words[m])), va)
-                if s is None:
-                    break  # stochastic inside the phrase: the whole unit is the crossing
-                i, j = (m, j) if s else (i, m)
-            if j - i == 1:
-                lo_text = path.text(lo, (lo, words[i])) if i else path.text(lo)
-                hi_text = path.text(lo, (lo, words[j])) if j < len(words) - 1 else \
-                    path.text(hi)
-                edit["word"] = (words[j][len(words[i]):].strip() if unit.kind != "delete"
-                                else words[i][:len(words[i]) - len(words[j])].strip())
-        # the adjacent pair, decided like every boundary pair: beyond the agent's noise
-        rel = Relation(f"boundary:{edit['kind']}", "invariant", lambda _t: hi_text,
-                       layer=layer)
-        sp, fp = Probe.make(lo_text), Probe.make(hi_text)
-        out = RelationOutcome(fp=sp.fp, follow_up_fp=fp.fp)
-        left = None if max_calls is None else max(2, max_calls - w.spent())
-        # the alternative is sized for noise up to the steps' own assumption (a prior of
-        # eta / 2 per call): a noisy pair is not passed for missing a near-certain violation
-        decider = RelationDecider(engine, pool, alpha_candidate=conf.alpha, max_draws=left,
-                                  learner=EvidenceLearner(prior_noise=conf.eta / 2),
-                                  progress=progress)
-        await decider.decide([Candidate(rel, sp, fp, out)])
-        decision = dict(out.decision or {})
-        if out.status == CandidateStatus.CONFIRMED:
-            hv = pool.get(fp.fp).counts(layer).most_common(1)
-            vb = hv[0][0] if hv and hv[0][0] is not None else vb
-            return result("located", "", edit, decision)
-        if out.status == CandidateStatus.INCOMPLETE:
-            return result("incomplete", "the budget ended before the adjacent pair was "
-                          "decided", edit, decision)
-        return result("undecided", "the adjacent pair was not confirmed to differ beyond the "
-                      "agent's noise", edit, decision)
-    except _Budget:
-        return result("incomplete", "the budget ended during the bisection")
+        loc.a_verdict = a_verdict if a_verdict is not None else \
+            await loc.verdict_of(a, lead, "first input")
+        if b_verdict is None:
+            # "no crossing" ends the search: it is checked again at a lead two larger (the
+            # same walk continued, so the cost is paid only when the answer is "lo")
+            if await loc.side(b, lead, "second input", len(path)) == "lo" and \
+                    await loc.side(b, lead + 2, "second input", len(path)) == "lo":
+                return done("no-crossing", reason="both inputs draw the same verdict")
+            b_verdict = Counter(k for k in loc.keys(b) if k != loc.a_verdict).most_common(1)[0][0]
+        elif b_verdict == loc.a_verdict:
+            return done("no-crossing", reason="both inputs have the same verdict")
+        bisections = 0
+        while True:
+            bisections += 1
+            chain = await loc.bisect(path, lead)
+            # the adjacent pair first; if it is not confirmed, wider pairs of the same
+            # bisection (each about four times wider), up to the whole crossing unit
+            levels = list(range(len(chain) - 1, -1, -2))
+            if levels[-1] != 0:
+                levels.append(0)
+            first: dict[str, Any] | None = None
+            for n_level, level in enumerate(levels):
+                lo, hi, edit = chain[level]
+                attempts += 1
+                # a wider pair that is not confirmed at the pace it needs gives way to the next
+                # one (futility); the adjacent pair gets every draw allowed
+                outcome, decision = await loc.confirm(lo, hi, alpha / 2 ** attempts,
+                                                      futility=n_level > 0)
+                pair = {"low": lo, "high": hi, "low_verdict": loc.modal(lo),
+                        "high_verdict": loc.modal(hi), "decision": decision}
+                if outcome == "located":
+                    if n_level == 0:
+                        return done("located", edit=edit, **pair)
+                    assert first is not None
+                    return done("located", edit=edit, graded=True, reason=(
+                        "a graded boundary: the adjacent pair "
+                        f"{first['edit']['before']!r} → {first['edit']['after']!r} was not "
+                        f"confirmed ({first['outcome']}); this is the narrowest pair of the "
+                        "bisection confirmed beyond the agent's noise: the verdict changes "
+                        "gradually between its two texts"), **pair)
+                if first is None:
+                    first = {**pair, "edit": edit, "outcome": outcome}
+                if outcome == "pass" and bisections == 1:
+                    break  # the adjacent pair agrees: a step may have erred; re-bisect
+            else:
+                assert first is not None
+                first.pop("edit")
+                outcome = first.pop("outcome")
+                return done("undecided", reason=(
+                    "no pair of the bisection was confirmed beyond the agent's noise (the "
+                    f"adjacent pair: {outcome}): the verdict does not change reliably along "
+                    "this path"), **first)
+            # again, with steps one draw stricter, reusing every draw
+            lead += 1
+            if loc.left() < 2 * lead + 4:
+                raise _Stop("incomplete", "the adjacent pair draws the same verdict (a step "
+                            "may have erred) and the budget left cannot re-bisect")
+    except _Stop as stop:
+        return done(stop.status, reason=stop.note, stochastic=stop.stochastic)
 
 
 def locate_boundary(agent: Any, a: str, b: str, *, config: BoundaryConfig | None = None,
-                    budget: int = UNSET, alpha: float = UNSET, resolution: float = UNSET,
-                    layer: str = UNSET, seed: int = UNSET, engine: EngineConfig | None = UNSET,
-                    a_verdict: str | None = None, b_verdict: str | None = None,
+                    alpha: float = UNSET, resolution: float = UNSET, layer: str = UNSET,
+                    step_noise: float = UNSET, step_alpha: float = UNSET,
+                    max_step_draws: int = UNSET, budget: int = UNSET,
+                    engine: EngineConfig | None = UNSET,
+                    progress: Callable[[str, int], None] | None = None,
                     **engine_kwargs: Any) -> BoundaryLocation:
-    """Locate where the verdict changes between inputs ``a`` and ``b`` (see the module doc).
+    """Locate the edit between ``a`` and ``b`` that flips the agent's verdict.
 
     Args:
-        agent: adapter or callable.
-        a, b: two inputs the agent answers differently (``a_verdict`` / ``b_verdict`` when
-            known: otherwise three draws of each decide their verdicts).
-        config: every setting at once (:class:`BoundaryConfig`); keywords given explicitly
-            override it, ``budget`` and other engine fields included.
+        agent: an adapter or a callable ``prompt -> verdict``.
+        a, b: two inputs with different verdicts (``a``'s verdict is the ``lo`` side).
+        config: every setting at once (:class:`BoundaryConfig`).
+        alpha: the error rate of a reported ``located`` pair (default 0.05).
+        resolution: a numeric crossing is located within this share of its value
+            (default 0.01; 0 bisects to adjacent values).
+        layer, step_noise, step_alpha, max_step_draws: see :class:`BoundaryConfig`.
+        budget: agent calls to spend at most (default 120).
+        engine: how to call the agent, replacing ``config.engine``.
+        progress: called as ``progress("boundary", calls)`` as draws complete.
+        **engine_kwargs: any other :class:`~agentverity_props.engine.EngineConfig` field.
+
+    A keyword given explicitly overrides the same setting of ``config``.
 
     Example:
         >>> from agentverity_props import from_callable
-        >>> gate = from_callable(lambda p: "manager" if float(p.split("$")[1].replace(",", ""))
+        >>> gate = from_callable(lambda p: "manager" if int(p.split()[-1].replace(",", ""))
         ...                      > 2000 else "approve")
-        >>> loc = locate_boundary(gate, "Trip to Oslo, cost $450", "Trip to Oslo, cost $9,000")
-        >>> loc.describe()
-        'cost 1,992 → 2,012 flips approve → manager'
+        >>> loc = locate_boundary(gate, "Hotel in Lyon, cost 1,200", "Hotel in Lyon, cost 4,800")
+        >>> loc.status, loc.describe()
+        ('located', 'cost 2,000 → 2,020 flips approve → manager')
     """
-    from ..engine import Engine, EvidencePool, LoopThread, configured
+    from ..engine import Engine, EvidencePool, configured, run_sync
 
     conf = configured(BoundaryConfig, config,
-                      {"alpha": alpha, "resolution": resolution, "layer": layer, "seed": seed,
-                       "engine": _default_engine() if engine is None else engine,
-                       "budget": budget, **engine_kwargs}, where="locate_boundary")
-    for name, value in (("a", a), ("b", b)):
-        if not isinstance(value, str) or not value.strip():
-            raise InvalidArgument(f"locate_boundary: {name} must be a non-empty str, got "
-                                  f"{value!r}")
-    loop = LoopThread()
-    eng = Engine(agent, conf.engine)
-    try:
-        return loop.run(alocate(eng, EvidencePool(), a, b, layer=conf.layer, alpha=conf.alpha,
-                                a_verdict=a_verdict, b_verdict=b_verdict,
-                                resolution=conf.resolution, config=conf))
-    finally:
-        loop.run(eng.aclose())
-        loop.close()
+                      {"alpha": alpha, "resolution": resolution, "layer": layer,
+                       "step_noise": step_noise, "step_alpha": step_alpha,
+                       "max_step_draws": max_step_draws, "budget": budget,
+                       **({} if engine is UNSET else
+                          {"engine": _default_engine() if engine is None else engine}),
+                       **engine_kwargs}, where="locate_boundary")
+    tick = None if progress is None else (lambda n: progress("boundary", n))
 
+    async def main() -> BoundaryLocation:
+        eng = Engine(agent, conf.engine)
+        try:
+            return await alocate(eng, EvidencePool(), a, b, layer=conf.layer,
+                                 alpha=conf.alpha, resolution=conf.resolution,
+                                 progress=tick, config=conf)
+        finally:
+            await eng.aclose()
+
+    return run_sync(main())
