@@ -174,7 +174,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for kind, (code, so, se) in done.items():
         assert code in (0, 1), f"{kind} producer exited {code}: {se[-2000:]} {so[-2000:]}"
         assert paths[kind].exists(), f"{kind} producer wrote no result: {se[-2000:]}"
-        version = {"run": 3, "bench": 2, "compare": 2}.get(kind, 1)
+        version = {"run": 3, "bench": 2, "compare": 2, "enlarge": 2}.get(kind, 1)
         assert json.loads(paths[kind].read_text())["schema"] == \
             f"agentverity_props.{kind}/{version}"
     return paths
@@ -297,7 +297,7 @@ def test_html_is_standalone(kind: str, rendered: dict[str, Path],
 
     html = rendered[kind].read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>")
-    version = {"run": 3, "bench": 2, "compare": 2}.get(kind, 1)
+    version = {"run": 3, "bench": 2, "compare": 2, "enlarge": 2}.get(kind, 1)
     assert f"agentverity_props.{kind}/{version}" in html
     assert f"format version {version}" in html
     for text in EXPECTED[kind]:
