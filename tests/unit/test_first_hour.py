@@ -191,3 +191,33 @@ def test_meter_plot_legend_follows_alpha(alpha):
     assert a is not None
     assert b is not None
     assert a != b  # the legend's level is drawn as glyphs: it differs with alpha
+
+
+@pytest.mark.parametrize(("extra", "starts"), [
+    (["--lexicon", "{missing}"], "error: lexicon file "),
+    (["--lexicon", "{bad}"], "error: "),
+    (["--lexicon", "{one}"], "error: lexicon file "),
+    (["--generator", "nosuchmodule_xyz:make"], "error: "),
+    (["--strategy", "moderation", "--lexicon", "{good}"], "error: --lexicon and --generator"),
+    (["--generator", "a:b", "--generator-agent", "c:d"], "error: --generator and"),
+])
+def test_enlarge_lexicon_and_generator_options_refuse_bad_input_in_one_line(
+        tmp_path, capsys, extra, starts):
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("Refund order 1041 please\nRefund order 2230 now\nRefund order 77 today\n")
+    files = {"missing": tmp_path / "nope.yaml", "bad": tmp_path / "bad.yaml",
+             "one": tmp_path / "one.yaml", "good": tmp_path / "good.yaml"}
+    files["bad"].write_text("city: [Oslo\n")
+    files["one"].write_text("city: [Oslo]\n")
+    files["good"].write_text("city: [Oslo, Lima]\n")
+    argv = [a.format(**{k: str(v) for k, v in files.items()}) for a in extra]
+    code = _cli(["enlarge", "--agent", "agentverity_props.examples.plain:gate", "--inputs",
+                 str(inputs), "-o", str(tmp_path / "o.txt"), *argv])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith(starts), err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+    if "--lexicon" in extra and "--strategy" not in extra:
+        assert Path(argv[-1]).name in err  # the message names the file
+    assert not (tmp_path / "o.txt").exists()
