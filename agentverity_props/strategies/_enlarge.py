@@ -473,11 +473,8 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
         res.modal_verdict = modal
         minority_found: list[str] = []
         if from_probes:
-            assert grammar is not None
-            from ._grammar import ProbeGrammar
-            grammar = ProbeGrammar(texts, verdicts=[res.verdicts.get(t) for t in texts],
-                                   lexicon=check_lexicons(lexicon, where="enlarge"),
-                                   default_lexicons=conf.default_lexicons)
+            assert grammar is not None  # built (and checked) before any call
+            grammar.set_verdicts([res.verdicts.get(t) for t in texts])
             res.grammar = grammar.summary()
             _search_probes(res, grammar, modal=modal, rng=rng, eng=eng, pool=pool, loop=loop,
                            verdicts=verdicts, done=done, phase=phase, tick=tick, conf=conf,

@@ -250,11 +250,11 @@ class ProbeGrammar:
                  lexicon: Mapping[str, Sequence[str]] | None = None,
                  default_lexicons: bool = True) -> None:
         self.probes = list(probes)
-        self.verdicts: list[str | None] = (list(verdicts) if verdicts is not None
-                                           else [None] * len(self.probes))
+        self.verdicts: list[str | None] = [None] * len(self.probes)
+        self.modal: str | None = None
+        if verdicts is not None:
+            self.set_verdicts(verdicts)
         self._toks = [tokens(p) for p in self.probes]
-        known = [v for v in self.verdicts if v is not None]
-        self.modal: str | None = max(set(known), key=known.count) if known else None
         self.numbers: dict[str, list[tuple[float, int]]] = defaultdict(list)
         self.classes: list[_Class] = []
         self._class_of: dict[str, int] = {}
@@ -267,6 +267,14 @@ class ProbeGrammar:
                                                if default_lexicons else ()))]
         self._commas = any("," in t.text for toks in self._toks for t in toks if t.is_number)
         self._learn()
+
+    def set_verdicts(self, verdicts: Sequence[str | None]) -> None:
+        """Tell the grammar each probe's verdict (same order, None where unknown). What it
+        learned does not depend on them; only the novelty of edits does, so a grammar built
+        before any agent call is told the verdicts once they are known, without relearning."""
+        self.verdicts = list(verdicts)
+        known = [v for v in self.verdicts if v is not None]
+        self.modal = max(set(known), key=known.count) if known else None
 
     # -- learning ---------------------------------------------------------------------------
 
