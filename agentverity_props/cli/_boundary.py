@@ -65,7 +65,7 @@ def boundary_cmd(agent_ref: str, a: str, b: str, alpha: float, resolution: float
         write_output(dumps({**loc.to_dict(), **loc.details()}), None)
     else:
         from .._internal.shown import visible
-        lines = [f"boundary: {loc.describe()}"]
+        lines = [f"boundary: {visible(loc.describe())}"]
         if loc.located:
             lines += [f"  before: {visible(str(loc.low_verdict))} {visible(str(loc.low))!r}",
                       f"  after:  {visible(str(loc.high_verdict))} {visible(str(loc.high))!r}"]
