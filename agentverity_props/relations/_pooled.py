@@ -90,6 +90,31 @@ def forward_score(rel: Relation, past: Sequence[str], follow_up: str, source: st
     return (v - v0) / n
 
 
+def exact_scores(rel: Relation, sources: Sequence[str], follow_ups: Sequence[str]
+                 ) -> tuple[float, float | None]:
+    """The pooled round's scores from its own fresh draws: two source draws ``s_1, s_2`` and
+    one or two follow-up draws ``f_j`` (U-statistics, so each score's conditional mean given
+    every earlier draw is the input's effect exactly, whatever those draws were):
+
+    * forward ``mean_ij V(s_i, f_j) - mean V0(s_1, s_2)`` (both orders): the excess
+      disagreement ``P(s != f) - P(s != s')`` for an invariant;
+    * reverse (two follow-ups) ``mean_ij [f_j != s_i] - [f_1 != f_2]``: ``P(s != f) -
+      P(f != f')``, positive when the follow-up is more decided than the source.
+
+    >>> r = Relation("shout", "invariant", str.upper)
+    >>> exact_scores(r, ["allow", "block"], ["allow", "allow"])
+    (-0.5, 0.5)
+    """
+    s1, s2 = sources
+    v = sum(not rel.holds(a, f) for a in sources for f in follow_ups) / (2 * len(follow_ups))
+    v0 = (rel.baseline_violates(s1, s2) + rel.baseline_violates(s2, s1)) / 2
+    rev = None
+    if len(follow_ups) == 2:
+        d = sum(a != f for a in sources for f in follow_ups) / 4
+        rev = d - float(follow_ups[0] != follow_ups[1])
+    return v - v0, rev
+
+
 def reverse_score(past_follow_ups: Sequence[str], follow_up: str, source: str) -> float:
     """``mean_j [f_j != s] - mean_j [f_j != f]`` over the earlier follow-up draws."""
     n = len(past_follow_ups)
@@ -196,20 +221,24 @@ class PooledEffects:
         return [self.inputs[self.rng.randrange(len(self.inputs))] for _ in range(n)]
 
     async def _epoch(self, live: list[EffectJob]) -> bool:
-        """One epoch for the live jobs; False when it could not be made (budget, stop)."""
+        """One epoch for the live jobs; False when it could not be made (budget, stop).
+
+        Each round of an input draws two fresh sources (shared by its relations) and, per
+        relation, one fresh follow-up (two for a two-sided relation): the scores are
+        :func:`exact_scores` of these draws alone."""
         inputs = self._epoch_inputs()
         plan: list[tuple[Probe, int]] = []
-        rounds: list[tuple[Probe, int, list[tuple[EffectJob, Candidate, int]]]] = []
+        rounds: list[tuple[Probe, list[int], list[tuple[EffectJob, Candidate, list[int]]]]] = []
         for x in inputs:
             cands = [(j, c) for j in live for c in j.by_input.get(x.fp, ())]
             if not cands:
                 continue
-            s_idx = self.engine.allocate(x, 1)[0]
-            plan.append((x, s_idx))
+            s_idx = self.engine.allocate(x, 2)
+            plan += [(x, i) for i in s_idx]
             fus = []
             for j, c in cands:
-                f_idx = self.engine.allocate(c.follow_up, 1)[0]
-                plan.append((c.follow_up, f_idx))
+                f_idx = self.engine.allocate(c.follow_up, j.test.sides)
+                plan += [(c.follow_up, i) for i in f_idx]
                 fus.append((j, c, f_idx))
             rounds.append((x, s_idx, fus))
         if not plan:
@@ -220,14 +249,12 @@ class PooledEffects:
                 j.note = (f"the call budget ran out before epoch {self.epochs + 1} "
                           f"({len(plan)} draws) could be made")
             return False
-        # the past every score of this epoch is computed against, frozen before any draw
+        # the source draws before the epoch: only for the first follow-up's raw verdict
         frozen: dict[tuple[str, str], list[str]] = {}
         for x, _, fus in rounds:
-            for j, c, _ in fus:
+            for j, _c, _ in fus:
                 layer = j.result.relation.layer
                 frozen.setdefault((x.fp, layer), _usable(self.pool, x.fp, layer))
-                frozen.setdefault((c.follow_up.fp, layer),
-                                  _usable(self.pool, c.follow_up.fp, layer))
         got = await self._draw_all(plan, shuffle=True)
         self.epochs += 1
         if self.progress is not None:
@@ -235,29 +262,33 @@ class PooledEffects:
         batch: dict[int, list[list[float]]] = {id(j): [[] for _ in range(j.test.sides)]
                                                for j in live}
         for x, s_idx, fus in rounds:
-            s_obs = got.get((x.fp, s_idx))
+            s_obs = [got.get((x.fp, i)) for i in s_idx]
             for j, c, f_idx in fus:
                 rel = j.result.relation
-                f_obs = got.get((c.follow_up.fp, f_idx))
-                c.outcome.draws += (s_obs is not None) + (f_obs is not None)
-                s_key = None if s_obs is None else s_obs.key(rel.layer)
-                f_key = None if f_obs is None else f_obs.key(rel.layer)
-                if s_key is None or f_key is None:
+                f_obs = [got.get((c.follow_up.fp, i)) for i in f_idx]
+                c.outcome.draws += sum(o is not None for o in s_obs + f_obs)
+                s_keys = [None if o is None else o.key(rel.layer) for o in s_obs]
+                f_keys = [None if o is None else o.key(rel.layer) for o in f_obs]
+                if None in s_keys or None in f_keys:
                     if not j.incomplete:
                         j.incomplete = True
-                        j.note = _missing(s_obs if s_key is None else f_obs,
-                                          "source" if s_key is None else "follow-up")
+                        bad = next((o for o, k in zip(s_obs, s_keys) if k is None), None)
+                        if None in s_keys:
+                            j.note = _missing(bad, "source")
+                        else:
+                            j.note = _missing(next(o for o, k in zip(f_obs, f_keys)
+                                                   if k is None), "follow-up")
                     continue
+                sk = [k for k in s_keys if k is not None]
+                fk = [k for k in f_keys if k is not None]
                 past = frozen[(x.fp, rel.layer)]
                 if c.outcome.follow_up is None:
-                    c.outcome.follow_up = f_key
-                    c.outcome.raw = bool(past) and not rel.holds(
-                        reference_of(past), f_key)
-                if past:
-                    batch[id(j)][0].append(forward_score(rel, past, f_key, s_key))
-                past_f = frozen[(c.follow_up.fp, rel.layer)]
-                if j.test.sides == 2 and past_f:
-                    batch[id(j)][1].append(reverse_score(past_f, f_key, s_key))
+                    c.outcome.follow_up = fk[0]
+                    c.outcome.raw = bool(past) and not rel.holds(reference_of(past), fk[0])
+                fwd, rev = exact_scores(rel, sk, fk)
+                batch[id(j)][0].append(fwd)
+                if j.test.sides == 2 and rev is not None:
+                    batch[id(j)][1].append(rev)
         for j in live:
             if not j.incomplete:
                 j.test.feed(batch[id(j)])
