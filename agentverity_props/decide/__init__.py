@@ -22,11 +22,14 @@ Each function or rule states its estimand and its error rate.
 """
 
 from ._alpha import (
+    BLINDNESS_BOUND_SHARE,
     CHECK_CHANGE_SHARE,
     COMPARE_METRICS,
     COMPARE_WEIGHTS,
+    RELATION_SHARES,
     RUN_SHARES,
     compare_alpha_split,
+    relation_alpha_split,
 )
 from ._binomial import binomial_tail, confirmation_plan, confirmation_settled
 from ._blindness import (
@@ -130,6 +133,9 @@ __all__ = [
     "clean_pass_runs",
     "clopper_pearson",
     "compare_alpha_split",
+    "relation_alpha_split",
+    "RELATION_SHARES",
+    "BLINDNESS_BOUND_SHARE",
     "confirmation_plan",
     "confirmation_settled",
     "curtailed_reject_probability",

@@ -697,18 +697,22 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         beta: float = DEFAULT_BETA, meter: MeterResult | None = None,
                         seed: int = 0, progress: Callable[[int], None] | None = None,
                         tolerance: float | None = None) -> list[RelationResult]:
-    """Decide every relation's pooled effect over the probe set, then localise it.
+    """Decide every relation's pooled effect over the probe set, screen every input of the
+    relations not VIOLATED, then test the flagged inputs one by one.
 
-    ``alpha`` is split in two: half over the relations' pooled tests (``alpha / (2 R)``
-    each, then over its sides), half over the candidates tested one by one (each at
-    ``alpha / (2 quota)``). A HOLDS is wrong with probability at most ``beta`` per relation
-    (its effect is in fact at least the tolerance). Every guarantee assumes the draws of one
-    input are independent given the input. The meter's pairs size the first bets and are the
+    ``alpha`` (the relations' share of the run's) is split by
+    :func:`~agentverity_props.decide.relation_alpha_split`: half over the relations' pooled
+    tests (``alpha / (2 R)`` each, then over its sides), half over the inputs tested one by
+    one (each at ``alpha / (2 m)``, ``m`` the inputs admitted). A HOLDS is wrong with
+    probability at most ``beta`` per relation (its effect on some side is in fact at least
+    the tolerance). Every guarantee assumes the draws of one input are independent given the
+    input. The meter's pairs size the first bets, the screen's noise prior, and are the
     first source draws.
     """
     from ..decide import EffectTest
     from ..engine import Probe
-    from ..relations import EffectJob, PooledEffects, localise, prior_variance
+    from ..decide import relation_alpha_split
+    from ..relations import EffectJob, PooledEffects, localise, prior_variance, screen
 
     tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
     results = [RelationResult(r) for r in relations]
@@ -729,10 +733,11 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     if not jobs:
         return results
     pair = (meter.disagreements / meter.pairs) if meter is not None and meter.pairs else None
+    split = relation_alpha_split(alpha, len(jobs))
     for j in jobs:
         rel = j.result.relation
         sides = 2 if two_sided(rel) else 1
-        j.test = EffectTest(tolerance=tol, alpha=alpha / 2 / len(jobs), beta=beta, sides=sides,
+        j.test = EffectTest(tolerance=tol, alpha=split["pooled"], beta=beta, sides=sides,
                             prior_var=prior_variance(pair if rel.layer == "verdict" else None))
         for c in j.candidates:
             j.by_input.setdefault(c.source.fp, []).append(c)
@@ -741,8 +746,10 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         j.result.unexercised = j.unexercised
     live = [j for j in jobs if not j.result.unexercised]
     if live and not eng.stopping:
-        await localise(eng, pool, live, alpha=alpha / 2, max_rounds=RUN_MAX_ROUNDS, seed=seed,
-                       progress=progress)
+        await screen(eng, pool, live, beta=beta, pair_disagreement=pair, seed=seed,
+                     progress=progress)
+        await localise(eng, pool, live, alpha=split["local"], max_rounds=RUN_MAX_ROUNDS,
+                       seed=seed, progress=progress)
     for j in jobs:
         j.result.effect = summarise(j)
         for c in j.candidates:

@@ -24,6 +24,7 @@ from ._pooled import (
     suspicion,
     two_sided,
 )
+from ._screen import SCREEN_SIZE, follow_ups_needed, screen, sensitivity
 from ._procedure import DEFAULT_BETA, Candidate, RelationDecider, reference
 from ._records import CandidateRecord
 from ._transforms import (
@@ -69,6 +70,10 @@ __all__ = [
     "builtin_perturbation",
     "builtin_relations",
     "localise",
+    "screen",
+    "sensitivity",
+    "follow_ups_needed",
+    "SCREEN_SIZE",
     "negation_sites",
     "prior_variance",
     "quota",

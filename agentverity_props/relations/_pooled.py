@@ -156,6 +156,9 @@ class EffectJob:
     incomplete: bool = False
     by_input: dict[str, list[Candidate]] = field(default_factory=dict)
     unexercised: str = ""
+    #: the per-input screen's outcome per candidate id (relations/_screen.py); None: the
+    #: relation was not screened (VIOLATED by its pooled test, or not exercised)
+    screen: dict[int, str] | None = None
 
     @property
     def live(self) -> bool:
@@ -353,7 +356,10 @@ def _missing(obs: Observation | None, what: str) -> str:
 
 
 def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float, Candidate]]:
-    """The candidates to test one by one, most suspicious first (module docstring)."""
+    """The candidates to test one by one, most suspicious first: every input the per-input
+    screen flagged (relations/_screen.py); of a relation VIOLATED by its pooled test (not
+    screened: it needs counterexamples, not a verdict) the ``VIOLATED_ADMITTED`` most
+    suspicious."""
     scored = []
     for j in jobs:
         layer = j.result.relation.layer
@@ -362,9 +368,12 @@ def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float,
             s = suspicion(j.result.relation, _usable(pool, c.source.fp, layer),
                           _usable(pool, c.follow_up.fp, layer))
             c.outcome.suspicion = s
-            if s >= ADMIT_SUSPICION:
+            if j.screen is not None:
+                if j.screen.get(id(c)) == "flagged":
+                    mine.append((s, c))
+            elif s >= ADMIT_SUSPICION:
                 mine.append((s, c))
-        if j.test.status == "violated":
+        if j.screen is None:
             mine = sorted(mine, key=lambda t: -t[0])[:VIOLATED_ADMITTED]
         scored += mine
     scored.sort(key=lambda t: -t[0])
@@ -426,22 +435,23 @@ class LocalTest:
 
 
 #: Rounds before a local test may stop as futile, and the window of its recent pace.
-FUTILE_AFTER = 5
+FUTILE_AFTER = 8
 FUTILE_WINDOW = 5
 
 
 async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
                    alpha: float, max_rounds: int = 60, seed: int = 0,
                    progress: Callable[[int], None] | None = None) -> int:
-    """Test the most suspicious candidates one by one, each at ``alpha / quota`` (a
-    :class:`LocalTest` on the same scores as the pooled test, against every earlier draw of
-    the input and of its follow-up); the rest end ``clean`` (scored in the pooled rounds, not
-    tested on their own). Rounds of every admitted candidate run together, one fresh source
-    draw per input shared by its candidates. Returns the family size."""
-    n = sum(len(j.candidates) for j in jobs)
-    m = quota(n)
+    """Test the admitted candidates one by one (:func:`admitted`), each at ``alpha / m``
+    where ``m`` is how many were admitted (a :class:`LocalTest` on the same scores as the
+    pooled test, against every earlier draw of the input and of its follow-up); the rest end
+    ``clean``. ``m`` is known before any local draw and each test is valid given the draws
+    that chose it, so the family-wise error is at most ``alpha`` whatever ``m`` turns out to
+    be. Rounds of every admitted candidate run together, one fresh source draw per input
+    shared by its candidates. Returns the family size."""
     await _top_up_sources(engine, pool, jobs, seed)
-    chosen = [c for _, c in admitted(jobs, pool)[:m]]
+    chosen = [c for _, c in admitted(jobs, pool)]
+    m = max(1, len(chosen))
     picked = {id(c) for c in chosen}
     for j in jobs:
         for c in j.candidates:
@@ -566,6 +576,9 @@ def prior_variance(pair_disagreement: float | None) -> float:
 
 def summarise(job: EffectJob) -> dict[str, Any]:
     """The pooled effect of one relation, as stored in reports."""
+    from ._screen import sensitivity
+
     st = job.test.state()
-    st.update({"note": job.note, "incomplete": job.incomplete, "epochs": job.test.batches})
+    st.update({"note": job.note, "incomplete": job.incomplete, "epochs": job.test.batches,
+               "per_input": sensitivity(job, job.test.beta)})
     return st
