@@ -435,7 +435,7 @@ class LocalTest:
 
 
 #: Rounds before a local test may stop as futile, and the window of its recent pace.
-FUTILE_AFTER = 8
+FUTILE_AFTER = 16
 FUTILE_WINDOW = 5
 
 

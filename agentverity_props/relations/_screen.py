@@ -22,7 +22,7 @@ calls of a local test that stops futile.
 
 **The spending.** An input gets follow-up (and source) draws until it is flagged or it has
 the smallest ``k`` at which the flag has power ``1 - beta_screen`` against the size at its
-estimated noise (:func:`follow_ups_needed`: 5 on a quiet input at ``beta = 0.05``, 12 at 15%
+estimated noise (:func:`follow_ups_needed`: 5 on a quiet input at ``beta = 0.05``, 19 at 15%
 noise); draws the pooled rounds already made count. An input whose noise is so high that
 ``SCREEN_MAX_DRAWS`` draws are not enough, or whose draws the budget did not allow, is
 *not screened*, and the relation's result names it with the reason. ``beta_screen`` is
@@ -48,16 +48,16 @@ if TYPE_CHECKING:
 #: The stated size: a follow-up violating on ``r + SIZE (1 - r)`` of its draws.
 SCREEN_SIZE = 0.5
 #: A flag's level under "the relation holds on this input" (a cost, never an error).
-SCREEN_FLAG = 0.1
+SCREEN_FLAG = 0.02
 #: The share of ``beta`` the screen may miss the stated size with (the rest: the local test).
 SCREEN_BETA_SHARE = 2 / 3
 #: Most follow-up (or source) draws an input is given by the screen.
-SCREEN_MAX_DRAWS = 16
+SCREEN_MAX_DRAWS = 24
 #: Source draws every input of a two-sided relation has at least: the reverse flag sees a
 #: source whose minority verdict the transform removes (a 65/35 input: 0.65^7 = 5% unseen).
 SCREEN_MIN_SOURCES = 7
 #: Weight, in draws, of the probe set's noise in an input's noise estimate.
-NOISE_PRIOR_WEIGHT = 2.0
+NOISE_PRIOR_WEIGHT = 4.0
 
 
 def tail(k: int, r: float, c: int) -> float:
@@ -97,7 +97,7 @@ def follow_ups_needed(r: float, beta: float, size: float = SCREEN_SIZE) -> int |
     flagged with probability ``>= 1 - beta`` (None: more than ``SCREEN_MAX_DRAWS``).
 
     >>> follow_ups_needed(0.0, 0.05 * SCREEN_BETA_SHARE), follow_ups_needed(0.15, 0.0333)
-    (5, 12)
+    (5, 19)
     """
     r = min(max(r, 0.0), 0.999)
     return _needed(math.ceil(r * 1000), max(1, int(beta * 1e6)), round(size * 1000))
@@ -136,21 +136,24 @@ def judge(c: Candidate, two: bool, pool: EvidencePool, *, beta: float, prior: fl
     r_s = (sum(rel.baseline_violates(ref, s) for s in src) + w * prior) / (len(src) + w)
     if tail(len(fus), r_s, sum(not rel.holds(ref, f) for f in fus)) <= SCREEN_FLAG:
         return "flagged", 0, 0
-    k_need = follow_ups_needed(r_s, beta)
-    s_need: int | None = 1
+    # a noise too high for the size within the cap is only known once the cap is reached
+    # (a noise estimate from two draws says little): until then, more draws
+    cap = SCREEN_MAX_DRAWS
+    k_need = follow_ups_needed(r_s, beta) or cap + 1
+    s_need = 1
     if two:
         fref = _modal(fus)
         r_f = (sum(f != fref for f in fus) + w * prior) / (len(fus) + w)
         if tail(len(src), r_f, sum(s != fref for s in src)) <= SCREEN_FLAG:
             return "flagged", 0, 0
-        s_need = follow_ups_needed(r_f, beta)
-        s_need = None if s_need is None else max(SCREEN_MIN_SOURCES, s_need)
-    if k_need is None or s_need is None:
+        s_need = max(SCREEN_MIN_SOURCES, follow_ups_needed(r_f, beta) or cap + 1)
+    more_s = max(0, min(s_need, cap) - len(src))
+    more_f = max(0, min(k_need, cap) - len(fus))
+    if more_s or more_f:
+        return "more", more_s, more_f
+    if k_need > cap or s_need > cap:
         return "noise", 0, 0
-    more_s, more_f = max(0, s_need - len(src)), max(0, k_need - len(fus))
-    if not more_s and not more_f:
-        return "screened", 0, 0
-    return "more", more_s, more_f
+    return "screened", 0, 0
 
 
 async def screen(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
