@@ -422,8 +422,10 @@ class LocalTest:
         return max(self.log_e) >= math.log(self.sides / self.alpha) - 1e-12
 
     def futile(self, rounds: int, max_rounds: int) -> bool:
-        """Neither side would cross within the rounds left at its better pace (the average,
-        or the last ``FUTILE_WINDOW`` rounds): the candidate stops undecided (no error spent)."""
+        """Neither side would cross within three times the rounds left at its better pace
+        (the average, or the last ``FUTILE_WINDOW`` rounds), after at least ``FUTILE_AFTER``
+        rounds (a coin-flip violation shows in 16 rounds but for 0.5^16): the candidate
+        stops undecided (no error spent)."""
         best = max(self.log_e)
         self.trail.append(best)
         if rounds < FUTILE_AFTER:
@@ -431,7 +433,7 @@ class LocalTest:
         then = self.trail[max(0, len(self.trail) - 1 - FUTILE_WINDOW)]
         pace = max(best / rounds, (best - then) / min(FUTILE_WINDOW, rounds))
         need = math.log(self.sides / self.alpha) - best
-        return pace <= 0 or need / pace > 2.0 * (max_rounds - rounds)
+        return pace <= 0 or need / pace > 3.0 * (max_rounds - rounds)
 
 
 #: Rounds before a local test may stop as futile, and the window of its recent pace.

@@ -54,8 +54,8 @@ SCREEN_BETA_SHARE = 2 / 3
 #: Most follow-up (or source) draws an input is given by the screen.
 SCREEN_MAX_DRAWS = 24
 #: Source draws every input of a two-sided relation has at least: the reverse flag sees a
-#: source whose minority verdict the transform removes (a 65/35 input: 0.65^7 = 5% unseen).
-SCREEN_MIN_SOURCES = 7
+#: source whose minority verdict the transform removes (a 65/35 input: 0.65^8 = 3% unseen).
+SCREEN_MIN_SOURCES = 8
 #: Weight, in draws, of the probe set's noise in an input's noise estimate.
 NOISE_PRIOR_WEIGHT = 4.0
 
