@@ -6,9 +6,10 @@ relation sources), and the calls each phase actually spent are reported.
 
 Multiplicity: a *finding* (exit 1) is a blind probe set, a violated relation, dependent
 draws or an agent that changed during the run. ``alpha`` is family-wise over the four:
-relations are tested at ``alpha / 2`` (split again over every exercised (relation, input)),
-blindness at ``alpha / 4``, the dependence check at ``alpha / 8`` and the change check at
-``alpha / 8``, so P(any false finding) <= alpha. The meter's call is not a finding; its own
+relations are tested at ``alpha / 2`` (split again by ``decide.relation_alpha_split``: ``alpha /
+(4 R)`` per relation's pooled test, ``alpha / 4`` over the inputs tested one by one), blindness
+at ``alpha / 4``, the dependence check at ``alpha / 8`` and the change check at ``alpha / 8``
+(``decide/_alpha.py``), so P(any false finding) <= alpha. The meter's call is not a finding; its own
 error rate is ``alpha`` in the direction it states. Every guarantee assumes the draws of one
 input are independent given the input (the dependence check tests that) and that the agent
 does not change during the run (the change check tests that it did not become noisier after
@@ -709,9 +710,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     input. The meter's pairs size the first bets, the screen's noise prior, and are the
     first source draws.
     """
-    from ..decide import EffectTest
+    from ..decide import EffectTest, relation_alpha_split
     from ..engine import Probe
-    from ..decide import relation_alpha_split
     from ..relations import EffectJob, PooledEffects, localise, prior_variance, screen
 
     tol = DEFAULT_TOLERANCE if tolerance is None else tolerance

@@ -1,39 +1,40 @@
 """A relation's pooled effect over a probe set, and the inputs that localise it.
 
 The question a relation answers is how much its transform changes the agent's verdict beyond
-the agent's own noise, over the probe set. One procedure decides it for ``run``, ``enlarge``
-and the examples an ``@agent_property`` test generated (docs/statistics.md, "Relation
-effects"):
+the agent's own noise, over the probe set. ``run`` decides it with this module; an
+``@agent_property`` test uses :class:`PooledEffects` over the examples it generated, after its
+per-example decisions (docs/statistics.md, "Relation effects"):
 
-**Scores.** For an input ``x`` with source draws ``s_1..s_n`` made before a round, a round
-draws one fresh source ``s`` (shared by every relation of ``x``) and one fresh follow-up
-``f`` per relation, and scores
+**Scores.** A round on an input ``x`` draws two fresh sources ``s_1, s_2`` (shared by every
+relation of ``x``) and, per relation, one fresh follow-up (two, ``f_1, f_2``, for a two-sided
+relation), and scores the round from these draws alone (:func:`exact_scores`):
 
-* forward: ``Z = mean_j V(s_j, f) - mean_j V0(s_j, s)``, where ``V`` is "the relation fails
-  between a source verdict and ``f``" and ``V0`` the same for a source re-draw (for an
-  invariant: ``[s_j != f] - [s_j != s]``). Its mean is the *excess disagreement*: how much
-  more often the follow-up disagrees with a source draw than a source draw does;
-* reverse (invariant relations only), with the follow-up draws ``f_1..f_k`` made before:
-  ``Z' = mean_j [f_j != s] - mean_j [f_j != f]``: how much more often a source draw disagrees
-  with a follow-up draw than a follow-up draw does. It sees a transform that makes the agent
-  *more* decided (0.75 -> 1.00 ``block``: forward -0.125, reverse +0.25).
+* forward: ``Z = mean_ij V(s_i, f_j) - mean V0(s_1, s_2)``, where ``V`` is "the relation fails
+  between a source verdict and a follow-up" and ``V0`` the same for a source re-draw (for an
+  invariant: ``[s_i != f_j] - [s_1 != s_2]``). Its mean is the *excess disagreement*: how much
+  more often a follow-up disagrees with a source draw than two source draws do;
+* reverse (invariant relations only): ``Z' = mean_ij [s_i != f_j] - [f_1 != f_2]``: how much
+  more often a source draw disagrees with a follow-up than two follow-ups do. It sees a
+  transform that makes the agent *more* decided (0.75 -> 1.00 ``block``: forward -0.125,
+  reverse +0.25).
 
-If the relation holds (the follow-up's verdicts are distributed like the source's, or ordered
-the right way), ``f`` and ``s`` are exchangeable given the past and every score has
-conditional mean zero or less, exactly, whatever the earlier draws were. The effect is the
-larger of the two means; forward plus reverse is ``||p - q||^2``, so the effect is zero only
-when the two verdict distributions are equal.
+The draws of an input are independent given the input, so each score's conditional mean
+given everything drawn before is the input's effect on that side, exactly. A HOLDS needs
+both sides below the tolerance; forward plus reverse is ``||p - q||^2``, so the two are zero
+together only when the two verdict distributions are equal.
 
 **Epochs.** Rounds are made in epochs: the first visits every input once, later ones a uniform
-sample with replacement of a quarter of ``min(inputs, SWEEP_MAX)`` inputs, so the cost of the
-pooled test does not grow with the probe set and a decided relation stops soon after. Scores are
-computed against the draws made before the epoch (frozen), so the scores of one epoch are
-independent given that past, which is what :class:`~agentverity_props.decide.EffectTest`
-needs. A relation stops when its effect is decided; the others go on.
+sample with replacement of ``max(MIN_EPOCH, ceil(min(inputs, SWEEP_MAX) / 4))`` inputs, so
+the cost of the pooled test does not grow with the probe set and a decided relation stops
+soon after. The scores of one epoch are independent given the past, which is what
+:class:`~agentverity_props.decide.EffectTest` needs. A relation stops when its effect is
+decided; the others go on.
 
-**Localisation.** Afterwards the inputs whose follow-ups look most unlike their sources are
-tested one by one (the two e-processes of :class:`~agentverity_props.decide.CandidateTest`,
-family-wise over the candidates admitted): a confirmed input is a counterexample.
+**Screen and localisation.** Afterwards every input of a relation not VIOLATED is screened
+(:mod:`._screen`: enough draws that a violation of the stated size on it is flagged with
+probability ``1 - 2/3 beta``), and every flagged input is tested on its own (:func:`localise`,
+the betting e-processes of :class:`~agentverity_props.decide.LocalTest`, family-wise over the
+inputs admitted): a confirmed input is a counterexample.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
-from ..decide import EffectTest
+from ..decide import EffectTest, LocalTest
 from ..errors import DrawStopped
 from ._model import Relation, RelationResult
 from ._procedure import Candidate, reference
@@ -275,12 +276,10 @@ class PooledEffects:
                 if None in s_keys or None in f_keys:
                     if not j.incomplete:
                         j.incomplete = True
-                        bad = next((o for o, k in zip(s_obs, s_keys) if k is None), None)
-                        if None in s_keys:
-                            j.note = _missing(bad, "source")
-                        else:
-                            j.note = _missing(next(o for o, k in zip(f_obs, f_keys)
-                                                   if k is None), "follow-up")
+                        side, obs, keys = (("source", s_obs, s_keys) if None in s_keys
+                                           else ("follow-up", f_obs, f_keys))
+                        bad = next(o for o, k in zip(obs, keys, strict=True) if k is None)
+                        j.note = _missing(bad, side)
                     continue
                 sk = [k for k in s_keys if k is not None]
                 fk = [k for k in f_keys if k is not None]
@@ -383,62 +382,6 @@ def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float,
 def quota(n_candidates: int) -> int:
     """How many candidates may be tested one by one (the family size of their alpha)."""
     return min(64, max(MIN_ADMITTED, math.ceil(ADMITTED_SHARE * n_candidates)))
-
-
-class LocalTest:
-    """One input's own test of a relation: a betting e-process on each score side against
-    "mean score <= 0" (the relation holds on this input), with no reference verdict to get
-    wrong. Every round's scores have conditional mean <= 0 given all earlier draws when the
-    relation holds, so each process is a nonnegative supermartingale (Ville): confirmed at
-    ``e >= sides / alpha`` with probability at most ``alpha``."""
-
-    def __init__(self, alpha: float, sides: int) -> None:
-        self.alpha, self.sides = alpha, sides
-        self.log_e = [0.0] * sides
-        self.n = [0] * sides
-        self.sum = [0.0] * sides
-        self.sumsq = [0.0] * sides
-        self.trail: list[float] = []
-
-    def bet(self, side: int) -> float:
-        n = self.n[side]
-        mean = self.sum[side] / (n + 2.0)
-        var = max((self.sumsq[side] + 2.0 * 0.25) / (n + 2.0) - mean * mean, 1e-3)
-        return min(max(0.8 * mean / (var + mean * mean), 0.0), 0.95) if mean > 0 else 0.05
-
-    def feed(self, side: int, z: float) -> None:
-        lam = self.bet(side)
-        self.log_e[side] += math.log1p(lam * z)
-        self.n[side] += 1
-        self.sum[side] += z
-        self.sumsq[side] += z * z
-
-    @property
-    def e_value(self) -> float:
-        return math.exp(max(self.log_e))
-
-    @property
-    def confirmed(self) -> bool:
-        return max(self.log_e) >= math.log(self.sides / self.alpha) - 1e-12
-
-    def futile(self, rounds: int, max_rounds: int) -> bool:
-        """Neither side would cross within three times the rounds left at its better pace
-        (the average, or the last ``FUTILE_WINDOW`` rounds), after at least ``FUTILE_AFTER``
-        rounds (a coin-flip violation shows in 16 rounds but for 0.5^16): the candidate
-        stops undecided (no error spent)."""
-        best = max(self.log_e)
-        self.trail.append(best)
-        if rounds < FUTILE_AFTER:
-            return False
-        then = self.trail[max(0, len(self.trail) - 1 - FUTILE_WINDOW)]
-        pace = max(best / rounds, (best - then) / min(FUTILE_WINDOW, rounds))
-        need = math.log(self.sides / self.alpha) - best
-        return pace <= 0 or need / pace > 3.0 * (max_rounds - rounds)
-
-
-#: Rounds before a local test may stop as futile, and the window of its recent pace.
-FUTILE_AFTER = 16
-FUTILE_WINDOW = 5
 
 
 async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,

@@ -165,8 +165,9 @@ async def screen(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], 
 
     b = beta * SCREEN_BETA_SHARE
     todo = [j for j in jobs if j.test.status != "violated"]
+    states: dict[int, dict[int, str]] = {}
     for j in todo:
-        j.screen = {}
+        j.screen = states[id(j)] = {}
     helper = PooledEffects(engine, pool, [], [], seed=seed)
     while not engine.stopping:
         src_more: dict[str, tuple[Probe, int]] = {}
@@ -178,10 +179,11 @@ async def screen(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], 
                 if c.outcome.status != CandidateStatus.PENDING:
                     continue
                 state, more_s, more_f = judge(c, two, pool, beta=b, prior=noise_prior(prior))
+                mine = states[id(j)]
                 if state != "more":
-                    j.screen[id(c)] = state
+                    mine[id(c)] = state
                     continue
-                j.screen.pop(id(c), None)
+                mine.pop(id(c), None)
                 if more_s:
                     have = src_more.get(c.source.fp, (c.source, 0))[1]
                     src_more[c.source.fp] = (c.source, max(have, more_s))
@@ -200,9 +202,10 @@ async def screen(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], 
         for c, n in fu_more:
             c.outcome.draws += n
     for j in todo:
+        mine = states[id(j)]
         for c in j.candidates:
-            if c.outcome.status == CandidateStatus.PENDING and id(c) not in j.screen:
-                j.screen[id(c)] = "interrupt" if engine.stopping else "budget"
+            if c.outcome.status == CandidateStatus.PENDING and id(c) not in mine:
+                mine[id(c)] = "interrupt" if engine.stopping else "budget"
 
 
 def sensitivity(job: EffectJob, beta: float) -> dict[str, object] | None:

@@ -44,7 +44,7 @@ def simulate(p: np.ndarray, q: np.ndarray, rng: np.random.Generator, *,
         s = label[(rng.random((len(idx), 2)) < p[idx, None]).astype(int)]
         f = label[(rng.random((len(idx), 2)) < q[idx, None]).astype(int)]
         fwd, rev = [], []
-        for a, b in zip(s, f):
+        for a, b in zip(s, f, strict=True):
             z, z2 = exact_scores(CASE_REL, list(a), list(b))
             fwd.append(z)
             rev.append(z2)
