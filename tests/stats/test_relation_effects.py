@@ -21,6 +21,8 @@ from agentverity_props.decide import EffectTest, min_scores_to_hold
 from agentverity_props.relations import MAX_SCORES, SWEEP_MAX, Relation, prior_variance
 from agentverity_props.relations._pooled import MIN_EPOCH, exact_scores
 
+pytestmark = pytest.mark.stats
+
 TOL, ALPHA, BETA = 0.1, 0.05, 0.05
 
 
