@@ -317,21 +317,24 @@ class RunResult:
             from ._meter import DEFAULT_MAX_CALLS
             meter_cap = self.config.max_meter_calls or DEFAULT_MAX_CALLS
             # likely: eight epochs per undecided relation (a 15%-noise agent needs about
-            # five), its follow-up and a share of the source draws; sure: every cap (the
+            # five), its follow-ups and a share of the source draws; sure: every cap (the
             # meter's, the blindness top-up, the dependence and change checks, each relation's
-            # score cap in whole epochs, and the inputs tested one by one)
+            # score cap in whole epochs of two sources and two follow-ups, the per-input
+            # screen's cap on every input, and every input tested one by one)
             import math
 
-            from ..relations import MAX_SCORES, SWEEP_MAX, quota
+            from ..relations import MAX_SCORES, SWEEP_MAX
+            from ..relations._screen import SCREEN_MAX_DRAWS
             width = min(len(self.inputs), SWEEP_MAX) or 1
             rels = len(self.relations)
-            per = 8 * width * 2
+            per = 8 * width * 3
             typical = int(calls + len(pending) * per) + 1
             cands = sum(r.exercised for r in self.relations)
             sure = (meter_cap + BLINDNESS_TOP_UP + DEPENDENCE_MAX_CALLS
                     + CHANGE_MAX_TRIALS * CHANGE_TRIAL_DRAWS
-                    + math.ceil(MAX_SCORES / width) * width * (1 + rels)
-                    + quota(cands) * RUN_MAX_DRAWS)
+                    + math.ceil(MAX_SCORES / width) * width * (2 + 2 * rels)
+                    + (cands + len(self.inputs)) * SCREEN_MAX_DRAWS
+                    + cands * RUN_MAX_DRAWS)
             typical = min(typical, sure)
             out.append(f"the call budget ({budget}) ran out with {len(pending)} relation(s) "
                        f"undecided: --budget {typical} is likely to be enough and --budget "

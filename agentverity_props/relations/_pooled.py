@@ -63,11 +63,9 @@ SWEEP_MAX = 64
 MIN_EPOCH = 8
 #: Scores a relation's pooled test may use before it is undecided.
 MAX_SCORES = 1500
-#: The smallest suspicion (a share of verdicts) that admits an input to its own test.
+#: The smallest suspicion (a share of verdicts) that admits an input of a relation VIOLATED
+#: by its pooled test (not screened) to its own test.
 ADMIT_SUSPICION = 0.25
-#: Inputs admitted to their own test at least (more on larger probe sets: a share of them).
-MIN_ADMITTED = 16
-ADMITTED_SHARE = 0.02
 #: A relation whose pooled effect is already VIOLATED needs counterexamples, not a verdict:
 #: at most this many of its inputs are tested one by one.
 VIOLATED_ADMITTED = 3
@@ -377,11 +375,6 @@ def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float,
         scored += mine
     scored.sort(key=lambda t: -t[0])
     return scored
-
-
-def quota(n_candidates: int) -> int:
-    """How many candidates may be tested one by one (the family size of their alpha)."""
-    return min(64, max(MIN_ADMITTED, math.ceil(ADMITTED_SHARE * n_candidates)))
 
 
 async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
