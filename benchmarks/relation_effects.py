@@ -139,6 +139,33 @@ def one_in_200(ps: list[str], seed: int) -> Keyed:
     return Keyed(ps, share, modal, seed)
 
 
+def one_of_n(noise: float) -> Callable[[list[str], int], Keyed]:
+    """A quiet input whose upper-cased form is a coin flip; every other input answers its
+    modal verdict with probability ``1 - noise``."""
+    def make(ps: list[str], seed: int) -> Keyed:
+        def share(i: int, p: str) -> float:
+            if i == 0:
+                return 0.5 if shouted(p) else 1.0
+            return 1.0 - noise
+        return Keyed(ps, share, _modal(len(ps), seed), seed)
+    return make
+
+
+def more_decided_one(ps: list[str], seed: int) -> Keyed:
+    # input 0 answers its modal verdict 65% of the time; its upper-cased form always does
+    def share(i: int, p: str) -> float:
+        if i != 0:
+            return 1.0
+        return 1.0 if shouted(p) else 0.65
+
+    return Keyed(ps, share, _modal(len(ps), seed), seed)
+
+
+def more_decided_all(ps: list[str], seed: int) -> Keyed:
+    # 0.75 -> 1.00 on the modal verdict on every input
+    return Keyed(ps, lambda i, p: 1.0 if shouted(p) else 0.75, _modal(len(ps), seed), seed)
+
+
 def llm_like(ps: list[str], seed: int) -> Keyed:
     rng = random.Random(f"llm:{seed}")
     shares = [rng.uniform(0.4, 0.97) for _ in ps]
@@ -161,9 +188,23 @@ SCENARIOS = [
     Scenario("15% noise, nothing violated, 300 inputs", 300, None, noisy_clean, "*",
              "<= 3x the 30-input calls"),
     Scenario("deterministic, nothing violated (8 relations)", 30, None, deterministic_clean,
-             "*", "<= 413 calls (389 + the changed-agent check's 24)"),
+             "*", "<= 1,164 calls (3x the 388 before the per-input screen)"),
     Scenario("one 65/35 input violating among 200 quiet", 201, THREE, one_in_200, "case",
              "HOLDS <= 5%"),
+    Scenario("quiet gate, one input's upper case -> coin flip", 30, THREE, one_of_n(0.0),
+             "case", "VIOLATED >= 95%"),
+    Scenario("quiet gate, one input's upper case -> coin flip", 100, THREE, one_of_n(0.0),
+             "case", "VIOLATED >= 95%"),
+    Scenario("quiet gate, one input's upper case -> coin flip", 300, THREE, one_of_n(0.0),
+             "case", "VIOLATED >= 95%"),
+    Scenario("15% noise elsewhere, one quiet input's upper case -> coin flip", 30, THREE,
+             one_of_n(0.15), "case", "VIOLATED >= 90%"),
+    Scenario("15% noise elsewhere, one quiet input's upper case -> coin flip", 100, THREE,
+             one_of_n(0.15), "case", "VIOLATED >= 90%"),
+    Scenario("one 65/35 input made fully decided among 200 quiet", 201, THREE,
+             more_decided_one, "case", "VIOLATED >= 90%"),
+    Scenario("0.75 -> 1.00 on every input", 30, THREE, more_decided_all, "case",
+             "VIOLATED >= 95%"),
     Scenario("LLM-like: modal shares 0.4-0.97, nothing violated", 27, THREE, llm_like, "*",
              "HOLDS >= 90%, 0 VIOLATED, <= 2,000 calls"),
     Scenario("quiet inputs, coin flips on every fifth", 30, THREE, uneven, "*",
@@ -273,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = ["| scenario | relations tallied | HOLDS | VIOLATED | neither | mean calls | "
              "max calls | mean seconds | goal |", "|---|---|---|---|---|---|---|---|---|"]
     for sc in SCENARIOS:
-        if args.only and args.only not in sc.name:
+        if args.only and args.only not in f"{sc.name} ({sc.n_inputs} inputs)":
             continue
         seeds = args.seeds if not sc.latency else max(2, args.seeds // 5)
         rows = [run_one(sc, s) for s in range(seeds)]

@@ -1,4 +1,6 @@
-"""Every piece of statistics in agentverity-props: pure numpy/scipy, no agents, no I/O.
+"""The statistics of agentverity-props: pure numpy/scipy, no agents, no I/O (the per-input
+local test of relations, :class:`LocalTest`, included; the relation procedures that feed these
+tests live in :mod:`agentverity_props.relations`).
 
 Each function or rule states its estimand and its error rate.
 
@@ -22,11 +24,14 @@ Each function or rule states its estimand and its error rate.
 """
 
 from ._alpha import (
+    BLINDNESS_BOUND_SHARE,
     CHECK_CHANGE_SHARE,
     COMPARE_METRICS,
     COMPARE_WEIGHTS,
+    RELATION_SHARES,
     RUN_SHARES,
     compare_alpha_split,
+    relation_alpha_split,
 )
 from ._binomial import binomial_tail, confirmation_plan, confirmation_settled
 from ._blindness import (
@@ -56,6 +61,7 @@ from ._estimate import (
     stop_table,
 )
 from ._intervals import clopper_pearson, wilson
+from ._local import FUTILE_AFTER, FUTILE_WINDOW, LocalTest
 from ._paired import (
     PairedSignTest,
     PooledEquivalence,
@@ -94,14 +100,18 @@ from ._task_rule import (
 )
 
 __all__ = [
+    "BLINDNESS_BOUND_SHARE",
     "CHECK_CHANGE_SHARE",
     "COMPARE_METRICS",
     "COMPARE_WEIGHTS",
+    "FUTILE_AFTER",
+    "FUTILE_WINDOW",
     "MAX_CUT_STATES",
     "MAX_DRAWS",
     "MAX_DRIFT_DRAWS",
     "MISS_FLOOR",
     "PLAIN",
+    "RELATION_SHARES",
     "RUN_SHARES",
     "UNBIASED",
     "Alternative",
@@ -115,6 +125,7 @@ __all__ = [
     "EffectTest",
     "Estimates",
     "EvidenceLearner",
+    "LocalTest",
     "PairedSignTest",
     "PooledEquivalence",
     "PooledSign",
@@ -146,6 +157,7 @@ __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "pass_rate_rule",
+    "relation_alpha_split",
     "required_passes",
     "round_bets",
     "runs_needed",

@@ -1,15 +1,18 @@
 """A relation's pooled effect: an anytime-valid confidence sequence over batches of scores.
 
 The estimand (see docs/statistics.md, "Relation effects") is a mean over the probe set of
-per-input scores ``Z`` in ``[-1, 1]``. Scores arrive in *batches* (the relation procedure's
-epochs): within a batch every score is computed from fresh draws against a past frozen at the
-batch's start, so the scores of one batch are independent given that past, and the batch's
-inputs are either every input once or a uniform sample with replacement. Write ``mu`` for the
-mean, over the probe set, of the scores' conditional means given the frozen past.
+per-input effects, one per *side* (score stream). Scores ``Z`` in ``[-1, 1]`` arrive in
+*batches* (the relation procedure's epochs): within a batch every score is computed from draws
+made in that batch only, and its conditional mean given everything drawn before is the
+input's effect exactly (the relation procedure's scores are U-statistics of fresh draws);
+the batch's inputs are either every input once or a uniform sample with replacement. Write
+``mu`` for the mean, over the probe set, of the per-input effects: a fixed number, not a
+function of earlier draws.
 
-For every candidate value ``m`` of ``mu`` two betting processes run (Waudby-Smith & Ramdas,
-"Estimating means of bounded random variables by betting", JRSS-B 2024), each with one bet
-``lambda`` per batch, fixed before the batch from earlier batches only (the aGRAPA rule):
+For every candidate value ``m`` of ``mu`` two betting processes run per side (Waudby-Smith &
+Ramdas, "Estimating means of bounded random variables by betting", JRSS-B 2024), each with
+one bet ``lambda`` per batch, fixed before the batch from earlier batches only (the aGRAPA
+rule):
 
 * *upper* ``U(m) = prod (1 + lambda (m - Z))`` — evidence that ``mu < m``;
 * *lower* ``L(m) = prod (1 + lambda (Z - m))`` — evidence that ``mu > m``.
@@ -22,13 +25,12 @@ under ``mu >= m``, and by Ville's inequality ``P(U(m) ever >= 1/beta) <= beta``:
 ``m`` never rejected form a confidence sequence, valid under optional stopping at batch ends.
 The same holds for ``L(m)`` under ``mu <= m``.
 
-Decisions at the tolerance ``delta``, for each *side* (one score stream per side; invariant
-relations have two, see the relation procedure):
+Decisions at the tolerance ``delta``; the effect is the *largest* of the sides' means:
 
-* **holds** — on the first side ``U(delta) >= 1/beta``: its mean (the headline estimand) is
-  below ``delta``, wrong with probability at most ``beta`` whatever the agent does. Further
-  sides are there to *show* other kinds of violation (a relation may hold on the first side
-  and be violated on another: then it is violated), never needed for a HOLDS;
+* **holds** — on *every* side ``U(delta) >= 1/beta``: every side's mean is below ``delta``.
+  If some side's mean is at least ``delta``, that side's ``U(delta)`` crosses with
+  probability at most ``beta``, so a HOLDS is wrong with probability at most ``beta`` (no
+  split over the sides is needed: one false rejection is necessary for the error);
 * **violated** — on some side ``L(delta) >= 1/alpha_side``: the effect exceeds ``delta``,
   wrong with probability at most ``alpha`` (``alpha_side = alpha / sides``);
 * **shown** — on some side ``L(0) >= 1/alpha_side``: an effect above zero is shown (reported
@@ -149,9 +151,8 @@ class EffectTest:
 
     @property
     def holds(self) -> bool:
-        """The first side (the headline estimand) is bounded below the tolerance; the other
-        sides can only show a violation (see the module docstring)."""
-        return bool(self.rej_up[0, self._i_delta])
+        """Every side is bounded below the tolerance (see the module docstring)."""
+        return bool(self.rej_up[:, self._i_delta].all())
 
     @property
     def violated(self) -> bool:
@@ -173,17 +174,22 @@ class EffectTest:
         return "undecided"
 
     def estimate(self, side: int | None = None) -> float | None:
-        """The mean score (the first side's when ``side`` is None), clipped to the
-        confidence sequence (the running intersection may exclude a noisy mean)."""
-        s = 0 if side is None else side
+        """The mean score of one side, clipped to its confidence sequence (the running
+        intersection may exclude a noisy mean); with ``side`` None the effect: the largest
+        side estimate."""
+        if side is None:
+            ests = [e for e in (self.estimate(s) for s in range(self.sides)) if e is not None]
+            return max(ests) if ests else None
+        s = side
         if not self.n[s]:
             return None
         mean = self.sum[s] / self.n[s]
         return float(min(max(mean, self.lower(s)), self.upper(s)))
 
     def upper(self, side: int | None = None) -> float:
-        """The ``1 - beta`` upper confidence bound (the first side's by default)."""
-        sides = [0] if side is None else [side]
+        """The ``1 - beta`` upper confidence bound of one side, or (``side`` None) of the
+        effect: the largest over the sides (wrong only if the largest side's bound is)."""
+        sides = range(self.sides) if side is None else [side]
         out = -1.0
         for s in sides:
             ok = ~self.rej_up[s]
@@ -191,8 +197,9 @@ class EffectTest:
         return out
 
     def lower(self, side: int | None = None) -> float:
-        """The ``1 - alpha_side`` lower confidence bound (the first side's by default)."""
-        sides = [0] if side is None else [side]
+        """The ``1 - alpha_side`` lower confidence bound of one side, or (``side`` None) of
+        the effect: the largest over the sides (each at ``alpha_side``: ``alpha`` in all)."""
+        sides = range(self.sides) if side is None else [side]
         out = -1.0
         for s in sides:
             ok = ~self.rej_lo[s]
@@ -204,7 +211,7 @@ class EffectTest:
 
     def state(self) -> dict[str, Any]:
         est = self.estimate()
-        return {"estimand": "excess disagreement (mean over the probe set)",
+        return {"estimand": "largest side effect (mean over the probe set)",
                 "tolerance": self.tolerance, "alpha": self.alpha, "beta": self.beta,
                 "sides": self.sides, "estimate": est, "lower": self.lower(),
                 "upper": self.upper(), "shown_above_zero": self.shown,

@@ -16,9 +16,11 @@ reference label, which is why the reference may move as source draws arrive.
 **H1 (a violation worth finding):** ``v >= v1`` against the source's modal verdict, where
 ``v1 = 1 - miss`` is the stated alternative (see :class:`EvidenceLearner`): before any
 violation is confirmed, a follow-up that violates at least as reliably as the agent answers
-(``miss = 1.5 x`` the agent's estimated noise); after one is confirmed, at least as often as the
-confirmed violations did (``miss = 1.5 x`` their estimated miss rate). ``miss`` never goes below
-``MISS_FLOOR`` (0.5%) nor above ``MISS_CEILING`` (30%).
+(``miss = 1.5 x`` the agent's estimated noise times its landing share: the chance that a
+violating follow-up's own noise lands on the reference label); after one is confirmed, at
+least as often as the confirmed violations did (``miss = 1.5 x`` their estimated miss rate,
+shrunk toward the noise's, and never below ``NOISE_MARGIN x`` the noise's). ``miss`` never
+goes below ``MISS_FLOOR`` (0.5%) nor above ``MISS_CEILING`` (30%).
 
 Two e-processes run side by side, each a product of per-draw factors whose conditional
 expectation is at most one under the hypothesis it tests (so each is a nonnegative
@@ -35,7 +37,9 @@ bets are the growth-optimal ones for a plug-in estimate of the round outcome pro
 ``B = 4 p(0,1)``, ``c = 2 p(concordant)``, projected onto the constraints. Violation confirmed
 when ``E_v >= 1 / alpha_candidate``.
 
-*Pass e-process* ``E_p`` (against H1), fed by every follow-up draw (screens included): factor
+*Pass e-process* ``E_p`` (against H1), fed by every follow-up draw (screens included) made
+once the reference is *settled* (see :meth:`CandidateTest.next_draws`; draws made before
+feed only the violation e-process): factor
 ``C`` for a draw that does not violate and ``D`` for one that does, with
 ``miss * C + v1 * D <= 1`` (at most one whenever ``v >= v1``). The bets are the likelihood
 ratio of a plug-in noise rate ``q`` against ``v1`` (``C = (1-q)/miss``, ``D = q/v1``), never
@@ -407,9 +411,12 @@ class EvidenceLearner:
     def settling_lead(self, beta: float, noise: float | None = None) -> int:
         """How far the reference must lead the other source verdicts before follow-ups count
         as pass evidence: the smallest ``n`` with ``p^n <= beta``, where ``p`` is the chance
-        that one draw lands on one given noise label (the noise times its landing share);
-        1 on a quiet agent, where a single source draw is the modal verdict but with
-        probability at most ``beta``."""
+        that one draw lands on one given noise label (the noise times its landing share),
+        but at most 6; 1 on a quiet agent, where a single source draw is the modal verdict
+        but with probability at most ``beta``. The cap weakens the bound: where ``p^6 >
+        beta`` (``p`` above about 0.61 at ``beta = 0.05``) a 6-draw lead is a wrong reference
+        with probability up to ``p^6``, not ``beta``; such an agent is close to a coin flip
+        on its noise labels, where a reference settles slowly at any lead."""
         p = (self.noise() if noise is None else noise) * self.landing_share()
         if p <= beta:
             return 1

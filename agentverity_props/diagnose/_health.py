@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..decide import (
+    BLINDNESS_BOUND_SHARE,
     DependenceTest,
     census_share_bounds,
     census_shares,
@@ -134,8 +135,8 @@ def blindness_from_keys(keys: list[str], *, threshold: float = 0.9, alpha: float
                         per_input: list[list[str]] | None = None) -> BlindnessResult:
     """Blindness from an i.i.d. mixture sample ``keys`` and, optionally, ``per_input`` draws."""
     if per_input is not None:
-        a = _mixture(keys, threshold, alpha / 2, suppressed)
-        b = _census(per_input, threshold, alpha / 2, suppressed)
+        a = _mixture(keys, threshold, alpha * BLINDNESS_BOUND_SHARE, suppressed)
+        b = _census(per_input, threshold, alpha * BLINDNESS_BOUND_SHARE, suppressed)
         if a.status in ("blind", "ok") and b.status in ("blind", "ok") and a.status != b.status:
             return _replace_status(a, "undecided")
         if a.status in ("blind", "ok", "suppressed"):

@@ -254,6 +254,8 @@ class PlanResult:
 
 def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
            latency_s: float | None) -> dict[str, Any]:
+    from ._run import DEFAULT_BETA as RUN_BETA
+
     calls = {k: _spread([r.phase_calls[k] for r in runs]) for k in PHASES}
     calls["total"] = _spread([r.total for r in runs])
     reach: dict[str, Any] = {}
@@ -263,13 +265,28 @@ def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
                       "reached": len(got),
                       "decisions": _count(r.decisions.get(key, "") for r in runs)}
     out: dict[str, Any] = {"noise": noise, "flip": flip_share(noise), "seeds": len(runs),
-                           "calls": calls, "reach": reach}
+                           "calls": calls, "reach": reach,
+                           "screen": screen_price(flip_share(noise), RUN_BETA)}
     if latency_s is not None:
         w = config.max_workers
         out["wall_s"] = {k: calls["total"][k] * latency_s / w for k in ("mean", "low", "high")}
     if config.budget is not None:
         out["budget_enough"] = all(r.total <= config.budget for r in runs)
     return out
+
+
+def screen_price(noise: float, beta: float) -> dict[str, Any]:
+    """What the per-input screen asks of every (input, relation) at this noise (a flip rate
+    off the modal verdict): the follow-up draws that give its guarantee, the source draws per
+    input (shared by the input's relations), and the draws the pooled rounds already gave
+    on a run whose relations hold after one sweep (two follow-ups, two sources)."""
+    from ..relations import SCREEN_SIZE, follow_ups_needed
+    from ..relations._screen import SCREEN_BETA_SHARE, SCREEN_MIN_SOURCES
+
+    k = follow_ups_needed(noise, beta * SCREEN_BETA_SHARE)
+    return {"size": SCREEN_SIZE, "power": 1.0 - beta, "follow_ups": k,
+            "sources": None if k is None else max(SCREEN_MIN_SOURCES, k),
+            "added_follow_ups": None if k is None else max(0, k - 2)}
 
 
 def _count(values: Any) -> dict[str, int]:

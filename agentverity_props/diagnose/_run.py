@@ -6,9 +6,10 @@ relation sources), and the calls each phase actually spent are reported.
 
 Multiplicity: a *finding* (exit 1) is a blind probe set, a violated relation, dependent
 draws or an agent that changed during the run. ``alpha`` is family-wise over the four:
-relations are tested at ``alpha / 2`` (split again over every exercised (relation, input)),
-blindness at ``alpha / 4``, the dependence check at ``alpha / 8`` and the change check at
-``alpha / 8``, so P(any false finding) <= alpha. The meter's call is not a finding; its own
+relations are tested at ``alpha / 2`` (split again by ``decide.relation_alpha_split``: ``alpha /
+(4 R)`` per relation's pooled test, ``alpha / 4`` over the inputs tested one by one), blindness
+at ``alpha / 4``, the dependence check at ``alpha / 8`` and the change check at ``alpha / 8``
+(``decide/_alpha.py``), so P(any false finding) <= alpha. The meter's call is not a finding; its own
 error rate is ``alpha`` in the direction it states. Every guarantee assumes the draws of one
 input are independent given the input (the dependence check tests that) and that the agent
 does not change during the run (the change check tests that it did not become noisier after
@@ -317,21 +318,24 @@ class RunResult:
             from ._meter import DEFAULT_MAX_CALLS
             meter_cap = self.config.max_meter_calls or DEFAULT_MAX_CALLS
             # likely: eight epochs per undecided relation (a 15%-noise agent needs about
-            # five), its follow-up and a share of the source draws; sure: every cap (the
+            # five), its follow-ups and a share of the source draws; sure: every cap (the
             # meter's, the blindness top-up, the dependence and change checks, each relation's
-            # score cap in whole epochs, and the inputs tested one by one)
+            # score cap in whole epochs of two sources and two follow-ups, the per-input
+            # screen's cap on every input, and every input tested one by one)
             import math
 
-            from ..relations import MAX_SCORES, SWEEP_MAX, quota
+            from ..relations import MAX_SCORES, SWEEP_MAX
+            from ..relations._screen import SCREEN_MAX_DRAWS
             width = min(len(self.inputs), SWEEP_MAX) or 1
             rels = len(self.relations)
-            per = 8 * width * 2
+            per = 8 * width * 3
             typical = int(calls + len(pending) * per) + 1
             cands = sum(r.exercised for r in self.relations)
             sure = (meter_cap + BLINDNESS_TOP_UP + DEPENDENCE_MAX_CALLS
                     + CHANGE_MAX_TRIALS * CHANGE_TRIAL_DRAWS
-                    + math.ceil(MAX_SCORES / width) * width * (1 + rels)
-                    + quota(cands) * RUN_MAX_DRAWS)
+                    + math.ceil(MAX_SCORES / width) * width * (2 + 2 * rels)
+                    + (cands + len(self.inputs)) * SCREEN_MAX_DRAWS
+                    + cands * RUN_MAX_DRAWS)
             typical = min(typical, sure)
             out.append(f"the call budget ({budget}) ran out with {len(pending)} relation(s) "
                        f"undecided: --budget {typical} is likely to be enough and --budget "
@@ -708,18 +712,21 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         beta: float = DEFAULT_BETA, meter: MeterResult | None = None,
                         seed: int = 0, progress: Callable[[int], None] | None = None,
                         tolerance: float | None = None) -> list[RelationResult]:
-    """Decide every relation's pooled effect over the probe set, then localise it.
+    """Decide every relation's pooled effect over the probe set, screen every input of the
+    relations not VIOLATED, then test the flagged inputs one by one.
 
-    ``alpha`` is split in two: half over the relations' pooled tests (``alpha / (2 R)``
-    each, then over its sides), half over the candidates tested one by one (each at
-    ``alpha / (2 quota)``). A HOLDS is wrong with probability at most ``beta`` per relation
-    (its effect is in fact at least the tolerance). Every guarantee assumes the draws of one
-    input are independent given the input. The meter's pairs size the first bets and are the
+    ``alpha`` (the relations' share of the run's) is split by
+    :func:`~agentverity_props.decide.relation_alpha_split`: half over the relations' pooled
+    tests (``alpha / (2 R)`` each, then over its sides), half over the inputs tested one by
+    one (each at ``alpha / (2 m)``, ``m`` the inputs admitted). A HOLDS is wrong with
+    probability at most ``beta`` per relation (its effect on some side is in fact at least
+    the tolerance). Every guarantee assumes the draws of one input are independent given the
+    input. The meter's pairs size the first bets, the screen's noise prior, and are the
     first source draws.
     """
-    from ..decide import EffectTest
+    from ..decide import EffectTest, relation_alpha_split
     from ..engine import Probe
-    from ..relations import EffectJob, PooledEffects, localise, prior_variance
+    from ..relations import EffectJob, PooledEffects, localise, prior_variance, screen
 
     tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
     results = [RelationResult(r) for r in relations]
@@ -740,10 +747,11 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     if not jobs:
         return results
     pair = (meter.disagreements / meter.pairs) if meter is not None and meter.pairs else None
+    split = relation_alpha_split(alpha, len(jobs))
     for j in jobs:
         rel = j.result.relation
         sides = 2 if two_sided(rel) else 1
-        j.test = EffectTest(tolerance=tol, alpha=alpha / 2 / len(jobs), beta=beta, sides=sides,
+        j.test = EffectTest(tolerance=tol, alpha=split["pooled"], beta=beta, sides=sides,
                             prior_var=prior_variance(pair if rel.layer == "verdict" else None))
         for c in j.candidates:
             j.by_input.setdefault(c.source.fp, []).append(c)
@@ -752,8 +760,10 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         j.result.unexercised = j.unexercised
     live = [j for j in jobs if not j.result.unexercised]
     if live and not eng.stopping:
-        await localise(eng, pool, live, alpha=alpha / 2, max_rounds=RUN_MAX_ROUNDS, seed=seed,
-                       progress=progress)
+        await screen(eng, pool, live, beta=beta, pair_disagreement=pair, seed=seed,
+                     progress=progress)
+        await localise(eng, pool, live, alpha=split["local"], max_rounds=RUN_MAX_ROUNDS,
+                       seed=seed, progress=progress)
     for j in jobs:
         j.result.effect = summarise(j)
         for c in j.candidates:

@@ -490,9 +490,12 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
         base = {**base, "tolerance": _plugin_option("tolerance")}
     m = max_candidates or (merged.max_examples + 200)
     name = f"{getattr(inner, '__module__', '?')}::{getattr(inner, '__qualname__', '?')}"
-    # half of alpha for the examples confirmed one by one, half for the pooled effects
+    # the relations' split (decide/_alpha.py): half of alpha for the examples confirmed one
+    # by one (each at alpha / 2 / max_candidates), half for the pooled effects
+    from ..decide import RELATION_SHARES
     record = PropertyRecord(test=name, agent=base["agent"].identity, alpha=alpha,
-                            alpha_candidate=alpha / 2 / m, max_candidates=m,
+                            alpha_candidate=alpha * RELATION_SHARES["local"] / m,
+                            max_candidates=m,
                             seed=hypothesis_shim.seed_of(test),
                             store=_store_name(store_path))
     cfg = replace(eng_cfg, budget=budget, store_path=store_path,
@@ -587,7 +590,7 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
     (the relation procedure of ``run``, at ``alpha / 2`` over the relations): a diffuse
     violation fails the test, an undecided one (budget) is ``Inconclusive``."""
     __tracebackhide__ = True  # pytest: the failure is the user's test
-    from ..decide import EffectTest
+    from ..decide import EffectTest, relation_alpha_split
     from ..relations import (
         Candidate,
         EffectJob,
@@ -616,7 +619,8 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
             cands.append(Candidate(rel, src, fu, RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)))
         if not cands:
             continue
-        test = EffectTest(tolerance=base["tolerance"], alpha=record.alpha / 2 / len(rels),
+        test = EffectTest(tolerance=base["tolerance"],
+                          alpha=relation_alpha_split(record.alpha, len(rels))["pooled"],
                           beta=base["holds_error"], sides=2 if two_sided(rel) else 1,
                           prior_var=prior_variance(pair))
         job = EffectJob(RelationResult(rel), cands, test)

@@ -5,9 +5,13 @@ The transforms are :class:`Perturbation` values (a family name and its parameter
 edits the Hypothesis strategies of :mod:`agentverity_props.strategies` draw: the ``typo`` of
 ``run`` is the mildest ``typo`` a property test's strategy shrinks to.
 
-``run``, ``@agent_property`` and ``enlarge`` all decide a (relation, source, follow-up)
-candidate with :class:`RelationDecider`; the sequential tests behind it live in
-:mod:`agentverity_props.decide`.
+Two procedures decide relations. ``run`` decides each relation's pooled effect over the
+probe set (:class:`PooledEffects`), screens every input (:func:`screen`) and tests the flagged
+inputs one by one (:func:`localise`, on :class:`~agentverity_props.decide.LocalTest`);
+``@agent_property`` decides its generated examples one by one with :class:`RelationDecider`
+(:class:`~agentverity_props.decide.CandidateTest`), then their pooled effect with
+:class:`PooledEffects`; ``enlarge`` and conversations use :class:`RelationDecider`. The
+sequential tests behind both live in :mod:`agentverity_props.decide`.
 """
 
 from ._builtins import (
@@ -28,13 +32,13 @@ from ._pooled import (
     PooledEffects,
     localise,
     prior_variance,
-    quota,
     summarise,
     suspicion,
     two_sided,
 )
 from ._procedure import DEFAULT_BETA, Candidate, RelationDecider, own_settled, reference
 from ._records import CandidateRecord
+from ._screen import SCREEN_SIZE, follow_ups_needed, screen, sensitivity
 from ._transforms import (
     CASE_KINDS,
     FAMILIES_WITH_REQUIRED_OPTIONS,
@@ -83,6 +87,7 @@ __all__ = [
     "POSITION_SPAN",
     "PUNCTUATION_KINDS",
     "RTYPES",
+    "SCREEN_SIZE",
     "SWEEP_MAX",
     "TYPO_KINDS",
     "WHITESPACE_KINDS",
@@ -100,14 +105,16 @@ __all__ = [
     "builtin_relations",
     "injection_instruction",
     "injection_relation",
+    "follow_ups_needed",
     "localise",
     "negation_sites",
     "obfuscation_relation",
     "own_settled",
     "prior_variance",
-    "quota",
     "reference",
+    "screen",
     "select_builtins",
+    "sensitivity",
     "summarise",
     "suspicion",
     "two_sided",

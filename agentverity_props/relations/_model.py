@@ -268,12 +268,27 @@ class RelationResult:
         if st == RelationStatus.HOLDS:
             small = "; an effect above 0 is shown, within the tolerance" if e.get(
                 "shown_above_zero") else ""
-            return (f"{rng}: below the tolerance {tol:g} (rejects effect >= {tol:g}, error <= "
-                    f"{e.get('beta', 0):.2g}){small}")
+            return (f"{rng}: below the tolerance {tol:g} on both sides (rejects effect >= "
+                    f"{tol:g}, error <= {e.get('beta', 0):.2g}){small}. "
+                    + self.per_input_statement())
         if e.get("shown_above_zero"):
             return f"{rng}: above 0, not yet known whether above the tolerance {tol:g}"
         return f"{rng}: neither below nor above the tolerance {tol:g} yet" + (
             f" ({e.get('note')})" if e.get("note") else "")
+
+    def per_input_statement(self) -> str:
+        """The per-input half of a HOLDS: which inputs got the screen's guarantee."""
+        pi = (self.effect or {}).get("per_input")
+        if not pi:
+            return "Per input: not screened"
+        size, power = pi["size"], pi["power"]
+        out = (f"Per input: {pi['screened']} of {pi['inputs']} input(s) screened: a follow-up "
+               f"violating on {size:g} of the draws its noise leaves beyond that noise would "
+               f"be found with probability >= {power:.2g}")
+        if pi["not_screened"]:
+            why = ", ".join(f"{n} {r}" for r, n in sorted(pi["not_screened_reasons"].items()))
+            out += f"; {pi['not_screened']} not screened ({why})"
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.relation.to_dict(), "status": self.status, "exercised": self.exercised,

@@ -1,39 +1,40 @@
 """A relation's pooled effect over a probe set, and the inputs that localise it.
 
 The question a relation answers is how much its transform changes the agent's verdict beyond
-the agent's own noise, over the probe set. One procedure decides it for ``run``, ``enlarge``
-and the examples an ``@agent_property`` test generated (docs/statistics.md, "Relation
-effects"):
+the agent's own noise, over the probe set. ``run`` decides it with this module; an
+``@agent_property`` test uses :class:`PooledEffects` over the examples it generated, after its
+per-example decisions (docs/statistics.md, "Relation effects"):
 
-**Scores.** For an input ``x`` with source draws ``s_1..s_n`` made before a round, a round
-draws one fresh source ``s`` (shared by every relation of ``x``) and one fresh follow-up
-``f`` per relation, and scores
+**Scores.** A round on an input ``x`` draws two fresh sources ``s_1, s_2`` (shared by every
+relation of ``x``) and, per relation, one fresh follow-up (two, ``f_1, f_2``, for a two-sided
+relation), and scores the round from these draws alone (:func:`exact_scores`):
 
-* forward: ``Z = mean_j V(s_j, f) - mean_j V0(s_j, s)``, where ``V`` is "the relation fails
-  between a source verdict and ``f``" and ``V0`` the same for a source re-draw (for an
-  invariant: ``[s_j != f] - [s_j != s]``). Its mean is the *excess disagreement*: how much
-  more often the follow-up disagrees with a source draw than a source draw does;
-* reverse (invariant relations only), with the follow-up draws ``f_1..f_k`` made before:
-  ``Z' = mean_j [f_j != s] - mean_j [f_j != f]``: how much more often a source draw disagrees
-  with a follow-up draw than a follow-up draw does. It sees a transform that makes the agent
-  *more* decided (0.75 -> 1.00 ``block``: forward -0.125, reverse +0.25).
+* forward: ``Z = mean_ij V(s_i, f_j) - mean V0(s_1, s_2)``, where ``V`` is "the relation fails
+  between a source verdict and a follow-up" and ``V0`` the same for a source re-draw (for an
+  invariant: ``[s_i != f_j] - [s_1 != s_2]``). Its mean is the *excess disagreement*: how much
+  more often a follow-up disagrees with a source draw than two source draws do;
+* reverse (invariant relations only): ``Z' = mean_ij [s_i != f_j] - [f_1 != f_2]``: how much
+  more often a source draw disagrees with a follow-up than two follow-ups do. It sees a
+  transform that makes the agent *more* decided (0.75 -> 1.00 ``block``: forward -0.125,
+  reverse +0.25).
 
-If the relation holds (the follow-up's verdicts are distributed like the source's, or ordered
-the right way), ``f`` and ``s`` are exchangeable given the past and every score has
-conditional mean zero or less, exactly, whatever the earlier draws were. The effect is the
-larger of the two means; forward plus reverse is ``||p - q||^2``, so the effect is zero only
-when the two verdict distributions are equal.
+The draws of an input are independent given the input, so each score's conditional mean
+given everything drawn before is the input's effect on that side, exactly. A HOLDS needs
+both sides below the tolerance; forward plus reverse is ``||p - q||^2``, so the two are zero
+together only when the two verdict distributions are equal.
 
 **Epochs.** Rounds are made in epochs: the first visits every input once, later ones a uniform
-sample with replacement of a quarter of ``min(inputs, SWEEP_MAX)`` inputs, so the cost of the
-pooled test does not grow with the probe set and a decided relation stops soon after. Scores are
-computed against the draws made before the epoch (frozen), so the scores of one epoch are
-independent given that past, which is what :class:`~agentverity_props.decide.EffectTest`
-needs. A relation stops when its effect is decided; the others go on.
+sample with replacement of ``max(MIN_EPOCH, ceil(min(inputs, SWEEP_MAX) / 4))`` inputs, so
+the cost of the pooled test does not grow with the probe set and a decided relation stops
+soon after. The scores of one epoch are independent given the past, which is what
+:class:`~agentverity_props.decide.EffectTest` needs. A relation stops when its effect is
+decided; the others go on.
 
-**Localisation.** Afterwards the inputs whose follow-ups look most unlike their sources are
-tested one by one (the two e-processes of :class:`~agentverity_props.decide.CandidateTest`,
-family-wise over the candidates admitted): a confirmed input is a counterexample.
+**Screen and localisation.** Afterwards every input of a relation not VIOLATED is screened
+(:mod:`._screen`: enough draws that a violation of the stated size on it is flagged with
+probability ``1 - 2/3 beta``), and every flagged input is tested on its own (:func:`localise`,
+the betting e-processes of :class:`~agentverity_props.decide.LocalTest`, family-wise over the
+inputs admitted): a confirmed input is a counterexample.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
-from ..decide import EffectTest
+from ..decide import EffectTest, LocalTest
 from ..errors import DrawStopped, EvidenceExhausted
 from ._model import Relation, RelationResult
 from ._procedure import Candidate, reference
@@ -62,11 +63,9 @@ SWEEP_MAX = 64
 MIN_EPOCH = 8
 #: Scores a relation's pooled test may use before it is undecided.
 MAX_SCORES = 1500
-#: The smallest suspicion (a share of verdicts) that admits an input to its own test.
+#: The smallest suspicion (a share of verdicts) that admits an input of a relation VIOLATED
+#: by its pooled test (not screened) to its own test.
 ADMIT_SUSPICION = 0.25
-#: Inputs admitted to their own test at least (more on larger probe sets: a share of them).
-MIN_ADMITTED = 16
-ADMITTED_SHARE = 0.02
 #: A relation whose pooled effect is already VIOLATED needs counterexamples, not a verdict:
 #: at most this many of its inputs are tested one by one.
 VIOLATED_ADMITTED = 3
@@ -88,6 +87,31 @@ def forward_score(rel: Relation, past: Sequence[str], follow_up: str, source: st
     v = sum(not rel.holds(a, follow_up) for a in past)
     v0 = sum(rel.baseline_violates(a, source) for a in past)
     return (v - v0) / n
+
+
+def exact_scores(rel: Relation, sources: Sequence[str], follow_ups: Sequence[str]
+                 ) -> tuple[float, float | None]:
+    """The pooled round's scores from its own fresh draws: two source draws ``s_1, s_2`` and
+    one or two follow-up draws ``f_j`` (U-statistics, so each score's conditional mean given
+    every earlier draw is the input's effect exactly, whatever those draws were):
+
+    * forward ``mean_ij V(s_i, f_j) - mean V0(s_1, s_2)`` (both orders): the excess
+      disagreement ``P(s != f) - P(s != s')`` for an invariant;
+    * reverse (two follow-ups) ``mean_ij [f_j != s_i] - [f_1 != f_2]``: ``P(s != f) -
+      P(f != f')``, positive when the follow-up is more decided than the source.
+
+    >>> r = Relation("shout", "invariant", str.upper)
+    >>> exact_scores(r, ["allow", "block"], ["allow", "allow"])
+    (-0.5, 0.5)
+    """
+    s1, s2 = sources
+    v = sum(not rel.holds(a, f) for a in sources for f in follow_ups) / (2 * len(follow_ups))
+    v0 = (rel.baseline_violates(s1, s2) + rel.baseline_violates(s2, s1)) / 2
+    rev = None
+    if len(follow_ups) == 2:
+        d = sum(a != f for a in sources for f in follow_ups) / 4
+        rev = d - float(follow_ups[0] != follow_ups[1])
+    return v - v0, rev
 
 
 def reverse_score(past_follow_ups: Sequence[str], follow_up: str, source: str) -> float:
@@ -131,6 +155,9 @@ class EffectJob:
     incomplete: bool = False
     by_input: dict[str, list[Candidate]] = field(default_factory=dict)
     unexercised: str = ""
+    #: the per-input screen's outcome per candidate id (relations/_screen.py); None: the
+    #: relation was not screened (VIOLATED by its pooled test, or not exercised)
+    screen: dict[int, str] | None = None
 
     @property
     def live(self) -> bool:
@@ -164,8 +191,6 @@ class PooledEffects:
 
     async def run(self) -> None:
         await self._anchor()
-        if self.engine.finite_evidence:
-            await self._balance()
         while True:
             live = [j for j in self.jobs if j.live and j.test.scores() < self.max_scores]
             if not live or self.engine.stopping:
@@ -181,32 +206,6 @@ class PooledEffects:
         """One source draw for every input that has none (the first epoch scores against it)."""
         need = [p for p in self.inputs if not self._keys(p.fp, self._layers(p))]
         await self._draw_all([(p, self.engine.allocate(p, 1)[0]) for p in need])
-
-    async def _balance(self) -> None:
-        """A recording (``assess``): the draws the epochs cannot use join the past now.
-
-        Every epoch needs one source draw of each input and one follow-up draw per candidate,
-        so the epochs end when the first of them runs out; the other inputs' extra draws
-        would be left unread. Drawn before the first epoch they are earlier draws that every
-        score is computed against (how many depends on the recording's counts only, never on
-        a verdict, so every score keeps its conditional mean)."""
-        need: Counter[str] = Counter()
-        probes: dict[str, Probe] = {}
-        for x in self.inputs:
-            cands = [c for j in self.jobs for c in j.by_input.get(x.fp, ())]
-            if cands:
-                need[x.fp] += 1
-                probes[x.fp] = x
-            for c in cands:
-                need[c.follow_up.fp] += 1
-                probes[c.follow_up.fp] = c.follow_up
-        left = {fp: self.engine.evidence_left(p) for fp, p in probes.items()}
-        if not need or any(v is None for v in left.values()):
-            return
-        epochs = min(max(0, left[fp] or 0) // n for fp, n in need.items())
-        plan = [(p, i) for fp, p in probes.items()
-                for i in self.engine.allocate(p, max(0, (left[fp] or 0) - epochs * need[fp]))]
-        await self._draw_all(plan)
 
     def _layers(self, probe: Probe) -> set[str]:
         return {j.result.relation.layer for j in self.jobs if probe.fp in j.by_input}
@@ -228,20 +227,24 @@ class PooledEffects:
         return [self.inputs[self.rng.randrange(len(self.inputs))] for _ in range(n)]
 
     async def _epoch(self, live: list[EffectJob]) -> bool:
-        """One epoch for the live jobs; False when it could not be made (budget, stop)."""
+        """One epoch for the live jobs; False when it could not be made (budget, stop).
+
+        Each round of an input draws two fresh sources (shared by its relations) and, per
+        relation, one fresh follow-up (two for a two-sided relation): the scores are
+        :func:`exact_scores` of these draws alone."""
         inputs = self._epoch_inputs()
         plan: list[tuple[Probe, int]] = []
-        rounds: list[tuple[Probe, int, list[tuple[EffectJob, Candidate, int]]]] = []
+        rounds: list[tuple[Probe, list[int], list[tuple[EffectJob, Candidate, list[int]]]]] = []
         for x in inputs:
             cands = [(j, c) for j in live for c in j.by_input.get(x.fp, ())]
             if not cands:
                 continue
-            s_idx = self.engine.allocate(x, 1)[0]
-            plan.append((x, s_idx))
+            s_idx = self.engine.allocate(x, 2)
+            plan += [(x, i) for i in s_idx]
             fus = []
             for j, c in cands:
-                f_idx = self.engine.allocate(c.follow_up, 1)[0]
-                plan.append((c.follow_up, f_idx))
+                f_idx = self.engine.allocate(c.follow_up, j.test.sides)
+                plan += [(c.follow_up, i) for i in f_idx]
                 fus.append((j, c, f_idx))
             rounds.append((x, s_idx, fus))
         if not plan:
@@ -255,14 +258,12 @@ class PooledEffects:
                 j.note = (f"the call budget ran out before epoch {self.epochs + 1} "
                           f"({len(plan)} draws) could be made")
             return False
-        # the past every score of this epoch is computed against, frozen before any draw
+        # the source draws before the epoch: only for the first follow-up's raw verdict
         frozen: dict[tuple[str, str], list[str]] = {}
         for x, _, fus in rounds:
-            for j, c, _ in fus:
+            for j, _c, _ in fus:
                 layer = j.result.relation.layer
                 frozen.setdefault((x.fp, layer), _usable(self.pool, x.fp, layer))
-                frozen.setdefault((c.follow_up.fp, layer),
-                                  _usable(self.pool, c.follow_up.fp, layer))
         got = await self._draw_all(plan, shuffle=True)
         self.epochs += 1
         if self.progress is not None:
@@ -270,32 +271,34 @@ class PooledEffects:
         batch: dict[int, list[list[float]]] = {id(j): [[] for _ in range(j.test.sides)]
                                                for j in live}
         for x, s_idx, fus in rounds:
-            s_obs = got.get((x.fp, s_idx))
+            s_obs = [got.get((x.fp, i)) for i in s_idx]
             for j, c, f_idx in fus:
                 rel = j.result.relation
-                f_obs = got.get((c.follow_up.fp, f_idx))
-                c.outcome.draws += (s_obs is not None) + (f_obs is not None)
-                s_key = None if s_obs is None else s_obs.key(rel.layer)
-                f_key = None if f_obs is None else f_obs.key(rel.layer)
-                if s_key is None or f_key is None:
+                f_obs = [got.get((c.follow_up.fp, i)) for i in f_idx]
+                c.outcome.draws += sum(o is not None for o in s_obs + f_obs)
+                s_keys = [None if o is None else o.key(rel.layer) for o in s_obs]
+                f_keys = [None if o is None else o.key(rel.layer) for o in f_obs]
+                if None in s_keys or None in f_keys:
                     if not j.incomplete:
                         j.incomplete = True
-                        j.note = _missing(
-                            s_obs if s_key is None else f_obs,
-                            "source" if s_key is None else "follow-up",
-                            ran_out=((x.fp, s_idx) if s_key is None else
-                                     (c.follow_up.fp, f_idx)) in self.exhausted)
+                        side, obs, keys = (("source", s_obs, s_keys) if None in s_keys
+                                           else ("follow-up", f_obs, f_keys))
+                        idx = s_idx if side == "source" else f_idx
+                        probe = x if side == "source" else c.follow_up
+                        pos = next(n for n, k in enumerate(keys) if k is None)
+                        j.note = _missing(obs[pos], side,
+                                          ran_out=(probe.fp, idx[pos]) in self.exhausted)
                     continue
+                sk = [k for k in s_keys if k is not None]
+                fk = [k for k in f_keys if k is not None]
                 past = frozen[(x.fp, rel.layer)]
                 if c.outcome.follow_up is None:
-                    c.outcome.follow_up = f_key
-                    c.outcome.raw = bool(past) and not rel.holds(
-                        reference_of(past), f_key)
-                if past:
-                    batch[id(j)][0].append(forward_score(rel, past, f_key, s_key))
-                past_f = frozen[(c.follow_up.fp, rel.layer)]
-                if j.test.sides == 2 and past_f:
-                    batch[id(j)][1].append(reverse_score(past_f, f_key, s_key))
+                    c.outcome.follow_up = fk[0]
+                    c.outcome.raw = bool(past) and not rel.holds(reference_of(past), fk[0])
+                fwd, rev = exact_scores(rel, sk, fk)
+                batch[id(j)][0].append(fwd)
+                if j.test.sides == 2 and rev is not None:
+                    batch[id(j)][1].append(rev)
         for j in live:
             if not j.incomplete:
                 j.test.feed(batch[id(j)])
@@ -392,7 +395,10 @@ def _missing(obs: Observation | None, what: str, *, ran_out: bool = False) -> st
 
 
 def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float, Candidate]]:
-    """The candidates to test one by one, most suspicious first (module docstring)."""
+    """The candidates to test one by one, most suspicious first: every input the per-input
+    screen flagged (relations/_screen.py); of a relation VIOLATED by its pooled test (not
+    screened: it needs counterexamples, not a verdict) the ``VIOLATED_ADMITTED`` most
+    suspicious."""
     scored = []
     for j in jobs:
         layer = j.result.relation.layer
@@ -401,86 +407,31 @@ def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float,
             s = suspicion(j.result.relation, _usable(pool, c.source.fp, layer),
                           _usable(pool, c.follow_up.fp, layer))
             c.outcome.suspicion = s
-            if s >= ADMIT_SUSPICION:
+            if j.screen is not None:
+                if j.screen.get(id(c)) == "flagged":
+                    mine.append((s, c))
+            elif s >= ADMIT_SUSPICION:
                 mine.append((s, c))
-        if j.test.status == "violated":
+        if j.screen is None:
             mine = sorted(mine, key=lambda t: -t[0])[:VIOLATED_ADMITTED]
         scored += mine
     scored.sort(key=lambda t: -t[0])
     return scored
 
 
-def quota(n_candidates: int) -> int:
-    """How many candidates may be tested one by one (the family size of their alpha)."""
-    return min(64, max(MIN_ADMITTED, math.ceil(ADMITTED_SHARE * n_candidates)))
-
-
-class LocalTest:
-    """One input's own test of a relation: a betting e-process on each score side against
-    "mean score <= 0" (the relation holds on this input), with no reference verdict to get
-    wrong. Every round's scores have conditional mean <= 0 given all earlier draws when the
-    relation holds, so each process is a nonnegative supermartingale (Ville): confirmed at
-    ``e >= sides / alpha`` with probability at most ``alpha``."""
-
-    def __init__(self, alpha: float, sides: int) -> None:
-        self.alpha, self.sides = alpha, sides
-        self.log_e = [0.0] * sides
-        self.n = [0] * sides
-        self.sum = [0.0] * sides
-        self.sumsq = [0.0] * sides
-        self.trail: list[float] = []
-
-    def bet(self, side: int) -> float:
-        n = self.n[side]
-        mean = self.sum[side] / (n + 2.0)
-        var = max((self.sumsq[side] + 2.0 * 0.25) / (n + 2.0) - mean * mean, 1e-3)
-        return min(max(0.8 * mean / (var + mean * mean), 0.0), 0.95) if mean > 0 else 0.05
-
-    def feed(self, side: int, z: float) -> None:
-        lam = self.bet(side)
-        self.log_e[side] += math.log1p(lam * z)
-        self.n[side] += 1
-        self.sum[side] += z
-        self.sumsq[side] += z * z
-
-    @property
-    def e_value(self) -> float:
-        return math.exp(max(self.log_e))
-
-    @property
-    def confirmed(self) -> bool:
-        return max(self.log_e) >= math.log(self.sides / self.alpha) - 1e-12
-
-    def futile(self, rounds: int, max_rounds: int) -> bool:
-        """Neither side would cross within the rounds left at its better pace (the average,
-        or the last ``FUTILE_WINDOW`` rounds): the candidate stops undecided (no error spent)."""
-        best = max(self.log_e)
-        self.trail.append(best)
-        if rounds < FUTILE_AFTER:
-            return False
-        then = self.trail[max(0, len(self.trail) - 1 - FUTILE_WINDOW)]
-        pace = max(best / rounds, (best - then) / min(FUTILE_WINDOW, rounds))
-        need = math.log(self.sides / self.alpha) - best
-        return pace <= 0 or need / pace > 2.0 * (max_rounds - rounds)
-
-
-#: Rounds before a local test may stop as futile, and the window of its recent pace.
-FUTILE_AFTER = 5
-FUTILE_WINDOW = 5
-
-
 async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
                    alpha: float, max_rounds: int = 60, seed: int = 0,
                    progress: Callable[[int], None] | None = None) -> int:
-    """Test the most suspicious candidates one by one, each at ``alpha / quota`` (a
-    :class:`LocalTest` on the same scores as the pooled test, against every earlier draw of
-    the input and of its follow-up); the rest end ``clean`` (scored in the pooled rounds, not
-    tested on their own). Rounds of every admitted candidate run together, one fresh source
-    draw per input shared by its candidates. Returns the family size."""
-    n = sum(len(j.candidates) for j in jobs)
-    m = quota(n)
+    """Test the admitted candidates one by one (:func:`admitted`), each at ``alpha / m``
+    where ``m`` is how many were admitted (a :class:`LocalTest` on the same scores as the
+    pooled test, against every earlier draw of the input and of its follow-up); the rest end
+    ``clean``. ``m`` is known before any local draw and each test is valid given the draws
+    that chose it, so the family-wise error is at most ``alpha`` whatever ``m`` turns out to
+    be. Rounds of every admitted candidate run together, one fresh source draw per input
+    shared by its candidates. Returns the family size."""
     await _top_up_sources(engine, pool, jobs, seed)
-    chosen = [c for _, c in admitted(jobs, pool)[:m]]
+    chosen = [c for _, c in admitted(jobs, pool)]
+    m = max(1, len(chosen))
     picked = {id(c) for c in chosen}
     for j in jobs:
         for c in j.candidates:
@@ -608,6 +559,9 @@ def prior_variance(pair_disagreement: float | None) -> float:
 
 def summarise(job: EffectJob) -> dict[str, Any]:
     """The pooled effect of one relation, as stored in reports."""
+    from ._screen import sensitivity
+
     st = job.test.state()
-    st.update({"note": job.note, "incomplete": job.incomplete, "epochs": job.test.batches})
+    st.update({"note": job.note, "incomplete": job.incomplete, "epochs": job.test.batches,
+               "per_input": sensitivity(job, job.test.beta)})
     return st

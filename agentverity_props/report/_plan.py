@@ -84,6 +84,14 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
             cells.append(f"{r['budget']} {took}" if r["budget"] is not None else f"- {took}")
         rows.append([title, *cells])
     out += _table(rows)
+    scr = [lv.get("screen") for lv in levels]
+    if all(scr):
+        out.append("per-input screen (every input of every relation not VIOLATED; included "
+                   "above): follow-up draws per input and relation " + "; ".join(
+                       f"{_pct(lv['noise'])}: {s['follow_ups'] or 'beyond the cap'}"
+                       + (f" ({s['added_follow_ups']} beyond the pooled sweep's 2)"
+                          if s["added_follow_ups"] is not None else "")
+                       for lv, s in zip(levels, scr, strict=True)))
     if d["hold_floor"]:
         out.append(f"no run can reach HOLDS on a relation here in fewer than "
                    f"{d['hold_floor']} calls besides the meter's (the exact floor)")

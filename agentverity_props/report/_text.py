@@ -246,9 +246,9 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
                       f"{e['estimate']:+.3f}" if e else "–", bounds,
                       str(r["exercised"]), str(r["calibrated_violations"]), str(r["draws"]))
         con.print(t)
-        con.print("  [dim]HOLDS rules out an effect at or above the tolerance over these inputs; "
-                  "not a smaller one, nor one confined to a few inputs (the most suspicious "
-                  "are tested one by one: ✗ lines)[/]")
+        con.print("  [dim]HOLDS rules out an effect at or above the tolerance over these inputs, "
+                  "in either direction; every input is also screened on its own, and the "
+                  "inputs it flags are tested one by one (✗ lines)[/]")
         inputs = d.get("inputs") or {}
         for r in rels:
             if r.get("statement"):

@@ -51,6 +51,19 @@ class Calls(Model):
     total: Spread
 
 
+class ScreenPrice(Model):
+    """The per-input screen at this noise: follow-up draws per (input, relation) for its
+    guarantee (a violation of 'size' beyond the noise found with probability 'power'), source
+    draws per input (shared by its relations), and the follow-ups added beyond the two the
+    pooled sweep makes; null: the noise is too high for the screen's cap."""
+
+    size: float
+    power: float
+    follow_ups: int | None
+    sources: int | None
+    added_follow_ups: int | None
+
+
 class Level(Model):
     noise: Annotated[float, Field(ge=0.0, lt=1.0)]
     """The pair disagreement planned for: the figure run's meter prints."""
@@ -65,6 +78,7 @@ class Level(Model):
     """
     wall_s: WallS | None = None
     budget_enough: bool | None = None
+    screen: ScreenPrice | None = None
 
 
 class PlanDocument(Document):

@@ -160,6 +160,22 @@ class Outcome(Model):
     suspicion: float | None
 
 
+class PerInputScreen(Model):
+    """The per-input screen of a relation not VIOLATED by its pooled test (docs/statistics.md,
+    "Every input's own evidence"): how many of its inputs got enough draws that a violation
+    of ``size`` beyond their noise is found with probability ``power``, and which did not."""
+
+    size: Annotated[float, Field(gt=0.0, le=1.0)]
+    power: Annotated[float, Field(ge=0.0, le=1.0)]
+    screen_beta: Annotated[float, Field(ge=0.0, le=1.0)]
+    inputs: Annotated[int, Field(ge=0)]
+    screened: Annotated[int, Field(ge=0)]
+    flagged: Annotated[int, Field(ge=0)]
+    not_screened: Annotated[int, Field(ge=0)]
+    not_screened_reasons: dict[Literal["noise", "budget", "interrupt"], int]
+    not_screened_inputs: list[str]
+
+
 class Effect(Model):
     """
     The relation's pooled effect (excess disagreement, mean over the probe set; docs/statistics.md
@@ -184,6 +200,7 @@ class Effect(Model):
     side_estimates: list[float | None] | None = None
     side_upper: list[float] | None = None
     side_lower: list[float] | None = None
+    per_input: PerInputScreen | None = None
 
 
 class Relation(Model):
