@@ -275,18 +275,21 @@ def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
     return out
 
 
-def screen_price(noise: float, beta: float) -> dict[str, Any]:
-    """What the per-input screen asks of every (input, relation) at this noise (a flip rate
-    off the modal verdict): the follow-up draws that give its guarantee, the source draws per
-    input (shared by the input's relations), and the draws the pooled rounds already gave
-    on a run whose relations hold after one sweep (two follow-ups, two sources)."""
-    from ..relations import SCREEN_SIZE, follow_ups_needed
-    from ..relations._screen import SCREEN_BETA_SHARE, SCREEN_MIN_SOURCES
+def screen_price(flip: float, beta: float) -> dict[str, Any]:
+    """What the per-input screen asks of every (input, relation) at this per-draw flip rate:
+    the follow-up draws that clear a pair (median and 90th percentile, by simulation of the
+    clearing process; a noisy input's pairs also take about as many source draws, shared by
+    its relations), the draws the first sweep already gives, and the share of pairs the
+    screen's cap leaves not screened."""
+    from ..relations import SCREEN_SIZE, clearance_cost, quiet_clearance
 
-    k = follow_ups_needed(noise, beta * SCREEN_BETA_SHARE)
-    return {"size": SCREEN_SIZE, "power": 1.0 - beta, "follow_ups": k,
-            "sources": None if k is None else max(SCREEN_MIN_SOURCES, k),
-            "added_follow_ups": None if k is None else max(0, k - 2)}
+    c = clearance_cost(flip, beta)
+    first = quiet_clearance(beta)
+    med = c["median"]
+    return {"size": SCREEN_SIZE, "power": 1.0 - beta, "follow_ups": med,
+            "follow_ups_p90": c["p90"], "sources": med if flip > 0 else 0,
+            "added_follow_ups": None if med is None else max(0, med - first),
+            "not_screened_pct": c["not_screened_share_pct"]}
 
 
 def _count(values: Any) -> dict[str, int]:

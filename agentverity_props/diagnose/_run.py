@@ -726,7 +726,14 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     """
     from ..decide import EffectTest, relation_alpha_split
     from ..engine import Probe
-    from ..relations import EffectJob, PooledEffects, localise, prior_variance, screen
+    from ..relations import (
+        EffectJob,
+        PooledEffects,
+        block_size,
+        localise,
+        prior_variance,
+        screen,
+    )
 
     tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
     results = [RelationResult(r) for r in relations]
@@ -752,16 +759,25 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         rel = j.result.relation
         sides = 2 if two_sided(rel) else 1
         j.test = EffectTest(tolerance=tol, alpha=split["pooled"], beta=beta, sides=sides,
-                            prior_var=prior_variance(pair if rel.layer == "verdict" else None))
+                            prior_var=prior_variance(pair if rel.layer == "verdict" else None,
+                                                     block_size(pair)))
         for c in j.candidates:
             j.by_input.setdefault(c.source.fp, []).append(c)
-    await PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress).run()
+    from ..relations._screen import quiet_clearance
+    # the per-input screen first, then the pooled epochs (which score the screen's draws
+    # before drawing more), then the flagged inputs one by one
+    pooled = PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress,
+                           first_follow_ups=quiet_clearance(beta), block=block_size(pair),
+                           adapt_block=True)
+    await pooled.prepare()
+    if not eng.stopping:
+        await screen(eng, pool, jobs, beta=beta, pair_disagreement=pair, seed=seed,
+                     progress=progress)
+    await pooled.run()
     for j in jobs:
         j.result.unexercised = j.unexercised
     live = [j for j in jobs if not j.result.unexercised]
     if live and not eng.stopping:
-        await screen(eng, pool, live, beta=beta, pair_disagreement=pair, seed=seed,
-                     progress=progress)
         await localise(eng, pool, live, alpha=split["local"], max_rounds=RUN_MAX_ROUNDS,
                        seed=seed, progress=progress)
     for j in jobs:

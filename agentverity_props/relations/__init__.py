@@ -30,6 +30,7 @@ from ._pooled import (
     SWEEP_MAX,
     EffectJob,
     PooledEffects,
+    block_size,
     localise,
     prior_variance,
     summarise,
@@ -38,7 +39,7 @@ from ._pooled import (
 )
 from ._procedure import DEFAULT_BETA, Candidate, RelationDecider, own_settled, reference
 from ._records import CandidateRecord
-from ._screen import SCREEN_SIZE, follow_ups_needed, screen, sensitivity
+from ._screen import SCREEN_SIZE, clearance_cost, quiet_clearance, screen, sensitivity
 from ._transforms import (
     CASE_KINDS,
     FAMILIES_WITH_REQUIRED_OPTIONS,
@@ -101,16 +102,18 @@ __all__ = [
     "RelationDecider",
     "RelationOutcome",
     "RelationResult",
+    "block_size",
     "builtin_perturbation",
     "builtin_relations",
+    "clearance_cost",
     "injection_instruction",
     "injection_relation",
-    "follow_ups_needed",
     "localise",
     "negation_sites",
     "obfuscation_relation",
     "own_settled",
     "prior_variance",
+    "quiet_clearance",
     "reference",
     "screen",
     "select_builtins",

@@ -61,6 +61,8 @@ if TYPE_CHECKING:
 #: of a quarter of ``min(inputs, SWEEP_MAX)`` inputs, at least ``MIN_EPOCH``.
 SWEEP_MAX = 64
 MIN_EPOCH = 8
+#: Probe sets this small are swept whole in every epoch.
+SWEEP_ALL = 0
 #: Scores a relation's pooled test may use before it is undecided.
 MAX_SCORES = 1500
 #: The smallest suspicion (a share of verdicts) that admits an input of a relation VIOLATED
@@ -91,26 +93,28 @@ def forward_score(rel: Relation, past: Sequence[str], follow_up: str, source: st
 
 def exact_scores(rel: Relation, sources: Sequence[str], follow_ups: Sequence[str]
                  ) -> tuple[float, float | None]:
-    """The pooled round's scores from its own fresh draws: two source draws ``s_1, s_2`` and
-    one or two follow-up draws ``f_j`` (U-statistics, so each score's conditional mean given
-    every earlier draw is the input's effect exactly, whatever those draws were):
+    """The pooled round's scores from its own fresh draws: ``m >= 2`` source draws ``s_i``
+    and ``k >= 1`` follow-up draws ``f_j`` (U-statistics, so each score's conditional mean
+    given every earlier draw is the input's effect exactly, whatever those draws were):
 
-    * forward ``mean_ij V(s_i, f_j) - mean V0(s_1, s_2)`` (both orders): the excess
+    * forward ``mean_ij V(s_i, f_j) - mean_{i != i'} V0(s_i, s_i')``: the excess
       disagreement ``P(s != f) - P(s != s')`` for an invariant;
-    * reverse (two follow-ups) ``mean_ij [f_j != s_i] - [f_1 != f_2]``: ``P(s != f) -
-      P(f != f')``, positive when the follow-up is more decided than the source.
+    * reverse (``k >= 2``) ``mean_ij [f_j != s_i] - mean_{j < j'} [f_j != f_j']``:
+      ``P(s != f) - P(f != f')``, positive when the follow-up is more decided than the source.
 
     >>> r = Relation("shout", "invariant", str.upper)
     >>> exact_scores(r, ["allow", "block"], ["allow", "allow"])
     (-0.5, 0.5)
     """
-    s1, s2 = sources
-    v = sum(not rel.holds(a, f) for a in sources for f in follow_ups) / (2 * len(follow_ups))
-    v0 = (rel.baseline_violates(s1, s2) + rel.baseline_violates(s2, s1)) / 2
+    m, k = len(sources), len(follow_ups)
+    v = sum(not rel.holds(a, f) for a in sources for f in follow_ups) / (m * k)
+    v0 = sum(rel.baseline_violates(a, b) for i, a in enumerate(sources)
+             for n, b in enumerate(sources) if i != n) / (m * (m - 1))
     rev = None
-    if len(follow_ups) == 2:
-        d = sum(a != f for a in sources for f in follow_ups) / 4
-        rev = d - float(follow_ups[0] != follow_ups[1])
+    if k >= 2:
+        d = sum(a != f for a in sources for f in follow_ups) / (m * k)
+        pairs = [(follow_ups[i], follow_ups[n]) for i in range(k) for n in range(i + 1, k)]
+        rev = d - sum(a != b for a, b in pairs) / len(pairs)
     return v - v0, rev
 
 
@@ -158,6 +162,8 @@ class EffectJob:
     #: the per-input screen's outcome per candidate id (relations/_screen.py); None: the
     #: relation was not screened (VIOLATED by its pooled test, or not exercised)
     screen: dict[int, str] | None = None
+    #: the per-input screen of each candidate (by id), begun before the first epoch
+    pairs: dict[int, Any] = field(default_factory=dict)
 
     @property
     def live(self) -> bool:
@@ -179,8 +185,19 @@ class PooledEffects:
     def __init__(self, engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob],
                  inputs: Sequence[Probe], *, seed: int = 0,
                  progress: Callable[[int], None] | None = None,
-                 max_scores: int = MAX_SCORES) -> None:
+                 max_scores: int = MAX_SCORES, first_follow_ups: int = 0,
+                 block: int = 2, adapt_block: bool = False) -> None:
         self.engine, self.pool, self.jobs = engine, pool, list(jobs)
+        #: draws per round of an input: ``block`` sources (shared by its relations) and
+        #: ``block`` follow-ups per candidate (a larger block makes each exact score less
+        #: noisy on a noisy agent: ``run`` chooses it from the meter's pair disagreement)
+        self.block = max(2, block)
+        #: re-choose the block from the first epoch's source draws (``run``)
+        self.adapt_block = adapt_block
+        #: follow-up draws per candidate in the first epoch (at least the sides): ``run``
+        #: asks for what the per-input screen needs on a quiet input, so that a quiet probe
+        #: set is screened by its first epoch
+        self.first_follow_ups = first_follow_ups
         self.inputs = [p for p in inputs if any(p.fp in j.by_input for j in self.jobs)]
         self.rng = random.Random(f"pooled:{seed}")
         self.progress = progress
@@ -188,9 +205,46 @@ class PooledEffects:
         self.epochs = 0
         #: draws wanted that the recording does not hold (``assess``)
         self.exhausted: set[tuple[str, int]] = set()
+        #: per probe: the first draw index of the relation phase, and the indices scored
+        self.floor: dict[str, int] = {}
+        self.used: dict[str, set[int]] = {}
+        self.prepared = False
+
+    async def prepare(self) -> None:
+        """Before any epoch (and before the per-input screen, which ``run`` makes first):
+        note the draws made so far (the meter's, whose values chose the bets' priors: the
+        epochs never score them), anchor every input, begin each pair's screen."""
+        if self.prepared:
+            return
+        self.prepared = True
+        for x in self.inputs:
+            for p in [x] + [c.follow_up for j in self.jobs for c in j.by_input.get(x.fp, ())]:
+                self.floor[p.fp] = max(self.pool.get(p.fp).draws, default=-1) + 1
+        await self._anchor()
+        from ._screen import begin
+        for j in self.jobs:
+            # the per-input screen's references are read now, so that every later draw is
+            # one of its terms (relations/_screen.py)
+            begin(j, self.pool)
+
+    def _take(self, probe: Probe, n: int) -> tuple[list[int], list[int]]:
+        """``n`` draw indices of ``probe`` this test has not scored: draws already made in
+        the relation phase first (the screen's, the local tests', in index order), then new
+        ones. Returns (all indices, the new ones to draw). A made draw's value is
+        independent of everything this test has seen and of which indices it takes (its
+        bets, stopping and samples never read the other procedures' draws), so each score
+        keeps its conditional mean."""
+        used = self.used.setdefault(probe.fp, set())
+        floor = self.floor.get(probe.fp, 0)
+        have = [i for i in sorted(self.pool.get(probe.fp).draws)
+                if i >= floor and i not in used][:n]
+        new = self.engine.allocate(probe, n - len(have)) if n > len(have) else []
+        used.update(have)
+        used.update(new)
+        return have + new, new
 
     async def run(self) -> None:
-        await self._anchor()
+        await self.prepare()
         while True:
             live = [j for j in self.jobs if j.live and j.test.scores() < self.max_scores]
             if not live or self.engine.stopping:
@@ -215,9 +269,10 @@ class PooledEffects:
         return all(any(k is not None for k in ev.keys(layer)) for layer in layers)
 
     def _epoch_inputs(self) -> list[Probe]:
-        if self.epochs == 0 or self.engine.finite_evidence:
+        if self.epochs == 0 or self.engine.finite_evidence or len(self.inputs) <= SWEEP_ALL:
             # a recording's draws are free: every epoch visits every input once, until the
-            # recording runs out (an epoch of every input is as valid as a sample)
+            # recording runs out (an epoch of every input is as valid as a sample); on a
+            # small probe set the per-input screen needs the draws of every input anyway
             order = list(self.inputs)
             self.rng.shuffle(order)
             return order
@@ -239,15 +294,21 @@ class PooledEffects:
             cands = [(j, c) for j in live for c in j.by_input.get(x.fp, ())]
             if not cands:
                 continue
-            s_idx = self.engine.allocate(x, 2)
-            plan += [(x, i) for i in s_idx]
+            s_idx, new = self._take(x, self.block)
+            plan += [(x, i) for i in new]
             fus = []
             for j, c in cands:
-                f_idx = self.engine.allocate(c.follow_up, j.test.sides)
-                plan += [(c.follow_up, i) for i in f_idx]
+                k = self.block
+                if self.epochs == 0:
+                    # a tools relation on an agent whose source draws called no tool: one
+                    # follow-up shows whether the transform makes it call one
+                    k = (1 if j.result.relation.layer == "tools" and not _any_tool(
+                        self.pool, x.fp) else max(k, self.first_follow_ups))
+                f_idx, new = self._take(c.follow_up, k)
+                plan += [(c.follow_up, i) for i in new]
                 fus.append((j, c, f_idx))
             rounds.append((x, s_idx, fus))
-        if not plan:
+        if not rounds:
             return False
         if self.engine.finite_evidence and self._ran_out(plan, rounds, live):
             left = [j for j in live if not j.incomplete]
@@ -264,7 +325,13 @@ class PooledEffects:
             for j, _c, _ in fus:
                 layer = j.result.relation.layer
                 frozen.setdefault((x.fp, layer), _usable(self.pool, x.fp, layer))
-        got = await self._draw_all(plan, shuffle=True)
+        got = await self._draw_all(plan, shuffle=True) if plan else {}
+        for x, s_idx, fus in rounds:
+            for p, idx in [(x, s_idx)] + [(c.follow_up, f) for _, c, f in fus]:
+                have = self.pool.get(p.fp).draws
+                for i in idx:
+                    if (p.fp, i) not in got and i in have:
+                        got[(p.fp, i)] = have[i]
         self.epochs += 1
         if self.progress is not None:
             self.progress(len(plan))
@@ -299,12 +366,29 @@ class PooledEffects:
                 batch[id(j)][0].append(fwd)
                 if j.test.sides == 2 and rev is not None:
                     batch[id(j)][1].append(rev)
+        if self.epochs == 1 and self.adapt_block:
+            self._adapt(rounds, got)
         for j in live:
             if not j.incomplete:
                 j.test.feed(batch[id(j)])
             if not j.unexercised:
                 j.unexercised = layer_never_varied(j, self.pool)
         return True
+
+    def _adapt(self, rounds: Sequence[Any], got: dict[tuple[str, int], Observation]) -> None:
+        """After the first epoch: the block of the later epochs from the agent's noise on it
+        (the mean disagreement of two source draws of one input, over the inputs): a
+        prediction from earlier draws only, so every later score stays exact."""
+        dis: list[float] = []
+        for x, s_idx, _ in rounds:
+            obs = [got.get((x.fp, i)) for i in s_idx]
+            keys = [k for k in (o.key("verdict") for o in obs if o is not None)
+                    if k is not None]
+            pairs = [(a, b) for n, a in enumerate(keys) for b in keys[n + 1:]]
+            if pairs:
+                dis.append(sum(a != b for a, b in pairs) / len(pairs))
+        if dis:
+            self.block = block_size(sum(dis) / len(dis))
 
     def _ran_out(self, plan: Sequence[tuple[Probe, int]], rounds: Sequence[Any],
                  live: Sequence[EffectJob]) -> bool:
@@ -319,6 +403,11 @@ class PooledEffects:
             by_probe.setdefault(p.fp, (p, []))[1].append(i)
         for p, idx in by_probe.values():
             self.engine.release(p, idx)
+        for x, s_idx, fus in rounds:
+            # the epoch is planned again: none of its indices was scored
+            self.used.get(x.fp, set()).difference_update(s_idx)
+            for _, c, f_idx in fus:
+                self.used.get(c.follow_up.fp, set()).difference_update(f_idx)
         wanting: set[int] = set()
         for x, _, fus in rounds:
             for j, c, _ in fus:
@@ -360,6 +449,10 @@ class PooledEffects:
         return out
 
 
+def _any_tool(pool: EvidencePool, fp: str) -> bool:
+    return any(k for k in pool.get(fp).keys("tools") if k)
+
+
 def layer_never_varied(job: EffectJob, pool: EvidencePool) -> str:
     """Why a relation is not exercised although its transform changed inputs: a ``tools``
     relation on an agent that called no tool in any draw (checked after its first epoch)."""
@@ -396,9 +489,9 @@ def _missing(obs: Observation | None, what: str, *, ran_out: bool = False) -> st
 
 def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float, Candidate]]:
     """The candidates to test one by one, most suspicious first: every input the per-input
-    screen flagged (relations/_screen.py); of a relation VIOLATED by its pooled test (not
-    screened: it needs counterexamples, not a verdict) the ``VIOLATED_ADMITTED`` most
-    suspicious."""
+    screen flagged (relations/_screen.py); of a relation VIOLATED by its pooled test (it
+    needs counterexamples, not a verdict) at most the ``VIOLATED_ADMITTED`` most suspicious
+    of them (of all its inputs, by suspicion, if it was not screened)."""
     scored = []
     for j in jobs:
         layer = j.result.relation.layer
@@ -412,7 +505,7 @@ def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float,
                     mine.append((s, c))
             elif s >= ADMIT_SUSPICION:
                 mine.append((s, c))
-        if j.screen is None:
+        if j.test.status == "violated":
             mine = sorted(mine, key=lambda t: -t[0])[:VIOLATED_ADMITTED]
         scored += mine
     scored.sort(key=lambda t: -t[0])
@@ -549,12 +642,30 @@ def _end(c: Candidate, status: CandidateStatus, note: str, t: LocalTest, pool: E
         "source_draws": len(src)}
 
 
-def prior_variance(pair_disagreement: float | None) -> float:
-    """The scores' variance to assume before any epoch, from the meter's pair disagreement
-    (a score's variance is about 0.55-1x of it); unknown: the largest plausible, 0.25."""
+def block_size(pair_disagreement: float | None) -> int:
+    """Draws per round of an input (sources, and follow-ups per candidate) for an agent of
+    this pair disagreement: an exact score from ``b`` draws a side has about ``1 / b^2`` of
+    the variance of one from two when the relation holds, so a noisier agent pays less per
+    decision with larger rounds (benchmarks/relation_effects.py); a quiet agent needs none.
+
+    >>> block_size(0.0), block_size(0.05), block_size(0.25), block_size(0.4)
+    (2, 3, 4, 6)
+    """
+    if pair_disagreement is None or pair_disagreement < 0.02:
+        return 2
+    if pair_disagreement < 0.08:
+        return 3
+    return 4 if pair_disagreement < 0.3 else 6
+
+
+def prior_variance(pair_disagreement: float | None, block: int = 2) -> float:
+    """The exact scores' variance to assume before any epoch, from the meter's pair
+    disagreement ``d``: when the relation holds, a score from ``b`` draws a side has a
+    variance of about ``2.2 d / b^2`` (simulated for binary verdicts at 5-30% noise;
+    a little above it here); unknown: the largest plausible, 0.25."""
     if pair_disagreement is None:
         return 0.25
-    return min(0.25, 0.8 * pair_disagreement + 0.002)
+    return min(0.25, 2.4 * pair_disagreement / block ** 2 + 0.002)
 
 
 def summarise(job: EffectJob) -> dict[str, Any]:

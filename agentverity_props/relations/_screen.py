@@ -3,31 +3,43 @@
 The pooled effect bounds a mean over the probe set; one input in three hundred whose
 follow-up flips half the time moves that mean by less than 0.002, far below any tolerance.
 So after the pooled rounds every (relation, input) pair of a relation that is not already
-VIOLATED gets enough draws of its own that a violation of a stated *size* on it is *flagged*
-with probability at least ``1 - beta_screen``; a flagged input is then tested on its own
-(:func:`~agentverity_props.relations._pooled.localise`, family-wise ``alpha``).
+VIOLATED is *screened*: it gets draws until a violation of a stated *size* on it is ruled
+out at error ``beta`` (the pair is *cleared*), or it looks violated (*flagged*: it is then
+tested on its own, :func:`~agentverity_props.relations._pooled.localise`, at a family-wise
+``alpha``), or the draws run out.
 
-**The size.** A follow-up that violates the relation (against the source's modal verdict) on
-a share ``r + size (1 - r)`` of its draws, where ``r`` is the input's own noise (its source
-re-draws off the modal verdict): ``size = 0.5`` is "flips the verdict half the time beyond
-the agent's noise". For a two-sided (invariant) relation the reverse too: the source draws
-off the follow-up's modal verdict at ``r_f + size (1 - r_f)`` (a follow-up made more decided).
+**The size.** With ``a`` the input's modal verdict, a violation of size ``s`` is a follow-up
+that violates the relation against ``a`` on a share of its draws at least ``s`` above the
+share of the input's own re-draws that do: ``P(f viol. a) - P(x viol. a) >= s``. The default
+``s = 0.5`` is "the follow-up flips the verdict half the time beyond the agent's noise" (on a
+quiet input: a coin flip). For a two-sided (invariant) relation the reverse too, with ``b``
+the follow-up's modal verdict: ``P(x != b) - P(f != b) >= s`` (a follow-up made more decided).
 
-**The flag.** ``c`` of ``k`` follow-up draws violate; the input is flagged when
-``P(Binomial(k, r) >= c) <= SCREEN_FLAG`` (reverse: the same with the source draws against
-the follow-up's noise). ``r`` is estimated from the input's draws, shrunk toward the probe
-set's noise (the meter's pair disagreement) with the weight of ``NOISE_PRIOR_WEIGHT`` draws.
-A flag costs no ``alpha``: it only chooses which inputs are tested; a false flag costs the
-calls of a local test that stops futile.
+**Clearing.** Per side a betting e-process against that violation, ``W = prod (1 + lambda_i
+(s - D_i))``, where each term ``D_i`` has mean at least ``s`` under the violation:
 
-**The spending.** An input gets follow-up (and source) draws until it is flagged or it has
-the smallest ``k`` at which the flag has power ``1 - beta_screen`` against the size at its
-estimated noise (:func:`follow_ups_needed`: 5 on a quiet input at ``beta = 0.05``, 19 at 15%
-noise); draws the pooled rounds already made count. An input whose noise is so high that
-``SCREEN_MAX_DRAWS`` draws are not enough, or whose draws the budget did not allow, is
-*not screened*, and the relation's result names it with the reason. ``beta_screen`` is
-``SCREEN_BETA_SHARE`` of the run's ``beta``; the rest is left for the local test that
-follows, whose power the simulation tests check (tests/stats/test_relation_single_input.py).
+* a *paired* term ``D = [f viol. a] - [x viol. a]`` (one follow-up and one source draw made
+  after ``a`` was read), or
+* a *one-sample* term ``D = [f viol. a]`` (its mean is at least ``s`` plus the source's own
+  rate): used when the source draws read before the screen all agree, so no source draw is
+  spent on a quiet input.
+
+The reference ``a`` is read from the source draws made before the screen; the follow-ups are
+independent of it, so every follow-up draw (the pooled rounds' included) is a term; paired
+terms take source draws made afterwards. Each bet ``lambda_i`` is fixed from the earlier
+terms (a plug-in Kelly fraction, capped so that a factor is never negative), so under the
+violation ``W`` is a nonnegative supermartingale and ``P(W ever >= 1/beta) <= beta``
+(Ville): a violation of the size is cleared with probability at most ``beta``. On a quiet
+input ``W`` doubles with each agreeing draw: 5 follow-ups clear at ``beta = 0.05``, the
+fewest any test needs against a coin flip (``0.5^5 < 0.05``). The guarantee reads the modal
+verdicts from the draws: on an input whose verdict is split, the modal verdict the draws show
+may be the wrong one, and the guarantee is then approximate.
+
+**Flags.** A side whose ``W`` falls below ``FLAG_WEALTH`` has evidence for the violation: the
+pair is flagged and tested on its own (a flag costs no ``alpha``; a false flag costs the calls
+of a local test that ends futile). A pair whose noise is too high to clear within
+``SCREEN_MAX_DRAWS`` draws is *not screened (noise)*; pairs the budget or an interrupt left
+short are *not screened (budget / interrupt)*; the report names them.
 """
 
 from __future__ import annotations
@@ -35,81 +47,296 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._internal.outcome import CandidateStatus
 
 if TYPE_CHECKING:
     from ..engine import Engine, EvidencePool, Probe
+    from ._model import Relation
     from ._pooled import EffectJob
     from ._procedure import Candidate
 
-#: The stated size: a follow-up violating on ``r + SIZE (1 - r)`` of its draws.
+#: The stated size: the follow-up's violation rate beyond the input's own noise.
 SCREEN_SIZE = 0.5
-#: A flag's level under "the relation holds on this input" (a cost, never an error).
-SCREEN_FLAG = 0.02
-#: The share of ``beta`` the screen may miss the stated size with (the rest: the local test).
-SCREEN_BETA_SHARE = 2 / 3
-#: Most follow-up (or source) draws an input is given by the screen.
+#: Most follow-up draws a pair is given (and source draws an input is given) by the screen.
 SCREEN_MAX_DRAWS = 24
-#: Source draws every input of a two-sided relation has at least: the reverse flag sees a
-#: source whose minority verdict the transform removes (a 65/35 input: 0.65^8 = 3% unseen).
-SCREEN_MIN_SOURCES = 8
-#: Weight, in draws, of the probe set's noise in an input's noise estimate.
-NOISE_PRIOR_WEIGHT = 4.0
+#: Most source draws an input is given by the screen (shared by the input's relations).
+SCREEN_MAX_SOURCES = 48
+#: Evidence against the relation holding on the input that flags a pair.
+FLAG_EVIDENCE = 10.0
+#: A side whose clearing wealth falls below this is flagged (tested on its own).
+FLAG_WEALTH = 0.05
+#: Largest share of the greatest safe bet a clearing bet may use.
+BET_CAP = 0.95
+#: A one-sample side flags when its disagreeing draws are this unlikely at the noise seen.
+HIT_LEVEL = 0.01
+#: Weight, in draws, of the agent's noise in an input's noise (that flag only).
+NOISE_WEIGHT = 4.0
+#: Terms before a side may be judged futile (its noise too high to clear within the cap).
+FUTILE_AFTER = 16
+#: Terms of the recent pace a futility judgement also considers.
+FUTILE_WINDOW = 6
+#: Source draws the reverse side of a pair needs at least before it clears.
+REVERSE_MIN_TERMS = 7
+#: Draws a reference verdict is read from at least (they are not terms of its side).
+REF_DRAWS = 3
+#: Weight, in terms, of the prior mean (zero) and of the prior variance in the bets.
+PRIOR_WEIGHT = 2.0
 
 
-def tail(k: int, r: float, c: int) -> float:
-    """``P(Binomial(k, r) >= c)``.
+def quiet_clearance(beta: float, size: float = SCREEN_SIZE) -> int:
+    """Follow-up draws that clear a pair on a quiet input (every term zero, bets at the cap).
 
-    >>> tail(5, 0.0, 1), round(tail(5, 0.5, 1), 5)
-    (0.0, 0.96875)
+    >>> quiet_clearance(0.05)
+    5
     """
-    if c <= 0:
-        return 1.0
+    per = math.log1p(BET_CAP * size / (1.0 - size))
+    return math.ceil(math.log(1.0 / beta) / per - 1e-9)
+
+
+@dataclass
+class Clearing:
+    """One side's clearing e-process (module docstring), recomputed from its terms."""
+
+    size: float
+    prior_var: float
+    log_w: float = 0.0
+    terms: int = 0
+    low: float = 0.0   # lowest log wealth reached
+    trail: list[float] = field(default_factory=list)   # log wealth after each term
+
+    def run(self, terms: Sequence[float]) -> Clearing:
+        n, s, ss, self.log_w, self.low = 0, 0.0, 0.0, 0.0, 0.0
+        self.trail = []
+        cap = BET_CAP / (1.0 - self.size)
+        for d in terms:
+            mean = s / (n + PRIOR_WEIGHT)
+            var = max((ss + PRIOR_WEIGHT * self.prior_var) / (n + PRIOR_WEIGHT) - mean * mean,
+                      1e-3)
+            gap = self.size - mean
+            lam = min(max(gap / (var + gap * gap), 0.0), cap) if gap > 0 else 0.0
+            self.log_w += math.log1p(lam * (self.size - d))
+            self.low = min(self.low, self.log_w)
+            self.trail.append(self.log_w)
+            n, s, ss = n + 1, s + d, ss + d * d
+        self.terms = n
+        return self
+
+    def cleared(self, beta: float) -> bool:
+        return self.log_w >= math.log(1.0 / beta) - 1e-12
+
+    def futile(self, beta: float, cap: int) -> bool:
+        """At its average pace so far the side would not clear within ``cap`` terms (judged
+        after ``FUTILE_AFTER`` terms): the pair's noise is too high for the size."""
+        if self.terms < FUTILE_AFTER:
+            return False
+        then = self.trail[-1 - FUTILE_WINDOW]
+        pace = max(self.log_w / self.terms, (self.log_w - then) / FUTILE_WINDOW)
+        need = math.log(1.0 / beta) - self.log_w
+        return pace <= 0 or need / pace > 2.0 * (cap - self.terms)
+
+    @property
+    def flagged(self) -> bool:
+        return self.log_w <= math.log(FLAG_WEALTH)
+
+
+def clearance_cost(flip: float, beta: float, *, runs: int = 400, seed: int = 0
+                   ) -> dict[str, int | None]:
+    """What clearing one pair of a binary verdict costs at a per-draw flip rate ``flip``
+    (source and follow-up alike: the relation holds), by simulation of the forward process
+    (paired terms on a noisy input, one-sample on a quiet one): the median and 90th
+    percentile of its terms (follow-up draws; a paired term also takes one source draw,
+    shared by the input's relations), and the share of pairs the cap leaves not screened.
+
+    >>> clearance_cost(0.0, 0.05)["median"]
+    5
+    """
+    import random
+
+    rng = random.Random(f"clearance:{seed}:{flip}")
+    pd = 2 * flip * (1 - flip)
+    need: list[int] = []
+    capped = 0
+    for _ in range(runs):
+        terms: list[float] = []
+        proc = Clearing(SCREEN_SIZE, prior_term_variance(pd))
+        while len(terms) < SCREEN_MAX_DRAWS:
+            y = float(rng.random() < flip)
+            terms.append(y if flip == 0 else y - float(rng.random() < flip))
+            if proc.run(terms).cleared(beta):
+                break
+        if proc.cleared(beta):
+            need.append(len(terms))
+        else:
+            capped += 1
+    need.sort()
+    return {"median": need[len(need) // 2] if need else None,
+            "p90": need[min(len(need) - 1, int(0.9 * len(need)))] if need else None,
+            "not_screened_share_pct": round(100 * capped / runs)}
+
+
+def against_holding(terms: Sequence[float]) -> float:
+    """Log of a betting e-process against "mean term <= 0" on paired terms (their mean is
+    zero when the relation holds on the input): evidence for a violation, used to flag a
+    pair for its own test (a flag spends no ``alpha``; the local test that follows does)."""
+    n, s, ss, log_e = 0, 0.0, 0.0, 0.0
+    for d in terms:
+        mean = s / (n + PRIOR_WEIGHT)
+        var = max((ss + PRIOR_WEIGHT * 0.25) / (n + PRIOR_WEIGHT) - mean * mean, 1e-3)
+        mu = min(max(mean / (var + mean * mean), 0.0), BET_CAP) if mean > 0 else 0.0
+        log_e += math.log1p(mu * d)
+        n, s, ss = n + 1, s + d, ss + d * d
+    return log_e
+
+
+@dataclass
+class PairScreen:
+    """The screen of one (relation, input) pair: its references and where its terms start
+    (module docstring). Begun before the relation's first epoch, so that every later draw
+    is a term."""
+
+    cand: Candidate
+    two: bool
+    ref_s: str | None = None   # the source's modal verdict, read at the start
+    n_s0: int = 0              # source draws it was read from (not terms of the forward side)
+    ref_f: str | None = None   # the follow-up's modal verdict: its first draw
+    n_f0: int = 0
+    state: str = "more"        # more / cleared / flagged / noise / budget / interrupt
+    fwd: Clearing | None = None
+    rev: Clearing | None = None
+
+    def evaluate(self, pool: EvidencePool, beta: float, prior_var: float, noise: float = 0.0
+                 ) -> tuple[bool, bool]:
+        """Update ``state`` from the draws so far; return (wants a source draw, wants a
+        follow-up draw) for the next round."""
+        rel, layer = self.cand.relation, self.cand.relation.layer
+        src = _usable(pool, self.cand.source.fp, layer)
+        fus = _usable(pool, self.cand.follow_up.fp, layer)
+        if self.ref_s is None:
+            if len(src) < self.n_s0:
+                return True, False
+            self.ref_s = _modal(src[:self.n_s0])
+        if self.two and self.ref_f is None:
+            if len(fus) < REF_DRAWS:
+                return False, True
+            self.ref_f, self.n_f0 = _modal(fus[:REF_DRAWS]), REF_DRAWS
+        ref_s = self.ref_s
+        # forward: every follow-up draw, paired with a source draw made after the reference
+        # was read; one-sample while every source draw agrees with the reference
+        fresh = src[self.n_s0:]
+        quiet_s = not any(rel.baseline_violates(ref_s, x) for x in src)
+        terms: list[float] = []
+        paired: list[float] = []
+        need_src = one_f = False
+        hits_f = 0
+        for i, f in enumerate(fus):
+            y = float(not rel.holds(ref_s, f))
+            if i < len(fresh):
+                terms.append(y - float(rel.baseline_violates(ref_s, fresh[i])))
+                paired.append(terms[-1])
+            elif quiet_s:
+                terms.append(y)
+                one_f, hits_f = True, hits_f + int(y > 0)
+            else:
+                need_src = True
+                break
+        self.fwd = Clearing(SCREEN_SIZE, prior_var).run(terms)
+        evidence = against_holding(paired)
+        want_s = want_f = False
+        done_f = self.fwd.cleared(beta)
+        if not done_f:
+            want_s, want_f = need_src, not need_src
+        done_r = True
+        one_r, hits_r, need_fu = False, 0, False
+        if self.two:
+            ref_f = self.ref_f
+            fresh_f = fus[self.n_f0:]
+            quiet_f = all(f == ref_f for f in fus)
+            terms, paired = [], []
+            need_fu = one_r = False
+            for n, x in enumerate(src):
+                xr = float(x != ref_f)
+                if n < len(fresh_f):
+                    terms.append(xr - float(fresh_f[n] != ref_f))
+                    paired.append(terms[-1])
+                elif quiet_f:
+                    terms.append(xr)
+                    one_r, hits_r = True, hits_r + int(xr > 0)
+                else:
+                    need_fu = True
+                    break
+            self.rev = Clearing(SCREEN_SIZE, prior_var).run(terms)
+            evidence = max(evidence, against_holding(paired))
+            # both sides clear: each guards the other against a modal verdict misread from
+            # few draws; and at least REVERSE_MIN_TERMS source draws, so that a minority
+            # verdict the transform removes shows at least once (65/35: 1 - 0.65^7 = 95%)
+            done_r = self.rev.cleared(beta) and len(src) >= REVERSE_MIN_TERMS
+            if not done_r:
+                want_f = want_f or need_fu
+                want_s = want_s or not need_fu
+        # a side that waits for source draws (shared by the input's relations) may take up
+        # to SCREEN_MAX_SOURCES of them; one that waits for follow-ups, SCREEN_MAX_DRAWS
+        cap_f = SCREEN_MAX_SOURCES if need_src else SCREEN_MAX_DRAWS
+        cap_r = SCREEN_MAX_DRAWS if need_fu else SCREEN_MAX_SOURCES
+        futile = (not done_f and self.fwd.futile(beta, cap_f)) or (
+            self.rev is not None and not done_r and self.rev.futile(beta, cap_r))
+        capped = (want_f and len(fus) >= SCREEN_MAX_DRAWS) or (
+            want_s and len(src) - self.n_s0 >= SCREEN_MAX_SOURCES)
+        # on a side whose other draws all agree so far, every disagreeing draw is a hit
+        hits_f = sum(not rel.holds(ref_s, f) for f in fus) if quiet_s else 0
+        hit_f = quiet_s and _unlikely(hits_f, len(fus), src, ref_s, rel, noise)
+        hit_r = False
+        if self.two and all(f == self.ref_f for f in fus):
+            hits_r = sum(x != self.ref_f for x in src)
+            hit_r = _unlikely(hits_r, len(src), fus, self.ref_f, None, noise)
+        if (not (done_f and done_r) and evidence >= math.log(FLAG_EVIDENCE)) or (
+                not done_f and (self.fwd.flagged or hit_f
+                                or ((futile or capped) and self.fwd.log_w <= 0))) or (
+                self.rev is not None and not done_r
+                and (self.rev.flagged or hit_r
+                     or ((futile or capped) and self.rev.log_w <= 0))):
+            # evidence for a violation: against the relation holding on the input (paired
+            # terms), the clearing wealth fallen low, or disagreeing draws unlikely at the
+            # noise seen (one-sample: on a quiet agent, a single one)
+            self.state = "flagged"
+        elif done_f and done_r:
+            self.state = "cleared"
+        elif futile or capped:
+            self.state = "noise"
+        else:
+            return want_s, want_f
+        return False, False
+
+
+def _unlikely(hits: int, draws: int, others: Sequence[str], ref: str | None,
+              rel: Relation | None, noise: float) -> bool:
+    """Whether ``hits`` disagreeing draws of ``draws`` are unlikely (``<= HIT_LEVEL``) at
+    the noise of the other side's draws (all agreeing so far), shrunk toward the agent's
+    per-draw noise with the weight of ``NOISE_WEIGHT`` draws: on a quiet agent a single
+    disagreeing draw is."""
+    if not hits or ref is None:
+        return False
+    off = sum((rel.baseline_violates(ref, x) if rel is not None else x != ref)
+              for x in others)
+    r = (off + NOISE_WEIGHT * noise) / (len(others) + NOISE_WEIGHT)
     if r <= 0.0:
-        return 0.0
-    return float(sum(math.comb(k, i) * r ** i * (1 - r) ** (k - i) for i in range(c, k + 1)))
+        return True
+    tail = sum(math.comb(draws, i) * r ** i * (1 - r) ** (draws - i)
+               for i in range(hits, draws + 1))
+    return tail <= HIT_LEVEL
 
 
-def flag_count(k: int, r: float) -> int:
-    """The fewest violating draws of ``k`` that flag an input of noise ``r``."""
-    c = 1
-    while c <= k and tail(k, r, c) > SCREEN_FLAG:
-        c += 1
-    return c
-
-
-@lru_cache(maxsize=4096)
-def _needed(r_milli: int, beta_milli: int, size_milli: int) -> int | None:
-    r, beta, size = r_milli / 1000, beta_milli / 1e6, size_milli / 1000
-    q1 = r + size * (1.0 - r)
-    for k in range(1, SCREEN_MAX_DRAWS + 1):
-        c = flag_count(k, r)
-        if c <= k and tail(k, q1, c) >= 1.0 - beta:
-            return k
-    return None
-
-
-def follow_ups_needed(r: float, beta: float, size: float = SCREEN_SIZE) -> int | None:
-    """The fewest draws at which a violation of ``size`` on an input of noise ``r`` is
-    flagged with probability ``>= 1 - beta`` (None: more than ``SCREEN_MAX_DRAWS``).
-
-    >>> follow_ups_needed(0.0, 0.05 * SCREEN_BETA_SHARE), follow_ups_needed(0.15, 0.0333)
-    (5, 19)
-    """
-    r = min(max(r, 0.0), 0.999)
-    return _needed(math.ceil(r * 1000), max(1, int(beta * 1e6)), round(size * 1000))
-
-
-def noise_prior(pair_disagreement: float | None) -> float:
-    """The per-draw off-modal rate ``r`` of a binary verdict with this pair disagreement
-    (``2 r (1 - r)``); 0 when unknown (an input's own draws then decide)."""
+def flip_of(pair_disagreement: float | None) -> float:
+    """The per-draw flip rate of a binary verdict with this pair disagreement (``2r(1-r)``)."""
     if not pair_disagreement:
         return 0.0
-    d = min(pair_disagreement, 0.5)
-    return (1.0 - math.sqrt(1.0 - 2.0 * d)) / 2.0
+    return (1.0 - math.sqrt(max(0.0, 1.0 - 2.0 * min(pair_disagreement, 0.5)))) / 2.0
+
+
+def _usable(pool: EvidencePool, fp: str, layer: str) -> list[str]:
+    return [k for k in pool.get(fp).keys(layer) if k is not None]
 
 
 def _modal(keys: Sequence[str]) -> str:
@@ -118,94 +345,91 @@ def _modal(keys: Sequence[str]) -> str:
     return next(k for k in keys if counts[k] == best)
 
 
-def _usable(pool: EvidencePool, fp: str, layer: str) -> list[str]:
-    return [k for k in pool.get(fp).keys(layer) if k is not None]
+def prior_term_variance(pair_disagreement: float | None) -> float:
+    """The variance of a paired term to assume before any term: about the pair disagreement
+    (``Var([f != a] - [x != a]) = 2 r (1 - r)`` for a binary verdict of noise ``r``); a
+    little above zero on a quiet agent so that the first bets are near the cap."""
+    if pair_disagreement is None:
+        return 0.25
+    return min(0.5, max(0.02, pair_disagreement))
 
 
-def judge(c: Candidate, two: bool, pool: EvidencePool, *, beta: float, prior: float
-          ) -> tuple[str, int, int]:
-    """One input's screen so far: ``("flagged", 0, 0)``, ``("screened", 0, 0)``,
-    ``("noise", 0, 0)`` (the size cannot be reached within the cap) or ``("more", sources,
-    follow_ups)`` with the draws it still needs."""
-    rel, layer = c.relation, c.relation.layer
-    src, fus = _usable(pool, c.source.fp, layer), _usable(pool, c.follow_up.fp, layer)
-    if not src or not fus:
-        return "more", int(not src), int(not fus)
-    w = NOISE_PRIOR_WEIGHT
-    ref = _modal(src)
-    r_s = (sum(rel.baseline_violates(ref, s) for s in src) + w * prior) / (len(src) + w)
-    if tail(len(fus), r_s, sum(not rel.holds(ref, f) for f in fus)) <= SCREEN_FLAG:
-        return "flagged", 0, 0
-    # a noise too high for the size within the cap is only known once the cap is reached
-    # (a noise estimate from two draws says little): until then, more draws
-    cap = SCREEN_MAX_DRAWS
-    k_need = follow_ups_needed(r_s, beta) or cap + 1
-    s_need = 1
-    if two:
-        fref = _modal(fus)
-        r_f = (sum(f != fref for f in fus) + w * prior) / (len(fus) + w)
-        if tail(len(src), r_f, sum(s != fref for s in src)) <= SCREEN_FLAG:
-            return "flagged", 0, 0
-        s_need = max(SCREEN_MIN_SOURCES, follow_ups_needed(r_f, beta) or cap + 1)
-    more_s = max(0, min(s_need, cap) - len(src))
-    more_f = max(0, min(k_need, cap) - len(fus))
-    if more_s or more_f:
-        return "more", more_s, more_f
-    if k_need > cap or s_need > cap:
-        return "noise", 0, 0
-    return "screened", 0, 0
+def begin(job: EffectJob, pool: EvidencePool) -> None:
+    """Begin the screen of every pair of a job: read the source references now."""
+    from ._pooled import two_sided
+
+    two = two_sided(job.result.relation)
+    for c in job.candidates:
+        # the forward reference: the modal verdict of the source draws made so far, or of
+        # the first REF_DRAWS of them if fewer (every later source draw is independent of it)
+        n = len(_usable(pool, c.source.fp, c.relation.layer))
+        job.pairs[id(c)] = PairScreen(c, two, n_s0=max(n, REF_DRAWS))
 
 
 async def screen(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
                  beta: float, pair_disagreement: float | None, seed: int = 0,
                  progress: Callable[[int], None] | None = None) -> None:
-    """Screen every input of every job that is not VIOLATED (module docstring). Sets each
-    job's ``screen`` (candidate id -> ``flagged`` / ``screened`` / ``noise`` / ``budget``)."""
-    from ._pooled import PooledEffects, two_sided
+    """Screen every pair of every job not VIOLATED (module docstring): rounds of one draw
+    per source and per follow-up that a pair still needs. Sets each job's ``screen``
+    (candidate id -> cleared / flagged / noise / budget / interrupt)."""
+    from ._pooled import PooledEffects
 
-    b = beta * SCREEN_BETA_SHARE
-    todo = [j for j in jobs if j.test.status != "violated"]
-    states: dict[int, dict[int, str]] = {}
+    todo = [j for j in jobs if j.test.status != "violated" and not _toolless(j, pool)]
+    pairs: list[tuple[EffectJob, PairScreen, Candidate]] = []
     for j in todo:
-        j.screen = states[id(j)] = {}
+        j.screen = {}
+        if not j.pairs:
+            begin(j, pool)
+        for c in j.candidates:
+            if c.outcome.status == CandidateStatus.PENDING:
+                pairs.append((j, j.pairs[id(c)], c))
     helper = PooledEffects(engine, pool, [], [], seed=seed)
-    while not engine.stopping:
-        src_more: dict[str, tuple[Probe, int]] = {}
-        fu_more: list[tuple[Candidate, int]] = []
-        for j in todo:
-            two = two_sided(j.result.relation)
-            prior = pair_disagreement if j.result.relation.layer == "verdict" else None
-            for c in j.candidates:
-                if c.outcome.status != CandidateStatus.PENDING:
-                    continue
-                state, more_s, more_f = judge(c, two, pool, beta=b, prior=noise_prior(prior))
-                mine = states[id(j)]
-                if state != "more":
-                    mine[id(c)] = state
-                    continue
-                mine.pop(id(c), None)
-                if more_s:
-                    have = src_more.get(c.source.fp, (c.source, 0))[1]
-                    src_more[c.source.fp] = (c.source, max(have, more_s))
-                if more_f:
-                    fu_more.append((c, more_f))
+    while True:
+        src_more: dict[str, Probe] = {}
+        fu_more: dict[str, Probe] = {}
+        for _, ps, c in pairs:
+            if ps.state != "more":
+                continue
+            prior = prior_term_variance(pair_disagreement if c.relation.layer == "verdict"
+                                        else None)
+            noise = flip_of(pair_disagreement) if c.relation.layer == "verdict" else 0.05
+            want_s, want_f = ps.evaluate(pool, beta, prior, noise)
+            if want_s:
+                src_more[c.source.fp] = c.source
+            if want_f:
+                fu_more[c.follow_up.fp] = c.follow_up
         plan: list[tuple[Probe, int]] = []
-        for p, n in list(src_more.values()) + [(c.follow_up, n) for c, n in fu_more]:
-            plan += [(p, i) for i in engine.allocate(p, n)]
+        index: dict[str, int] = {}
+        for p in list(src_more.values()) + list(fu_more.values()):
+            index[p.fp] = engine.allocate(p, 1)[0]
+            plan.append((p, index[p.fp]))
         if not plan:
             break
-        if not engine.can_afford(len(plan)):
+        if engine.stopping or not engine.can_afford(len(plan)):
+            for p, i in plan:
+                engine.release(p, [i])
             break
-        await helper._draw_all(plan, shuffle=True)
+        got = await helper._draw_all(plan, shuffle=True)
         if progress is not None:
             progress(len(plan))
-        for c, n in fu_more:
-            c.outcome.draws += n
-    for j in todo:
-        mine = states[id(j)]
-        for c in j.candidates:
-            if c.outcome.status == CandidateStatus.PENDING and id(c) not in mine:
-                mine[id(c)] = "interrupt" if engine.stopping else "budget"
+        for _, ps, c in pairs:
+            if ps.state == "more":
+                c.outcome.draws += sum((fp, index[fp]) in got for fp in
+                                       (c.source.fp, c.follow_up.fp) if fp in index)
+        if not got:
+            break
+    for j, ps, c in pairs:
+        st = ps.state if ps.state != "more" else ("interrupt" if engine.stopping else "budget")
+        assert j.screen is not None
+        j.screen[id(c)] = st
+
+
+def _toolless(job: EffectJob, pool: EvidencePool) -> bool:
+    """A tools relation on an agent whose source draws called no tool: nothing to screen
+    (its first epoch shows whether a transform makes the agent call one)."""
+    if job.result.relation.layer != "tools":
+        return False
+    return not any(k for c in job.candidates for k in pool.get(c.source.fp).keys("tools"))
 
 
 def sensitivity(job: EffectJob, beta: float) -> dict[str, object] | None:
@@ -215,8 +439,9 @@ def sensitivity(job: EffectJob, beta: float) -> dict[str, object] | None:
     counts = Counter(job.screen.values())
     missing = [(c.source.fp, job.screen[id(c)]) for c in job.candidates
                if job.screen.get(id(c)) in ("noise", "budget", "interrupt")]
-    return {"size": SCREEN_SIZE, "power": 1.0 - beta, "screen_beta": beta * SCREEN_BETA_SHARE,
-            "inputs": len(job.candidates), "screened": counts["screened"] + counts["flagged"],
-            "flagged": counts["flagged"], "not_screened": len(missing),
+    return {"size": SCREEN_SIZE, "power": 1.0 - beta, "screen_beta": beta,
+            "inputs": len(job.candidates), "screened": counts["cleared"] + counts["flagged"],
+            "cleared": counts["cleared"], "flagged": counts["flagged"],
+            "not_screened": len(missing),
             "not_screened_reasons": dict(Counter(r for _, r in missing)),
             "not_screened_inputs": [fp for fp, _ in missing[:20]]}

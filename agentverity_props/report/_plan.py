@@ -89,8 +89,10 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
         out.append("per-input screen (every input of every relation not VIOLATED; included "
                    "above): follow-up draws per input and relation " + "; ".join(
                        f"{_pct(lv['noise'])}: {s['follow_ups'] or 'beyond the cap'}"
-                       + (f" ({s['added_follow_ups']} beyond the pooled sweep's 2)"
-                          if s["added_follow_ups"] is not None else "")
+                       + (f" (90%: {s['follow_ups_p90']}; {s['added_follow_ups']} beyond the "
+                          "first sweep's)" if s["added_follow_ups"] is not None else "")
+                       + (f", {s['not_screened_pct']}% not screened (noise)"
+                          if s["not_screened_pct"] else "")
                        for lv, s in zip(levels, scr, strict=True)))
     if d["hold_floor"]:
         out.append(f"no run can reach HOLDS on a relation here in fewer than "

@@ -52,16 +52,19 @@ class Calls(Model):
 
 
 class ScreenPrice(Model):
-    """The per-input screen at this noise: follow-up draws per (input, relation) for its
-    guarantee (a violation of 'size' beyond the noise found with probability 'power'), source
-    draws per input (shared by its relations), and the follow-ups added beyond the two the
-    pooled sweep makes; null: the noise is too high for the screen's cap."""
+    """The per-input screen at this noise: follow-up draws that clear one (input, relation)
+    pair (a violation of 'size' beyond the noise ruled out at error 1 - 'power'): median and
+    90th percentile; source draws per input (shared by its relations); the follow-ups added
+    beyond the first sweep's; the share of pairs the screen's cap leaves not screened. Null:
+    no simulated pair cleared within the cap."""
 
     size: float
     power: float
     follow_ups: int | None
+    follow_ups_p90: int | None
     sources: int | None
     added_follow_ups: int | None
+    not_screened_pct: Annotated[int, Field(ge=0, le=100)]
 
 
 class Level(Model):
