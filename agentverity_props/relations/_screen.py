@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -64,8 +64,12 @@ SCREEN_SIZE = 0.5
 SCREEN_MAX_DRAWS = 24
 #: Most source draws an input is given by the screen (shared by the input's relations).
 SCREEN_MAX_SOURCES = 48
+WEAK_EVIDENCE = 4.0
 #: Evidence against the relation holding on the input that flags a pair.
-FLAG_EVIDENCE = 10.0
+FLAG_EVIDENCE = 20.0
+#: A side that cannot clear (futile or capped) is flagged when its log wealth is this low,
+#: or the evidence against the relation holding reaches ``WEAK_EVIDENCE``.
+LOSING = 0.0
 #: A side whose clearing wealth falls below this is flagged (tested on its own).
 FLAG_WEALTH = 0.05
 #: Largest share of the greatest safe bet a clearing bet may use.
@@ -78,10 +82,14 @@ NOISE_WEIGHT = 4.0
 FUTILE_AFTER = 16
 #: Terms of the recent pace a futility judgement also considers.
 FUTILE_WINDOW = 6
+#: One-sample terms a side may take before it pairs every term (with a fresh other draw).
+ONE_SAMPLE_MAX = 7
 #: Source draws the reverse side of a pair needs at least before it clears.
 REVERSE_MIN_TERMS = 7
 #: Draws a reference verdict is read from at least (they are not terms of its side).
 REF_DRAWS = 3
+#: Share of the plug-in Kelly fraction a clearing bet uses.
+KELLY = 1.0
 #: Weight, in terms, of the prior mean (zero) and of the prior variance in the bets.
 PRIOR_WEIGHT = 2.0
 
@@ -108,6 +116,10 @@ class Clearing:
     trail: list[float] = field(default_factory=list)   # log wealth after each term
 
     def run(self, terms: Sequence[float]) -> Clearing:
+        """Replay the process over ``terms``: each bet is a plug-in Kelly fraction
+        ``gap / (var + gap^2)`` from the earlier terms, shrunk toward a prior mean of zero
+        and the prior variance with the weight of ``PRIOR_WEIGHT`` terms, capped so that no
+        factor is negative."""
         n, s, ss, self.log_w, self.low = 0, 0.0, 0.0, 0.0, 0.0
         self.trail = []
         cap = BET_CAP / (1.0 - self.size)
@@ -116,7 +128,7 @@ class Clearing:
             var = max((ss + PRIOR_WEIGHT * self.prior_var) / (n + PRIOR_WEIGHT) - mean * mean,
                       1e-3)
             gap = self.size - mean
-            lam = min(max(gap / (var + gap * gap), 0.0), cap) if gap > 0 else 0.0
+            lam = min(max(KELLY * gap / (var + gap * gap), 0.0), cap) if gap > 0 else 0.0
             self.log_w += math.log1p(lam * (self.size - d))
             self.low = min(self.low, self.log_w)
             self.trail.append(self.log_w)
@@ -192,20 +204,56 @@ def against_holding(terms: Sequence[float]) -> float:
 
 
 @dataclass
+class Side:
+    """One side's terms, appended as draws arrive and never rewritten: the *primary*
+    stream (follow-ups for the forward side, sources for the reverse) paired in order with
+    the *other* stream, or one-sample while the other stream's draws all agree with the
+    reference (at most ``ONE_SAMPLE_MAX`` such terms: then only paired ones)."""
+
+    terms: list[float] = field(default_factory=list)
+    fresh: list[float] = field(default_factory=list)   # paired terms of fresh draws only
+    nxt: int = 0          # next primary draw to consume
+    other: int = 0        # next other-stream draw to pair with
+    one_sample: int = 0
+    proc: Clearing | None = None
+
+    def extend(self, primary: Sequence[float], other: Sequence[float], quiet: bool,
+               n_ref: int) -> bool:
+        """Consume what has arrived; True when the side waits for an other-stream draw.
+        ``primary`` / ``other`` are the violation indicators against the side's reference;
+        the first ``n_ref`` other-stream draws are the ones the reference was read from."""
+        while self.nxt < len(primary):
+            if self.other < len(other):
+                d = primary[self.nxt] - other[self.other]
+                self.terms.append(d)
+                if self.other >= n_ref:
+                    self.fresh.append(d)
+                self.other += 1
+            elif quiet and self.one_sample < ONE_SAMPLE_MAX:
+                self.terms.append(primary[self.nxt])
+                self.one_sample += 1
+            else:
+                return True
+            self.nxt += 1
+        return False
+
+
+@dataclass
 class PairScreen:
-    """The screen of one (relation, input) pair: its references and where its terms start
-    (module docstring). Begun before the relation's first epoch, so that every later draw
-    is a term."""
+    """The screen of one (relation, input) pair: its references and its two sides (module
+    docstring). Begun before any epoch of the relation, so that every later draw is a term."""
 
     cand: Candidate
     two: bool
     ref_s: str | None = None   # the source's modal verdict, read at the start
-    n_s0: int = 0              # source draws it was read from (not terms of the forward side)
-    ref_f: str | None = None   # the follow-up's modal verdict: its first draw
+    n_s0: int = 0              # source draws it was read from
+    ref_f: str | None = None   # the follow-up's modal verdict: of its first draws
     n_f0: int = 0
     state: str = "more"        # more / cleared / flagged / noise / budget / interrupt
     fwd: Clearing | None = None
     rev: Clearing | None = None
+    fside: Side = field(default_factory=Side)
+    rside: Side = field(default_factory=Side)
 
     def evaluate(self, pool: EvidencePool, beta: float, prior_var: float, noise: float = 0.0
                  ) -> tuple[bool, bool]:
@@ -223,52 +271,30 @@ class PairScreen:
                 return False, True
             self.ref_f, self.n_f0 = _modal(fus[:REF_DRAWS]), REF_DRAWS
         ref_s = self.ref_s
-        # forward: every follow-up draw, paired with a source draw made after the reference
-        # was read; one-sample while every source draw agrees with the reference
-        fresh = src[self.n_s0:]
-        quiet_s = not any(rel.baseline_violates(ref_s, x) for x in src)
-        terms: list[float] = []
-        paired: list[float] = []
-        need_src = one_f = False
-        hits_f = 0
-        for i, f in enumerate(fus):
-            y = float(not rel.holds(ref_s, f))
-            if i < len(fresh):
-                terms.append(y - float(rel.baseline_violates(ref_s, fresh[i])))
-                paired.append(terms[-1])
-            elif quiet_s:
-                terms.append(y)
-                one_f, hits_f = True, hits_f + int(y > 0)
-            else:
-                need_src = True
-                break
-        self.fwd = Clearing(SCREEN_SIZE, prior_var).run(terms)
-        evidence = against_holding(paired)
-        want_s = want_f = False
+        # forward: each follow-up draw against the source's reference, paired in order with
+        # a source draw (one whose reading chose the reference agrees with it more often
+        # than a fresh one, so its term leans toward the violation: clearing stays within
+        # its error; the evidence against the relation holding takes fresh draws only)
+        y = [float(not rel.holds(ref_s, f)) for f in fus]
+        x = [float(rel.baseline_violates(ref_s, v)) for v in src]
+        quiet_s = not any(x)
+        need_src = self.fside.extend(y, x, quiet_s, self.n_s0)
+        self.fwd = Clearing(SCREEN_SIZE, prior_var).run(self.fside.terms)
+        evidence = against_holding(self.fside.fresh)
         done_f = self.fwd.cleared(beta)
+        want_s = want_f = False
         if not done_f:
             want_s, want_f = need_src, not need_src
-        done_r = True
-        one_r, hits_r, need_fu = False, 0, False
+        done_r, need_fu = True, False
+        quiet_f = True
         if self.two:
             ref_f = self.ref_f
-            fresh_f = fus[self.n_f0:]
-            quiet_f = all(f == ref_f for f in fus)
-            terms, paired = [], []
-            need_fu = one_r = False
-            for n, x in enumerate(src):
-                xr = float(x != ref_f)
-                if n < len(fresh_f):
-                    terms.append(xr - float(fresh_f[n] != ref_f))
-                    paired.append(terms[-1])
-                elif quiet_f:
-                    terms.append(xr)
-                    one_r, hits_r = True, hits_r + int(xr > 0)
-                else:
-                    need_fu = True
-                    break
-            self.rev = Clearing(SCREEN_SIZE, prior_var).run(terms)
-            evidence = max(evidence, against_holding(paired))
+            xr = [float(v != ref_f) for v in src]
+            yr = [float(f != ref_f) for f in fus]
+            quiet_f = not any(yr)
+            need_fu = self.rside.extend(xr, yr, quiet_f, self.n_f0)
+            self.rev = Clearing(SCREEN_SIZE, prior_var).run(self.rside.terms)
+            evidence = max(evidence, against_holding(self.rside.fresh))
             # both sides clear: each guards the other against a modal verdict misread from
             # few draws; and at least REVERSE_MIN_TERMS source draws, so that a minority
             # verdict the transform removes shows at least once (65/35: 1 - 0.65^7 = 95%)
@@ -285,21 +311,20 @@ class PairScreen:
         capped = (want_f and len(fus) >= SCREEN_MAX_DRAWS) or (
             want_s and len(src) - self.n_s0 >= SCREEN_MAX_SOURCES)
         # on a side whose other draws all agree so far, every disagreeing draw is a hit
-        hits_f = sum(not rel.holds(ref_s, f) for f in fus) if quiet_s else 0
-        hit_f = quiet_s and _unlikely(hits_f, len(fus), src, ref_s, rel, noise)
-        hit_r = False
-        if self.two and all(f == self.ref_f for f in fus):
-            hits_r = sum(x != self.ref_f for x in src)
-            hit_r = _unlikely(hits_r, len(src), fus, self.ref_f, None, noise)
-        if (not (done_f and done_r) and evidence >= math.log(FLAG_EVIDENCE)) or (
+        hit_f = quiet_s and _unlikely(int(sum(y)), len(fus), src, ref_s, rel, noise)
+        hit_r = self.two and quiet_f and _unlikely(
+            int(sum(float(v != self.ref_f) for v in src)), len(src), fus, self.ref_f, None,
+            noise)
+        stuck = (futile or capped) and evidence >= math.log(WEAK_EVIDENCE)
+        if (not (done_f and done_r) and (evidence >= math.log(FLAG_EVIDENCE) or stuck)) or (
                 not done_f and (self.fwd.flagged or hit_f
-                                or ((futile or capped) and self.fwd.log_w <= 0))) or (
+                                or ((futile or capped) and self.fwd.log_w <= LOSING))) or (
                 self.rev is not None and not done_r
                 and (self.rev.flagged or hit_r
-                     or ((futile or capped) and self.rev.log_w <= 0))):
+                     or ((futile or capped) and self.rev.log_w <= LOSING))):
             # evidence for a violation: against the relation holding on the input (paired
             # terms), the clearing wealth fallen low, or disagreeing draws unlikely at the
-            # noise seen (one-sample: on a quiet agent, a single one)
+            # noise seen (on a quiet agent, a single one)
             self.state = "flagged"
         elif done_f and done_r:
             self.state = "cleared"
@@ -313,14 +338,14 @@ class PairScreen:
 def _unlikely(hits: int, draws: int, others: Sequence[str], ref: str | None,
               rel: Relation | None, noise: float) -> bool:
     """Whether ``hits`` disagreeing draws of ``draws`` are unlikely (``<= HIT_LEVEL``) at
-    the noise of the other side's draws (all agreeing so far), shrunk toward the agent's
-    per-draw noise with the weight of ``NOISE_WEIGHT`` draws: on a quiet agent a single
-    disagreeing draw is."""
+    the noise of the other side's draws (all agreeing so far) shrunk toward the agent's
+    per-draw noise with the weight of ``NOISE_WEIGHT`` draws, and never below the agent's:
+    on a quiet agent a single disagreeing draw is."""
     if not hits or ref is None:
         return False
     off = sum((rel.baseline_violates(ref, x) if rel is not None else x != ref)
               for x in others)
-    r = (off + NOISE_WEIGHT * noise) / (len(others) + NOISE_WEIGHT)
+    r = max(noise, (off + NOISE_WEIGHT * noise) / (len(others) + NOISE_WEIGHT))
     if r <= 0.0:
         return True
     tail = sum(math.comb(draws, i) * r ** i * (1 - r) ** (draws - i)
@@ -354,6 +379,25 @@ def prior_term_variance(pair_disagreement: float | None) -> float:
     return min(0.5, max(0.02, pair_disagreement))
 
 
+def agent_noise(pool: EvidencePool, probes: Iterable[Probe], meter: float | None, *,
+                weight: int = 10) -> float | None:
+    """The agent's pair disagreement: the mean, over the inputs with two or more verdict
+    draws, of the share of their pairs of draws that disagree, with the meter's figure
+    counted as ``weight`` inputs (None: no evidence at all)."""
+    tot, n = 0.0, 0
+    for p in probes:
+        keys = _usable(pool, p.fp, "verdict")
+        m = len(keys)
+        if m < 2:
+            continue
+        same = sum(c * (c - 1) for c in Counter(keys).values())
+        tot += 1.0 - same / (m * (m - 1))
+        n += 1
+    if meter is not None:
+        tot, n = tot + weight * meter, n + weight
+    return tot / n if n else None
+
+
 def begin(job: EffectJob, pool: EvidencePool) -> None:
     """Begin the screen of every pair of a job: read the source references now."""
     from ._pooled import two_sided
@@ -384,15 +428,19 @@ async def screen(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], 
             if c.outcome.status == CandidateStatus.PENDING:
                 pairs.append((j, j.pairs[id(c)], c))
     helper = PooledEffects(engine, pool, [], [], seed=seed)
+    sources = {c.source.fp: c.source for _, _, c in pairs}
     while True:
         src_more: dict[str, Probe] = {}
         fu_more: dict[str, Probe] = {}
+        # the agent's noise, re-read each round from every input's source draws so far
+        # (the meter's figure, from few pairs, weighs as much as ten inputs)
+        pd = agent_noise(pool, sources.values(), pair_disagreement)
         for _, ps, c in pairs:
             if ps.state != "more":
                 continue
-            prior = prior_term_variance(pair_disagreement if c.relation.layer == "verdict"
-                                        else None)
-            noise = flip_of(pair_disagreement) if c.relation.layer == "verdict" else 0.05
+            verdict = c.relation.layer == "verdict"
+            prior = prior_term_variance(pd if verdict else None)
+            noise = flip_of(pd) if verdict else 0.05
             want_s, want_f = ps.evaluate(pool, beta, prior, noise)
             if want_s:
                 src_more[c.source.fp] = c.source
