@@ -76,6 +76,9 @@ from typing import Any, Literal
 from ..errors import InvalidArgument
 from ._rules import Decision
 
+#: A two-sided candidate does not pass while its reverse e-process is at least this high
+#: (evidence that the follow-up is more decided than the source: more rounds decide it).
+REVERSE_HOLD = 3.0
 #: The smallest miss rate an alternative may state: a violation that shows 99.5% of the time.
 MISS_FLOOR = 0.005
 #: The largest: a violation that shows at least 70% of the time.
@@ -172,13 +175,21 @@ class CandidateTest:
                 "the source's modal verdict than a fresh source re-draw does")
 
     def __init__(self, *, alpha: float, beta: float, alternative: Alternative,
-                 noise: float, max_draws: int = MAX_DRAWS, futility: bool = False) -> None:
+                 noise: float, max_draws: int = MAX_DRAWS, futility: bool = False,
+                 two_sided: bool = False) -> None:
         for name, val in (("alpha", alpha), ("beta", beta)):
             if not (0.0 < val < 1.0):
                 raise InvalidArgument(f"CandidateTest: {name}={val!r} must be in (0, 1)")
         if max_draws < 1:
             raise InvalidArgument("CandidateTest: max_draws must be >= 1")
         self.alpha, self.beta, self.alt = alpha, beta, alternative
+        #: an invariant relation is also tested the other way round (a follow-up made *more*
+        #: decided than its source: the source's draws leave the follow-up's modal verdict
+        #: more often than the follow-up's own do); alpha is then split between the two
+        self.two_sided = two_sided
+        self.alpha_side = alpha / 2 if two_sided else alpha
+        self.e_reverse = 1.0
+        self.rcounts = {"fs": 0, "f": 0, "s": 0, "none": 0}  # reverse round outcomes
         self.noise = min(max(noise, 0.0), 1.0)
         self.max_draws = max_draws
         self.futility = futility
@@ -211,10 +222,19 @@ class CandidateTest:
             self._after()
         return self.decision
 
-    def round(self, *, follow_up: bool, source: bool, settled: bool = True
-              ) -> Decision | None:
+    def round(self, *, follow_up: bool, source: bool, settled: bool = True,
+              reverse: tuple[bool, bool] | None = None) -> Decision | None:
         """One round: a fresh follow-up and a fresh source re-draw, both scored against the
-        reference fixed before they were drawn."""
+        reference fixed before they were drawn. ``reverse`` (two-sided candidates): whether
+        the source draw and the follow-up draw are off the follow-up's modal verdict fixed
+        before the round (the reverse e-process: the same bets with the roles swapped)."""
+        if self.decision is None and reverse is not None and self.two_sided:
+            s_off, f_off = reverse
+            a, b, c = self._round_bets(self.rcounts)
+            self.e_reverse *= a if s_off and not f_off else (
+                b if f_off and not s_off else c)
+            self.rcounts["fs" if s_off and f_off else "f" if s_off
+                         else "s" if f_off else "none"] += 1
         if self.decision is None:
             a, b, c = self._round_bets()
             self.e_violation *= a if follow_up and not source else (
@@ -240,7 +260,8 @@ class CandidateTest:
         a reference made of noise is unlikely (:meth:`EvidenceLearner.settling_lead`); until
         then follow-up draws do not feed the pass e-process, because a follow-up that agrees
         with a noise reference is no evidence of a pass."""
-        if settled and self.last_follow_up_violates is False and self.e_pass >= 1.0:
+        if settled and self.last_follow_up_violates is False and self.e_pass >= 1.0 \
+                and self.e_reverse <= 1.0:
             return ("follow_up",)
         return ("source", "follow_up")
 
@@ -278,23 +299,24 @@ class CandidateTest:
             d_bet = (1.0 - miss * c_bet) / v1
         self.e_pass *= d_bet if violates else c_bet
 
-    def _round_bets(self) -> tuple[float, float, float]:
+    def _round_bets(self, counts: dict[str, int] | None = None) -> tuple[float, float, float]:
+        counts = self.counts if counts is None else counts
         v1, u1 = self.alt.v1, min(max(self.noise, 0.0), 0.5)
         prior = {"f": v1 * (1 - u1), "s": u1 * (1 - v1)}
         prior["conc"] = 1.0 - prior["f"] - prior["s"]
-        n = self.rounds + PRIOR_WEIGHT
-        pf = (self.counts["f"] + PRIOR_WEIGHT * prior["f"]) / n
-        ps = (self.counts["s"] + PRIOR_WEIGHT * prior["s"]) / n
-        pc = (self.counts["fs"] + self.counts["none"] + PRIOR_WEIGHT * prior["conc"]) / n
+        n = sum(counts.values()) + PRIOR_WEIGHT
+        pf = (counts["f"] + PRIOR_WEIGHT * prior["f"]) / n
+        ps = (counts["s"] + PRIOR_WEIGHT * prior["s"]) / n
+        pc = (counts["fs"] + counts["none"] + PRIOR_WEIGHT * prior["conc"]) / n
         pf, ps, pc = (max(p, P_FLOOR) for p in (pf, ps, pc))
         return round_bets(pf, ps, pc)
 
     def _after(self) -> None:
         eps = 1e-9
-        if self.e_violation >= (1.0 - eps) / self.alpha:
-            self.decision = Decision("violation", self.e_violation, self.draws, self.alpha,
-                                     self.state())
-        elif self.e_pass >= (1.0 - eps) / self.beta:
+        if max(self.e_violation, self.e_reverse) >= (1.0 - eps) / self.alpha_side:
+            self.decision = Decision("violation", max(self.e_violation, self.e_reverse),
+                                     self.draws, self.alpha, self.state())
+        elif self.e_pass >= (1.0 - eps) / self.beta and self.e_reverse < REVERSE_HOLD:
             self.decision = Decision("pass", self.e_pass, self.draws, self.beta, self.state())
         elif self.draws >= self.max_draws:
             self.decision = Decision("undecided", max(self.e_violation, self.e_pass),
@@ -336,8 +358,10 @@ class CandidateTest:
                 "e_violation": self.e_violation, "e_pass": self.e_pass,
                 "follow_up_violations": self.f_viol, "follow_up_draws": self.f_n,
                 "source_violations": self.s_viol, "source_draws": self.s_n,
-                "rounds": self.rounds, "p_value": min(1.0, 1.0 / self.e_violation)
-                if self.e_violation > 0 else 1.0}
+                "e_reverse": self.e_reverse if self.two_sided else None,
+                "rounds": self.rounds,
+                "p_value": min(1.0, (2.0 if self.two_sided else 1.0)
+                               / max(self.e_violation, self.e_reverse, 1e-300))}
 
 
 class EvidenceLearner:

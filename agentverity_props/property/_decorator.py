@@ -205,14 +205,26 @@ class AgentCheck:
         cls = violation_class(rel.name)
         c = out.decision or {}
         warning = self._dependence_warning(rel, src, fu)
+        e_fwd, e_rev = c.get("e_violation") or 0.0, c.get("e_reverse") or 0.0
+        if e_rev > e_fwd:
+            # found the other way round: the follow-up is more decided than the source
+            how = (f"the follow-up is more decided than the source: source verdict "
+                   f"{out.source!r}, follow-up {out.follow_up!r}; its source re-draws leave "
+                   f"the follow-up's modal verdict more often than its own draws do "
+                   f"(reverse sequential e-value {e_rev:.3g} >= 2/alpha_candidate = "
+                   f"2/{rec.alpha_candidate:.3g}: alpha_candidate split over the two "
+                   f"directions; alpha_candidate is {rec.alpha_split()})")
+        else:
+            half = "2" if c.get("e_reverse") is not None else "1"
+            how = (f"source verdict {out.source!r}, follow-up {out.follow_up!r}; "
+                   f"{c.get('follow_up_violations')}/{c.get('follow_up_draws')} follow-up "
+                   f"draws violate vs {c.get('source_violations')}/{c.get('source_draws')} "
+                   f"source re-draws (sequential e-value {e_fwd:.3g} >= {half}/"
+                   f"alpha_candidate = {half}/{rec.alpha_candidate:.3g}; alpha_candidate is "
+                   f"{rec.alpha_split()})")
         raise cls(
             (f"{warning}\n  " if warning else "") +
-            f"relation '{rel.name}' ({rel.rtype}) violated beyond the agent's noise: source "
-            f"verdict {out.source!r}, follow-up {out.follow_up!r}; "
-            f"{c.get('follow_up_violations')}/{c.get('follow_up_draws')} follow-up draws "
-            f"violate vs {c.get('source_violations')}/{c.get('source_draws')} source re-draws "
-            f"(sequential e-value {c.get('e_violation', 0):.3g} >= 1/alpha_candidate = "
-            f"1/{rec.alpha_candidate:.3g}; alpha_candidate is {rec.alpha_split()})"
+            f"relation '{rel.name}' ({rel.rtype}) violated beyond the agent's noise: {how}"
             f"\n  source:    {source!r}\n  follow-up: {follow_up!r}"
             f"\n  reproduce: {ce.example_literal()}")
 
@@ -596,6 +608,7 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
         EffectJob,
         PooledEffects,
         RelationResult,
+        block_size,
         prior_variance,
         summarise,
         two_sided,
@@ -622,7 +635,7 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
         test = EffectTest(tolerance=base["tolerance"],
                           alpha=relation_alpha_split(record.alpha, len(rels))["pooled"],
                           beta=base["holds_error"], sides=2 if two_sided(rel) else 1,
-                          prior_var=prior_variance(pair))
+                          prior_var=prior_variance(pair, block_size(pair)))
         job = EffectJob(RelationResult(rel), cands, test)
         for c in cands:
             job.by_input.setdefault(c.source.fp, []).append(c)
@@ -630,7 +643,8 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
     if not jobs:
         return
     check._loop.run(PooledEffects(check._engine, check._pool, jobs, list(probes.values()),
-                                  seed=record.seed or 0).run())
+                                  seed=record.seed or 0, block=block_size(pair),
+                                  adapt_block=True).run())
     led = check._engine.ledger
     record.calls, record.replayed = led.calls, led.replayed
     failing = None

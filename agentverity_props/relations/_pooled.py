@@ -61,6 +61,8 @@ if TYPE_CHECKING:
 #: of a quarter of ``min(inputs, SWEEP_MAX)`` inputs, at least ``MIN_EPOCH``.
 SWEEP_MAX = 64
 MIN_EPOCH = 8
+#: The largest block on a recording (``assess``).
+FINITE_BLOCK = 4
 #: Probe sets this small are swept whole in every epoch.
 SWEEP_ALL = 0
 #: Scores a relation's pooled test may use before it is undecided.
@@ -389,6 +391,10 @@ class PooledEffects:
                 dis.append(sum(a != b for a, b in pairs) / len(pairs))
         if dis:
             self.block = block_size(sum(dis) / len(dis))
+            if self.engine.finite_evidence:
+                # a recording holds a few dozen draws an input: more, smaller blocks
+                # score it better than a few large ones (each score's bet is capped)
+                self.block = min(self.block, FINITE_BLOCK)
 
     def _ran_out(self, plan: Sequence[tuple[Probe, int]], rounds: Sequence[Any],
                  live: Sequence[EffectJob]) -> bool:

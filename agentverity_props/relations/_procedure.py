@@ -216,7 +216,9 @@ class RelationDecider:
         noise = self._noise(c)
         c.test = CandidateTest(alpha=self.alpha_candidate,
                                beta=self.beta * (1 - REFERENCE_SHARE),
-                               alternative=self.learner.alternative(noise), noise=noise, **kw)
+                               alternative=self.learner.alternative(noise), noise=noise,
+                               two_sided=c.relation.rtype == "invariant"
+                               and c.relation.check is None, **kw)
 
     def _noise(self, c: Candidate) -> float:
         return self.learner.local_noise(*off_reference(self.pool, c.source.fp,
@@ -332,7 +334,19 @@ class RelationDecider:
             out.follow_up = keys["follow_up"]
             out.raw = f_viol
         if s_viol is not None:
-            decision = test.round(follow_up=f_viol, source=s_viol, settled=c.settled)
+            rev = None
+            if test.two_sided:
+                # the follow-up's modal verdict before this round's draw
+                ev, idx = self.pool.get(c.follow_up.fp), c.indices["follow_up"]
+                before = [k for k in (ev.draws[i].key(rel.layer) for i in sorted(ev.draws)
+                                      if i < idx) if k is not None]
+                if before:
+                    counts = Counter(before)
+                    top = max(counts.values())
+                    r_f = next(k for k in before if counts[k] == top)
+                    rev = (keys["source"] != r_f, keys["follow_up"] != r_f)
+            decision = test.round(follow_up=f_viol, source=s_viol, settled=c.settled,
+                                  reverse=rev)
         else:
             decision = test.follow_up(f_viol, settled=c.settled)
         # the next step scores against the modal verdict of every source draw so far

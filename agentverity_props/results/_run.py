@@ -161,15 +161,17 @@ class Outcome(Model):
 
 
 class PerInputScreen(Model):
-    """The per-input screen of a relation not VIOLATED by its pooled test (docs/statistics.md,
-    "Every input's own evidence"): how many of its inputs got enough draws that a violation
-    of ``size`` beyond their noise is found with probability ``power``, and which did not."""
+    """The per-input screen of a relation (docs/statistics.md, "Every input's own
+    evidence"): of its inputs, how many were screened (a violation of ``size`` beyond their
+    noise ruled out at error ``screen_beta``: *cleared*; or evidence for one: *flagged* and
+    tested on their own), and which were not and why."""
 
     size: Annotated[float, Field(gt=0.0, le=1.0)]
     power: Annotated[float, Field(ge=0.0, le=1.0)]
     screen_beta: Annotated[float, Field(ge=0.0, le=1.0)]
     inputs: Annotated[int, Field(ge=0)]
     screened: Annotated[int, Field(ge=0)]
+    cleared: Annotated[int, Field(ge=0)]
     flagged: Annotated[int, Field(ge=0)]
     not_screened: Annotated[int, Field(ge=0)]
     not_screened_reasons: dict[Literal["noise", "budget", "interrupt"], int]

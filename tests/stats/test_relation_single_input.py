@@ -1,15 +1,18 @@
-"""Every input's own evidence: the per-input screen's stated power, checked by simulation.
+"""Every input's own evidence: the per-input screen's stated error, checked by simulation.
 
-The screen (relations/_screen.py) promises that an input whose follow-up violates on
-``r + 0.5 (1 - r)`` of its draws (``r`` its own noise) is flagged with probability at least
-``1 - 2/3 beta``. Here the screen's own rule (:func:`judge`) is driven draw by draw exactly as
-``screen`` drives it, on binary inputs with their own generators; each check is a one-sided
-binomial test at the claim (p < 0.001), so a false claim fails the test. Through ``run``: a
-coin-flip bug on one input of a quiet gate is VIOLATED.
+The screen (relations/_screen.py) clears a (relation, input) pair only when a violation of
+the stated size on it is ruled out: a follow-up whose draws violate against the source's
+modal verdict on a share 0.5 above the source's own re-draws (or the reverse, a follow-up
+made more decided) is *cleared* with probability at most ``beta``. Here one pair's screen
+is driven draw by draw exactly as :func:`screen` drives it (a source draw and a follow-up
+draw when it asks for them), on inputs with their own generators; each error claim is a
+one-sided binomial test at the claim (p < 0.001), so a false claim fails the test. Through
+``run``: a coin-flip bug on one input of a quiet gate is VIOLATED.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from types import SimpleNamespace
 
 import numpy as np
@@ -18,7 +21,13 @@ from scipy.stats import binomtest
 
 from agentverity_props import RunConfig, from_callable, run
 from agentverity_props.relations import Relation
-from agentverity_props.relations._screen import SCREEN_BETA_SHARE, SCREEN_SIZE, judge
+from agentverity_props.relations._screen import (
+    REF_DRAWS,
+    SCREEN_SIZE,
+    PairScreen,
+    flip_of,
+    prior_term_variance,
+)
 
 pytestmark = pytest.mark.stats
 
@@ -27,67 +36,95 @@ CASE = Relation("case", "invariant", str.upper)
 
 
 class _Pool:
-    def __init__(self, draws: dict[str, list[str]]) -> None:
-        self.draws = draws
+    def __init__(self) -> None:
+        self.draws: dict[str, list[str]] = defaultdict(list)
 
     def get(self, fp: str) -> SimpleNamespace:
-        return SimpleNamespace(keys=lambda layer: self.draws[fp])
+        return SimpleNamespace(keys=lambda layer: list(self.draws[fp]))
 
 
-def screen_one(r: float, v: float, rng: np.random.Generator, *, sources: int = 2,
-               follow_ups: int = 2, reverse: bool = False) -> str:
-    """One input: sources off the modal verdict with probability ``r``, follow-ups with
-    ``v`` (``reverse``: the follow-up quiet and the source off it with ``v``)."""
-    def draw(p: float, n: int) -> list[str]:
-        return ["b" if x else "a" for x in rng.random(n) < p]
+def screen_one(source: dict[str, float], follow_up: dict[str, float],
+               rng: np.random.Generator, *, agent_noise: float, anchors: int = 1) -> str:
+    """One pair's screen: verdicts drawn from the two label mixes; ``agent_noise`` is the
+    pair disagreement the run would read off the agent (it sizes bets and flags)."""
+    labels_s, p_s = list(source), np.array(list(source.values()))
+    labels_f, p_f = list(follow_up), np.array(list(follow_up.values()))
+    pool = _Pool()
 
-    ps, pf = (v, 0.0) if reverse else (r, v)
-    pool = _Pool({"s": draw(ps, sources), "f": draw(pf, follow_ups)})
+    def draw(fp: str) -> None:
+        labels, p = (labels_s, p_s) if fp == "s" else (labels_f, p_f)
+        pool.draws[fp].append(labels[int(rng.choice(len(labels), p=p))])
+
+    for _ in range(anchors):
+        draw("s")
     c = SimpleNamespace(relation=CASE, source=SimpleNamespace(fp="s"),
                         follow_up=SimpleNamespace(fp="f"))
-    while True:
-        state, more_s, more_f = judge(c, True, pool, beta=BETA * SCREEN_BETA_SHARE,
-                                      prior=0.0 if reverse else r)
-        if state != "more":
-            return state
-        pool.draws["s"] += draw(ps, more_s)
-        pool.draws["f"] += draw(pf, more_f)
+    ps = PairScreen(c, True, n_s0=max(anchors, REF_DRAWS))
+    for _ in range(400):
+        want_s, want_f = ps.evaluate(pool, BETA, prior_term_variance(agent_noise),
+                                     flip_of(agent_noise))
+        if ps.state != "more":
+            return ps.state
+        if want_s:
+            draw("s")
+        if want_f:
+            draw("f")
+    return ps.state
 
 
-def power_claim_holds(missed: int, n: int) -> bool:
-    return binomtest(missed, n, BETA * SCREEN_BETA_SHARE, alternative="greater").pvalue > 0.001
+def cleared_at_most_beta(cleared: int, n: int) -> bool:
+    return binomtest(cleared, n, BETA, alternative="greater").pvalue > 0.001
+
+
+@pytest.mark.parametrize("r", [0.0, 0.05, 0.15, 0.3])
+def test_a_violation_of_the_stated_size_is_cleared_at_most_beta(r: float) -> None:
+    """Forward: the follow-up's verdict off the source's modal one on ``r + 0.5`` of its
+    draws, the source's on ``r``."""
+    rng = np.random.default_rng(int(r * 100) + 1)
+    n = 600
+    src = {"a": 1.0 - r, "b": r}
+    fu = {"a": 0.5 - r, "b": 0.5 + r}
+    pd = 2 * r * (1 - r)
+    cleared = sum(screen_one(src, fu, rng, agent_noise=pd) == "cleared" for _ in range(n))
+    assert cleared_at_most_beta(cleared, n), (cleared, n)
+
+
+def test_a_follow_up_made_more_decided_by_the_size_is_cleared_at_most_beta() -> None:
+    """Reverse, three verdicts: the follow-up always ``a``, the source on ``a`` 40% of the
+    time (its modal verdict, 30/30 on the others): the follow-up's modal verdict gains 0.6,
+    the source's modal verdict loses nothing."""
+    rng = np.random.default_rng(7)
+    n = 600
+    src = {"a": 0.4, "b": 0.3, "c": 0.3}
+    cleared = sum(screen_one(src, {"a": 1.0}, rng, agent_noise=0.66) == "cleared"
+                  for _ in range(n))
+    assert cleared_at_most_beta(cleared, n), (cleared, n)
+
+
+def test_a_minority_verdict_the_transform_removes_is_flagged() -> None:
+    """A 65/35 input of a quiet agent whose follow-up is always the modal verdict (an
+    effect of 0.35, below the size): at least seven source draws show the minority verdict
+    with probability 1 - 0.65^7 = 95%, and on a quiet agent one is a flag."""
+    rng = np.random.default_rng(11)
+    n = 600
+    flagged = sum(screen_one({"a": 0.65, "b": 0.35}, {"a": 1.0}, rng, agent_noise=0.003)
+                  == "flagged" for _ in range(n))
+    assert binomtest(flagged, n, 0.9, alternative="less").pvalue > 0.001, flagged
 
 
 @pytest.mark.parametrize("r", [0.0, 0.05, 0.15])
-def test_a_violation_of_the_stated_size_is_flagged(r: float) -> None:
-    rng = np.random.default_rng(int(r * 100) + 1)
-    n = 1000
-    v = r + SCREEN_SIZE * (1 - r)
-    missed = sum(screen_one(r, v, rng) != "flagged" for _ in range(n))
-    assert power_claim_holds(missed, n), (missed, n)
+def test_a_clean_pair_is_cleared_and_rarely_flagged(r: float) -> None:
+    """A flag costs the calls of a local test, never alpha; the docs state the cost: on a
+    clean pair at 15% noise at most 15% of pairs are flagged and most are cleared."""
+    rng = np.random.default_rng(int(r * 100) + 21)
+    n = 400
+    mix = {"a": 1.0 - r, "b": r} if r else {"a": 1.0}
+    got = [screen_one(mix, mix, rng, agent_noise=2 * r * (1 - r)) for _ in range(n)]
+    assert got.count("flagged") / n <= 0.15, got.count("flagged")
+    assert got.count("cleared") / n >= (1.0 if r == 0 else 0.75), got.count("cleared")
 
 
-def test_a_follow_up_made_fully_decided_is_flagged() -> None:
-    """Reverse side: the follow-up always the modal verdict, the source off it half the
-    time (the stated size against a quiet follow-up)."""
-    rng = np.random.default_rng(7)
-    n = 1000
-    missed = sum(screen_one(0.0, SCREEN_SIZE, rng, reverse=True) != "flagged"
-                 for _ in range(n))
-    assert power_claim_holds(missed, n), (missed, n)
-
-
-def test_false_flags_stay_a_minority_at_15_percent_noise() -> None:
-    """A flag costs calls, never alpha; at 15% noise with the relation holding, at most a
-    fifth of inputs are flagged (the cost the docs state, about 12%)."""
-    rng = np.random.default_rng(9)
-    n = 1000
-    flagged = sum(screen_one(0.15, 0.15, rng, sources=10, follow_ups=10) == "flagged"
-                  for _ in range(n))
-    assert flagged / n <= 0.2, flagged
-
-
-def _one_bug(n_inputs: int, seed: int):
+def _one_bug(seed: int):
     rng = np.random.default_rng(seed)
 
     def agent(prompt: str) -> str:
@@ -100,12 +137,17 @@ def _one_bug(n_inputs: int, seed: int):
 
 
 def test_run_finds_a_coin_flip_bug_on_one_input_of_a_quiet_gate() -> None:
-    seeds = range(10)
     found = 0
-    for seed in seeds:
+    n = 20
+    for seed in range(n):
         inputs = [f"question number {i}" for i in range(30)]
-        res = run(from_callable(_one_bug(30, seed), identity=f"one-bug-{seed}"), inputs,
+        res = run(from_callable(_one_bug(seed), identity=f"one-bug-{seed}"), inputs,
                   [CASE], config=RunConfig(seed=seed, max_workers=2))
         found += str(res.relations[0].status) == "VIOLATED"
-    # the claim: found with probability >= 0.95; 10 runs, fail when <= 7 (p < 0.012)
-    assert found >= 8, found
+    # the claim: found with probability >= 0.95 (1 - beta); fails when the 20 runs make
+    # that implausible (P(found <= 16 | 0.95) = 0.016)
+    assert found >= 17, found
+
+
+def test_the_size_is_what_the_docs_state() -> None:
+    assert SCREEN_SIZE == 0.5
