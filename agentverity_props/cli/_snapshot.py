@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from ._ci import FORMATS, annotations_option, publish
 from ._common import use_color, write_output
 from ._options import (
     LAYER_CHOICE,
@@ -24,7 +25,7 @@ from ._options import (
     session,
 )
 
-_FORMATS = click.Choice(["text", "json", "junit"])
+_FORMATS = click.Choice(list(FORMATS))
 
 
 @click.command("snapshot")
@@ -48,12 +49,13 @@ _FORMATS = click.Choice(["text", "json", "junit"])
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
               help="Report format on stdout.")
 @require_verdicts_option
+@annotations_option
 @progress_option
 @engine_options
 def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference: bool,
                  precision: str | None, epsilon: float | None, alpha: float, layer: str,
                  calibration_draws: int, fmt: str, require_verdicts: str | None,
-                 progress: bool, **eng: Any) -> int:
+                 progress: bool, annotations: str, **eng: Any) -> int:
     """Record the agent's reference verdicts, if they are worth keeping.
 
     Refused (exit 2) unless the run is complete, the meter calls the verdict deterministic,
@@ -104,6 +106,7 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
         text = render(d, fmt, color=use_color(None), path=res.path, labels=labels,
                       routes=routes)
     write_output(text, None)
+    publish(d, annotations=annotations, fmt=fmt, output=None)
     if not res.admitted:
         click.echo("error: " + res.refusal_message(), err=True)
     return int(res.exit_code)
@@ -158,11 +161,12 @@ def _drop(path: Path) -> None:
 @click.option("--include-inputs", is_flag=True,
               help="Name inputs by their text in a text report written to a file (on a "
                    "terminal they always are; JSON keeps fingerprints).")
+@annotations_option
 @progress_option
 @engine_options
 def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: float | None,
               fmt: str, output: str | None, include_inputs: bool, progress: bool,
-              **eng: Any) -> int:
+              annotations: str, **eng: Any) -> int:
     """Check the agent against a snapshot: re-admit sequentially, then find drift.
 
     Drift on an input = its reference drawn less often than when the snapshot was made and
@@ -183,13 +187,17 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
         progress=tick), progress=progress)
     from ..report import render
     d = res.to_dict()
-    if fmt != "text":
+    from ..engine import Probe
+    if fmt not in ("text", "markdown"):
         text = render(d, fmt)
+    elif fmt == "markdown":  # a summary others read: inputs by text only when asked
+        text = render(d, fmt, labels={Probe.make(t).fp: t for t in inputs}
+                      if include_inputs else None)
     else:
-        from ..engine import Probe
         on_screen = output in (None, "-")
         labels = ({Probe.make(t).fp: t for t in inputs} if on_screen or include_inputs
                   else None)
         text = render(d, fmt, color=use_color(output), labels=labels)
     write_output(text, output)
+    publish(d, annotations=annotations, fmt=fmt, output=output)
     return int(res.exit_code)

@@ -1,0 +1,113 @@
+"""Markdown building blocks: agent- and file-supplied text as data, tables that stay tables.
+
+GitHub renders a job summary and a pull-request comment as GitHub Flavored Markdown, then
+links ``@name`` mentions and ``#123`` references in the text it produced. Text an agent or a
+file supplied is therefore never pasted as it is: :func:`code` puts a value in a code span
+(no emphasis, link, HTML, entity or mention is read inside one), and :func:`esc` escapes
+every ASCII punctuation character of a sentence that carries such text (CommonMark's
+backslash escapes) and puts ``@`` and ``#`` in code spans of their own, so no mention or
+reference is formed. Control and bidi characters are written out first
+(:func:`agentverity_props._internal.shown.visible`), line breaks become spaces.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .._internal.shown import visible
+
+__all__ = ["code", "esc", "fence", "link", "num", "pct", "table"]
+
+# what can start markup inside a line: emphasis, code, links and images, HTML, entities,
+# strikethrough, table cells; ``:`` before ``//`` and ``.`` after ``www`` (GFM autolinks)
+_INLINE = re.compile(r"([\\`*_\[\]<>|~&!]|:(?=//)|(?<=www)\.)")
+# what can start a block at the head of a line: a list item, a heading underline
+_LEAD = re.compile(r"^(\d+)([.)])|^([-+=])")
+_TICKS = re.compile(r"`+")
+#: the longest value shown in a code span (the JSON keeps the whole text)
+LONGEST = 160
+
+
+def _flat(text: str, limit: int | None = LONGEST) -> str:
+    s = visible(str(text)).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    s = s.replace("\t", " ")
+    if limit is not None and len(s) > limit:
+        s = s[: limit - 1] + "…"
+    return s
+
+
+def code(value: Any, *, limit: int | None = LONGEST) -> str:
+    """``value`` as a code span: shown literally whatever it holds (backticks included)."""
+    s = _flat("" if value is None else str(value), limit)
+    if not s:
+        return "*(empty)*"
+    longest = max((len(m) for m in _TICKS.findall(s)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if s[0] in "` " or s[-1] in "` " else ""
+    return f"{ticks}{pad}{s}{pad}{ticks}"
+
+
+def esc(text: Any, *, limit: int | None = 2000) -> str:
+    """A sentence that may carry supplied text, as inert Markdown text.
+
+    >>> esc("a *b* <i>[x](y) @you #1 http://h 1. two")
+    'a \\\\*b\\\\* \\\\<i\\\\>\\\\[x\\\\](y) `@`you `#`1 http\\\\://h 1. two'
+    """
+    s = _INLINE.sub(r"\\\1", _flat("" if text is None else str(text), limit))
+    s = _LEAD.sub(lambda m: f"{m.group(1)}\\{m.group(2)}" if m.group(1) else f"\\{m.group(3)}",
+                  s)
+    return s.replace("@", "`@`").replace("#", "`#`")
+
+
+def num(x: Any, fmt: str = ".3f", none: str = "–") -> str:
+    """A number (or the dash for none)."""
+    if x is None or isinstance(x, bool) or not isinstance(x, (int, float)):
+        return none
+    return format(x, fmt)
+
+
+def pct(x: Any) -> str:
+    return num(x * 100 if isinstance(x, (int, float)) else None, ".0f") + \
+        ("%" if isinstance(x, (int, float)) else "")
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *,
+          align: str = "") -> list[str]:
+    """A GFM table: every row has the header's column count, pipes in cells escaped (also
+    inside code spans, as GFM reads the row's cells before their content), line breaks
+    flattened. ``align``: one letter per column, ``l`` or ``r`` (default left)."""
+    width = len(headers)
+
+    def cell(v: Any) -> str:
+        s = str(v).replace("\r", " ").replace("\n", " ").replace("|", "\\|").strip()
+        return s or "–"
+
+    marks = [("---:" if (align[i:i + 1] == "r") else "---") for i in range(width)]
+    out = ["| " + " | ".join(cell(h) for h in headers) + " |",
+           "| " + " | ".join(marks) + " |"]
+    for row in rows:
+        cells = [cell(v) for v in list(row)[:width]]
+        cells += ["–"] * (width - len(cells))
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def fence(text: str, info: str = "") -> list[str]:
+    """A fenced code block holding ``text`` literally (the fence outgrows its backticks)."""
+    body = visible(text).replace("\r", "")
+    longest = max((len(m) for m in _TICKS.findall(body)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return [ticks + info, *body.split("\n"), ticks]
+
+
+def link(label: str, target: str, *, base: str | None = None) -> str:
+    """A relative link to ``target`` (a file this command wrote), from the folder of
+    ``base`` (the Markdown file; None: the working directory). The label is escaped."""
+    start = os.path.dirname(os.path.abspath(base)) if base else os.getcwd()
+    rel = os.path.relpath(os.path.abspath(target), start).replace(os.sep, "/")
+    quoted = "".join(c if c.isalnum() or c in "-._~/" else
+                     "".join(f"%{b:02X}" for b in c.encode()) for c in rel)
+    return f"[{esc(label)}]({quoted})"
