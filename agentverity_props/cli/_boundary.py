@@ -67,7 +67,7 @@ def boundary_cmd(agent_ref: str, a: str, b: str, alpha: float, resolution: float
     if fmt == "json":
         write_output(dumps(d), None)
     elif fmt == "markdown":
-        from ..report._markdown import render_markdown
+        from ..report import render_markdown
         write_output(render_markdown(d), None)
     else:
         from .._internal.shown import visible

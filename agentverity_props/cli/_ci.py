@@ -70,8 +70,7 @@ def publish(d: dict[str, Any], *, annotations: str, fmt: str = "text",
     """
     if _mode(annotations) != "github":
         return
-    from ..report._annotations import findings, github_commands
-    from ..report._markdown import render_markdown
+    from ..report import findings, github_commands, render_markdown
 
     shown = d if keep_inputs else _private(d)
     if secrets:  # values of ${VAR} a case file expanded: never shown

@@ -176,11 +176,11 @@ def _boundary(d: dict[str, Any]) -> list[Finding]:
 
 def findings(d: dict[str, Any]) -> list[Finding]:
     """The annotations for a result dict of any kind (an empty list when clean)."""
-    from ._markdown import _kind
+    from ._md import kind_of
 
     fn = {"run": _run, "snapshot": _snapshot, "check": _check, "bench": _bench,
           "compare": _compare, "tools": _tools, "counterexample": _tests,
-          "conversation": _tests, "enlarge": _enlarge, "boundary": _boundary}.get(_kind(d))
+          "conversation": _tests, "enlarge": _enlarge, "boundary": _boundary}.get(kind_of(d))
     return fn(d) if fn is not None else []
 
 

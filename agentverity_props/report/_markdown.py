@@ -13,73 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._internal.fingerprint import short
-from ._md import code, esc, link, num, table
+from ._markdown_kinds import KIND_RENDERERS
+from ._md import code, derived_exit, esc, head, kind_of, label, meaning, num, table, tail
 
-__all__ = ["derived_exit", "render_markdown"]
-
-_MARK = {0: "✅", 1: "❌", 2: "⚠️"}
-
-
-def derived_exit(d: dict[str, Any]) -> int | None:
-    """The exit code of the command that wrote ``d`` (derived for the formats that record
-    none: snapshot from its admission, enlarge from its success, property-test reports from
-    their tests, plan always 0)."""
-    code_ = d.get("exit_code")
-    if isinstance(code_, int) and not isinstance(code_, bool):
-        return code_
-    kind = _kind(d)
-    if kind == "snapshot":
-        return 0 if (d.get("admission") or {}).get("admitted") else 2
-    if kind == "enlarge":
-        return 2 if not d.get("complete", True) else 0 if d.get("success") else 1
-    if kind in ("counterexample", "conversation"):
-        statuses = {str(t.get("status")) for t in d.get("tests") or ()}
-        return 1 if "failed" in statuses else 2 if statuses - {"passed"} else 0
-    if kind == "plan":
-        return 0
-    if kind == "boundary":
-        return {"located": 0, "no-crossing": 1, "undecided": 1}.get(str(d.get("status")), 2)
-    return None
-
-
-def _kind(d: dict[str, Any]) -> str:
-    schema = d.get("schema")
-    if isinstance(schema, str) and schema.startswith("agentverity_props."):
-        return schema.removeprefix("agentverity_props.").split("/")[0]
-    return "boundary" if "low_verdict" in d and "high_verdict" in d else "result"
-
-
-def _head(title: str, d: dict[str, Any], meaning: str, who: str | None) -> list[str]:
-    ec = derived_exit(d)
-    mark = _MARK.get(ec, "") if ec is not None else ""
-    out = [f"### agentverity-props {title}: {mark} exit {ec if ec is not None else '?'}", ""]
-    out.append(f"**{esc(meaning)}**" if meaning else "")
-    if who:
-        out += ["", who]
-    return [*out, ""]
-
-
-def _tail(d: dict[str, Any], html: str | None, base: str | None) -> list[str]:
-    out = []
-    if d.get("privacy"):
-        out.append(f"<sub>Privacy: {esc(d['privacy'])}</sub>")
-        out.append("")
-    if html:
-        out.append(f"Full report: {link('HTML report', html, base=base)}")
-        out.append("")
-    return out
-
-
-def _label(fp: Any, names: dict[str, Any] | None) -> str:
-    text = (names or {}).get(str(fp))
-    return code(text) if isinstance(text, str) else code(short(str(fp)))
-
-
-def _meaning(meanings: dict[int, str], d: dict[str, Any]) -> str:
-    ec = derived_exit(d)
-    return meanings.get(ec, "") if ec is not None else ""
-
+__all__ = ["check_moves", "derived_exit", "render_markdown"]
 
 # -- run (and assess) ----------------------------------------------------------------------
 
@@ -92,7 +29,7 @@ def _run(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
     ev = (d.get("ledger") or {}).get("evidence")
     title = "assess" if isinstance(ev, dict) else "run"
     calls = d.get("calls") or {}
-    out = _head(title, d, exit_meaning(d), f"Agent {code(d.get('agent'))} · "
+    out = head(title, d, exitmeaning(d), f"Agent {code(d.get('agent'))} · "
                 f"{len(m.get('per_input') or ())} inputs · {calls.get('total', 0)} agent calls"
                 + (f" · recorded evidence from {code(ev.get('source'))}, no agent call"
                    if isinstance(ev, dict) else ""))
@@ -144,7 +81,7 @@ def _run(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
                 c = o.get("decision") or {}
                 text = names.get(str(o.get("fp")))
                 cx.append((len(text) if isinstance(text, str) else 10**9, [
-                    code(r.get("name")), _label(o.get("fp"), names),
+                    code(r.get("name")), label(o.get("fp"), names),
                     code(follow.get(o.get("follow_up_fp"))) if o.get("follow_up_fp") in follow
                     else "–",
                     f"{code(o.get('source_value'))} → {code(o.get('follow_up_value'))}",
@@ -182,7 +119,7 @@ def _snapshot(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
     from ._snapshot import SNAPSHOT_EXIT
 
     adm = d.get("admission") or {}
-    out = _head("snapshot", d, _meaning(SNAPSHOT_EXIT, d),
+    out = head("snapshot", d, meaning(SNAPSHOT_EXIT, d),
                 f"Agent {code(d.get('agent'))} · {len(d.get('inputs') or ())} inputs · "
                 f"{(d.get('calls') or {}).get('total', 0)} agent calls")
     rows = [[code(r.get("rule")), "ok" if r.get("passed") else "**refused**",
@@ -197,7 +134,7 @@ def _snapshot(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
         fps = cal.get(what) or []
         if fps:
             out.append(f"- {len(fps)} {what} input(s): "
-                       + ", ".join(_label(f, labels) for f in fps[:10])
+                       + ", ".join(label(f, labels) for f in fps[:10])
                        + (" …" if len(fps) > 10 else ""))
     out += ["", _calls_line(d.get("calls") or {}, {}), ""]
     return out
@@ -243,7 +180,7 @@ def _check(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]
     from ._snapshot import CHECK_EXIT
 
     s, adm = d.get("snapshot") or {}, d.get("admission") or {}
-    out = _head("check", d, _meaning(CHECK_EXIT, d),
+    out = head("check", d, meaning(CHECK_EXIT, d),
                 f"Agent {code(d.get('agent'))} against the snapshot of "
                 f"{code(s.get('created_at'))} ({s.get('inputs')} inputs, agent "
                 f"{code(s.get('agent'))})")
@@ -278,7 +215,7 @@ def _check(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]
                    if len(moves) > len(changed) + len(flaky) else ""), "",
                 *table(("input", "kind", "reference", "now", "mismatch rate then", "now",
                         "p (family)"),
-                       [[_label(r["fp"], labels), f"**{r['kind']}**"
+                       [[label(r["fp"], labels), f"**{r['kind']}**"
                          + (" (borderline in the snapshot)" if r["borderline"] else ""),
                          code(r["reference"]), code(r["current"]) if r["current"] else "–",
                          _ratio(r["then"]), _ratio(r["now"]), num(r["p_family"], ".2g")]
@@ -308,7 +245,7 @@ def _bench(d: dict[str, Any], **_: Any) -> list[str]:
 
     b, s = d.get("benchmark") or {}, d.get("summary") or {}
     stop = (d.get("config") or {}).get("early_stop")
-    out = _head("bench", d, _meaning(BENCH_EXIT, d),
+    out = head("bench", d, meaning(BENCH_EXIT, d),
                 f"Agent {code(d.get('agent'))} · benchmark {code(b.get('name'))} · "
                 f"{b.get('tasks')} tasks · early stop {code(stop)}")
     order = {"FAIL": 0, "ERROR": 1, "UNDECIDED": 2, "INCOMPLETE": 3, "PASS": 4}
@@ -368,7 +305,7 @@ def _compare(d: dict[str, Any], **_: Any) -> list[str]:
     b = d.get("benchmark") or {}
     agents = "; ".join(f"{esc(a.get('label'))} = {code(a.get('ref') or a.get('agent'))}"
                        for a in d.get("agents") or ())
-    out = _head("compare", d, _meaning(COMPARE_EXIT, d),
+    out = head("compare", d, meaning(COMPARE_EXIT, d),
                 f"Benchmark {code(b.get('name'))} · {b.get('tasks')} tasks · {d.get('rounds')} "
                 f"paired runs per task · {agents}")
     rows = []
@@ -412,19 +349,17 @@ def render_markdown(d: dict[str, Any], *, html: str | None = None, base: str | N
     """``d`` (a result dict of any kind) as Markdown. ``html``: the HTML report written
     beside it (linked relative to ``base``, the Markdown file's path, or the working
     directory); ``labels``: fingerprint -> input text, for inputs shown by their text."""
-    from ._markdown_kinds import KIND_RENDERERS
-
     renderers: dict[str, Callable[..., list[str]]] = {
         "run": _run, "snapshot": _snapshot, "check": _check, "bench": _bench,
         "compare": _compare, **KIND_RENDERERS}
-    kind = _kind(d)
+    kind = kind_of(d)
     fn = renderers.get(kind)
     if fn is None:
         from ..errors import BadInput
         raise BadInput(f"no markdown renderer for {d.get('schema')!r} results",
                        "use --format json")
     lines = fn(d, labels=labels)
-    lines += _tail(d, html, base)
+    lines += tail(d, html, base)
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines) + "\n"

@@ -8,15 +8,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .._internal.fingerprint import short
-from ._markdown import _head, _meaning
-from ._md import code, esc, fence, num, table
+from ._md import code, esc, fence, head, meaning, num, table
 
 
 def _plan(d: dict[str, Any], **_: Any) -> list[str]:
     from ._plan import _PHASES, PLAN_EXIT
 
     cfg = d.get("config") or {}
-    out = _head("plan", d, _meaning(PLAN_EXIT, d),
+    out = head("plan", d, meaning(PLAN_EXIT, d),
                 f"{d.get('inputs')} inputs · {len(d.get('relations') or ())} relation(s) · "
                 f"tolerance {num(cfg.get('tolerance'), 'g')} · alpha {num(cfg.get('alpha'), 'g')}"
                 " · no agent was called")
@@ -48,7 +47,7 @@ def _tools(d: dict[str, Any], **_: Any) -> list[str]:
     from ._tools import TOOLS_EXIT
 
     k = d.get("summary") or {}
-    out = _head("tools", d, _meaning(TOOLS_EXIT, d),
+    out = head("tools", d, meaning(TOOLS_EXIT, d),
                 f"Cases {code(d.get('config'))} · {k.get('pass', 0)} passed, {k.get('fail', 0)} "
                 f"failed, {k.get('error', 0)} errors, {k.get('inconclusive', 0)} inconclusive")
     order = {"fail": 0, "error": 1, "inconclusive": 2, "pass": 3}
@@ -76,7 +75,7 @@ def _tools(d: dict[str, Any], **_: Any) -> list[str]:
 def _enlarge(d: dict[str, Any], **_: Any) -> list[str]:
     from ._html_kinds import ENLARGE_EXIT
 
-    out = _head("enlarge", d, _meaning(ENLARGE_EXIT, d),
+    out = head("enlarge", d, meaning(ENLARGE_EXIT, d),
                 f"Modal verdict {code(d.get('modal_verdict'))} share "
                 f"{num(d.get('skew_before'), '.0%')} → {num(d.get('skew_after'), '.0%')} "
                 f"(threshold {num(d.get('threshold'), 'g')}) · "
@@ -104,7 +103,7 @@ def _enlarge(d: dict[str, Any], **_: Any) -> list[str]:
 def _tests(d: dict[str, Any], title: str, meanings: dict[int, str], unit: str) -> list[str]:
     tests = d.get("tests") or []
     failed = sum(1 for t in tests if t.get("status") == "failed")
-    out = _head(title, d, _meaning(meanings, d), f"{len(tests)} test(s), {failed} failed")
+    out = head(title, d, meaning(meanings, d), f"{len(tests)} test(s), {failed} failed")
     rows = [[code(t.get("test")), f"**{esc(t.get('status'))}**", code(t.get("agent")),
              str(t.get("confirmed", "–")), str(t.get("calls", "–"))] for t in tests]
     out += ["#### Tests", "", *table(("test", "status", "agent", "confirmed", unit), rows,
@@ -163,7 +162,7 @@ def _conversation(d: dict[str, Any], **_: Any) -> list[str]:
 def _boundary(d: dict[str, Any], **_: Any) -> list[str]:
     meanings = {0: "crossing located", 1: "no crossing, or it stayed undecided",
                 2: "incomplete evidence"}
-    out = _head("boundary", d, _meaning(meanings, d), None)
+    out = head("boundary", d, meaning(meanings, d), None)
     dec = d.get("decision") or {}
     if d.get("status") == "located":
         out += table(("side", "input", "verdict"),

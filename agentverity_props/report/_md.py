@@ -17,9 +17,11 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .._internal.fingerprint import short
 from .._internal.shown import visible
 
-__all__ = ["code", "esc", "fence", "link", "num", "pct", "table"]
+__all__ = ["code", "derived_exit", "esc", "fence", "head", "kind_of", "label", "link", "meaning",
+           "num", "pct", "table", "tail"]
 
 # what can start markup inside a line: emphasis, code, links and images, HTML, entities,
 # strikethrough, table cells; ``:`` before ``//`` and ``.`` after ``www`` (GFM autolinks)
@@ -111,3 +113,68 @@ def link(label: str, target: str, *, base: str | None = None) -> str:
     quoted = "".join(c if c.isalnum() or c in "-._~/" else
                      "".join(f"%{b:02X}" for b in c.encode()) for c in rel)
     return f"[{esc(label)}]({quoted})"
+
+
+# -- the page around every kind's body ------------------------------------------------------
+
+_MARK = {0: "✅", 1: "❌", 2: "⚠️"}
+
+
+def derived_exit(d: dict[str, Any]) -> int | None:
+    """The exit code of the command that wrote ``d`` (derived for the formats that record
+    none: snapshot from its admission, enlarge from its success, property-test reports from
+    their tests, plan always 0)."""
+    code_ = d.get("exit_code")
+    if isinstance(code_, int) and not isinstance(code_, bool):
+        return code_
+    kind = kind_of(d)
+    if kind == "snapshot":
+        return 0 if (d.get("admission") or {}).get("admitted") else 2
+    if kind == "enlarge":
+        return 2 if not d.get("complete", True) else 0 if d.get("success") else 1
+    if kind in ("counterexample", "conversation"):
+        statuses = {str(t.get("status")) for t in d.get("tests") or ()}
+        return 1 if "failed" in statuses else 2 if statuses - {"passed"} else 0
+    if kind == "plan":
+        return 0
+    if kind == "boundary":
+        return {"located": 0, "no-crossing": 1, "undecided": 1}.get(str(d.get("status")), 2)
+    return None
+
+
+def kind_of(d: dict[str, Any]) -> str:
+    schema = d.get("schema")
+    if isinstance(schema, str) and schema.startswith("agentverity_props."):
+        return schema.removeprefix("agentverity_props.").split("/")[0]
+    return "boundary" if "low_verdict" in d and "high_verdict" in d else "result"
+
+
+def head(title: str, d: dict[str, Any], meaning: str, who: str | None) -> list[str]:
+    ec = derived_exit(d)
+    mark = _MARK.get(ec, "") if ec is not None else ""
+    out = [f"### agentverity-props {title}: {mark} exit {ec if ec is not None else '?'}", ""]
+    out.append(f"**{esc(meaning)}**" if meaning else "")
+    if who:
+        out += ["", who]
+    return [*out, ""]
+
+
+def tail(d: dict[str, Any], html: str | None, base: str | None) -> list[str]:
+    out = []
+    if d.get("privacy"):
+        out.append(f"<sub>Privacy: {esc(d['privacy'])}</sub>")
+        out.append("")
+    if html:
+        out.append(f"Full report: {link('HTML report', html, base=base)}")
+        out.append("")
+    return out
+
+
+def label(fp: Any, names: dict[str, Any] | None) -> str:
+    text = (names or {}).get(str(fp))
+    return code(text) if isinstance(text, str) else code(short(str(fp)))
+
+
+def meaning(meanings: dict[int, str], d: dict[str, Any]) -> str:
+    ec = derived_exit(d)
+    return meanings.get(ec, "") if ec is not None else ""
