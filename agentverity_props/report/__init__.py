@@ -1,10 +1,12 @@
-"""Renderers: text, JSON, JUnit, Markdown and HTML, and CI annotations. They consume result dicts (the versioned JSON), never
-live objects, so ``agentverity-props report FILE.json`` renders a saved result exactly.
+"""Renderers: text, JSON, JUnit, Markdown and HTML, and CI annotations. They consume result
+dicts (the versioned JSON), never live objects, so ``agentverity-props report FILE.json``
+renders a saved result exactly.
 
 ``RESULT_KINDS`` is the one registry of result kinds (model, renderers, exit meanings, title);
 ``load_result`` / ``check_result`` read a file through it and ``render`` renders through it.
 """
 
+from ._annotations import Finding, findings, github_commands
 from ._bench import (
     render_bench_junit,
     render_bench_text,
@@ -13,7 +15,6 @@ from ._bench import (
 )
 from ._conversation import render_conversation_junit, render_conversation_text
 from ._html import render_html
-from ._annotations import Finding, findings, github_commands
 from ._json import dumps, iter_dumps
 from ._junit import render_junit
 from ._kinds import RESULT_KINDS, ResultKind, check_result, kind_for, load_result, render

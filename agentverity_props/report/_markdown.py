@@ -29,7 +29,7 @@ def _run(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
     ev = (d.get("ledger") or {}).get("evidence")
     title = "assess" if isinstance(ev, dict) else "run"
     calls = d.get("calls") or {}
-    out = head(title, d, exitmeaning(d), f"Agent {code(d.get('agent'))} · "
+    out = head(title, d, exit_meaning(d), f"Agent {code(d.get('agent'))} · "
                 f"{len(m.get('per_input') or ())} inputs · {calls.get('total', 0)} agent calls"
                 + (f" · recorded evidence from {code(ev.get('source'))}, no agent call"
                    if isinstance(ev, dict) else ""))
