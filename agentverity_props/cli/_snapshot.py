@@ -67,6 +67,7 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
     from ..snapshot import acreate_snapshot
 
     inputs = load_inputs(inputs_path)
+    previous = _previous(output)
     preview = None
     if eng.get("store_path") is None:  # the user's own --store is left alone
         preview = preview_store(output, agent_ref, inputs, eng, epsilon=epsilon,
@@ -107,9 +108,72 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
                       routes=routes)
     write_output(text, None)
     publish(d, annotations=annotations, fmt=fmt, output=None)
+    if previous is not None:
+        from ..engine import Probe
+        note = bless_note(previous, d, output, labels={Probe.make(t).fp: t for t in inputs},
+                          written=res.admitted)
+        if note:
+            click.echo(note, err=True)
     if not res.admitted:
         click.echo("error: " + res.refusal_message(), err=True)
     return int(res.exit_code)
+
+
+def _previous(output: str) -> dict[str, Any] | None:
+    """The snapshot already at ``output`` (the one a new snapshot would replace), or None."""
+    if not Path(output).is_file():
+        return None
+    from ..errors import AgentVerityError
+    from ..snapshot import load_snapshot
+    try:
+        return load_snapshot(output)
+    except AgentVerityError:
+        return None  # not a snapshot: nothing to compare with (it is replaced only if admitted)
+
+
+#: the most changed references the bless note names (the JSON of both files has them all)
+SHOWN_CHANGES = 10
+
+
+def bless_note(previous: dict[str, Any], d: dict[str, Any], output: str, *,
+               labels: dict[str, str], written: bool) -> str:
+    """What re-blessing changes: the references that differ from the snapshot at ``output``
+    (by input text: the user's own terminal), inputs added and removed. Empty when the
+    evidence gave no reference to compare, or nothing changes."""
+    from .._internal.fingerprint import short
+    from .._internal.shown import visible
+
+    old = {e["fp"]: e.get("reference") for e in previous.get("inputs") or ()}
+    new = {e["fp"]: e.get("reference") for e in d.get("inputs") or ()}
+    if previous.get("fingerprints") != d.get("fingerprints"):
+        return (f"note: {output} was made with other fingerprints (salt); its references "
+                "cannot be compared with these")
+    changed = [(fp, old[fp], ref) for fp, ref in new.items()
+               if fp in old and ref is not None and ref != old[fp]]
+    added = [fp for fp in new if fp not in old]
+    removed = [fp for fp in old if fp not in new]
+    refused = [r["rule"] for r in (d.get("admission") or {}).get("rules") or ()
+               if not r.get("passed") and r.get("rule") != "accepted"]
+    if refused and not written:
+        return (f"note: {output} is unchanged: the evidence does not admit a new reference "
+                f"({', '.join(refused)})")
+    if not (changed or added or removed):
+        return f"note: the references are those of {output}" if written else ""
+    lit = d.get("reference_form") == "literal"
+
+    def ref(v: Any) -> str:
+        return repr(visible(str(v))) if lit else short(str(v))
+
+    head = ("blessed: changed " if written else "if accepted, this would change ") \
+        + f"{len(changed)} reference(s) of {output}"
+    rows = [f"  {visible(repr(labels[fp])) if fp in labels else short(fp)}: {ref(a)} -> "
+            f"{ref(b)}" for fp, a, b in changed[:SHOWN_CHANGES]]
+    if len(changed) > SHOWN_CHANGES:
+        rows.append(f"  ... and {len(changed) - SHOWN_CHANGES} more")
+    extra = [f"{len(added)} input(s) added"] if added else []
+    extra += [f"{len(removed)} removed"] if removed else []
+    return "\n".join([head + (f" ({', '.join(extra)})" if extra else "") + ":"
+                      if rows else head + (f"; {', '.join(extra)}" if extra else ""), *rows])
 
 
 #: how long a preview's draws are reused by the accepting run (then called afresh)
