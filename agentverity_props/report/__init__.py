@@ -18,9 +18,10 @@ from ._html import render_html
 from ._json import dumps, iter_dumps
 from ._junit import render_junit
 from ._kinds import RESULT_KINDS, ResultKind, check_result, kind_for, load_result, render
-from ._markdown import check_moves, render_markdown
+from ._markdown import render_markdown
 from ._plan import render_plan_text
 from ._snapshot import (
+    check_moves,
     render_check_junit,
     render_check_text,
     render_snapshot_junit,

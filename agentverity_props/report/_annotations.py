@@ -83,7 +83,7 @@ def _snapshot(d: dict[str, Any]) -> list[Finding]:
 
 
 def _check(d: dict[str, Any]) -> list[Finding]:
-    from ._markdown import check_moves
+    from ._snapshot import check_moves
 
     out = [Finding("warning", f"check not admissible: {r.get('rule')}", r.get("message") or "")
            for r in d.get("inadmissible") or ()]

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ._markdown_kinds import KIND_RENDERERS
-from ._md import code, derived_exit, esc, head, kind_of, label, meaning, num, table, tail
+from ._md import code, esc, head, kind_of, label, meaning, num, table, tail
 
-__all__ = ["check_moves", "derived_exit", "render_markdown"]
+__all__ = ["render_markdown"]
 
 # -- run (and assess) ----------------------------------------------------------------------
 
@@ -140,44 +140,12 @@ def _snapshot(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
     return out
 
 
-def check_moves(d: dict[str, Any]) -> list[dict[str, Any]]:
-    """The inputs of a check that moved, each as ``{fp, kind, status, reference, current,
-    then, now, p_family}``: ``changed`` (drift confirmed), ``flaky`` (a screen mismatch the
-    confirmation draws put down to the agent's noise: a stochastic verdict), or the status
-    itself for inputs the check could not decide (``incomplete``, ``unconfirmed``...).
-    ``then`` and ``now`` are the mismatch rates as counts: recorded at the snapshot, and in
-    this check's confirmation (else screen) draws. Changed first, then flaky."""
-    out = []
-    for e in d.get("inputs") or ():
-        st = str(e.get("status"))
-        if st == "clean":
-            continue
-        cal = e.get("calibration") or {}
-        cf = e.get("confirmation") or {}
-        sc = e.get("screen") or {}
-        if cf.get("draws"):
-            now = (int(cf.get("mismatches") or 0), int(cf["draws"]))
-        elif sc.get("draws"):
-            now = (int(sc["draws"]) - int(sc.get("matches") or 0), int(sc["draws"]))
-        else:
-            now = None
-        out.append({"fp": e.get("fp"), "status": st,
-                    "kind": {"drift": "changed", "noise": "flaky"}.get(st, st),
-                    "reference": e.get("reference"), "current": e.get("current"),
-                    "then": (int(cal.get("mismatches") or 0), int(cal["draws"]))
-                    if cal.get("draws") else None, "now": now,
-                    "p_family": cf.get("p_family"),
-                    "borderline": e.get("snapshot_status") in ("borderline", "untestable")})
-    order = {"changed": 0, "flaky": 1}
-    return sorted(out, key=lambda r: order.get(r["kind"], 2))
-
-
 def _ratio(c: tuple[int, int] | None) -> str:
     return "–" if not c else f"{c[0]}/{c[1]} ({c[0] / c[1]:.0%})" if c[1] else "–"
 
 
 def _check(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
-    from ._snapshot import CHECK_EXIT
+    from ._snapshot import CHECK_EXIT, check_moves
 
     s, adm = d.get("snapshot") or {}, d.get("admission") or {}
     out = head("check", d, meaning(CHECK_EXIT, d),
