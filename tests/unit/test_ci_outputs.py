@@ -23,11 +23,13 @@ def _unescape(value: str) -> str:
 @given(title=st.text(), message=st.text())
 def test_a_workflow_command_is_one_line_and_round_trips(title: str, message: str) -> None:
     [line] = github_commands([Finding("error", title, message)])
-    assert "\n" not in line and "\r" not in line
+    assert "\n" not in line
+    assert "\r" not in line
     head, _, body = line.partition("::")[2].partition("::")
     assert head.startswith("error title=")
     prop = head.removeprefix("error title=")
-    assert ":" not in prop and "," not in prop  # property values carry neither
+    assert ":" not in prop
+    assert "," not in prop
     from agentverity_props._internal.shown import visible
     assert _unescape(prop) == visible(f"agentverity-props: {title}")
     shown = visible(message or title)
