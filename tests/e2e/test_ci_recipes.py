@@ -29,7 +29,7 @@ TIMEOUT = 300
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A repository with the shipped examples and a committed baseline, made as the recipes'
-    header comments say (enlarge, then snapshot --accept-reference)."""
+    header comments say (enlarge, snapshot --accept-reference, a bench result)."""
     repo = tmp_path_factory.mktemp("repo")
     shutil.copytree(ROOT / "examples", repo / "examples",
                     ignore=shutil.ignore_patterns("recorded", "__pycache__"))
@@ -43,7 +43,9 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for cmd in ("agentverity-props enlarge --agent examples/plain_gate.py:gate --inputs "
                 "examples/inputs/moderation.txt -o regression/probes.txt",
                 "agentverity-props snapshot --agent examples/plain_gate.py:gate --inputs "
-                "regression/probes.txt -o regression/snapshot.json --accept-reference"):
+                "regression/probes.txt -o regression/snapshot.json --accept-reference",
+                "agentverity-props bench --agent examples/plain_gate.py:gate --benchmark "
+                "examples/ci/benchmark.yaml --format json -o regression/bench.json"):
         p = subprocess.run(["bash", "-eo", "pipefail", "-c", cmd], cwd=repo, env=env,
                            capture_output=True, text=True, timeout=TIMEOUT, check=False)
         assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
@@ -116,10 +118,19 @@ def test_github_workflow_fails_on_a_regression_and_names_it(checkout: Path,
     got = run_github(repo, {"AGENT": "examples/plain_gate.py:buggy_gate"})
     steps = got["steps"]
     assert steps["Check the agent against the committed snapshot"] == 1, got["log"][-3000:]
-    assert steps["JUnit and HTML reports"] == 0  # if: always() still runs after the failure
+    assert steps["Benchmark tasks"] == 1  # if: always(): it runs after the failure, and fails
+    assert steps["JUnit and HTML reports"] == 0
     found = check_markdown(got["summary"])
     assert any("agentverity-props check: ❌ exit 1" in h for h in found["headings"])
     assert "What moved: 1 changed" in got["summary"]
+    assert "What moved since the baseline: 1 changed, 0 flaky" in got["summary"]
+    assert "`urgent-reset` | **changed** | PASS → FAIL" in got["summary"]
+    assert "::error title=agentverity-props%3A bench task urgent-reset FAIL" in got["log"]
+    from agentverity_props.report import load_result
+    bench = load_result(repo / "out" / "bench.json")  # validated by the bench model
+    assert bench["moved"]["changed"] == 1
+    assert [t["id"] for t in bench["moved"]["tasks"] if t["kind"] == "changed"] == \
+        ["urgent-reset"]
     assert "::error title=agentverity-props%3A snapshot input changed" in got["log"]
     assert (repo / "out" / "check.xml").read_text().count("<failure") == 1
     assert (repo / "out" / "check.html").exists()
