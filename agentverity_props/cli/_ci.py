@@ -22,6 +22,9 @@ __all__ = ["FORMATS", "annotations_option", "publish"]
 FORMATS = ("text", "json", "junit", "markdown")
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+#: annotations printed per command (GitHub keeps 10 errors and 10 warnings per step, 50 per
+#: job): past it, one more warning says how many were left out
+MOST_ANNOTATIONS = 30
 
 
 def annotations_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -75,7 +78,14 @@ def publish(d: dict[str, Any], *, annotations: str, fmt: str = "text",
     shown = d if keep_inputs else _private(d)
     if secrets:  # values of ${VAR} a case file expanded: never shown
         shown = _redacted(shown, secrets)
-    lines = github_commands(findings(shown))
+    items = findings(shown)
+    if len(items) > MOST_ANNOTATIONS:  # GitHub shows a few per step: the rest are noise
+        from ..report import Finding
+        more = len(items) - MOST_ANNOTATIONS + 1
+        items = [*items[:MOST_ANNOTATIONS - 1],
+                 Finding("warning", f"{more} more findings",
+                         "see the job summary or the JSON result for every one")]
+    lines = github_commands(items)
     to_stdout = fmt == "text" or output not in (None, "-")
     for line in lines:
         click.echo(line, err=not to_stdout)

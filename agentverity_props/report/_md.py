@@ -31,6 +31,9 @@ _LEAD = re.compile(r"^(\d+)([.)])|^([-+=])")
 _TICKS = re.compile(r"`+")
 #: the longest value shown in a code span (the JSON keeps the whole text)
 LONGEST = 160
+#: the most rows a table shows (most important first: every caller sorts them so); a job
+#: summary holds 1 MiB and a pull-request comment 65,536 characters
+ROWS = 100
 
 
 def _flat(text: str, limit: int | None = LONGEST) -> str:
@@ -77,10 +80,11 @@ def pct(x: Any) -> str:
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *,
-          align: str = "") -> list[str]:
+          align: str = "", limit: int = ROWS) -> list[str]:
     """A GFM table: every row has the header's column count, pipes in cells escaped (also
     inside code spans, as GFM reads the row's cells before their content), line breaks
-    flattened. ``align``: one letter per column, ``l`` or ``r`` (default left)."""
+    flattened. ``align``: one letter per column, ``l`` or ``r`` (default left). Past
+    ``limit`` rows a line says how many more the JSON holds."""
     width = len(headers)
 
     def cell(v: Any) -> str:
@@ -90,10 +94,13 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *,
     marks = [("---:" if (align[i:i + 1] == "r") else "---") for i in range(width)]
     out = ["| " + " | ".join(cell(h) for h in headers) + " |",
            "| " + " | ".join(marks) + " |"]
-    for row in rows:
+    rows = list(rows)
+    for row in rows[:limit]:
         cells = [cell(v) for v in list(row)[:width]]
         cells += ["–"] * (width - len(cells))
         out.append("| " + " | ".join(cells) + " |")
+    if len(rows) > limit:
+        out += ["", f"*… and {len(rows) - limit} more rows: the JSON result has every one*"]
     return out
 
 

@@ -133,3 +133,21 @@ def test_publish_writes_the_summary_and_annotations_only_under_github(
     publish(d, annotations="github", fmt="markdown", output=str(summary))  # already there
     assert summary.read_text().count("### agentverity-props check") == 1
     json.dumps(d)
+
+
+def test_a_long_table_says_how_many_rows_it_left_out() -> None:
+    rows = table(("a",), [[str(i)] for i in range(250)], limit=100)
+    assert len([r for r in rows if r.startswith("| ")]) == 102  # header, rule, 100 rows
+    assert rows[-1] == "*… and 150 more rows: the JSON result has every one*"
+
+
+def test_annotations_are_capped_with_one_warning_for_the_rest(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from agentverity_props.cli._ci import MOST_ANNOTATIONS, publish
+
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    d = _check([("drift", "stable")] * 45)
+    publish(d, annotations="github")
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == MOST_ANNOTATIONS
+    assert lines[-1].startswith("::warning title=agentverity-props%3A 16 more findings")
