@@ -2,8 +2,8 @@
 
 Under GitHub Actions (``GITHUB_ACTIONS=true``, or ``--annotations github`` anywhere) every
 command that writes a result prints one workflow command per finding (``::error`` for a
-finding, ``::warning`` for evidence that decided nothing), and, when ``GITHUB_STEP_SUMMARY``
-names a file, appends the result's Markdown to it (the job summary). ``--annotations none``
+finding, ``::warning`` for evidence that decided nothing); whenever ``GITHUB_STEP_SUMMARY``
+names a file it appends the result's Markdown to it (the job summary). ``--annotations none``
 turns both off. Both carry only what the result file carries: no prompt unless the command
 was asked to keep them (``--include-inputs``).
 """
@@ -33,8 +33,8 @@ def annotations_option(f: Callable[..., Any]) -> Callable[..., Any]:
         "--annotations", type=click.Choice(["auto", "github", "none"]), default="auto",
         show_default=True,
         help="CI annotations, one per finding: github = workflow commands (::error / "
-             "::warning) and the Markdown report appended to $GITHUB_STEP_SUMMARY; auto = "
-             "github when GITHUB_ACTIONS=true; none = neither.")(f)
+             "::warning); auto = github when GITHUB_ACTIONS=true. Unless none, the Markdown "
+             "report is appended to $GITHUB_STEP_SUMMARY when it is set.")(f)
 
 
 def _mode(annotations: str) -> str:
@@ -71,7 +71,7 @@ def publish(d: dict[str, Any], *, annotations: str, fmt: str = "text",
     The workflow commands go to stdout, where GitHub documents them, unless stdout carries a
     JSON, JUnit or Markdown report; then to stderr, which the runner reads for commands too.
     """
-    if _mode(annotations) != "github":
+    if annotations == "none":
         return
     from ..report import findings, github_commands, render_markdown
 
@@ -85,7 +85,7 @@ def publish(d: dict[str, Any], *, annotations: str, fmt: str = "text",
         items = [*items[:MOST_ANNOTATIONS - 1],
                  Finding("warning", f"{more} more findings",
                          "see the job summary or the JSON result for every one")]
-    lines = github_commands(items)
+    lines = github_commands(items) if _mode(annotations) == "github" else []
     to_stdout = fmt == "text" or output not in (None, "-")
     for line in lines:
         click.echo(line, err=not to_stdout)

@@ -119,9 +119,10 @@ def test_publish_writes_the_summary_and_annotations_only_under_github(
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    publish(d, annotations="auto")
-    assert not summary.exists()
+    publish(d, annotations="auto")  # not on GitHub: no command, but the summary it was given
     assert capsys.readouterr().out == ""
+    assert summary.read_text().count("### agentverity-props check") == 1
+    summary.unlink()
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     publish(d, annotations="auto", fmt="json")  # the report is on stdout: commands to stderr
     cap = capsys.readouterr()
