@@ -100,3 +100,27 @@ def test_create_check_regress_bless(tmp_path: Path) -> None:
     code, md, log = check("buggy_gate")
     assert code == 0, log[-3000:]
     assert "agentverity-props check: ✅ exit 0" in check_markdown(md)["headings"][0]
+
+
+def test_bench_against_a_baseline_tells_flaky_from_changed(tmp_path: Path) -> None:
+    """The noisy gate's flips on the borderline task are flaky (some runs pass, some fail);
+    the planted bug's move on the URGENT task is changed (every run agrees, both times)."""
+    bench = "examples/ci/benchmark.yaml"
+    base = tmp_path / "bench.json"
+    p = _cli("bench", "--agent", f"{GATE}:gate", "--benchmark", bench, "--format", "json",
+             "-o", str(base), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    p = _cli("bench", "--agent", f"{GATE}:noisy_gate", "--benchmark", bench, "--baseline",
+             str(base), "--no-early-stop", "--runs", "20", "--format", "markdown",
+             cwd=tmp_path)
+    assert p.returncode == 1, p.stderr  # kill-process fails some of its runs
+    check_markdown(p.stdout)
+    assert "What moved since the baseline: 0 changed, 1 flaky" in p.stdout
+    assert "| `kill-process` | **flaky** | PASS → FAIL | 5/5 (100%) |" in p.stdout
+    p = _cli("bench", "--agent", f"{GATE}:buggy_gate", "--benchmark", bench, "--baseline",
+             str(base), "--format", "markdown", cwd=tmp_path)
+    assert p.returncode == 1, p.stderr
+    check_markdown(p.stdout)
+    assert "What moved since the baseline: 1 changed, 0 flaky" in p.stdout
+    assert "| `urgent-reset` | **changed** | PASS → FAIL | 5/5 (100%) | 0/1 (0%) | -1.00 |" \
+        in p.stdout
