@@ -150,6 +150,7 @@ def derived_exit(d: dict[str, Any]) -> int | None:
 
 
 def kind_of(d: dict[str, Any]) -> str:
+    """The result's kind (``run``, ``check``...; ``boundary`` for that command's result)."""
     schema = d.get("schema")
     if isinstance(schema, str) and schema.startswith("agentverity_props."):
         return schema.removeprefix("agentverity_props.").split("/")[0]
@@ -157,6 +158,8 @@ def kind_of(d: dict[str, Any]) -> str:
 
 
 def head(title: str, d: dict[str, Any], meaning: str, who: str | None) -> list[str]:
+    """The heading (command, ✅/❌/⚠️ and the exit code), the code's meaning, and ``who``
+    (a line naming the agent and the size of the run, already Markdown)."""
     ec = derived_exit(d)
     mark = _MARK.get(ec, "") if ec is not None else ""
     out = [f"### agentverity-props {title}: {mark} exit {ec if ec is not None else '?'}", ""]
@@ -167,6 +170,7 @@ def head(title: str, d: dict[str, Any], meaning: str, who: str | None) -> list[s
 
 
 def tail(d: dict[str, Any], html: str | None, base: str | None) -> list[str]:
+    """The privacy line and the link to the HTML report written beside the Markdown."""
     out = []
     if d.get("privacy"):
         out.append(f"<sub>Privacy: {esc(d['privacy'])}</sub>")
@@ -178,10 +182,12 @@ def tail(d: dict[str, Any], html: str | None, base: str | None) -> list[str]:
 
 
 def label(fp: Any, names: dict[str, Any] | None) -> str:
+    """An input by its text when ``names`` has it, else by its short fingerprint."""
     text = (names or {}).get(str(fp))
     return code(text) if isinstance(text, str) else code(short(str(fp)))
 
 
 def meaning(meanings: dict[int, str], d: dict[str, Any]) -> str:
+    """What the result's (derived) exit code means for its kind."""
     ec = derived_exit(d)
     return meanings.get(ec, "") if ec is not None else ""
