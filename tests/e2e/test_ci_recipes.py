@@ -134,6 +134,9 @@ def test_github_workflow_fails_on_a_regression_and_names_it(checkout: Path,
     assert "::error title=agentverity-props%3A snapshot input changed" in got["log"]
     assert (repo / "out" / "check.xml").read_text().count("<failure") == 1
     assert (repo / "out" / "check.html").exists()
+    html = (repo / "out" / "bench.html").read_text()
+    assert "What moved since the baseline" in html
+    assert '<span class="status bad">changed</span>' in html
 
 
 def run_gitlab(repo: Path, overrides: dict[str, str]) -> dict[str, Any]:
