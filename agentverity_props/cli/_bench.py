@@ -104,7 +104,7 @@ def load_baseline(path: str) -> dict[str, Any]:
     from ..report import load_result
     d = load_result(path)
     if not str(d.get("schema", "")).startswith("agentverity_props.bench/"):
-        raise BadInput(f"--baseline {path} is a {d.get('schema')} result, not a bench one",
+        raise BadInput(f"--baseline {path} is an {d.get('schema')} result, not a bench one",
                        "pass a file written by bench --format json")
     return d
 
