@@ -9,6 +9,12 @@ pytest_plugins = ["pytester"]
 # (agentverity_props.results): a producer whose JSON drifts from the published schema fails
 os.environ.setdefault("AGENTVERITY_PROPS_VALIDATE_RESULTS", "1")
 
+# on a GitHub runner every command would print annotations and append to the job summary
+# (cli/_ci.py): the suite's own CLI runs behave the same everywhere; the tests of those
+# outputs set the variables themselves
+for _name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+    os.environ.pop(_name, None)
+
 
 @pytest.fixture(autouse=True)
 def _inner_sessions_are_their_own(request: pytest.FixtureRequest) -> None:

@@ -40,6 +40,7 @@ _EXPORTS: dict[str, str] = {
     "SCHEMA": "._results", "AttemptRecord": "._results", "BenchResult": "._results",
     "TaskResult": "._results", "TaskStats": "._results",
     "BenchConfig": "._results", "arun_benchmark": "._run", "run_benchmark": "._run",
+    "bench_moves": "._moves",
 }
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "TaskStats",
     "acompare_agents",
     "arun_benchmark",
+    "bench_moves",
     "clopper_pearson",
     "compare_agents",
     "difference_interval",
@@ -88,5 +90,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._load import Benchmark, Task, load_benchmark, parse_benchmark
     from ._metrics import clopper_pearson, pass_at_k, pass_hat_k, wilson
     from ._model import EVALUATOR_TYPES, BenchmarkFile, TaskSpec, json_schema
+    from ._moves import bench_moves
     from ._results import SCHEMA, AttemptRecord, BenchConfig, BenchResult, TaskResult, TaskStats
     from ._run import arun_benchmark, run_benchmark

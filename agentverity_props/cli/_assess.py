@@ -47,7 +47,7 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
                alpha: float, tolerance: float | None, indifference: float, layer: str,
                relations_ref: str | None, no_relations: bool, fmt: str, output: str | None,
                include_inputs: bool, suppress_health_check: tuple[str, ...], seed: int,
-               max_workers: int) -> int:
+               max_workers: int, annotations: str) -> int:
     """Meter, blindness, dependence and relations on evidence recorded elsewhere.
 
     No agent is called (the JSON says calls.live 0). Reports, JSON schema and exit codes are
@@ -92,6 +92,8 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
         write_output(iter_dumps(d), output)
     else:  # the text report starts with the evidence (report/_text.py)
         write_output(render(d, fmt, output), output)
+    from ._ci import publish
+    publish(d, annotations=annotations, fmt=fmt, output=output, keep_inputs=include_inputs)
     return code
 
 

@@ -13,10 +13,11 @@ from typing import Any
 
 import click
 
+from ._ci import FORMATS, annotations_option, publish
 from ._common import use_color, write_output
 from ._options import engine_config, engine_options, load_agent_ref, progress_option, session
 
-_FORMATS = click.Choice(["text", "json", "junit"])
+_FORMATS = click.Choice(list(FORMATS))
 
 
 def _render(d: dict[str, Any], fmt: str, to_file: bool) -> str:
@@ -58,12 +59,17 @@ def _phase(tick: Callable[[str, int], None] | None,
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the report here (atomically) instead of stdout.")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), default=None,
+              metavar="OLD.json", help="A bench --format json result to compare with: per "
+              "task, what moved and by how much, changed apart from flaky (descriptive).")
+@annotations_option
 @progress_option
 @engine_options
 def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop: str,
               no_early_stop: bool, alpha: float, margin: float, interval: str,
               include_outputs: bool,
-              fmt: str, output: str | None, progress: bool, **eng: Any) -> int:
+              fmt: str, output: str | None, baseline_path: str | None, progress: bool,
+              annotations: str, **eng: Any) -> int:
     """Run a YAML benchmark, stopping each task once its pass/fail verdict is decided.
 
     Exit codes: 0 every task passed; 1 a task failed or errored; 2 incomplete evidence, a
@@ -72,6 +78,7 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
     from ..bench import BenchConfig, arun_benchmark, load_benchmark
 
     bench = load_benchmark(benchmark_path)
+    baseline = load_baseline(baseline_path) if baseline_path else None
     note = runs_override_note(bench, runs)
     config = BenchConfig(runs=runs, early_stop="off" if no_early_stop else early_stop,  # type: ignore[arg-type]
                          alpha=alpha, margin=margin, interval=interval,  # type: ignore[arg-type]
@@ -82,8 +89,24 @@ def bench_cmd(agent_ref: str, benchmark_path: str, runs: int | None, early_stop:
     res = session([agent], config.engine_config(), lambda engines, tick: arun_benchmark(
         agent, bench, config=config, engine=engines[0], progress=_phase(tick, "bench")),
         progress=progress)
-    write_output(_render(res.to_dict(), fmt, output is not None), output)
+    d = res.to_dict()
+    if baseline is not None:
+        from ..bench import bench_moves
+        d["moved"] = bench_moves(baseline, d, baseline=baseline_path)
+    write_output(_render(d, fmt, output is not None), output)
+    publish(d, annotations=annotations, fmt=fmt, output=output, keep_inputs=include_outputs)
     return int(res.exit_code)
+
+
+def load_baseline(path: str) -> dict[str, Any]:
+    """A saved bench result to compare with (one line for anything else)."""
+    from ..errors import BadInput
+    from ..report import load_result
+    d = load_result(path)
+    if not str(d.get("schema", "")).startswith("agentverity_props.bench/"):
+        raise BadInput(f"--baseline {path} is an {d.get('schema')} result, not a bench one",
+                       "pass a file written by bench --format json")
+    return d
 
 
 def runs_override_note(bench: Any, runs: int | None) -> str | None:
@@ -134,12 +157,14 @@ def runs_override_note(bench: Any, runs: int | None) -> str | None:
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the report here (atomically) instead of stdout.")
+@annotations_option
 @progress_option
 @engine_options
 def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int, min_runs: int,
                 alpha: float, margin: float, latency_margin: float, warmup: int,
                 include_outputs: bool,
-                fmt: str, output: str | None, progress: bool, **eng: Any) -> int:
+                fmt: str, output: str | None, progress: bool, annotations: str,
+                **eng: Any) -> int:
     """Compare agents run by run on the same tasks: A better / B better / equivalent within
     the margin / inconclusive.
 
@@ -164,5 +189,7 @@ def compare_cmd(agent_refs: tuple[str, ...], benchmark_path: str, max_runs: int,
     res = session(agents, config.engine_config(), lambda engines, tick: acompare_agents(
         agents, bench, config=config, refs=agent_refs, engines=engines,
         progress=_phase(tick, "compare")), progress=progress)
-    write_output(_render(res.to_dict(), fmt, output is not None), output)
+    d = res.to_dict()
+    write_output(_render(d, fmt, output is not None), output)
+    publish(d, annotations=annotations, fmt=fmt, output=output, keep_inputs=include_outputs)
     return int(res.exit_code)

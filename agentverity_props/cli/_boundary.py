@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from ._ci import annotations_option, publish
 from ._common import write_output
 from ._options import (
     engine_config,
@@ -30,12 +31,13 @@ DEFAULT_BUDGET = 120
 @click.option("--resolution", type=click.FloatRange(0.0, 0.99), default=0.01,
               show_default=True, help="Locate a numeric crossing within this share of its "
               "value (0: to adjacent values).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]),
+              default="text", show_default=True)
+@annotations_option
 @engine_options
 @progress_option
 def boundary_cmd(agent_ref: str, a: str, b: str, alpha: float, resolution: float, fmt: str,
-                 progress: bool, **eng: Any) -> int:
+                 progress: bool, annotations: str, **eng: Any) -> int:
     """Bisect the word-level edit path from --from to --to (numbers as numeric paths) to
     the one edit that flips the agent's verdict, each step decided against the agent's own
     noise and the final pair confirmed at --alpha.
@@ -61,8 +63,12 @@ def boundary_cmd(agent_ref: str, a: str, b: str, alpha: float, resolution: float
     with bar:
         loc = locate_boundary(agent, a, b, alpha=alpha, resolution=resolution, engine=cfg,
                               progress=tick)
+    d = {**loc.to_dict(), **loc.details()}
     if fmt == "json":
-        write_output(dumps({**loc.to_dict(), **loc.details()}), None)
+        write_output(dumps(d), None)
+    elif fmt == "markdown":
+        from ..report import render_markdown
+        write_output(render_markdown(d), None)
     else:
         from .._internal.shown import visible
         lines = [f"boundary: {visible(loc.describe())}"]
@@ -78,4 +84,5 @@ def boundary_cmd(agent_ref: str, a: str, b: str, alpha: float, resolution: float
         lines.append(f"  {loc.steps} steps over {loc.units} edit unit(s), {loc.calls} "
                      f"agent calls, {loc.attempts} confirmation(s)")
         write_output("\n".join(lines) + "\n", None)
+    publish(d, annotations=annotations, fmt=fmt, output=None, keep_inputs=True)
     return {"located": 0, "no-crossing": 1, "undecided": 1}.get(loc.status, 2)

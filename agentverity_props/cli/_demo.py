@@ -24,8 +24,8 @@ DEMOS = {
 @click.command("demo")
 @click.option("--agent", "which", type=click.Choice(sorted(DEMOS)), default="moderation",
               show_default=True, help="Which shipped example agent to analyse.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "markdown"]),
+              default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None)
 @progress_option
 def demo_cmd(which: str, fmt: str, output: str | None, progress: bool) -> int:

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ._ci import annotations_option, publish
 from ._common import write_output
 from ._options import (
     engine_config,
@@ -136,14 +137,16 @@ def _boundary_lines(res: Any) -> list[str]:
               help="Enlarged probe set (.txt one per line, or .json/.jsonl/.yaml).")
 @click.option("--report", type=click.Path(dir_okay=False), default=None,
               help="Also write the JSON result (boundary pairs, calls) here.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]),
+              default="text", show_default=True, help="Report format on stdout.")
+@annotations_option
 @engine_options
 @progress_option
 def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
                 lexicon_path: str | None, generator_ref: str | None,
                 generator_agent: str | None, threshold: float,
-                output: str, report: str | None, fmt: str, progress: bool, **eng: Any) -> int:
+                output: str, report: str | None, fmt: str, progress: bool, annotations: str,
+                **eng: Any) -> int:
     """Search for minority-verdict inputs and boundary pairs; write an enlarged probe set.
 
     Takes the engine options of every command (--budget, default 400 here; --max-workers
@@ -196,6 +199,9 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
         write_output(dumps(d), report)
     if fmt == "json":
         write_output(dumps(d), None)
+    elif fmt == "markdown":
+        from ..report import render
+        write_output(render(d, "markdown"), None)
     else:
         source = (f"pack {strategy!r}" if strategy is not None else "edits of your probes")
         lines = [f"enlarge: modal verdict '{res.modal_verdict}' share {res.skew_before:.0%} -> "
@@ -215,6 +221,7 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
             if cause:
                 lines.append(f"cause: {cause}")
         write_output("\n".join(lines) + "\n", None)
+    publish(d, annotations=annotations, fmt=fmt, output=None, keep_inputs=True)
     if not res.complete:
         return 2
     return 0 if res.success else 1

@@ -245,14 +245,17 @@ def analysis_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """--format text|json|junit, --output FILE, --include-inputs (``run``, ``assess``)."""
-    opts = [
-        click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]),
+    """--format text|json|junit|markdown, --output FILE, --include-inputs, --annotations
+    (``run``, ``assess``)."""
+    from ._ci import FORMATS, annotations_option
+    opts: list[Callable[..., Any]] = [
+        click.option("--format", "fmt", type=click.Choice(list(FORMATS)),
                      default="text", show_default=True),
         click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
                      help="Write the report here (atomically) instead of stdout."),
         click.option("--include-inputs", is_flag=True,
                      help="Keep raw prompts in the report (off: fingerprints only)."),
+        annotations_option,
     ]
     for opt in reversed(opts):
         f = opt(f)

@@ -51,8 +51,8 @@ def parse_latency(text: str | None) -> float | None:
               show_default=True, help="Share of the inputs with the most common verdict.")
 @click.option("--tool-calls", is_flag=True,
               help="Cost tools-layer relations as if the agent calls tools.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]),
+              default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the plan here (atomically) instead of stdout.")
 def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,

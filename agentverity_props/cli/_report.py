@@ -1,4 +1,5 @@
-"""``agentverity-props report``: re-render a saved JSON result as HTML, text, JSON or JUnit."""
+"""``agentverity-props report``: re-render a saved JSON result as HTML, text, JSON, JUnit or
+Markdown (linking the HTML report when both are written)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,17 @@ import click
 from ._common import write_output
 
 
-def rerender(result: dict[str, Any], fmt: str, output: str | None = None) -> str:
-    """Render a loaded result dict in ``fmt`` (text, json or junit) through its kind's entry
-    in the registry (``report.RESULT_KINDS``); BadInput if the kind has no such view."""
+def rerender(result: dict[str, Any], fmt: str, output: str | None = None, *,
+             html: str | None = None) -> str:
+    """Render a loaded result dict in ``fmt`` (text, json, junit or markdown) through its
+    kind's entry in the registry (``report.RESULT_KINDS``); BadInput if the kind has no such
+    view. ``html``: the HTML report written beside it, linked from the Markdown (relative to
+    ``output``'s folder)."""
     from ..report import render
     from ._common import use_color
+    if fmt == "markdown":
+        return render(result, fmt, html=html if html not in (None, "-") else None,
+                      base=output if output not in (None, "-") else None)
     # colour only on a terminal, never in a file (``-o out.txt`` run on a terminal)
     return render(result, fmt, color=use_color(output)) if fmt == "text" else \
         render(result, fmt)
@@ -23,12 +30,19 @@ def rerender(result: dict[str, Any], fmt: str, output: str | None = None) -> str
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
               metavar="OUT.html", help="Write a standalone HTML report here ('-' = stdout).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default=None,
-              help="Also (or instead) re-render as text, JSON or JUnit (default text when "
-                   "--html is not given).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "markdown"]),
+              default=None,
+              help="Also (or instead) re-render as text, JSON, JUnit or Markdown (default "
+                   "text when --html is not given); the Markdown links the --html report.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the --format rendering here (atomically) instead of stdout.")
-def report_cmd(file: str, html_out: str | None, fmt: str | None, output: str | None) -> int:
+@click.option("--annotations", type=click.Choice(["github", "none"]), default="none",
+              show_default=True,
+              help="github: one workflow command per finding of the saved result, and its "
+                   "Markdown appended to $GITHUB_STEP_SUMMARY (the command that wrote the "
+                   "result already did both under GitHub Actions).")
+def report_cmd(file: str, html_out: str | None, fmt: str | None, output: str | None,
+               annotations: str) -> int:
     """Render a saved result (the --format json output of run, tools, bench, compare, ...).
 
     The HTML is one file with inline CSS and SVG plots: no script, no network. Exit 0 when
@@ -48,7 +62,7 @@ def report_cmd(file: str, html_out: str | None, fmt: str | None, output: str | N
     # render everything before writing anything: a bad --format leaves no half-done output
     from ..errors import AgentVerityError
     try:
-        text = rerender(result, fmt, output) if fmt is not None else None
+        text = rerender(result, fmt, output, html=html_out) if fmt is not None else None
         html = None
         if html_out is not None:
             from ..report import render_html
@@ -70,4 +84,7 @@ def report_cmd(file: str, html_out: str | None, fmt: str | None, output: str | N
             click.echo(f"wrote {html_out}", err=True)
     if text is not None:
         write_output(text, output)
+    from ._ci import publish
+    publish(result, annotations=annotations, fmt=fmt or "text", output=output,
+            keep_inputs=True)
     return 0

@@ -73,7 +73,7 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
             relations_ref: str | None,
             no_relations: bool, fmt: str, output: str | None, include_inputs: bool,
             suppress_health_check: tuple[str, ...], require_verdicts: str | None,
-            progress: bool, **eng: Any) -> int:
+            progress: bool, annotations: str, **eng: Any) -> int:
     """Meter the verdict, check blindness, test noise-calibrated relations.
 
     Exit codes: 0 clean; 1 finding (blind probe set, confirmed violation, dependent draws,
@@ -112,6 +112,8 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
         write_output(iter_dumps(d), output)
     else:
         write_output(render(d, fmt, output), output)
+    from ._ci import publish
+    publish(d, annotations=annotations, fmt=fmt, output=output, keep_inputs=include_inputs)
     return code
 
 

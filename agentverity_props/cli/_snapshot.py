@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from ._ci import FORMATS, annotations_option, publish
 from ._common import use_color, write_output
 from ._options import (
     LAYER_CHOICE,
@@ -24,7 +25,7 @@ from ._options import (
     session,
 )
 
-_FORMATS = click.Choice(["text", "json", "junit"])
+_FORMATS = click.Choice(list(FORMATS))
 
 
 @click.command("snapshot")
@@ -48,12 +49,13 @@ _FORMATS = click.Choice(["text", "json", "junit"])
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
               help="Report format on stdout.")
 @require_verdicts_option
+@annotations_option
 @progress_option
 @engine_options
 def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference: bool,
                  precision: str | None, epsilon: float | None, alpha: float, layer: str,
                  calibration_draws: int, fmt: str, require_verdicts: str | None,
-                 progress: bool, **eng: Any) -> int:
+                 progress: bool, annotations: str, **eng: Any) -> int:
     """Record the agent's reference verdicts, if they are worth keeping.
 
     Refused (exit 2) unless the run is complete, the meter calls the verdict deterministic,
@@ -65,6 +67,7 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
     from ..snapshot import acreate_snapshot
 
     inputs = load_inputs(inputs_path)
+    previous = _previous(output)
     preview = None
     if eng.get("store_path") is None:  # the user's own --store is left alone
         preview = preview_store(output, agent_ref, inputs, eng, epsilon=epsilon,
@@ -104,9 +107,73 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
         text = render(d, fmt, color=use_color(None), path=res.path, labels=labels,
                       routes=routes)
     write_output(text, None)
+    publish(d, annotations=annotations, fmt=fmt, output=None)
+    if previous is not None:
+        from ..engine import Probe
+        note = bless_note(previous, d, output, labels={Probe.make(t).fp: t for t in inputs},
+                          written=res.admitted)
+        if note:
+            click.echo(note, err=True)
     if not res.admitted:
         click.echo("error: " + res.refusal_message(), err=True)
     return int(res.exit_code)
+
+
+def _previous(output: str) -> dict[str, Any] | None:
+    """The snapshot already at ``output`` (the one a new snapshot would replace), or None."""
+    if not Path(output).is_file():
+        return None
+    from ..errors import AgentVerityError
+    from ..snapshot import load_snapshot
+    try:
+        return load_snapshot(output)
+    except AgentVerityError:
+        return None  # not a snapshot: nothing to compare with (it is replaced only if admitted)
+
+
+#: the most changed references the bless note names (the JSON of both files has them all)
+SHOWN_CHANGES = 10
+
+
+def bless_note(previous: dict[str, Any], d: dict[str, Any], output: str, *,
+               labels: dict[str, str], written: bool) -> str:
+    """What re-blessing changes: the references that differ from the snapshot at ``output``
+    (by input text: the user's own terminal), inputs added and removed. Empty when the
+    evidence gave no reference to compare, or nothing changes."""
+    from .._internal.fingerprint import short
+    from .._internal.shown import visible
+
+    old = {e["fp"]: e.get("reference") for e in previous.get("inputs") or ()}
+    new = {e["fp"]: e.get("reference") for e in d.get("inputs") or ()}
+    if previous.get("fingerprints") != d.get("fingerprints"):
+        return (f"note: {output} was made with other fingerprints (salt); its references "
+                "cannot be compared with these")
+    changed = [(fp, old[fp], ref) for fp, ref in new.items()
+               if fp in old and ref is not None and ref != old[fp]]
+    added = [fp for fp in new if fp not in old]
+    removed = [fp for fp in old if fp not in new]
+    refused = [r["rule"] for r in (d.get("admission") or {}).get("rules") or ()
+               if not r.get("passed") and r.get("rule") != "accepted"]
+    if refused and not written:
+        return (f"note: {output} is unchanged: the evidence does not admit a new reference "
+                f"({', '.join(refused)})")
+    if not (changed or added or removed):
+        return f"note: the references are those of {output}" if written else ""
+    lit = d.get("reference_form") == "literal"
+
+    def ref(v: Any) -> str:
+        return repr(visible(str(v))) if lit else short(str(v))
+
+    head = ("blessed: changed " if written else "if accepted, this would change ") \
+        + f"{len(changed)} reference(s) of {output}"
+    rows = [f"  {visible(repr(labels[fp])) if fp in labels else short(fp)}: {ref(a)} -> "
+            f"{ref(b)}" for fp, a, b in changed[:SHOWN_CHANGES]]
+    if len(changed) > SHOWN_CHANGES:
+        rows.append(f"  ... and {len(changed) - SHOWN_CHANGES} more")
+    extra = [f"{len(added)} input(s) added"] if added else []
+    extra += [f"{len(removed)} removed"] if removed else []
+    return "\n".join([head + (f" ({', '.join(extra)})" if extra else "") + ":"
+                      if rows else head + (f"; {', '.join(extra)}" if extra else ""), *rows])
 
 
 #: how long a preview's draws are reused by the accepting run (then called afresh)
@@ -158,11 +225,12 @@ def _drop(path: Path) -> None:
 @click.option("--include-inputs", is_flag=True,
               help="Name inputs by their text in a text report written to a file (on a "
                    "terminal they always are; JSON keeps fingerprints).")
+@annotations_option
 @progress_option
 @engine_options
 def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: float | None,
               fmt: str, output: str | None, include_inputs: bool, progress: bool,
-              **eng: Any) -> int:
+              annotations: str, **eng: Any) -> int:
     """Check the agent against a snapshot: re-admit sequentially, then find drift.
 
     Drift on an input = its reference drawn less often than when the snapshot was made and
@@ -183,13 +251,17 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
         progress=tick), progress=progress)
     from ..report import render
     d = res.to_dict()
-    if fmt != "text":
+    from ..engine import Probe
+    if fmt not in ("text", "markdown"):
         text = render(d, fmt)
+    elif fmt == "markdown":  # a summary others read: inputs by text only when asked
+        text = render(d, fmt, labels={Probe.make(t).fp: t for t in inputs}
+                      if include_inputs else None)
     else:
-        from ..engine import Probe
         on_screen = output in (None, "-")
         labels = ({Probe.make(t).fp: t for t in inputs} if on_screen or include_inputs
                   else None)
         text = render(d, fmt, color=use_color(output), labels=labels)
     write_output(text, output)
+    publish(d, annotations=annotations, fmt=fmt, output=output)
     return int(res.exit_code)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ._ci import FORMATS, annotations_option, publish
 from ._common import write_output
 from ._options import progress_option, progress_ticker
 
@@ -11,7 +12,7 @@ from ._options import progress_option, progress_ticker
 @click.command("tools")
 @click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
               help="Case file (YAML; revefi-agent-test's format is accepted unchanged).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text",
               show_default=True, help="Report format.")
 @click.option("--output", "-o", default=None, help="Write the report here (default stdout).")
 @click.option("--runs", type=click.IntRange(1, 10_000), default=None,
@@ -24,10 +25,11 @@ from ._options import progress_option, progress_ticker
               help="Hard cap on agent calls for the whole file (retries included).")
 @click.option("--embedder", type=click.Choice(["auto", "minilm", "lexical"]), default=None,
               help="Similarity embedder for baseline_answer (default: the file's, else auto).")
+@annotations_option
 @progress_option
 def tools(*, config_path: str, fmt: str, output: str | None, runs: int | None,
           otlp_port: int | None, span_timeout: float | None, budget: int | None,
-          embedder: str | None, progress: bool) -> int:
+          embedder: str | None, progress: bool, annotations: str) -> int:
     """Assert that agents called the tools they should, from OpenTelemetry spans.
 
     Exit 0 when every case passes, 1 when any case fails, 2 on a configuration error or
@@ -44,8 +46,15 @@ def tools(*, config_path: str, fmt: str, output: str | None, runs: int | None,
                                                       budget=budget, embedder=embedder,
                                                       progress=tick))
     from ..adapters import redact
-    text = redact(render(report, fmt), loaded.secrets)
+    if fmt == "markdown":  # escaping could split a secret: redact the values first
+        from ..report import render as render_result
+        from ._ci import _redacted
+        text = render_result(_redacted(report.to_dict(), loaded.secrets), "markdown")
+    else:
+        text = redact(render(report, fmt), loaded.secrets)
     write_output(text, output)
+    publish(report.to_dict(), annotations=annotations, fmt=fmt, output=output,
+            keep_inputs=True, secrets=loaded.secrets)
     for note in report.notes:
         if note.startswith("interrupted"):
             click.echo(note, err=True)

@@ -1,10 +1,12 @@
-"""Renderers: text, JSON, JUnit and HTML. They consume result dicts (the versioned JSON), never
-live objects, so ``agentverity-props report FILE.json`` renders a saved result exactly.
+"""Renderers: text, JSON, JUnit, Markdown and HTML, and CI annotations. They consume result
+dicts (the versioned JSON), never live objects, so ``agentverity-props report FILE.json``
+renders a saved result exactly.
 
 ``RESULT_KINDS`` is the one registry of result kinds (model, renderers, exit meanings, title);
 ``load_result`` / ``check_result`` read a file through it and ``render`` renders through it.
 """
 
+from ._annotations import Finding, findings, github_commands
 from ._bench import (
     render_bench_junit,
     render_bench_text,
@@ -16,8 +18,10 @@ from ._html import render_html
 from ._json import dumps, iter_dumps
 from ._junit import render_junit
 from ._kinds import RESULT_KINDS, ResultKind, check_result, kind_for, load_result, render
+from ._markdown import render_markdown
 from ._plan import render_plan_text
 from ._snapshot import (
+    check_moves,
     render_check_junit,
     render_check_text,
     render_snapshot_junit,
@@ -28,9 +32,13 @@ from ._tools import render_tools_junit, render_tools_text
 
 __all__ = [
     "RESULT_KINDS",
+    "Finding",
     "ResultKind",
+    "check_moves",
     "check_result",
     "dumps",
+    "findings",
+    "github_commands",
     "iter_dumps",
     "kind_for",
     "load_result",
@@ -45,6 +53,7 @@ __all__ = [
     "render_conversation_text",
     "render_html",
     "render_junit",
+    "render_markdown",
     "render_plan_text",
     "render_run_text",
     "render_snapshot_junit",

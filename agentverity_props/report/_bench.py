@@ -63,6 +63,8 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
                   f"{_e(r['decided_by'])}; raise --runs or widen --margin")
     if failing or undecided:
         con.print()
+    if isinstance(d.get("moved"), dict):
+        _print_moves(con, d["moved"])
     con.print("[dim]rate = passes / runs made, descriptive (biased when a task stopped early); "
               "CI = its interval (anytime-valid after an early stop).[/]")
     con.print(f"Tasks: {s['passed']} passed · {s['failed']} failed · {s['errored']} errored"
@@ -101,6 +103,36 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
     out: str = con.file.getvalue()
     return out
+
+
+def _share(c: Any) -> str:
+    return "–" if not c or not c[1] else f"{c[0]}/{c[1]} ({c[0] / c[1]:.0%})"
+
+
+def _print_moves(con: Any, m: dict[str, Any]) -> None:
+    """Per task, what moved since the baseline (``bench --baseline``), changed before flaky."""
+    from rich.table import Table
+
+    moved = [t for t in m.get("tasks") or () if t.get("kind") != "same"]
+    con.print(f"[bold]What moved[/] since {_e(str(m.get('baseline')))}: "
+              f"[red]{m.get('changed', 0)} changed[/] · [yellow]{m.get('flaky', 0)} flaky[/]"
+              + ("" if m.get("same_benchmark", True) else
+                 " [yellow](the baseline ran another benchmark)[/]"))
+    if moved:
+        t = Table(show_edge=False, pad_edge=False, box=None)
+        for col in ("task", "kind", "status", "passed then", "now", "change"):
+            t.add_column(col, justify="right" if col in ("passed then", "now", "change")
+                         else "left")
+        style = {"changed": "red", "flaky": "yellow"}
+        for r in moved:
+            k = str(r.get("kind"))
+            t.add_row(_e(str(r.get("id"))), f"[{style.get(k, 'dim')}]{k}[/]",
+                      _e(f"{r.get('before_status') or '–'} -> {r.get('status') or '–'}"),
+                      _share(r.get("before")), _share(r.get("now")),
+                      _f(r.get("delta"), "+.2f"))
+        con.print(t)
+    con.print(f"[dim]{_e(str(m.get('note') or ''))}[/]")
+    con.print()
 
 
 def _k_cell(name: str, k: str, v: Any, s: dict[str, Any]) -> str:

@@ -75,7 +75,13 @@ def bench_context(d: dict[str, Any]) -> dict[str, Any]:
               ("errored", s.get("errored"), "bad"), ("undecided", s.get("undecided"), "warn"),
               ("incomplete", s.get("incomplete"), "warn")]
     bm = d.get("benchmark") or {}
+    moved = d.get("moved") if isinstance(d.get("moved"), dict) else None
+    if moved is not None:  # the tasks that moved (changed, then flaky, then new and gone)
+        moved = {**moved, "rows": [
+            {**m, "cls": {"changed": "bad", "flaky": "warn"}.get(str(m.get("kind")), "muted")}
+            for m in moved.get("tasks") or () if m.get("kind") != "same"]}
     return {"exit_meanings": BENCH_EXIT, "s": s, "tasks": tasks, "plots": plots, "bm": bm,
+            "moved": moved,
             "k_rows": _k_rows(s), "guarantee": d.get("guarantee"),
             "summary": [(k, str(v), c if v else "muted") for k, v, c in counts]
             + [("runs passed", f"{_int(s.get('passes')) or 0}/{_int(s.get('attempts')) or 0}",

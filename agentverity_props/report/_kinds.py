@@ -28,6 +28,7 @@ from . import (
     _tools,
 )
 from ._json import dumps, read_json
+from ._markdown import render_markdown
 
 if TYPE_CHECKING:
     from ..results import Document
@@ -49,6 +50,8 @@ class ResultKind:
         title: how reports name the kind.
         exit_meanings: what each exit code of the command that writes it means.
         text, junit: renderers ``fn(result_dict, **options) -> str`` (None: no such view).
+        markdown: the Markdown renderer (``--format markdown``: a CI job summary or a
+            pull-request comment); every kind has one.
         html: the HTML view's context builder (None: the generic tree of the JSON).
         legacy: older versions read as written, with no migration (rendered by the same
             renderers, checked only for being a JSON object with this schema name).
@@ -61,6 +64,7 @@ class ResultKind:
     text: Renderer | None = None
     junit: Renderer | None = None
     html: Context | None = None
+    markdown: Renderer | None = render_markdown
     legacy: tuple[str, ...] = ()
 
     @property
@@ -125,17 +129,22 @@ def kind_for(schema: str) -> ResultKind | None:
 
 
 def render(result: dict[str, Any], fmt: str, **options: Any) -> str:
-    """``result`` (a current-version dict) as ``fmt`` — ``json``, ``text`` or ``junit`` —
-    through its kind's renderer; ``options`` go to a text renderer (``color``, ``width``,
-    a kind's own). :class:`BadInput` when the kind has no such view."""
+    """``result`` (a current-version dict) as ``fmt`` — ``json``, ``text``, ``junit`` or
+    ``markdown`` — through its kind's renderer; ``options`` go to a text renderer
+    (``color``, ``width``, a kind's own) or to the Markdown one (``html``, ``base``,
+    ``labels``). :class:`BadInput` when the kind has no such view."""
     if fmt == "json":
         return dumps(result)
     schema = str(result.get("schema"))
     entry = kind_for(schema)
-    fn = None if entry is None else {"text": entry.text, "junit": entry.junit}.get(fmt)
+    fn = None if entry is None else {"text": entry.text, "junit": entry.junit,
+                                     "markdown": entry.markdown}.get(fmt)
     if fn is None:
         raise BadInput(f"no {fmt} renderer for {schema} results",
                        "use --html OUT.html or --format json")
+    if fmt == "markdown":
+        return fn(result, **{k: v for k, v in options.items()
+                             if k in ("html", "base", "labels")})
     return fn(result, **options) if fmt == "text" else fn(result)
 
 

@@ -198,6 +198,15 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
                       "–" if fam is None else f"{fam:.2g}")
         con.print(t)
     clean = sum(1 for e in d["inputs"] if e["status"] == "clean")
+    moves = check_moves(d)
+    if moves:
+        kinds = {k: sum(1 for r in moves if r["kind"] == k) for k in ("changed", "flaky")}
+        con.print(f"  What moved: [red]{kinds['changed']} changed[/] (drift confirmed: 'then' "
+                  f"-> 'confirmation' is how much) · [yellow]{kinds['flaky']} flaky[/] (a "
+                  "screen mismatch the confirmation put down to the agent's own noise: a "
+                  "stochastic verdict, not a change)"
+                  + (f" · {len(moves) - sum(kinds.values())} undecided"
+                     if len(moves) > sum(kinds.values()) else ""))
     con.print()
     dr = d["drift"]
     if "guarantee" in dr:  # check/2: each input against its own recorded rate
@@ -222,6 +231,38 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
     out: str = con.file.getvalue()
     return out
+
+
+def check_moves(d: dict[str, Any]) -> list[dict[str, Any]]:
+    """The inputs of a check that moved, each as ``{fp, kind, status, reference, current,
+    then, now, p_family}``: ``changed`` (drift confirmed), ``flaky`` (a screen mismatch the
+    confirmation draws put down to the agent's noise: a stochastic verdict), or the status
+    itself for inputs the check could not decide (``incomplete``, ``unconfirmed``...).
+    ``then`` and ``now`` are the mismatch rates as counts: recorded at the snapshot, and in
+    this check's confirmation (else screen) draws. Changed first, then flaky."""
+    out = []
+    for e in d.get("inputs") or ():
+        st = str(e.get("status"))
+        if st == "clean":
+            continue
+        cal = e.get("calibration") or {}
+        cf = e.get("confirmation") or {}
+        sc = e.get("screen") or {}
+        if cf.get("draws"):
+            now = (int(cf.get("mismatches") or 0), int(cf["draws"]))
+        elif sc.get("draws"):
+            now = (int(sc["draws"]) - int(sc.get("matches") or 0), int(sc["draws"]))
+        else:
+            now = None
+        out.append({"fp": e.get("fp"), "status": st,
+                    "kind": {"drift": "changed", "noise": "flaky"}.get(st, st),
+                    "reference": e.get("reference"), "current": e.get("current"),
+                    "then": (int(cal.get("mismatches") or 0), int(cal["draws"]))
+                    if cal.get("draws") else None, "now": now,
+                    "p_family": cf.get("p_family"),
+                    "borderline": e.get("snapshot_status") in ("borderline", "untestable")})
+    order = {"changed": 0, "flaky": 1}
+    return sorted(out, key=lambda r: order.get(r["kind"], 2))
 
 
 def render_snapshot_junit(d: dict[str, Any]) -> str:

@@ -155,6 +155,34 @@ class Task(Model):
     estimator: str
 
 
+class MovedTask(Model):
+    id: str
+    kind: Literal["changed", "flaky", "new", "gone", "same"]
+    """changed: the verdict moved and every run agreed within each result; flaky: some runs
+    passed and some did not (a stochastic verdict); new / gone: in one result only"""
+    before_status: str | None
+    status: str | None
+    before: list[Annotated[int, Field(ge=0)]] | None
+    """[passes, runs] in the baseline"""
+    now: list[Annotated[int, Field(ge=0)]] | None
+    """[passes, runs] now"""
+    delta: float | None
+    """share of passing runs now minus then"""
+
+
+class Moved(Model):
+    """What moved since a baseline bench result (``bench --baseline``); descriptive."""
+
+    baseline: str | None
+    """the baseline file as given"""
+    baseline_agent: str | None
+    same_benchmark: bool
+    changed: Annotated[int, Field(ge=0)]
+    flaky: Annotated[int, Field(ge=0)]
+    note: str
+    tasks: list[MovedTask]
+
+
 class BenchDocument(Document):
     """
     Written by `agentverity-props bench --format json` and BenchResult.to_dict() (version 2; version
@@ -184,3 +212,5 @@ class BenchDocument(Document):
     tasks: list[Task]
     ledger: dict[str, Any]
     privacy: str
+    moved: Moved | None = None
+    """with --baseline OLD.json: per task, what moved since that result (descriptive)"""
