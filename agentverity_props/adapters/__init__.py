@@ -11,11 +11,18 @@ from typing import Any
 from ._base import Adapter
 from ._callable import CallableAdapter, from_callable
 
-__all__ = ["Adapter", "CallableAdapter", "LangGraphAdapter", "OpenAIAgentsAdapter",
-           "PydanticAIAdapter", "StrandsAdapter", "as_adapter",
-           "from_callable", "from_http", "from_langgraph", "from_openai_agents",
-           "from_pydantic_ai", "from_strands",
-           "load_agent", "load_object", "redact", "strands_tool_calls"]
+# the public names (docs/api.md); any other name imported here is this folder's interface
+# to the rest of the package, not a promise to users
+__all__ = [
+    "Adapter",
+    "from_callable",
+    "from_http",
+    "from_langgraph",
+    "from_openai_agents",
+    "from_pydantic_ai",
+    "from_strands",
+    "load_agent",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -91,7 +91,8 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 __all__ = ["CONVERSATION_SCHEMA", "RECORDS", "ConversationCounterexample",
-           "ConversationRecord", "TurnEvidence", "conversation_report"]
+           "ConversationRecord", "TurnEvidence", "conversation_report",
+           "records"]
 
 
 @dataclass(frozen=True)
@@ -179,3 +180,14 @@ def conversation_report(records: list[ConversationRecord], *, include_inputs: bo
 #: records of every conversation test run in this process (the pytest plugin reads them)
 RECORDS: list[ConversationRecord] = []
 RECORDS_LOCK = threading.Lock()
+
+
+def records() -> list[ConversationRecord]:
+    """A copy of the records of every conversation test run in this process so far, oldest first.
+
+    The pytest plugin's channel: it reads ``records()`` before and after each test (when
+    the package has been imported at all) and reports the new ones. A new record is only
+    ever appended, so ``records()[n:]`` is what ran since a call that returned ``n``.
+    """
+    with RECORDS_LOCK:
+        return list(RECORDS)

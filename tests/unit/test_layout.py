@@ -5,12 +5,16 @@ private modules or names (a folder is used through its ``__init__``; the shared 
 from __future__ import annotations
 
 import ast
+import functools
+import importlib
+import re
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-PKG_DIR = Path(__file__).parents[2] / "agentverity_props"
+ROOT = Path(__file__).parents[2]
+PKG_DIR = ROOT / "agentverity_props"
 PKG = "agentverity_props"
 #: top-level modules that are plain data every layer may use
 SHARED = {"errors", "observation", "_internal", "py"}
@@ -38,7 +42,7 @@ def _imports(path: Path, *, runtime_only: bool = False) -> list[tuple[str, list[
     (lazy ones inside functions included; with ``runtime_only``, not the ones under
     ``if TYPE_CHECKING:``)."""
     module = _module_of(path)
-    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    package = module if path.stem == "__init__" else module.rsplit(".", 1)[0]
     out = []
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip = _type_checking_nodes(tree) if runtime_only else set()
@@ -146,3 +150,78 @@ def test_every_feature_has_a_folder() -> None:
     points."""
     root_modules = sorted(p.stem for p in PKG_DIR.glob("*.py"))
     assert root_modules == ["__init__", "__main__", "errors", "observation"]
+
+
+def _init_bindings(path: Path) -> dict[str, int]:
+    """Names a folder's ``__init__`` imports from its own modules (eagerly, or through a lazy
+    ``_EXPORTS`` table) -> line."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: dict[str, int] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            for a in node.names:
+                out[a.asname or a.name] = node.lineno
+        if isinstance(node, ast.AnnAssign | ast.Assign):
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
+            if any(getattr(t, "id", "") == "_EXPORTS" for t in targets) and isinstance(
+                    node.value, ast.Dict):
+                for key in node.value.keys:
+                    if isinstance(key, ast.Constant):
+                        out[key.value] = node.lineno
+    return out
+
+
+@functools.cache
+def _outside_uses() -> list[tuple[Path, list[tuple[str, list[str], int]], str, set[str]]]:
+    """For every file of the package, the plugin, tests, benchmarks and examples: its
+    imports, its text and its string constants (read once)."""
+    others = [*_files(), PKG_DIR / "__init__.pyi", ROOT / "agentverity_props_pytest.py",
+              *(p for d in ("tests", "benchmarks", "examples") for p in (ROOT / d).rglob("*.py"))]
+    out = []
+    for path in others:
+        src = path.read_text(encoding="utf-8")
+        tree = ast.parse(src)
+        strings = {n.value for n in ast.walk(tree)
+                   if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        if path.is_relative_to(PKG_DIR):
+            imports = _imports(path)
+        else:
+            imports = [(n.module or "", [a.name for a in n.names], n.lineno)
+                       for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level]
+        out.append((path, imports, src, strings))
+    return out
+
+
+def _names_used_from(folder: str) -> set[str]:
+    """Every name read from ``agentverity_props.<folder>`` itself (not its modules) by code
+    outside the folder: imported, spelled out as ``agentverity_props.<folder>.name`` (tests
+    patch attributes), or named by a string in the package (a registry that names its model
+    by string)."""
+    target = f"{PKG}.{folder}"
+    used: set[str] = set()
+    for path, imports, src, strings in _outside_uses():
+        if path.is_relative_to(PKG_DIR / folder):
+            continue
+        for module, names, _ in imports:
+            if module == target:
+                used.update(names)
+        used.update(re.findall(rf"\b{re.escape(target)}\.(\w+)", src))
+        if path.is_relative_to(PKG_DIR):
+            used.update(strings)
+    return used
+
+
+def test_a_folders_init_imports_only_its_public_names_and_what_others_use() -> None:
+    """A folder's ``__init__`` re-exports its public names (``__all__``, docs/api.md) and,
+    beyond them, the names other folders use: its interface to the rest of the package. An
+    import there that neither lists nor anyone uses is dead (ruff's unused-import rule is
+    off in ``__init__`` files for this reason: this test replaces it)."""
+    unused = []
+    for init in sorted(PKG_DIR.glob("*/__init__.py")):
+        folder = init.parent.name
+        public = set(getattr(importlib.import_module(f"{PKG}.{folder}"), "__all__", []))
+        used = _names_used_from(folder) | public
+        for name, line in _init_bindings(init).items():
+            if name not in used:
+                unused.append(f"agentverity_props/{folder}/__init__.py:{line} {name}")
+    assert unused == []
