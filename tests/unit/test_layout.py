@@ -225,3 +225,118 @@ def test_a_folders_init_imports_only_its_public_names_and_what_others_use() -> N
             if name not in used:
                 unused.append(f"agentverity_props/{folder}/__init__.py:{line} {name}")
     assert unused == []
+
+
+# -- the floors: the picture in docs/architecture.md is the rule ------------------------------
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+PLUGIN = ROOT / "agentverity_props_pytest.py"
+
+
+def _floors() -> list[set[str]]:
+    """The layer picture of docs/architecture.md (its first code block), top floor first: each
+    line starting in column 0 is a floor, its folders before the first run of two spaces,
+    separated by ``·`` (``cli/``, ``errors``, ``agentverity_props_pytest.py``)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    picture = text.split("```\n", 2)[1]
+    floors = []
+    for line in picture.splitlines():
+        if line and not line[0].isspace():
+            left = re.split(r"\s{2,}", line, maxsplit=1)[0]
+            floors.append({part.strip().removesuffix("/").removesuffix(".py")
+                           for part in left.split("·")})
+    return floors
+
+
+def _folder_edges(*, include_plugin: bool = True) -> dict[str, dict[str, str]]:
+    """folder -> {folder it imports: where (file:line)}, every import counted (lazy ones,
+    type-only ones); the plugin file as the folder ``agentverity_props_pytest``."""
+    edges: dict[str, dict[str, str]] = defaultdict(dict)
+    sources = [(p, _folder(_module_of(p))) for p in _files()]
+    if include_plugin:
+        sources.append((PLUGIN, "agentverity_props_pytest"))
+    for path, src in sources:
+        if not src:  # the package's own __init__ (lazy exports of every floor)
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if path == PLUGIN:
+            imports = [(n.module or "", n.lineno) for n in ast.walk(tree)
+                       if isinstance(n, ast.ImportFrom) and (n.module or "").startswith(PKG)]
+            imports += [(a.name, n.lineno) for n in ast.walk(tree) if isinstance(n, ast.Import)
+                        for a in n.names if a.name.startswith(PKG)]
+        else:
+            imports = [(target, line) for target, _, line in _imports(path)]
+        for target, line in imports:
+            dst = _folder(target)
+            if dst and dst != src:
+                edges[src].setdefault(dst, f"{path.relative_to(ROOT)}:{line}")
+    return edges
+
+
+def test_every_folder_stands_on_one_floor_of_the_picture() -> None:
+    floors = _floors()
+    placed = [name for floor in floors for name in floor]
+    assert len(placed) == len(set(placed)), "a folder drawn on two floors"
+    folders = {_folder(_module_of(p)) for p in _files()} - {""}
+    assert set(placed) == folders | {"agentverity_props_pytest"}
+
+
+def test_a_folder_imports_only_from_the_floors_below_it() -> None:
+    """Order, not only the absence of cycles: a folder may import from a lower floor only
+    (never its own floor's other folders, never one above); the bottom floor (shared
+    plumbing and plain data) may import within itself. The plugin file counts too."""
+    floors = _floors()
+    level = {name: i for i, floor in enumerate(floors) for name in floor}
+    bottom = len(floors) - 1
+    wrong = []
+    for src, targets in sorted(_folder_edges().items()):
+        for dst, where in sorted(targets.items()):
+            if level[src] == level[dst] == bottom:
+                continue
+            if level[dst] <= level[src]:
+                wrong.append(f"{where}: {src} (floor {level[src]}) imports {dst} "
+                             f"(floor {level[dst]})")
+    assert wrong == []
+
+
+def test_the_plugin_reaches_the_package_through_public_folders_only() -> None:
+    """The plugin imports a folder's ``__init__`` (or the shared ``_internal``), never a
+    ``_``-prefixed module of a folder: its records arrive through ``records()``."""
+    tree = ast.parse(PLUGIN.read_text(encoding="utf-8"))
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+               and isinstance(n.value, str) and n.value.startswith(PKG + ".")]
+    modules = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    for module in [*strings, *modules]:
+        parts = module.split(".")
+        if parts[0] != PKG or len(parts) < 2 or parts[1] == "_internal":
+            continue
+        assert not any(p.startswith("_") for p in parts[2:]), module
+
+
+def _stated_imports() -> dict[str, set[str]]:
+    """Each folder paragraph of docs/architecture.md (``**`name/`**.``) and its sentence
+    ``Imports: `a/`, `b/` ...`` -> the folders named there."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    out = {}
+    for para in text.split("\n\n"):
+        m = re.match(r"\*\*`([\w.]+?)/?`\*\*", para)
+        if not m:
+            continue
+        stated = re.search(r"Imports: (.*?)\.(?:\s|$)", para.replace("\n", " "), re.S)
+        assert stated, f"docs/architecture.md: the paragraph on {m.group(1)} has no 'Imports:'"
+        out[m.group(1).removesuffix(".py")] = set(re.findall(r"`(\w+)/`", stated.group(1)))
+    return out
+
+
+def test_each_folders_imports_line_is_what_it_imports() -> None:
+    """The per-folder "Imports:" sentences of docs/architecture.md name exactly the folders
+    each imports (the bottom floor, which every folder may use, left unnamed)."""
+    floors = _floors()
+    shared = floors[-1]
+    edges = _folder_edges()
+    stated = _stated_imports()
+    folders = {_folder(_module_of(p)) for p in _files()} - {"", "__main__"} - shared
+    assert folders <= set(stated), folders - set(stated)
+    for folder, names in sorted(stated.items()):
+        actual = set(edges.get(folder, {})) - shared
+        assert names == actual, (folder, "stated", sorted(names), "imports", sorted(actual))
