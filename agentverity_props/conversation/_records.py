@@ -183,11 +183,7 @@ RECORDS_LOCK = threading.Lock()
 
 
 def records() -> list[ConversationRecord]:
-    """A copy of the records of every conversation test run in this process so far, oldest first.
-
-    The pytest plugin's channel: it reads ``records()`` before and after each test (when
-    the package has been imported at all) and reports the new ones. A new record is only
-    ever appended, so ``records()[n:]`` is what ran since a call that returned ``n``.
-    """
+    """A copy of this process's conversation test records, oldest first (the plugin's channel,
+    as ``agentverity_props.property.records``)."""
     with RECORDS_LOCK:
         return list(RECORDS)
