@@ -21,7 +21,7 @@ def stub_exports(init_file: str) -> dict[str, str]:
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     _ = Path(d, "__init__.pyi").write_text("from .core import run as run\n")
+    ...     _ = Path(d, "__init__.pyi").write_text("from .core import run as run")
     ...     stub_exports(str(Path(d, "__init__.py")))
     {'run': '.core'}
     """
