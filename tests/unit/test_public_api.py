@@ -125,3 +125,34 @@ def test_every_entry_point_takes_one_config_nesting_the_engine():
         assert "EngineConfig" in str(fields["engine"].type), cls.__name__
         engine = cls().engine
         assert engine is None or isinstance(engine, EngineConfig), cls.__name__
+
+
+def _doc_imports() -> list[tuple[str, str, str]]:
+    """(file, module, name) of every ``from agentverity_props... import name`` in the Python
+    blocks of README.md, docs/ and examples/ (what a user copies), the shipped examples left
+    out (they are demo code, not API)."""
+    import ast
+
+    out = []
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+             ROOT / "examples" / "README.md"]
+    sources = [(p, block) for p in pages
+               for block in re.findall(r"```python\n(.*?)```", p.read_text(encoding="utf-8"),
+                                       re.S)]
+    examples = sorted((ROOT / "examples").rglob("*.py"))
+    sources += [(p, p.read_text(encoding="utf-8")) for p in examples]
+    for path, code in sources:
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module and \
+                    node.module.startswith("agentverity_props") and \
+                    not node.module.startswith("agentverity_props.examples"):
+                out += [(path.name, node.module, a.name) for a in node.names]
+    return out
+
+
+def test_what_the_docs_import_is_public():
+    imports = _doc_imports()
+    assert len(imports) > 20  # the pages were read
+    private = [(f, mod, name) for f, mod, name in imports
+               if name not in importlib.import_module(mod).__all__]
+    assert private == []
