@@ -289,3 +289,39 @@ def test_a_pack_can_list_the_new_families(tmp_path) -> None:
 
     draw()
     assert seen == {"formatting", "obfuscation", "injection"}
+
+
+def test_the_recipe_for_a_family_adds_it_everywhere_from_two_entries(monkeypatch) -> None:
+    """docs/architecture.md's recipe "add a relation family": an applier in the transforms'
+    table and a strategy marked ``@_family``; the pack builders, the perturbation's own
+    validation and a relation over it then follow (here a "mirror" family, added in the test
+    and removed after it)."""
+    from hypothesis import find
+
+    from agentverity_props.relations import _transforms
+    from agentverity_props.strategies import _packs, _perturb
+
+    def mirror(text, params):
+        return text[::-1]
+
+    monkeypatch.setitem(_transforms._APPLIERS, "mirror", mirror)
+    names = (*PERTURBATION_NAMES, "mirror")
+    monkeypatch.setattr(_transforms, "PERTURBATION_NAMES", names)
+    monkeypatch.setattr(_packs, "PERTURBATION_NAMES", names)
+
+    @_perturb._family("mirror")
+    def mirrors():
+        return st.just(Perturbation("mirror", {}))
+
+    try:
+        table = _packs._family_strategies()
+        assert list(table)[-1] == "mirror"
+        edit = find(table["mirror"](), lambda p: True)
+        assert edit.apply("abc") == "cba"
+        assert Perturbation.from_json(edit.to_json()) == edit
+        relation = Relation("mirror", "invariant", edit.apply)
+        assert relation.name == "mirror"
+    finally:
+        del _perturb._BY_FAMILY["mirror"]
+    with pytest.raises(ImportError, match="mirror"):  # table entry without a strategy
+        _packs._family_strategies()
