@@ -188,7 +188,8 @@ _RECORDS_LOCK = threading.Lock()
 
 
 def records() -> list[PropertyRecord]:
-    """A copy of the records of every ``@agent_property`` test run in this process so far, oldest first.
+    """A copy of the records of every ``@agent_property`` test run in this process so far,
+    oldest first.
 
     The pytest plugin's channel: it reads ``records()`` before and after each test (when
     the package has been imported at all) and reports the new ones. A new record is only
