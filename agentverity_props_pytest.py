@@ -58,8 +58,10 @@ SLOT_DIR_KEY = "agentverity_slot_dir"
 SLOT_DIR_ENV = "AGENTVERITY_PROPS_SLOT_DIR"
 MAX_IN_FLIGHT_ENV = "AGENTVERITY_PROPS_MAX_CALLS_IN_FLIGHT"
 
-_PROPERTY_MODULE = "agentverity_props.property._records"
-_CONVERSATION_MODULE = "agentverity_props.conversation._records"
+#: the public modules whose ``records()`` list this process's runs (docs/api.md); read only
+#: once a test imported them, so a session with no agent test never imports the package
+_PROPERTY_MODULE = "agentverity_props.property"
+_CONVERSATION_MODULE = "agentverity_props.conversation"
 
 
 @dataclass
@@ -254,8 +256,9 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
 
 
 def _live(module: str) -> list[Any]:
+    """``module.records()`` if a test has imported ``module``, else no record."""
     mod = sys.modules.get(module)
-    return getattr(mod, "RECORDS", []) if mod else []
+    return mod.records() if mod is not None else []
 
 
 def _is_worker(config: Any) -> bool:

@@ -17,12 +17,12 @@ __all__ = [
     "BadInput",
     "BudgetExhausted",
     "DrawStopped",
+    "EvidenceExhausted",
     "Inconclusive",
     "Interrupted",
     "InvalidArgument",
     "PropertyViolation",
     "ReplayMiss",
-    "violation_class",
 ]
 
 

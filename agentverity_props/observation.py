@@ -20,9 +20,6 @@ from ._internal.jsonpath import MISSING, lookup, parse_path
 from .errors import InvalidArgument
 
 __all__ = [
-    "CallFailure",
-    "Layer",
-    "NoDecision",
     "Observation",
     "ToolCall",
     "Usage",
@@ -30,7 +27,6 @@ __all__ = [
     "by_callable",
     "by_key",
     "by_regex",
-    "coerce_output",
 ]
 
 Layer = Literal["verdict", "text", "tools"]

@@ -3,11 +3,42 @@ first time the name is read, so importing a package costs only what is used."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["lazy_exports"]
+__all__ = ["lazy_exports", "stub_exports"]
+
+
+def stub_exports(init_file: str) -> dict[str, str]:
+    """``{name: relative module}`` of every ``from .module import name as name`` in the
+    ``__init__.pyi`` beside ``init_file``: the stub type checkers read is the one list of a
+    package's lazy exports (the convention of scientific Python's ``lazy_loader``), so each
+    public name is written once. Names imported from ``._internal`` (``__version__``) are
+    left out: the package imports those eagerly.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = Path(d, "__init__.pyi").write_text("from .core import run as run")
+    ...     stub_exports(str(Path(d, "__init__.py")))
+    {'run': '.core'}
+    """
+    stub = Path(init_file).with_suffix(".pyi")
+    out: dict[str, str] = {}
+    for node in ast.parse(stub.read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.ImportFrom) or node.level != 1:
+            continue
+        module = "." + (node.module or "")
+        if module.startswith("._internal"):
+            continue
+        for alias in node.names:
+            if alias.asname != alias.name:  # only ``name as name`` re-exports a name
+                raise ImportError(f"{stub}: write the import of {alias.name!r} as "
+                                  f"'from {module} import {alias.name} as {alias.name}'")
+            out[alias.name] = module
+    return out
 
 
 def lazy_exports(package: str, exports: Mapping[str, str], public: Sequence[str],

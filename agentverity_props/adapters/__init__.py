@@ -11,11 +11,18 @@ from typing import Any
 from ._base import Adapter
 from ._callable import CallableAdapter, from_callable
 
-__all__ = ["Adapter", "CallableAdapter", "LangGraphAdapter", "OpenAIAgentsAdapter",
-           "PydanticAIAdapter", "StrandsAdapter", "as_adapter",
-           "from_callable", "from_http", "from_langgraph", "from_openai_agents",
-           "from_pydantic_ai", "from_strands",
-           "load_agent", "load_object", "redact", "strands_tool_calls"]
+# the public names (docs/api.md); any other name imported here is this folder's interface
+# to the rest of the package, not a promise to users
+__all__ = [
+    "Adapter",
+    "from_callable",
+    "from_http",
+    "from_langgraph",
+    "from_openai_agents",
+    "from_pydantic_ai",
+    "from_strands",
+    "load_agent",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -96,15 +103,12 @@ def as_adapter(agent: Any) -> Adapter:
     """Accept an adapter as is; wrap a plain callable with :func:`from_callable`."""
     if isinstance(agent, Adapter):
         return agent
-    from ._langgraph import is_langgraph_graph
-    if is_langgraph_graph(agent):  # a compiled graph is callable, but not with a prompt
-        return from_langgraph(agent)
-    from ._openai_agents import is_openai_agent
-    if is_openai_agent(agent):  # an SDK Agent is a stateless configuration: safe to reuse
-        return from_openai_agents(agent)
-    from ._pydantic_ai import is_pydantic_ai_agent
-    if is_pydantic_ai_agent(agent):  # stateless between runs: safe to reuse
-        return from_pydantic_ai(agent)
+    from ._registry import framework_of
+    framework = framework_of(agent)
+    # a reusable agent object (a compiled graph, an SDK Agent: no history between runs) is
+    # wrapped as it is; any other callable is taken to be fn(prompt)
+    if framework is not None and framework.reusable:
+        return framework.wrap(agent)
     if callable(agent):
         return from_callable(agent)
     from ..errors import InvalidArgument

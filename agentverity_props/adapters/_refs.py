@@ -52,10 +52,7 @@ from typing import Any
 from ..errors import BadInput
 from ._base import Adapter
 from ._errors import describe
-from ._langgraph import from_langgraph, is_langgraph_graph
-from ._openai_agents import from_openai_agents, is_openai_agent
-from ._pydantic_ai import from_pydantic_ai, is_pydantic_ai_agent
-from ._strands import is_strands_agent
+from ._registry import framework_of
 
 __all__ = ["BARE_FILE_ATTRS", "load_agent"]
 
@@ -334,17 +331,14 @@ def _coerce(obj: Any, *, label: str, id_base: str) -> Adapter:
 
     if isinstance(obj, Adapter) and not isinstance(obj, type):
         return obj
-    if is_strands_agent(obj):
-        raise BadInput(f"{label} is a strands.Agent instance, but one Agent keeps its history "
-                       "and refuses concurrent calls",
+    framework = framework_of(obj)
+    if framework is not None and not framework.reusable:
+        raise BadInput(f"{label} is a {framework.kind} instance, but one Agent keeps its "
+                       "history and refuses concurrent calls",
                        "expose a zero-argument factory instead (def make_agent(): return "
                        "Agent(...)) and reference it")
-    if is_langgraph_graph(obj):  # callable (a Runnable), but not with a prompt
-        return from_langgraph(obj, identity=f"langgraph:{id_base}")
-    if is_openai_agent(obj):  # an SDK Agent is a configuration: each run starts empty
-        return from_openai_agents(obj, identity=f"openai-agents:{id_base}")
-    if is_pydantic_ai_agent(obj):  # a pydantic-ai Agent keeps no history between runs
-        return from_pydantic_ai(obj, identity=f"pydantic-ai:{id_base}")
+    if framework is not None:  # a configuration (a graph, an SDK Agent): each run starts empty
+        return framework.wrap(obj, identity=f"{framework.name}:{id_base}")
     if type(obj).__name__ == "StateGraph" and type(obj).__module__.startswith("langgraph."):
         raise BadInput(f"{label} is an uncompiled StateGraph",
                        "reference the compiled graph (graph = builder.compile()) or a "
@@ -364,15 +358,9 @@ def _coerce(obj: Any, *, label: str, id_base: str) -> Adapter:
                        "fix the factory; rerun with --debug for the traceback") from exc
     if isinstance(made, Adapter) and not isinstance(made, type):
         return made
-    if is_strands_agent(made):
-        from ._strands import from_strands
-        return from_strands(obj, identity=f"strands:{id_base}")
-    if is_langgraph_graph(made):
-        return from_langgraph(obj, identity=f"langgraph:{id_base}")
-    if is_openai_agent(made):
-        return from_openai_agents(obj, identity=f"openai-agents:{id_base}")
-    if is_pydantic_ai_agent(made):
-        return from_pydantic_ai(obj, identity=f"pydantic-ai:{id_base}")
+    framework = framework_of(made)
+    if framework is not None:  # the factory builds the framework's agent: one per call
+        return framework.wrap(obj, identity=f"{framework.name}:{id_base}")
     if callable(made) and _call_kind(made)[0] == "prompt":
         return from_callable(made, identity=f"callable:{id_base}")
     raise BadInput(f"factory {label} returned {type(made).__name__}, not an agent",

@@ -19,33 +19,24 @@ from typing import TYPE_CHECKING
 from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
-    "AssessPlan": "._assess", "aassess": "._assess", "assess": "._assess",
+    "assess": "._assess",
     "evidence_summary": "._assess", "plan_assessment": "._assess",
-    "JSONL_SCHEMA_ID": "._jsonl", "JsonlDraw": "._jsonl", "JsonlTool": "._jsonl",
+    "JsonlDraw": "._jsonl",
     "jsonl_schema": "._jsonl", "load_jsonl": "._jsonl",
     "load_promptfoo": "._promptfoo",
-    "RecordedDraw": "._recording", "RecordedInput": "._recording",
-    "Recording": "._recording", "group_draws": "._recording",
+    "RecordedInput": "._recording",
+    "Recording": "._recording",
     "load_store": "._store_source",
 }
 
+# the public names (docs/api.md); any other name imported here is this folder's interface
+# to the rest of the package, not a promise to users
 __all__ = [
-    "JSONL_SCHEMA_ID",
-    "AssessPlan",
-    "JsonlDraw",
-    "JsonlTool",
-    "RecordedDraw",
-    "RecordedInput",
     "Recording",
-    "aassess",
     "assess",
-    "evidence_summary",
-    "group_draws",
-    "jsonl_schema",
     "load_jsonl",
     "load_promptfoo",
     "load_store",
-    "plan_assessment",
 ]
 
 
@@ -53,8 +44,8 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._assess import AssessPlan, aassess, assess, evidence_summary, plan_assessment
-    from ._jsonl import JSONL_SCHEMA_ID, JsonlDraw, JsonlTool, jsonl_schema, load_jsonl
+    from ._assess import assess, evidence_summary, plan_assessment
+    from ._jsonl import JsonlDraw, jsonl_schema, load_jsonl
     from ._promptfoo import load_promptfoo
-    from ._recording import RecordedDraw, RecordedInput, Recording, group_draws
+    from ._recording import RecordedInput, Recording
     from ._store_source import load_store

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .._internal.jsonpath import parse_path
+from .._internal.unique import first_repeat
 from ..tools import ArgPredicate
 
 __all__ = [
@@ -218,11 +219,8 @@ class BenchmarkFile(_Strict):
 
     @model_validator(mode="after")
     def _unique_ids(self) -> BenchmarkFile:
-        seen: set[str] = set()
-        for t in self.tasks:
-            if t.id in seen:
-                raise ValueError(f"duplicate task id {t.id!r}")
-            seen.add(t.id)
+        if (repeated := first_repeat(t.id for t in self.tasks)) is not None:
+            raise ValueError(f"duplicate task id {repeated!r}")
         return self
 
 

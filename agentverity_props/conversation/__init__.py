@@ -22,7 +22,7 @@ from ._checks import (
     paraphrase_turn,
     repeat_turn,
 )
-from ._http import HttpConversation, from_http_conversation
+from ._http import from_http_conversation
 from ._machine import (
     CONVERSATION_SETTINGS,
     AgentStateMachine,
@@ -33,49 +33,35 @@ from ._machine import (
 )
 from ._records import (
     CONVERSATION_SCHEMA,
-    DEFAULT_CONVERSATION_BUDGET,
     RECORDS,
     ConversationConfig,
-    ConversationCounterexample,
     ConversationRecord,
-    TurnEvidence,
     conversation_report,
+    records,
 )
 from ._session import (
-    ChatConversation,
     Conversational,
-    HistoryConversation,
     Session,
     SessionAdapter,
     conversational,
     from_chat,
     from_history,
 )
-from ._strands import StrandsConversation, from_strands_conversation
+from ._strands import from_strands_conversation
 
+# the public names (docs/api.md); any other name imported here is this folder's interface
+# to the rest of the package, not a promise to users
 __all__ = [
-    "CONVERSATION_SCHEMA",
     "CONVERSATION_SETTINGS",
-    "DEFAULT_CONVERSATION_BUDGET",
-    "RECORDS",
     "AgentStateMachine",
-    "ChatConversation",
     "ConversationConfig",
-    "ConversationCounterexample",
     "ConversationRecord",
-    "ConversationRelation",
     "Conversational",
-    "HistoryConversation",
-    "HttpConversation",
     "Invariant",
     "Session",
-    "SessionAdapter",
-    "StrandsConversation",
     "TurnContext",
-    "TurnEvidence",
     "conversation_machine",
     "conversation_report",
-    "conversational",
     "from_chat",
     "from_history",
     "from_http_conversation",
@@ -84,6 +70,7 @@ __all__ = [
     "machine_config",
     "never_before",
     "paraphrase_turn",
+    "records",
     "relation_rule",
     "repeat_turn",
     "run_conversation_test",

@@ -91,7 +91,8 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 __all__ = ["CONVERSATION_SCHEMA", "RECORDS", "ConversationCounterexample",
-           "ConversationRecord", "TurnEvidence", "conversation_report"]
+           "ConversationRecord", "TurnEvidence", "conversation_report",
+           "records"]
 
 
 @dataclass(frozen=True)
@@ -179,3 +180,10 @@ def conversation_report(records: list[ConversationRecord], *, include_inputs: bo
 #: records of every conversation test run in this process (the pytest plugin reads them)
 RECORDS: list[ConversationRecord] = []
 RECORDS_LOCK = threading.Lock()
+
+
+def records() -> list[ConversationRecord]:
+    """A copy of this process's conversation test records, oldest first (the plugin's channel,
+    as ``agentverity_props.property.records``)."""
+    with RECORDS_LOCK:
+        return list(RECORDS)

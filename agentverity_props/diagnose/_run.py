@@ -324,8 +324,7 @@ class RunResult:
             # screen's cap on every input, and every input tested one by one)
             import math
 
-            from ..relations import MAX_SCORES, SWEEP_MAX
-            from ..relations._screen import SCREEN_MAX_DRAWS
+            from ..relations import MAX_SCORES, SCREEN_MAX_DRAWS, SWEEP_MAX
             width = min(len(self.inputs), SWEEP_MAX) or 1
             rels = len(self.relations)
             per = 8 * width * 3
@@ -763,7 +762,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                                                      block_size(pair)))
         for c in j.candidates:
             j.by_input.setdefault(c.source.fp, []).append(c)
-    from ..relations._screen import quiet_clearance
+    from ..relations import quiet_clearance
     # the per-input screen first, then the pooled epochs (which score the screen's draws
     # before drawing more), then the flagged inputs one by one
     pooled = PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress,

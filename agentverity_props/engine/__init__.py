@@ -17,62 +17,33 @@ from __future__ import annotations
 from .._internal.aio import run_sync
 from ._config import ENGINE_FIELDS, UNSET, EngineConfig, configured, engine_with
 from ._engine import Engine
-from ._evidence import EvidencePool, ProbeEvidence
+from ._evidence import EvidencePool
 from ._ledger import Ledger
 from ._pause import PAUSE_FILE_ENV, SharedPause
 from ._probe import Probe
 from ._redis_store import RedisStore
 from ._session import LoopThread, run_session
-from ._slots import MAX_IN_FLIGHT_ENV, SLOT_DIR_ENV, SharedSlots, Slot
-from ._store import Store, StoreKey, StoreMode, StoreRow
-from ._store_files import MergeReport, export_store, merge_stores
+from ._slots import MAX_IN_FLIGHT_ENV, SLOT_DIR_ENV, SharedSlots
+from ._store import Store, StoreMode, StoreRow
+from ._store_files import export_store, merge_stores
 from ._stores import (
     JsonlStore,
     MultiplexedStore,
     ReadOnlyStore,
     ReplayView,
-    ScopedStore,
     StoreBackend,
     open_store,
     runner_namespace,
-    scope_namespace,
 )
 
+# the public names (docs/api.md); any other name imported here is this folder's interface
+# to the rest of the package, not a promise to users
 __all__ = [
-    "ENGINE_FIELDS",
-    "MAX_IN_FLIGHT_ENV",
-    "PAUSE_FILE_ENV",
-    "SLOT_DIR_ENV",
-    "UNSET",
-    "Engine",
     "EngineConfig",
-    "EvidencePool",
     "JsonlStore",
-    "Ledger",
-    "LoopThread",
-    "MergeReport",
     "MultiplexedStore",
-    "Probe",
-    "ProbeEvidence",
     "ReadOnlyStore",
     "RedisStore",
-    "ReplayView",
-    "ScopedStore",
-    "SharedPause",
-    "SharedSlots",
-    "Slot",
     "Store",
     "StoreBackend",
-    "StoreKey",
-    "StoreMode",
-    "StoreRow",
-    "configured",
-    "engine_with",
-    "export_store",
-    "merge_stores",
-    "open_store",
-    "run_session",
-    "run_sync",
-    "runner_namespace",
-    "scope_namespace",
 ]

@@ -6,33 +6,24 @@ the in-process capture and the receiver's protobuf decoder.
 
 from __future__ import annotations
 
-from ._receiver import DEFAULT_MAX_BYTES, OTLPReceiver, ReceiverStats
+from ._receiver import OTLPReceiver
 from ._records import SpanCollector, SpanEvent, SpanRecord
 from ._sources import (
     InProcessSource,
     NoSpansArrived,
     OTLPReceiverSource,
     SpanSource,
-    TraceContext,
     new_trace_context,
 )
-from ._tools import is_tool_span, spans_to_tool_calls
+from ._tools import spans_to_tool_calls
 from ._traced import TracedAdapter
 
+# the public names (docs/api.md); any other name imported here is this folder's interface
+# to the rest of the package, not a promise to users
 __all__ = [
-    "DEFAULT_MAX_BYTES",
-    "InProcessSource",
-    "NoSpansArrived",
     "OTLPReceiver",
     "OTLPReceiverSource",
-    "ReceiverStats",
-    "SpanCollector",
-    "SpanEvent",
     "SpanRecord",
     "SpanSource",
-    "TraceContext",
     "TracedAdapter",
-    "is_tool_span",
-    "new_trace_context",
-    "spans_to_tool_calls",
 ]

@@ -5,26 +5,25 @@ records and minimal counterexamples (and their versioned JSON). Decisions are ma
 :mod:`agentverity_props.relations`.
 """
 
-from ._decorator import AGENT_SETTINGS_DEFAULTS, AgentCheck, agent_property
+from ._decorator import AgentCheck, agent_property
 from ._records import (
     COUNTEREXAMPLE_SCHEMA,
-    DEFAULT_PROPERTY_BUDGET,
     RECORDS,
     Counterexample,
     PropertyConfig,
     PropertyRecord,
     counterexample_report,
+    records,
 )
 
+# the public names (docs/api.md); any other name imported here is this folder's interface
+# to the rest of the package, not a promise to users
 __all__ = [
-    "AGENT_SETTINGS_DEFAULTS",
-    "COUNTEREXAMPLE_SCHEMA",
-    "DEFAULT_PROPERTY_BUDGET",
-    "RECORDS",
     "AgentCheck",
     "Counterexample",
     "PropertyConfig",
     "PropertyRecord",
     "agent_property",
     "counterexample_report",
+    "records",
 ]

@@ -185,3 +185,15 @@ def counterexample_report(records: Sequence[PropertyRecord]) -> dict[str, Any]:
 #: records of every @agent_property test run in this process (the pytest plugin reads them)
 RECORDS: list[PropertyRecord] = []
 _RECORDS_LOCK = threading.Lock()
+
+
+def records() -> list[PropertyRecord]:
+    """A copy of the records of every ``@agent_property`` test run in this process so far,
+    oldest first.
+
+    The pytest plugin's channel: it reads ``records()`` before and after each test (when
+    the package has been imported at all) and reports the new ones. A new record is only
+    ever appended, so ``records()[n:]`` is what ran since a call that returned ``n``.
+    """
+    with _RECORDS_LOCK:
+        return list(RECORDS)

@@ -39,18 +39,16 @@ inputs admitted): a confirmed input is a counterexample.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
-from ..decide import EffectTest, LocalTest
-from ..errors import DrawStopped, EvidenceExhausted
-from ._model import Relation, RelationResult
+from ..decide import LocalTest
+from ._draws import MAX_SCORES, EffectJob, draw_all, two_sided
+from ._model import Relation
 from ._procedure import Candidate, reference
 
 if TYPE_CHECKING:
@@ -65,19 +63,12 @@ MIN_EPOCH = 8
 FINITE_BLOCK = 4
 #: Probe sets this small are swept whole in every epoch.
 SWEEP_ALL = 0
-#: Scores a relation's pooled test may use before it is undecided.
-MAX_SCORES = 1500
 #: The smallest suspicion (a share of verdicts) that admits an input of a relation VIOLATED
 #: by its pooled test (not screened) to its own test.
 ADMIT_SUSPICION = 0.25
 #: A relation whose pooled effect is already VIOLATED needs counterexamples, not a verdict:
 #: at most this many of its inputs are tested one by one.
 VIOLATED_ADMITTED = 3
-
-
-def two_sided(rel: Relation) -> bool:
-    """Whether the relation is symmetric in source and follow-up (both score sides)."""
-    return rel.rtype == "invariant" and rel.check is None
 
 
 def forward_score(rel: Relation, past: Sequence[str], follow_up: str, source: str) -> float:
@@ -148,29 +139,6 @@ def suspicion(rel: Relation, sources: Sequence[str], follow_ups: Sequence[str]) 
         for k in set(counts) | set(fc):
             out = max(out, abs(fc[k] / len(follow_ups) - counts[k] / len(sources)))
     return out
-
-
-@dataclass
-class EffectJob:
-    """One relation's candidates and its pooled test."""
-
-    result: RelationResult
-    candidates: list[Candidate]
-    test: EffectTest
-    note: str = ""
-    incomplete: bool = False
-    by_input: dict[str, list[Candidate]] = field(default_factory=dict)
-    unexercised: str = ""
-    #: the per-input screen's outcome per candidate id (relations/_screen.py); None: the
-    #: relation was not screened (VIOLATED by its pooled test, or not exercised)
-    screen: dict[int, str] | None = None
-    #: the per-input screen of each candidate (by id), begun before the first epoch
-    pairs: dict[int, Any] = field(default_factory=dict)
-
-    @property
-    def live(self) -> bool:
-        return (self.test.status == "undecided" and not self.incomplete
-                and not self.unexercised and self.test.scores() < MAX_SCORES)
 
 
 class PooledEffects:
@@ -430,29 +398,8 @@ class PooledEffects:
 
     async def _draw_all(self, plan: Sequence[tuple[Probe, int]], *, shuffle: bool = False
                         ) -> dict[tuple[str, int], Observation]:
-        order = list(plan)
-        if shuffle:
-            # the draws of an epoch run concurrently, in an order drawn per epoch: the source
-            # and follow-up of a round are never tied to neighbouring call positions
-            self.rng.shuffle(order)
-        out: dict[tuple[str, int], Observation] = {}
-
-        async def one(p: Probe, i: int) -> None:
-            eng = self.engine
-            if eng.stopping:
-                return
-            try:
-                obs = await eng.draw(p, i)
-            except EvidenceExhausted:
-                self.exhausted.add((p.fp, i))
-                return
-            except DrawStopped:
-                return
-            self.pool.add(p.fp, i, obs)
-            out[(p.fp, i)] = obs
-
-        await asyncio.gather(*(one(p, i) for p, i in order))
-        return out
+        return await draw_all(self.engine, self.pool, plan,
+                              rng=self.rng if shuffle else None, exhausted=self.exhausted)
 
 
 def _any_tool(pool: EvidencePool, fp: str) -> bool:
@@ -539,7 +486,8 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
                 c.outcome.source = reference(pool, c.source.fp, j.result.relation.layer)
     tests = {id(c): LocalTest(alpha / m, 2 if two_sided(c.relation) else 1) for c in chosen}
     live = list(chosen)
-    helper = PooledEffects(engine, pool, [], [], seed=seed)
+    rng = random.Random(f"local:{seed}")
+    exhausted: set[tuple[str, int]] = set()
     rounds = 0
     while live and not engine.stopping:
         rounds += 1
@@ -562,7 +510,7 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
             layer = c.relation.layer
             frozen[(c.source.fp, layer)] = _usable(pool, c.source.fp, layer)
             frozen[(c.follow_up.fp, layer)] = _usable(pool, c.follow_up.fp, layer)
-        got = await helper._draw_all(plan, shuffle=True)
+        got = await draw_all(engine, pool, plan, rng=rng, exhausted=exhausted)
         if progress is not None:
             progress(len(plan))
         still = []
@@ -579,7 +527,7 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
                               "source" if s_key is None else "follow-up",
                               ran_out=((c.source.fp, s_idx[c.source.fp]) if s_key is None
                                        else (c.follow_up.fp, f_idx[id(c)]))
-                              in helper.exhausted), t, pool, rounds)
+                              in exhausted), t, pool, rounds)
                 continue
             past, past_f = frozen[(c.source.fp, layer)], frozen[(c.follow_up.fp, layer)]
             if past:
@@ -620,7 +568,7 @@ async def _top_up_sources(engine: Engine, pool: EvidencePool, jobs: Sequence[Eff
         for i in engine.allocate(probe, max(0, LOCAL_MIN_SOURCES - have)):
             plan.append((probe, i))
     if plan and engine.can_afford(len(plan)):
-        await PooledEffects(engine, pool, [], [], seed=seed)._draw_all(plan)
+        await draw_all(engine, pool, plan)
 
 
 #: Source draws every input has before its suspicion is judged (see ``_top_up_sources``).

@@ -45,17 +45,19 @@ short are *not screened (budget / interrupt)*; the report names them.
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._internal.outcome import CandidateStatus
+from ._draws import draw_all, two_sided
 
 if TYPE_CHECKING:
     from ..engine import Engine, EvidencePool, Probe
+    from ._draws import EffectJob
     from ._model import Relation
-    from ._pooled import EffectJob
     from ._procedure import Candidate
 
 #: The stated size: the follow-up's violation rate beyond the input's own noise.
@@ -400,8 +402,6 @@ def agent_noise(pool: EvidencePool, probes: Iterable[Probe], meter: float | None
 
 def begin(job: EffectJob, pool: EvidencePool) -> None:
     """Begin the screen of every pair of a job: read the source references now."""
-    from ._pooled import two_sided
-
     two = two_sided(job.result.relation)
     for c in job.candidates:
         # the forward reference: the modal verdict of the source draws made so far, or of
@@ -416,8 +416,6 @@ async def screen(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], 
     """Screen every pair of every job not VIOLATED (module docstring): rounds of one draw
     per source and per follow-up that a pair still needs. Sets each job's ``screen``
     (candidate id -> cleared / flagged / noise / budget / interrupt)."""
-    from ._pooled import PooledEffects
-
     todo = [j for j in jobs if j.test.status != "violated" and not _toolless(j, pool)]
     pairs: list[tuple[EffectJob, PairScreen, Candidate]] = []
     for j in todo:
@@ -427,7 +425,7 @@ async def screen(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], 
         for c in j.candidates:
             if c.outcome.status == CandidateStatus.PENDING:
                 pairs.append((j, j.pairs[id(c)], c))
-    helper = PooledEffects(engine, pool, [], [], seed=seed)
+    rng = random.Random(f"screen:{seed}")
     sources = {c.source.fp: c.source for _, _, c in pairs}
     while True:
         src_more: dict[str, Probe] = {}
@@ -457,7 +455,7 @@ async def screen(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], 
             for p, i in plan:
                 engine.release(p, [i])
             break
-        got = await helper._draw_all(plan, shuffle=True)
+        got = await draw_all(engine, pool, plan, rng=rng)
         if progress is not None:
             progress(len(plan))
         for _, ps, c in pairs:

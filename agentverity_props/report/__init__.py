@@ -17,47 +17,17 @@ from ._conversation import render_conversation_junit, render_conversation_text
 from ._html import render_html
 from ._json import dumps, iter_dumps
 from ._junit import render_junit
-from ._kinds import RESULT_KINDS, ResultKind, check_result, kind_for, load_result, render
+from ._kinds import RESULT_KINDS, check_result, kind_for, load_result, render
 from ._markdown import render_markdown
 from ._plan import render_plan_text
-from ._snapshot import (
-    check_moves,
-    render_check_junit,
-    render_check_text,
-    render_snapshot_junit,
-    render_snapshot_text,
-)
+from ._snapshot import check_moves, render_check_text, render_snapshot_text
 from ._text import render_run_text
 from ._tools import render_tools_junit, render_tools_text
 
+# the public names (docs/api.md); any other name imported here is this folder's interface
+# to the rest of the package, not a promise to users
 __all__ = [
-    "RESULT_KINDS",
-    "Finding",
-    "ResultKind",
-    "check_moves",
-    "check_result",
-    "dumps",
-    "findings",
-    "github_commands",
-    "iter_dumps",
-    "kind_for",
     "load_result",
     "render",
-    "render_bench_junit",
-    "render_bench_text",
-    "render_check_junit",
-    "render_check_text",
-    "render_compare_junit",
-    "render_compare_text",
-    "render_conversation_junit",
-    "render_conversation_text",
     "render_html",
-    "render_junit",
-    "render_markdown",
-    "render_plan_text",
-    "render_run_text",
-    "render_snapshot_junit",
-    "render_snapshot_text",
-    "render_tools_junit",
-    "render_tools_text",
 ]

@@ -18,56 +18,32 @@ from typing import TYPE_CHECKING
 from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
-    "Document": "._base", "Model": "._base",
+    "Document": "._base",
     "BenchDocument": "._bench", "CheckDocument": "._check", "CompareDocument": "._compare",
     "ConversationDocument": "._conversation", "CounterexampleDocument": "._counterexample",
     "EnlargeDocument": "._enlarge", "PlanDocument": "._plan", "RunDocument": "._run",
     "SnapshotDocument": "._snapshot", "ToolsDocument": "._tools",
     "DOCUMENTS": "._registry", "document_for": "._registry",
-    "migrate_bench_v1": "._migrations", "migrate_compare_v1": "._migrations",
-    "migrate_run_v1": "._migrations", "migrate_run_v2": "._migrations",
     "migrate_snapshot": "._migrations",
 }
 
+# the public names (docs/api.md); any other name imported here is this folder's interface
+# to the rest of the package, not a promise to users
 __all__ = [
-    "DOCUMENTS",
-    "BenchDocument",
-    "CheckDocument",
-    "CompareDocument",
-    "ConversationDocument",
-    "CounterexampleDocument",
-    "Document",
-    "EnlargeDocument",
-    "Model",
-    "PlanDocument",
-    "RunDocument",
-    "SnapshotDocument",
-    "ToolsDocument",
     "document_for",
-    "migrate_bench_v1",
-    "migrate_compare_v1",
-    "migrate_run_v1",
-    "migrate_run_v2",
-    "migrate_snapshot",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 
 if TYPE_CHECKING:
-    from ._base import Document, Model
+    from ._base import Document
     from ._bench import BenchDocument
     from ._check import CheckDocument
     from ._compare import CompareDocument
     from ._conversation import ConversationDocument
     from ._counterexample import CounterexampleDocument
     from ._enlarge import EnlargeDocument
-    from ._migrations import (
-        migrate_bench_v1,
-        migrate_compare_v1,
-        migrate_run_v1,
-        migrate_run_v2,
-        migrate_snapshot,
-    )
+    from ._migrations import migrate_snapshot
     from ._plan import PlanDocument
     from ._registry import DOCUMENTS, document_for
     from ._run import RunDocument

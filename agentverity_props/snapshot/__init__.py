@@ -10,28 +10,10 @@ re-admission; ``_check`` uses the other two, never the other way round.
 """
 
 from ..results import migrate_snapshot
-from ._check import CheckResult, InputCheck, acompare_snapshot, compare_snapshot
-from ._create import (
-    Refusal,
-    SnapshotResult,
-    acreate_snapshot,
-    create_snapshot,
-    reference_form,
-)
-from ._document import load_snapshot, validate_snapshot, write_snapshot
+from ._check import CheckResult, acompare_snapshot, compare_snapshot
+from ._create import SnapshotResult, acreate_snapshot, create_snapshot, reference_form
+from ._document import load_snapshot
 
-__all__ = [
-    "CheckResult",
-    "InputCheck",
-    "Refusal",
-    "SnapshotResult",
-    "acompare_snapshot",
-    "acreate_snapshot",
-    "compare_snapshot",
-    "create_snapshot",
-    "load_snapshot",
-    "migrate_snapshot",
-    "reference_form",
-    "validate_snapshot",
-    "write_snapshot",
-]
+# internal: no public names (docs/api.md); the imports above are this folder's interface
+# to the rest of the package, not a promise to users
+__all__: list[str] = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,22 +20,8 @@ from pydantic import ValidationError
 from .._internal.schema_errors import schema_error
 from .._internal.yaml import read_yaml
 from ..errors import BadInput, InvalidArgument
-from ..relations import Perturbation
-from ._perturb import (
-    case_changes,
-    distractors,
-    entity_swaps,
-    formatting_changes,
-    injections,
-    negations,
-    normalisations,
-    obfuscations,
-    paraphrases,
-    politeness_prefixes,
-    punctuation_changes,
-    typos,
-    whitespace_changes,
-)
+from ..relations import PERTURBATION_NAMES, Perturbation
+from ._perturb import _BY_FAMILY, entity_swaps
 from ._prompts import Lexicon, Template, parse_template, template_texts
 from ._schema import SIMPLE_PERTURBATIONS, StrategyPack
 
@@ -217,21 +203,18 @@ def from_pack(
     return template_texts(groups, weights=weights)
 
 
-_BUILDERS: dict[str, Any] = {
-    "case": case_changes,
-    "whitespace": whitespace_changes,
-    "typo": typos,
-    "punctuation": punctuation_changes,
-    "politeness": politeness_prefixes,
-    "distractor": distractors,
-    "negation": negations,
-    "paraphrase": paraphrases,
-    "entity_swap": entity_swaps,
-    "normalisation": normalisations,
-    "formatting": formatting_changes,
-    "obfuscation": obfuscations,
-    "injection": injections,
-}
+def _family_strategies() -> dict[str, Callable[..., SearchStrategy[Perturbation]]]:
+    missing = [n for n in PERTURBATION_NAMES if n not in _BY_FAMILY]
+    unknown = [n for n in _BY_FAMILY if n not in PERTURBATION_NAMES]
+    if missing or unknown:  # a family added to the table needs its strategy, and back
+        raise ImportError(f"perturbation families without a strategy: {missing}; "
+                          f"strategies of no family: {unknown}")
+    return {name: _BY_FAMILY[name] for name in PERTURBATION_NAMES}
+
+
+#: every perturbation family's strategy (``_perturb``'s ``@_family``), in the order of the one
+#: family table (``relations.PERTURBATION_NAMES``, the transforms' own): a pack names any
+FAMILY_STRATEGIES: dict[str, Callable[..., SearchStrategy[Perturbation]]] = _family_strategies()
 
 
 def pack_perturbations(
@@ -249,12 +232,12 @@ def pack_perturbations(
     parts: list[SearchStrategy[Perturbation]] = []
     for item in loaded.perturbations:
         if isinstance(item, str):
-            parts.append(_BUILDERS[item]())
+            parts.append(FAMILY_STRATEGIES[item]())
             continue
         family = next(iter(type(item).model_fields))
         options = getattr(item, family).model_dump()
         if family == "entity_swap":
             parts.append(entity_swaps(options["mapping"]))
         else:
-            parts.append(_BUILDERS[family](**options))
+            parts.append(FAMILY_STRATEGIES[family](**options))
     return parts[0] if len(parts) == 1 else st.one_of(parts)

@@ -126,6 +126,20 @@ class _Draws:
             self._draw(_TRIVIAL)
 
 
+#: family -> the strategy drawing its edits, filled by ``@_family`` below; ``_packs`` checks it
+#: against the one family table (``relations.PERTURBATION_NAMES``): ``FAMILY_STRATEGIES``
+_BY_FAMILY: dict[str, Callable[..., SearchStrategy[Perturbation]]] = {}
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _family(name: str) -> Callable[[_F], _F]:
+    """Mark the strategy of the perturbation family ``name`` (a pack naming it gets it)."""
+    def mark(fn: _F) -> _F:
+        _BY_FAMILY[name] = fn
+        return fn
+    return mark
+
+
 def _fixed_width(build: Callable[[_Draws], Perturbation]) -> SearchStrategy[Perturbation]:
     @st.composite
     def draw(d: st.DrawFn) -> Perturbation:
@@ -156,6 +170,7 @@ def _check_count(arg: str, value: object, limit: int = _MAX_COUNT) -> int:
     return value
 
 
+@_family('case')
 def case_changes() -> SearchStrategy[Perturbation]:
     """Case changes, mildest first: upper-case one word, lower-case one word, capitalise one
     word, then the whole text lower / upper / title / swapped.
@@ -177,6 +192,7 @@ def case_changes() -> SearchStrategy[Perturbation]:
     return _fixed_width(build)
 
 
+@_family('normalisation')
 def normalisations() -> SearchStrategy[Perturbation]:
     """Typographic variants that Unicode normalisation maps back to the text (a no-break
     space, typographic apostrophes), both first; the built-in ``normalisation`` relation is
@@ -190,6 +206,7 @@ def normalisations() -> SearchStrategy[Perturbation]:
                                                {"kind": d.pick(NORMALISATION_KINDS)}))
 
 
+@_family('whitespace')
 def whitespace_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     """Whitespace changes, mildest first: extra spaces at one gap, trailing spaces, leading
     spaces, a tab or a newline instead of one space, every space doubled.
@@ -213,6 +230,7 @@ def whitespace_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     return _fixed_width(build)
 
 
+@_family('typo')
 def typos(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     """Keyboard typos on ASCII letters: a QWERTY neighbour, a doubled letter, a dropped
     letter, two letters swapped.
@@ -241,6 +259,7 @@ def typos(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     return _fixed_width(build)
 
 
+@_family('punctuation')
 def punctuation_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     """Punctuation changes, mildest first: add or drop the final full stop, end with
     exclamation marks, end with an ellipsis, strip ``.,!?;:``, space before punctuation.
@@ -260,6 +279,7 @@ def punctuation_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     return _fixed_width(build)
 
 
+@_family('politeness')
 def politeness_prefixes(*, prefixes: Sequence[str] | None = None) -> SearchStrategy[Perturbation]:
     """A polite opening sentence before the text ("Hi! ...").
 
@@ -272,6 +292,7 @@ def politeness_prefixes(*, prefixes: Sequence[str] | None = None) -> SearchStrat
     return _fixed_width(lambda d: Perturbation("politeness", {"prefix": d.pick(values)}))
 
 
+@_family('distractor')
 def distractors(*, sentences: Sequence[str] | None = None) -> SearchStrategy[Perturbation]:
     """An irrelevant sentence added after (mildest) or before the text.
 
@@ -284,6 +305,7 @@ def distractors(*, sentences: Sequence[str] | None = None) -> SearchStrategy[Per
         "distractor", {"sentence": d.pick(values), "position": d.pick(("end", "start"))}))
 
 
+@_family('negation')
 def negations() -> SearchStrategy[Perturbation]:
     """Insert "not" after an auxiliary ("it is urgent" -> "it is not urgent") or "don't"
     before a verb ("I want a refund" -> "I don't want a refund").
@@ -295,6 +317,7 @@ def negations() -> SearchStrategy[Perturbation]:
     return _fixed_width(lambda d: Perturbation("negation", {"at": d.position()}))
 
 
+@_family('paraphrase')
 def paraphrases(*, templates: Sequence[str] | None = None) -> SearchStrategy[Perturbation]:
     """Restate the text inside a template with one ``{text}`` placeholder.
 
@@ -318,6 +341,7 @@ def paraphrases(*, templates: Sequence[str] | None = None) -> SearchStrategy[Per
     return _fixed_width(lambda d: Perturbation("paraphrase", {"template": d.pick(values)}))
 
 
+@_family('entity_swap')
 def entity_swaps(mapping: Mapping[str, str | Sequence[str]]) -> SearchStrategy[Perturbation]:
     """Replace names, places or phrases (whole words, case-sensitive) everywhere they occur.
 
@@ -353,6 +377,7 @@ def entity_swaps(mapping: Mapping[str, str | Sequence[str]]) -> SearchStrategy[P
 _VERDICT_PHRASINGS: tuple[str, ...] = ("answer", "override", "reply_only")
 
 
+@_family('formatting')
 def formatting_changes(*, labels: Sequence[str] | None = None) -> SearchStrategy[Perturbation]:
     """Formatting changes that keep the words, mildest first: surrounding double quotes, a
     line break between sentences, a leading label (``Q: ``), markdown bold, a ``> `` quote,
@@ -380,6 +405,7 @@ def formatting_changes(*, labels: Sequence[str] | None = None) -> SearchStrategy
     return _fixed_width(build)
 
 
+@_family('injection')
 def injections(*, labels: Sequence[str]) -> SearchStrategy[Perturbation]:
     """A prompt injection after the text: an instruction to answer one of ``labels``,
     embedded as a triple-quoted block (mildest), a ``> `` quote, a forwarded e-mail, a code
@@ -436,6 +462,7 @@ def tool_injections(*, tools: Sequence[str] | None = None) -> SearchStrategy[Per
     return _fixed_width(build)
 
 
+@_family('obfuscation')
 def obfuscations(*, max_words: int = 6) -> SearchStrategy[Perturbation]:
     """Obfuscated words for safety gates, mildest first: words written with homoglyphs
     (Cyrillic/Greek look-alikes), in leetspeak (``k1ll``) or spaced out (``k i l l``).
@@ -500,4 +527,3 @@ def follow_ups(
     triples = st.tuples(text_strategy, perturbation_strategy).map(
         lambda tp: (tp[0], tp[1], tp[1].apply(tp[0])))
     return triples.filter(lambda t: t[0] != t[2]) if require_change else triples
-

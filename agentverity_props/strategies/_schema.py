@@ -12,7 +12,7 @@ print(t(), end='')" > docs/schemas/strategy-pack.schema.json
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
@@ -21,6 +21,7 @@ from pydantic import (
     Field,
     StringConstraints,
     Tag,
+    create_model,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -122,40 +123,26 @@ class EntitySwapOptions(_Strict):
         description="Entity (name, place, phrase) to one replacement or a list of them.")
 
 
-class TypoItem(_Strict):
-    typo: TypoOptions
-
-
-class WhitespaceItem(_Strict):
-    whitespace: CountOptions
-
-
-class PunctuationItem(_Strict):
-    punctuation: CountOptions
-
-
-class PolitenessItem(_Strict):
-    politeness: PolitenessOptions
-
-
-class DistractorItem(_Strict):
-    distractor: DistractorOptions
-
-
-class ParaphraseItem(_Strict):
-    paraphrase: ParaphraseOptions
-
-
-class EntitySwapItem(_Strict):
-    entity_swap: EntitySwapOptions
-
-
-class InjectionItem(_Strict):
-    injection: InjectionOptions
-
-
-_ITEM_TAGS = ("typo", "whitespace", "punctuation", "politeness", "distractor", "paraphrase",
-              "entity_swap", "injection")
+#: family -> the options a pack may give it as a one-key mapping (``typo: {max_count: 2}``).
+#: Each key is a family of the one family table (``PERTURBATION_NAMES``), and every family
+#: whose strategy needs the user's values is here (tests/unit/test_relation_families.py)
+FAMILY_OPTIONS: dict[str, type[BaseModel]] = {
+    "typo": TypoOptions,
+    "whitespace": CountOptions,
+    "punctuation": CountOptions,
+    "politeness": PolitenessOptions,
+    "distractor": DistractorOptions,
+    "paraphrase": ParaphraseOptions,
+    "entity_swap": EntitySwapOptions,
+    "injection": InjectionOptions,
+}
+_ITEM_TAGS = tuple(FAMILY_OPTIONS)
+#: one model a family, ``{family: options}`` (named ``TypoItem``, ``EntitySwapItem``, ...)
+_ITEMS: dict[str, type[BaseModel]] = {
+    family: create_model("".join(w.capitalize() for w in family.split("_")) + "Item",
+                         __base__=_Strict, **{family: (options, ...)})  # type: ignore[call-overload]
+    for family, options in FAMILY_OPTIONS.items()
+}
 
 
 def _item_tag(value: Any) -> str | None:
@@ -169,16 +156,11 @@ def _item_tag(value: Any) -> str | None:
     return None
 
 
+_ITEM_TYPES: tuple[Any, ...] = (Annotated[SimplePerturbation, Tag("name")],
+                                *(Annotated[m, Tag(f)] for f, m in _ITEMS.items()))
+_ITEM_UNION: Any = Union[_ITEM_TYPES]  # noqa: UP007 (a union built from the table)
 PerturbationItem = Annotated[
-    Annotated[SimplePerturbation, Tag("name")]
-    | Annotated[TypoItem, Tag("typo")]
-    | Annotated[WhitespaceItem, Tag("whitespace")]
-    | Annotated[PunctuationItem, Tag("punctuation")]
-    | Annotated[PolitenessItem, Tag("politeness")]
-    | Annotated[DistractorItem, Tag("distractor")]
-    | Annotated[ParaphraseItem, Tag("paraphrase")]
-    | Annotated[EntitySwapItem, Tag("entity_swap")]
-    | Annotated[InjectionItem, Tag("injection")],
+    _ITEM_UNION,
     Discriminator(
         _item_tag,
         custom_error_type="perturbation_item",
@@ -251,8 +233,8 @@ class StrategyPack(_Strict):
                         f"define {missing[0]}: [...] under slots: (pack-wide) or under "
                         f"regions.{rname}.slots")
         for i, item in enumerate(self.perturbations):
-            if isinstance(item, ParaphraseItem):
-                for j, source in enumerate(item.paraphrase.templates):
+            if isinstance(item, _ITEMS["paraphrase"]):
+                for j, source in enumerate(item.paraphrase.templates):  # type: ignore[attr-defined]
                     path = ("perturbations", i, "paraphrase", "templates", j)
                     try:
                         ok = parse_template(source).slots == ("text",)

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .._internal.unique import first_repeat
 from ._assert import OPS, ArgRule
 
 __all__ = ["ArgPredicate", "Case", "SuiteConfig", "ToolsSuite", "json_schema"]
@@ -154,11 +155,8 @@ class ToolsSuite(_Strict):
 
     @model_validator(mode="after")
     def _unique_names(self) -> ToolsSuite:
-        seen: set[str] = set()
-        for c in self.cases:
-            if c.name in seen:
-                raise ValueError(f"two cases are named {c.name!r}; names must be unique")
-            seen.add(c.name)
+        if (repeated := first_repeat(c.name for c in self.cases)) is not None:
+            raise ValueError(f"two cases are named {repeated!r}; names must be unique")
         return self
 
 

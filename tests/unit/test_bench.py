@@ -502,9 +502,3 @@ def test_cli_bench_sequential_at_a_short_cap_is_undecided_exit_2(tmp_path):
 
 # compare: tests/unit/test_compare.py
 
-
-def test_public_names_match_all():
-    import agentverity_props.bench as pkg
-    assert sorted(pkg.__all__) == sorted(pkg._EXPORTS)
-    for name in pkg.__all__:
-        assert getattr(pkg, name) is not None

@@ -5,12 +5,16 @@ private modules or names (a folder is used through its ``__init__``; the shared 
 from __future__ import annotations
 
 import ast
+import functools
+import importlib
+import re
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-PKG_DIR = Path(__file__).parents[2] / "agentverity_props"
+ROOT = Path(__file__).parents[2]
+PKG_DIR = ROOT / "agentverity_props"
 PKG = "agentverity_props"
 #: top-level modules that are plain data every layer may use
 SHARED = {"errors", "observation", "_internal", "py"}
@@ -38,7 +42,7 @@ def _imports(path: Path, *, runtime_only: bool = False) -> list[tuple[str, list[
     (lazy ones inside functions included; with ``runtime_only``, not the ones under
     ``if TYPE_CHECKING:``)."""
     module = _module_of(path)
-    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    package = module if path.stem == "__init__" else module.rsplit(".", 1)[0]
     out = []
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip = _type_checking_nodes(tree) if runtime_only else set()
@@ -146,3 +150,193 @@ def test_every_feature_has_a_folder() -> None:
     points."""
     root_modules = sorted(p.stem for p in PKG_DIR.glob("*.py"))
     assert root_modules == ["__init__", "__main__", "errors", "observation"]
+
+
+def _init_bindings(path: Path) -> dict[str, int]:
+    """Names a folder's ``__init__`` imports from its own modules (eagerly, or through a lazy
+    ``_EXPORTS`` table) -> line."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: dict[str, int] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            for a in node.names:
+                out[a.asname or a.name] = node.lineno
+        if isinstance(node, ast.AnnAssign | ast.Assign):
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
+            if any(getattr(t, "id", "") == "_EXPORTS" for t in targets) and isinstance(
+                    node.value, ast.Dict):
+                for key in node.value.keys:
+                    if isinstance(key, ast.Constant):
+                        out[key.value] = node.lineno
+    return out
+
+
+@functools.cache
+def _outside_uses() -> list[tuple[Path, list[tuple[str, list[str], int]], str, set[str]]]:
+    """For every file of the package, the plugin, tests, benchmarks and examples: its
+    imports, its text and its string constants (read once)."""
+    others = [*_files(), PKG_DIR / "__init__.pyi", ROOT / "agentverity_props_pytest.py",
+              *(p for d in ("tests", "benchmarks", "examples") for p in (ROOT / d).rglob("*.py"))]
+    out = []
+    for path in others:
+        src = path.read_text(encoding="utf-8")
+        tree = ast.parse(src)
+        strings = {n.value for n in ast.walk(tree)
+                   if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        if path.is_relative_to(PKG_DIR):
+            imports = _imports(path)
+        else:
+            imports = [(n.module or "", [a.name for a in n.names], n.lineno)
+                       for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level]
+        out.append((path, imports, src, strings))
+    return out
+
+
+def _names_used_from(folder: str) -> set[str]:
+    """Every name read from ``agentverity_props.<folder>`` itself (not its modules) by code
+    outside the folder: imported, spelled out as ``agentverity_props.<folder>.name`` (tests
+    patch attributes), or named by a string in the package (a registry that names its model
+    by string)."""
+    target = f"{PKG}.{folder}"
+    used: set[str] = set()
+    for path, imports, src, strings in _outside_uses():
+        if path.is_relative_to(PKG_DIR / folder):
+            continue
+        for module, names, _ in imports:
+            if module == target:
+                used.update(names)
+        used.update(re.findall(rf"\b{re.escape(target)}\.(\w+)", src))
+        if path.is_relative_to(PKG_DIR):
+            used.update(strings)
+    return used
+
+
+def test_a_folders_init_imports_only_its_public_names_and_what_others_use() -> None:
+    """A folder's ``__init__`` re-exports its public names (``__all__``, docs/api.md) and,
+    beyond them, the names other folders use: its interface to the rest of the package. An
+    import there that neither lists nor anyone uses is dead (ruff's unused-import rule is
+    off in ``__init__`` files for this reason: this test replaces it)."""
+    unused = []
+    for init in sorted(PKG_DIR.glob("*/__init__.py")):
+        folder = init.parent.name
+        public = set(getattr(importlib.import_module(f"{PKG}.{folder}"), "__all__", []))
+        used = _names_used_from(folder) | public
+        for name, line in _init_bindings(init).items():
+            if name not in used:
+                unused.append(f"agentverity_props/{folder}/__init__.py:{line} {name}")
+    assert unused == []
+
+
+# -- the floors: the picture in docs/architecture.md is the rule ------------------------------
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+PLUGIN = ROOT / "agentverity_props_pytest.py"
+
+
+def _floors() -> list[set[str]]:
+    """The layer picture of docs/architecture.md (its first code block), top floor first: each
+    line starting in column 0 is a floor, its folders before the first run of two spaces,
+    separated by ``·`` (``cli/``, ``errors``, ``agentverity_props_pytest.py``)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    picture = text.split("```\n", 2)[1]
+    floors = []
+    for line in picture.splitlines():
+        if line and not line[0].isspace():
+            left = re.split(r"\s{2,}", line, maxsplit=1)[0]
+            floors.append({part.strip().removesuffix("/").removesuffix(".py")
+                           for part in left.split("·")})
+    return floors
+
+
+def _folder_edges(*, include_plugin: bool = True) -> dict[str, dict[str, str]]:
+    """folder -> {folder it imports: where (file:line)}, every import counted (lazy ones,
+    type-only ones); the plugin file as the folder ``agentverity_props_pytest``."""
+    edges: dict[str, dict[str, str]] = defaultdict(dict)
+    sources = [(p, _folder(_module_of(p))) for p in _files()]
+    if include_plugin:
+        sources.append((PLUGIN, "agentverity_props_pytest"))
+    for path, src in sources:
+        if not src:  # the package's own __init__ (lazy exports of every floor)
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if path == PLUGIN:
+            imports = [(n.module or "", n.lineno) for n in ast.walk(tree)
+                       if isinstance(n, ast.ImportFrom) and (n.module or "").startswith(PKG)]
+            imports += [(a.name, n.lineno) for n in ast.walk(tree) if isinstance(n, ast.Import)
+                        for a in n.names if a.name.startswith(PKG)]
+        else:
+            imports = [(target, line) for target, _, line in _imports(path)]
+        for target, line in imports:
+            dst = _folder(target)
+            if dst and dst != src:
+                edges[src].setdefault(dst, f"{path.relative_to(ROOT)}:{line}")
+    return edges
+
+
+def test_every_folder_stands_on_one_floor_of_the_picture() -> None:
+    floors = _floors()
+    placed = [name for floor in floors for name in floor]
+    assert len(placed) == len(set(placed)), "a folder drawn on two floors"
+    folders = {_folder(_module_of(p)) for p in _files()} - {""}
+    assert set(placed) == folders | {"agentverity_props_pytest"}
+
+
+def test_a_folder_imports_only_from_the_floors_below_it() -> None:
+    """Order, not only the absence of cycles: a folder may import from a lower floor only
+    (never its own floor's other folders, never one above); the bottom floor (shared
+    plumbing and plain data) may import within itself. The plugin file counts too."""
+    floors = _floors()
+    level = {name: i for i, floor in enumerate(floors) for name in floor}
+    bottom = len(floors) - 1
+    wrong = []
+    for src, targets in sorted(_folder_edges().items()):
+        for dst, where in sorted(targets.items()):
+            if level[src] == level[dst] == bottom:
+                continue
+            if level[dst] <= level[src]:
+                wrong.append(f"{where}: {src} (floor {level[src]}) imports {dst} "
+                             f"(floor {level[dst]})")
+    assert wrong == []
+
+
+def test_the_plugin_reaches_the_package_through_public_folders_only() -> None:
+    """The plugin imports a folder's ``__init__`` (or the shared ``_internal``), never a
+    ``_``-prefixed module of a folder: its records arrive through ``records()``."""
+    tree = ast.parse(PLUGIN.read_text(encoding="utf-8"))
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+               and isinstance(n.value, str) and n.value.startswith(PKG + ".")]
+    modules = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    for module in [*strings, *modules]:
+        parts = module.split(".")
+        if parts[0] != PKG or len(parts) < 2 or parts[1] == "_internal":
+            continue
+        assert not any(p.startswith("_") for p in parts[2:]), module
+
+
+def _stated_imports() -> dict[str, set[str]]:
+    """Each folder paragraph of docs/architecture.md (``**`name/`**.``) and its sentence
+    ``Imports: `a/`, `b/` ...`` -> the folders named there."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    out = {}
+    for para in text.split("\n\n"):
+        m = re.match(r"\*\*`([\w.]+?)/?`\*\*", para)
+        if not m:
+            continue
+        stated = re.search(r"Imports: (.*?)\.(?:\s|$)", para.replace("\n", " "), re.S)
+        assert stated, f"docs/architecture.md: the paragraph on {m.group(1)} has no 'Imports:'"
+        out[m.group(1).removesuffix(".py")] = set(re.findall(r"`(\w+)/`", stated.group(1)))
+    return out
+
+
+def test_each_folders_imports_line_is_what_it_imports() -> None:
+    """The per-folder "Imports:" sentences of docs/architecture.md name exactly the folders
+    each imports (the bottom floor, which every folder may use, left unnamed)."""
+    floors = _floors()
+    shared = floors[-1]
+    edges = _folder_edges()
+    stated = _stated_imports()
+    folders = {_folder(_module_of(p)) for p in _files()} - {"", "__main__"} - shared
+    assert folders <= set(stated), folders - set(stated)
+    for folder, names in sorted(stated.items()):
+        actual = set(edges.get(folder, {})) - shared
+        assert names == actual, (folder, "stated", sorted(names), "imports", sorted(actual))

@@ -1,28 +1,92 @@
-"""The public surface is deliberate: __all__ matches the lazy exports, and each resolves."""
+"""The public surface is a choice: docs/api.md lists every public name, and the package
+exports exactly those (the top level from its stub, each public sub-module from its
+``__all__``); every other folder exports nothing."""
 
 from __future__ import annotations
 
+import importlib
+import re
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 import agentverity_props
-import agentverity_props.decide
-import agentverity_props.engine
-import agentverity_props.strategies
+from agentverity_props._internal.lazy import stub_exports
+
+ROOT = Path(__file__).parents[2]
+PKG_DIR = ROOT / "agentverity_props"
+API_DOC = ROOT / "docs" / "api.md"
+#: the goal of issue 31: a surface a reader can hold in mind
+MAX_PUBLIC_NAMES = 150
 
 
-def test_all_matches_exports_and_every_name_resolves():
-    exported = set(agentverity_props._EXPORTS) | {"__version__"}
-    assert set(agentverity_props.__all__) == exported
+def _documented() -> tuple[dict[str, dict[str, str]], dict[str, set[str]], set[str]]:
+    """From docs/api.md: {module: {name: description}}, {module: names "also here"}, and the
+    internal folders named in its introduction."""
+    text = API_DOC.read_text(encoding="utf-8")
+    intro, _, body = text.partition("\n## ")
+    internal = set(re.findall(r"`(agentverity_props\.[\w.]+)`", intro.split("Internal folders")[1]))
+    rows: dict[str, dict[str, str]] = {}
+    also: dict[str, set[str]] = {}
+    module = ""
+    for line in ("## " + body).splitlines():
+        if m := re.match(r"^## `(agentverity_props[\w.]*)`$", line):
+            module = m.group(1)
+            assert module not in rows, f"docs/api.md: {module} has two sections"
+            rows[module], also[module] = {}, set()
+        elif m := re.match(r"^\| `(\w+)` \| (.*) \|$", line):
+            assert m.group(1) not in rows[module], (module, m.group(1))
+            rows[module][m.group(1)] = m.group(2).strip()
+        elif line.startswith("Also here"):
+            also[module] = set(re.findall(r"`(\w+)`", line))
+    return rows, also, internal
+
+
+def _folders() -> set[str]:
+    """Every module a user could import a name from: each folder and top-level module."""
+    out = {f"agentverity_props.{p.parent.name}" for p in PKG_DIR.glob("*/__init__.py")}
+    out |= {f"agentverity_props.{p.stem}" for p in PKG_DIR.glob("*.py")
+            if not p.stem.startswith("__")}
+    return out
+
+
+def test_the_top_level_exports_exactly_its_stub_and_its_documented_names():
+    rows, also, _ = _documented()
+    stub = stub_exports(agentverity_props.__file__)
+    assert set(agentverity_props.__all__) == set(stub) | {"__version__"}
+    assert set(rows["agentverity_props"]) == set(agentverity_props.__all__)
+    assert not also["agentverity_props"]
     for name in agentverity_props.__all__:
         assert getattr(agentverity_props, name) is not None, name
 
 
-def test_subpackages_export_what_they_define():
-    for mod in (agentverity_props.decide, agentverity_props.engine,
-                agentverity_props.strategies):
-        for name in mod.__all__:
-            assert hasattr(mod, name), (mod.__name__, name)
+@pytest.mark.parametrize("module", sorted(_documented()[0]))
+def test_each_public_module_exports_exactly_what_docs_api_lists(module: str):
+    rows, also, _ = _documented()
+    mod = importlib.import_module(module)
+    if module != "agentverity_props":
+        assert set(mod.__all__) == set(rows[module]) | also[module], module
+    for name in mod.__all__:
+        assert getattr(mod, name) is not None, (module, name)
+        assert rows[module].get(name, "x"), f"docs/api.md: {module}.{name} has no description"
+    for name in also[module]:  # "also here": the very object of the top level
+        assert getattr(mod, name) is getattr(agentverity_props, name), (module, name)
+
+
+def test_every_folder_is_public_or_declared_internal():
+    rows, _, internal = _documented()
+    assert set(rows) - {"agentverity_props"} | internal == _folders()
+    assert not set(rows) & internal
+    for module in internal:
+        assert getattr(importlib.import_module(module), "__all__", []) == [], module
+
+
+def test_the_public_surface_is_small():
+    rows, _, _ = _documented()
+    names = {name for names in rows.values() for name in names}
+    assert len(names) <= MAX_PUBLIC_NAMES, len(names)
 
 
 def test_import_is_light():
@@ -35,7 +99,6 @@ def test_import_is_light():
 
 
 def test_unknown_attribute_is_an_attribute_error():
-    import pytest
     with pytest.raises(AttributeError):
         agentverity_props.no_such_name  # noqa: B018
 
@@ -62,3 +125,34 @@ def test_every_entry_point_takes_one_config_nesting_the_engine():
         assert "EngineConfig" in str(fields["engine"].type), cls.__name__
         engine = cls().engine
         assert engine is None or isinstance(engine, EngineConfig), cls.__name__
+
+
+def _doc_imports() -> list[tuple[str, str, str]]:
+    """(file, module, name) of every ``from agentverity_props... import name`` in the Python
+    blocks of README.md, docs/ and examples/ (what a user copies), the shipped examples left
+    out (they are demo code, not API)."""
+    import ast
+
+    out = []
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+             ROOT / "examples" / "README.md"]
+    sources = [(p, block) for p in pages
+               for block in re.findall(r"```python\n(.*?)```", p.read_text(encoding="utf-8"),
+                                       re.S)]
+    examples = sorted((ROOT / "examples").rglob("*.py"))
+    sources += [(p, p.read_text(encoding="utf-8")) for p in examples]
+    for path, code in sources:
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module and \
+                    node.module.startswith("agentverity_props") and \
+                    not node.module.startswith("agentverity_props.examples"):
+                out += [(path.name, node.module, a.name) for a in node.names]
+    return out
+
+
+def test_what_the_docs_import_is_public():
+    imports = _doc_imports()
+    assert len(imports) > 20  # the pages were read
+    private = [(f, mod, name) for f, mod, name in imports
+               if name not in importlib.import_module(mod).__all__]
+    assert private == []

@@ -401,3 +401,50 @@ def test_an_object_reference_to_a_missing_name_lists_the_names_it_could_mean(tmp
     assert "public names found: RELATIONS" in msg
     assert "no public callables" not in msg
     assert "Relation," not in msg
+
+
+# ------------------------------------------------------------------ the framework registry
+
+ECHO_FRAMEWORK = """
+    class EchoAgent:
+        '''A stand-in for another framework's agent object: not callable with a prompt.'''
+        def __init__(self, prefix="echo: "):
+            self.prefix = prefix
+
+    agent = EchoAgent()
+
+    def make_agent():
+        return EchoAgent(prefix="made: ")
+"""
+
+
+def test_a_registered_framework_is_detected_and_wrapped_by_both_entry_points(tmp_path):
+    """The recipe "add an adapter" (docs/architecture.md): one ``Framework`` in the registry,
+    and ``load_agent`` (an object or a factory of them) and ``as_adapter`` both wrap it."""
+    from agentverity_props.adapters import as_adapter, from_callable
+    from agentverity_props.adapters._registry import Framework, register
+
+    def wrap(obj_or_factory, *, identity=None):
+        make = obj_or_factory if not hasattr(obj_or_factory, "prefix") else None
+        def answer(prompt: str) -> str:
+            agent = make() if make is not None else obj_or_factory  # a fresh one per call
+            return agent.prefix + prompt
+        return from_callable(answer, identity=identity or "echo:inline")
+
+    undo = register(Framework("echo", lambda o: type(o).__name__ == "EchoAgent", wrap,
+                              "EchoAgent"))
+    try:
+        write(tmp_path, "echo_agent.py", ECHO_FRAMEWORK)
+        by_object = load_agent("echo_agent.py:agent", cwd=tmp_path)
+        assert by_object.identity == "echo:echo_agent.agent"
+        assert by_object.invoke("hi").text == "echo: hi"
+        by_factory = load_agent("echo_agent.py:make_agent", cwd=tmp_path)
+        assert by_factory.identity == "echo:echo_agent.make_agent"
+        assert by_factory.invoke("hi").text == "made: hi"
+        module = sys.modules[next(iter(ref_modules()))]
+        assert as_adapter(module.agent).invoke("x").text == "echo: x"
+        with pytest.raises(Exception, match="already registered"):
+            register(Framework("echo", bool, wrap))
+    finally:
+        undo()
+    bad("echo_agent.py:agent", cwd=tmp_path)  # unregistered: an EchoAgent is no agent

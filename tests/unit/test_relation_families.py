@@ -5,6 +5,7 @@ relations built on them (checks, noise baseline, names, spellings)."""
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 
 import pytest
@@ -15,6 +16,7 @@ from agentverity_props.errors import InvalidArgument
 from agentverity_props.relations import (
     BUILTIN_NAMES,
     DEFAULT_BUILTIN_NAMES,
+    FAMILIES_WITH_REQUIRED_OPTIONS,
     FORMATTING_KINDS,
     INJECTION_KINDS,
     INJECTION_WRAPPERS,
@@ -48,10 +50,41 @@ def test_the_families_are_in_the_one_table() -> None:
     assert {"formatting", "obfuscation"} <= set(SIMPLE_PERTURBATIONS)
     assert "injection" not in SIMPLE_PERTURBATIONS  # it needs labels
     assert set(SIMPLE_PERTURBATIONS) | {"entity_swap", "injection"} == set(PERTURBATION_NAMES)
-    from agentverity_props.strategies._packs import _BUILDERS
-    from agentverity_props.strategies._schema import _ITEM_TAGS
-    assert set(_BUILDERS) == set(PERTURBATION_NAMES)  # a pack can name every family
-    assert {"entity_swap", "injection"} <= set(_ITEM_TAGS)
+
+
+def test_every_place_that_lists_the_families_reads_the_one_table() -> None:
+    """``relations.PERTURBATION_NAMES`` (the transforms' own table) is the family list; each
+    other place keyed by family is a subset of it, or all of it in its order: the strategy
+    of each family (a pack names any family), the options a pack may give one, the kinds
+    of a family, the built-in relations' edits, and the rows of docs/strategies.md."""
+    from pathlib import Path
+
+    from agentverity_props.relations._builtins import _BUILTINS
+    from agentverity_props.relations._transforms import _FAMILY_KINDS
+    from agentverity_props.strategies._packs import FAMILY_STRATEGIES
+    from agentverity_props.strategies._schema import _ITEM_TAGS, FAMILY_OPTIONS
+
+    table = list(PERTURBATION_NAMES)
+    assert list(FAMILY_STRATEGIES) == table  # every family, in the table's order
+    assert set(FAMILY_OPTIONS) <= set(table)
+    assert tuple(FAMILY_OPTIONS) == _ITEM_TAGS
+    assert set(FAMILIES_WITH_REQUIRED_OPTIONS) <= set(FAMILY_OPTIONS)
+    assert set(SIMPLE_PERTURBATIONS) == set(table) - set(FAMILIES_WITH_REQUIRED_OPTIONS)
+    assert set(_FAMILY_KINDS) <= set(table)
+    assert {edit.name for edit, *_ in _BUILTINS.values()} <= set(table)
+    doc = (Path(__file__).parents[2] / "docs" / "strategies.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `(\w+)\(", doc, re.M))
+    missing = {fn.__name__ for fn in FAMILY_STRATEGIES.values()} - documented
+    assert not missing, f"docs/strategies.md has no row for {sorted(missing)}"
+
+
+def test_a_family_without_a_strategy_fails_at_import(monkeypatch) -> None:
+    """The check behind ``FAMILY_STRATEGIES`` (run when the module loads) names the family."""
+    from agentverity_props.strategies import _packs
+
+    monkeypatch.setattr(_packs, "PERTURBATION_NAMES", (*PERTURBATION_NAMES, "mirror"))
+    with pytest.raises(ImportError, match="mirror"):
+        _packs._family_strategies()
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: repr(s)[:40])
@@ -256,3 +289,39 @@ def test_a_pack_can_list_the_new_families(tmp_path) -> None:
 
     draw()
     assert seen == {"formatting", "obfuscation", "injection"}
+
+
+def test_the_recipe_for_a_family_adds_it_everywhere_from_two_entries(monkeypatch) -> None:
+    """docs/architecture.md's recipe "add a relation family": an applier in the transforms'
+    table and a strategy marked ``@_family``; the pack builders, the perturbation's own
+    validation and a relation over it then follow (here a "mirror" family, added in the test
+    and removed after it)."""
+    from hypothesis import find
+
+    from agentverity_props.relations import _transforms
+    from agentverity_props.strategies import _packs, _perturb
+
+    def mirror(text, params):
+        return text[::-1]
+
+    monkeypatch.setitem(_transforms._APPLIERS, "mirror", mirror)
+    names = (*PERTURBATION_NAMES, "mirror")
+    monkeypatch.setattr(_transforms, "PERTURBATION_NAMES", names)
+    monkeypatch.setattr(_packs, "PERTURBATION_NAMES", names)
+
+    @_perturb._family("mirror")
+    def mirrors():
+        return st.just(Perturbation("mirror", {}))
+
+    try:
+        table = _packs._family_strategies()
+        assert list(table)[-1] == "mirror"
+        edit = find(table["mirror"](), lambda p: True)
+        assert edit.apply("abc") == "cba"
+        assert Perturbation.from_json(edit.to_json()) == edit
+        relation = Relation("mirror", "invariant", edit.apply)
+        assert relation.name == "mirror"
+    finally:
+        del _perturb._BY_FAMILY["mirror"]
+    with pytest.raises(ImportError, match="mirror"):  # table entry without a strategy
+        _packs._family_strategies()

@@ -115,3 +115,43 @@ def test_a_newer_version_of_a_known_kind_says_so(tmp_path: Path) -> None:
     f.write_text(json.dumps({"schema": "agentverity_props.nothing/1"}))
     with pytest.raises(BadInput, match="is not an agentverity-props result"):
         load_result(f)
+
+
+def test_the_recipe_for_a_result_kind_makes_it_load_validate_and_render(monkeypatch) -> None:
+    """docs/architecture.md's recipe "a result kind", followed in a test: a model, its place
+    in ``DOCUMENTS`` and in ``results``' exports, one ``ResultKind``; ``load_result``'s check,
+    ``render`` and ``kind_for`` then take the new kind, and a wrong field is one line."""
+    from typing import Annotated, ClassVar, Literal
+
+    from pydantic import Field
+
+    from agentverity_props import results
+    from agentverity_props.report import _kinds as kinds
+    from agentverity_props.report import render
+    from agentverity_props.results import Document
+    from agentverity_props.results import _registry as registry
+
+    class DemoDocument(Document):
+        SCHEMA: ClassVar[str] = "agentverity_props.demo/1"
+        TITLE: ClassVar[str] = "demo"
+        FILE: ClassVar[str] = "demo.schema.json"
+
+        schema_: Annotated[Literal["agentverity_props.demo/1"], Field(alias="schema")]
+        answers: Annotated[int, Field(ge=0)]
+
+    monkeypatch.setattr(results, "DemoDocument", DemoDocument, raising=False)  # step 4
+    monkeypatch.setattr(registry, "DOCUMENTS", (*registry.DOCUMENTS, DemoDocument))  # step 3
+    monkeypatch.setitem(registry._BY_SCHEMA, DemoDocument.SCHEMA, DemoDocument)
+    entry = kinds.ResultKind("demo", "DemoDocument", "demo", {0: "answered"},  # step 5
+                       text=lambda r, **_: f"{r['answers']} answers")
+    monkeypatch.setitem(kinds._BY_KIND, "demo", entry)
+
+    good = {"schema": "agentverity_props.demo/1", "answers": 3}
+    assert kind_for(good["schema"]) is entry
+    assert document_for(good["schema"]) is DemoDocument
+    assert check_result(good) == good
+    assert render(good, "text") == "3 answers"
+    assert json.loads(render(good, "json")) == good
+    assert schema_text(DemoDocument).startswith("{")  # step 6 writes this file
+    with pytest.raises(BadInput, match="answers"):
+        check_result({"schema": "agentverity_props.demo/1", "answers": -1})

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-import agentverity_props.strategies as strategies_pkg
 from agentverity_props.errors import InvalidArgument
 from agentverity_props.strategies import (
     DEFAULT_DISTRACTORS,
@@ -65,12 +64,6 @@ def _template_regex(template: str, lexicons: dict[str, list[str]]) -> re.Pattern
             seen.add(field)
             out += f"(?P<{field}>" + "|".join(map(re.escape, lexicons[field])) + ")"
     return re.compile(out)
-
-
-def test_public_names_match_all() -> None:
-    public = {n for n in vars(strategies_pkg) if not n.startswith("_")}
-    public -= {"annotations"}
-    assert set(strategies_pkg.__all__) == public
 
 
 # -- prompts ----------------------------------------------------------------------------------
