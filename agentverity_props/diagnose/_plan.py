@@ -175,9 +175,12 @@ def _summarise(res: RunResult, marks: list[int]) -> SimulatedRun:
     for r in res.relations:
         key = f"relation:{r.relation.name}"
         decisions[key] = str(r.status)
-        epochs = int((r.effect or {}).get("epochs") or 0)
-        if r.status in ("HOLDS", "VIOLATED") and epochs and epochs <= len(marks):
-            reach[key] = marks[epochs - 1]
+        e = r.effect or {}
+        flagged = ((e.get("per_input") or {}).get("flagged") or 0) > 0
+        if r.status in ("HOLDS", "VIOLATED") and e.get("decided_at_call") is not None:
+            # the pooled test decided after the per-input screen; inputs the screen flagged
+            # are tested one by one afterwards, so such a relation needs the whole run
+            reach[key] = total if flagged else int(e["decided_at_call"])
         elif r.status in ("HOLDS", "VIOLATED"):  # decided with no epoch of its own: at once
             reach[key] = before
         else:

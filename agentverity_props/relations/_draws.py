@@ -38,6 +38,8 @@ class EffectJob:
     screen: dict[int, str] | None = None
     #: the per-input screen of each candidate (by id), begun before the first epoch
     pairs: dict[int, Any] = field(default_factory=dict)
+    #: the engine's call count when the pooled test decided
+    decided_at: int | None = None
 
     @property
     def live(self) -> bool:

@@ -341,6 +341,9 @@ class PooledEffects:
         for j in live:
             if not j.incomplete:
                 j.test.feed(batch[id(j)])
+                if j.test.status != "undecided" and j.decided_at is None:
+                    led = self.engine.ledger
+                    j.decided_at = led.calls + led.replayed
             if not j.unexercised:
                 j.unexercised = layer_never_varied(j, self.pool)
         return True
@@ -628,5 +631,6 @@ def summarise(job: EffectJob) -> dict[str, Any]:
 
     st = job.test.state()
     st.update({"note": job.note, "incomplete": job.incomplete, "epochs": job.test.batches,
-               "per_input": sensitivity(job, job.test.beta)})
+               "per_input": sensitivity(job, job.test.beta),
+               "decided_at_call": job.decided_at})
     return st

@@ -90,7 +90,7 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
                    "above): follow-up draws per input and relation " + "; ".join(
                        f"{_pct(lv['noise'])}: {s['follow_ups'] or 'beyond the cap'}"
                        + (f" (90%: {s['follow_ups_p90']}; {s['added_follow_ups']} beyond the "
-                          "first sweep's)" if s["added_follow_ups"] is not None else "")
+                          "5 a quiet input needs)" if s["added_follow_ups"] is not None else "")
                        + (f", {s['not_screened_pct']}% not screened (noise)"
                           if s["not_screened_pct"] else "")
                        for lv, s in zip(levels, scr, strict=True)))

@@ -203,6 +203,8 @@ class Effect(Model):
     side_upper: list[float] | None = None
     side_lower: list[float] | None = None
     per_input: PerInputScreen | None = None
+    decided_at_call: Annotated[int, Field(ge=0)] | None = None
+    """The run's draws (live and replayed) when the pooled test decided (``plan`` reads it)."""
 
 
 class Relation(Model):

@@ -466,13 +466,15 @@ def sampled_model_rows(seed: int, *, bug: bool, draws: int = 24) -> list[dict]:
 
 def test_a_recording_is_used_whole_holds_clean_and_violated_on_a_planted_bug(
         tmp_path: Path) -> None:
-    # six recordings of each kind (seeds fixed, so the test is reproducible); a HOLDS needs
-    # the effect's upper bound below 0.1 from at most 480 draws of a noisy model, which the
-    # sequential procedure reaches on most recordings when it may read all of them (on
-    # 0 of them when it stopped at the first input its sampled epochs had exhausted)
+    # twelve recordings of each kind (seeds fixed, so the test is reproducible). A HOLDS
+    # needs the effect's upper bound below 0.1 on both sides from 480 draws of a noisy
+    # three-verdict model, with scores exact at ten inputs (each an exact U-statistic of its
+    # own draws, so each bet is capped): about 0.07 of log-wealth a score against the 3.0
+    # needed, from about 60 scores, which the recordings reach about half the time; a
+    # recording that does not decide is read until an epoch can no longer be filled
     got: dict[bool, list[tuple[str, int, int]]] = {False: [], True: []}
     for bug in (False, True):
-        for seed in range(6):
+        for seed in range(12 if not bug else 6):
             path = lines(tmp_path, sampled_model_rows(seed, bug=bug), f"{bug}{seed}.jsonl")
             rec = load_jsonl(path, extractor=by_key("label"))
             assert rec.draws == 480
@@ -480,10 +482,15 @@ def test_a_recording_is_used_whole_holds_clean_and_violated_on_a_planted_bug(
             (rel,) = r.relations
             assert r.ledger["calls"] == 0
             got[bug].append((str(rel.status), int(r.exit_code), r.ledger["replayed"]))
-    assert sum(s == "HOLDS" for s, _, _ in got[False]) >= 4, got[False]
+            if str(rel.status) == "INCOMPLETE":
+                assert "the recording ran out" in (rel.effect or {}).get("note", ""), rel.effect
+    assert sum(s == "HOLDS" for s, _, _ in got[False]) >= 3, got[False]
+    assert all(s in ("HOLDS", "INCOMPLETE") for s, _, _ in got[False]), got[False]
     assert all(c == (0 if s == "HOLDS" else 2) for s, c, _ in got[False]), got[False]
-    # a recording that did not decide was read to its end
-    assert all(n >= 440 for s, _, n in got[False] if s != "HOLDS"), got[False]
+    # a recording that did not decide was read until an epoch could not be filled (the
+    # meter's draws chose the bets' priors, so the relation test never scores them; every
+    # other probe is short of one more block, 4 draws, at most)
+    assert all(n >= 380 for s, _, n in got[False] if s != "HOLDS"), got[False]
     assert all(s == "VIOLATED" and c == 1 for s, c, _ in got[True]), got[True]
 
 
