@@ -772,13 +772,14 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     if not eng.stopping:
         await screen(eng, pool, jobs, beta=beta, pair_disagreement=pair, seed=seed,
                      progress=progress)
+        await localise(eng, pool, jobs, alpha=split["local"], max_rounds=RUN_MAX_ROUNDS,
+                       seed=seed, progress=progress)
+    for j in jobs:
+        # a confirmed counterexample decides the relation: one epoch shows its effect
+        j.settled = any(c.outcome.status == CandidateStatus.CONFIRMED for c in j.candidates)
     await pooled.run()
     for j in jobs:
         j.result.unexercised = j.unexercised
-    live = [j for j in jobs if not j.result.unexercised]
-    if live and not eng.stopping:
-        await localise(eng, pool, live, alpha=split["local"], max_rounds=RUN_MAX_ROUNDS,
-                       seed=seed, progress=progress)
     for j in jobs:
         j.result.effect = summarise(j)
         for c in j.candidates:

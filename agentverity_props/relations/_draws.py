@@ -41,8 +41,14 @@ class EffectJob:
     #: the engine's call count when the pooled test decided
     decided_at: int | None = None
 
+    #: a relation already VIOLATED by a confirmed input: its pooled test runs one epoch
+    #: only (for the printed effect and bounds), since no pooled decision can change it
+    settled: bool = False
+
     @property
     def live(self) -> bool:
+        if self.settled and self.test.batches >= 1:
+            return False
         return (self.test.status == "undecided" and not self.incomplete
                 and not self.unexercised and self.test.scores() < MAX_SCORES)
 

@@ -282,9 +282,11 @@ class RelationResult:
         if not pi:
             return "Per input: not screened"
         size, power = pi["size"], pi["power"]
-        out = (f"Per input: {pi['screened']} of {pi['inputs']} input(s) screened: a follow-up "
-               f"violating on {size:g} of the draws its noise leaves beyond that noise would "
-               f"be found with probability >= {power:.2g}")
+        cleared, flagged = pi.get("cleared", pi["screened"]), pi.get("flagged", 0)
+        out = (f"Per input: {pi['screened']} of {pi['inputs']} input(s) screened ({cleared} "
+               f"cleared, {flagged} flagged and tested on their own): a follow-up violating "
+               f"on a share {size:g} above the input's own noise would be found with "
+               f"probability >= {power:.2g}")
         if pi["not_screened"]:
             why = ", ".join(f"{n} {r}" for r, n in sorted(pi["not_screened_reasons"].items()))
             out += f"; {pi['not_screened']} not screened ({why})"

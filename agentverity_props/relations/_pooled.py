@@ -488,69 +488,88 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
                 c.outcome.status = CandidateStatus.CLEAN
                 c.outcome.source = reference(pool, c.source.fp, j.result.relation.layer)
     tests = {id(c): LocalTest(alpha / m, 2 if two_sided(c.relation) else 1) for c in chosen}
-    live = list(chosen)
-    rng = random.Random(f"local:{seed}")
-    exhausted: set[tuple[str, int]] = set()
-    rounds = 0
-    while live and not engine.stopping:
-        rounds += 1
-        plan: list[tuple[Probe, int]] = []
-        s_idx: dict[str, int] = {}
-        f_idx: dict[int, int] = {}
-        for c in live:
-            if c.source.fp not in s_idx:
-                s_idx[c.source.fp] = engine.allocate(c.source, 1)[0]
-                plan.append((c.source, s_idx[c.source.fp]))
-            f_idx[id(c)] = engine.allocate(c.follow_up, 1)[0]
-            plan.append((c.follow_up, f_idx[id(c)]))
-        if not engine.can_afford(len(plan)):
+
+    async def run_rounds(live: list[Candidate]) -> None:
+        rng = random.Random(f"local:{seed}")
+        exhausted: set[tuple[str, int]] = set()
+        rounds = 0
+        while live and not engine.stopping:
+            rounds += 1
+            plan: list[tuple[Probe, int]] = []
+            s_idx: dict[str, int] = {}
+            f_idx: dict[int, int] = {}
             for c in live:
-                _end(c, CandidateStatus.INCOMPLETE, "draws not made (budget or interrupt)",
-                     tests[id(c)], pool, rounds - 1)
-            return m
-        frozen = {}
+                if c.source.fp not in s_idx:
+                    s_idx[c.source.fp] = engine.allocate(c.source, 1)[0]
+                    plan.append((c.source, s_idx[c.source.fp]))
+                f_idx[id(c)] = engine.allocate(c.follow_up, 1)[0]
+                plan.append((c.follow_up, f_idx[id(c)]))
+            if not engine.can_afford(len(plan)):
+                for c in live:
+                    _end(c, CandidateStatus.INCOMPLETE, "draws not made (budget or interrupt)",
+                         tests[id(c)], pool, rounds - 1)
+                return
+            frozen = {}
+            for c in live:
+                layer = c.relation.layer
+                frozen[(c.source.fp, layer)] = _usable(pool, c.source.fp, layer)
+                frozen[(c.follow_up.fp, layer)] = _usable(pool, c.follow_up.fp, layer)
+            got = await draw_all(engine, pool, plan, rng=rng, exhausted=exhausted)
+            if progress is not None:
+                progress(len(plan))
+            still = []
+            for c in live:
+                rel, t, layer = c.relation, tests[id(c)], c.relation.layer
+                s_obs = got.get((c.source.fp, s_idx[c.source.fp]))
+                f_obs = got.get((c.follow_up.fp, f_idx[id(c)]))
+                c.outcome.draws += (s_obs is not None) + (f_obs is not None)
+                s_key = None if s_obs is None else s_obs.key(layer)
+                f_key = None if f_obs is None else f_obs.key(layer)
+                if s_key is None or f_key is None:
+                    _end(c, CandidateStatus.INCOMPLETE,
+                         _missing(s_obs if s_key is None else f_obs,
+                                  "source" if s_key is None else "follow-up",
+                                  ran_out=((c.source.fp, s_idx[c.source.fp]) if s_key is None
+                                           else (c.follow_up.fp, f_idx[id(c)]))
+                                  in exhausted), t, pool, rounds)
+                    continue
+                past, past_f = frozen[(c.source.fp, layer)], frozen[(c.follow_up.fp, layer)]
+                if past:
+                    t.feed(0, forward_score(rel, past, f_key, s_key))
+                if t.sides == 2 and past_f:
+                    t.feed(1, reverse_score(past_f, f_key, s_key))
+                if t.confirmed:
+                    _end(c, CandidateStatus.CONFIRMED, "", t, pool, rounds)
+                elif rounds >= max_rounds:
+                    _end(c, CandidateStatus.UNDECIDED, f"not confirmed within {max_rounds} rounds",
+                         t, pool, rounds)
+                elif t.futile(rounds, max_rounds):
+                    _end(c, CandidateStatus.UNDECIDED, "futile: at its pace so far the test would "
+                         f"not confirm within {max_rounds} rounds", t, pool, rounds)
+                else:
+                    still.append(c)
+            live = still
         for c in live:
-            layer = c.relation.layer
-            frozen[(c.source.fp, layer)] = _usable(pool, c.source.fp, layer)
-            frozen[(c.follow_up.fp, layer)] = _usable(pool, c.follow_up.fp, layer)
-        got = await draw_all(engine, pool, plan, rng=rng, exhausted=exhausted)
-        if progress is not None:
-            progress(len(plan))
-        still = []
-        for c in live:
-            rel, t, layer = c.relation, tests[id(c)], c.relation.layer
-            s_obs = got.get((c.source.fp, s_idx[c.source.fp]))
-            f_obs = got.get((c.follow_up.fp, f_idx[id(c)]))
-            c.outcome.draws += (s_obs is not None) + (f_obs is not None)
-            s_key = None if s_obs is None else s_obs.key(layer)
-            f_key = None if f_obs is None else f_obs.key(layer)
-            if s_key is None or f_key is None:
-                _end(c, CandidateStatus.INCOMPLETE,
-                     _missing(s_obs if s_key is None else f_obs,
-                              "source" if s_key is None else "follow-up",
-                              ran_out=((c.source.fp, s_idx[c.source.fp]) if s_key is None
-                                       else (c.follow_up.fp, f_idx[id(c)]))
-                              in exhausted), t, pool, rounds)
-                continue
-            past, past_f = frozen[(c.source.fp, layer)], frozen[(c.follow_up.fp, layer)]
-            if past:
-                t.feed(0, forward_score(rel, past, f_key, s_key))
-            if t.sides == 2 and past_f:
-                t.feed(1, reverse_score(past_f, f_key, s_key))
-            if t.confirmed:
-                _end(c, CandidateStatus.CONFIRMED, "", t, pool, rounds)
-            elif rounds >= max_rounds:
-                _end(c, CandidateStatus.UNDECIDED, f"not confirmed within {max_rounds} rounds",
-                     t, pool, rounds)
-            elif t.futile(rounds, max_rounds):
-                _end(c, CandidateStatus.UNDECIDED, "futile: at its pace so far the test would "
-                     f"not confirm within {max_rounds} rounds", t, pool, rounds)
-            else:
-                still.append(c)
-        live = still
-    for c in live:
-        _end(c, CandidateStatus.INCOMPLETE, "draws not made (interrupt)", tests[id(c)], pool,
-             rounds)
+            _end(c, CandidateStatus.INCOMPLETE, "draws not made (interrupt)", tests[id(c)],
+                 pool, rounds)
+
+    # the most suspicious FIRST_LOCAL of each relation first; a relation's other admitted
+    # inputs only if none of those confirmed (a relation with one counterexample is
+    # VIOLATED: testing fewer than m inputs at alpha / m each keeps the family's error)
+    by_rel: dict[int, list[Candidate]] = {}
+    for c in chosen:
+        by_rel.setdefault(id(c.relation), []).append(c)
+    await run_rounds([c for cs in by_rel.values() for c in cs[:FIRST_LOCAL]])
+    rest: list[Candidate] = []
+    for cs in by_rel.values():
+        if any(c.outcome.status == CandidateStatus.CONFIRMED for c in cs[:FIRST_LOCAL]):
+            for c in cs[FIRST_LOCAL:]:
+                _end(c, CandidateStatus.UNDECIDED, "not tested on its own: another input "
+                     "of the relation is a confirmed counterexample", tests[id(c)], pool, 0)
+        else:
+            rest += cs[FIRST_LOCAL:]
+    if rest and not engine.stopping:
+        await run_rounds(rest)
     return m
 
 
@@ -574,6 +593,8 @@ async def _top_up_sources(engine: Engine, pool: EvidencePool, jobs: Sequence[Eff
         await draw_all(engine, pool, plan)
 
 
+#: Admitted inputs of one relation tested first (the others only if none of them confirms).
+FIRST_LOCAL = 3
 #: Source draws every input has before its suspicion is judged (see ``_top_up_sources``).
 LOCAL_MIN_SOURCES = 3
 

@@ -1,0 +1,79 @@
+"""``@agent_property`` finds a bug that makes a few generated examples *more decided*.
+
+A sampled-model stand-in (its own ``random.Random``): each prompt has its own mix of three
+verdicts, and a planted bug answers ``block`` whenever the raw text holds an all-caps word of
+four or more letters. Most case changes make no such word; where one does, a 30/47/23-like
+mix becomes 100% ``block``: the follow-up never leaves the source's modal verdict when that
+is ``block``, so only the reverse direction (the follow-up more decided than its source) sees
+the bug. Goal: found (and shrunk to an example with such a word) in at least 2 of 3 seeds;
+the clean gate never fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import seed as hseed
+
+from agentverity_props import agent_property, from_callable
+from agentverity_props.errors import Inconclusive, PropertyViolation
+from agentverity_props.strategies import case_changes, follow_ups, from_pack
+
+pytestmark = pytest.mark.stats
+
+LABELS = ["allow", "block", "unclear"]
+SHOUT = re.compile(r"\b[A-Z]{4,}\b")
+
+
+def mix_of(prompt: str) -> list[float]:
+    r = random.Random(int(hashlib.sha256(prompt.lower().encode()).hexdigest(), 16))
+    w = [r.random() ** 1.5 for _ in LABELS]
+    w[1] += 0.3 * r.random()
+    t = sum(w)
+    return [x / t for x in w]
+
+
+class SampledGate:
+    def __init__(self, seed: int, bug: bool) -> None:
+        self.rng, self.bug = random.Random(f"sampled:{seed}"), bug
+
+    def __call__(self, prompt: str) -> str:
+        if self.bug and SHOUT.search(prompt):
+            return "block"
+        return self.rng.choices(LABELS, weights=mix_of(prompt))[0]
+
+
+def outcome(seed: int, bug: bool) -> tuple[str, str]:
+    @agent_property(agent=from_callable(SampledGate(seed, bug), identity=f"md-{seed}-{bug}"))
+    @hseed(seed)
+    @settings(database=None, max_examples=20, suppress_health_check=list(HealthCheck))
+    @given(t=follow_ups(from_pack("moderation"), case_changes()))
+    def test_case(check, t) -> None:  # type: ignore[no-untyped-def]
+        src, _, fu = t
+        check.invariant(src, fu, name="case")
+
+    try:
+        test_case()
+    except PropertyViolation as exc:
+        return "failed", str(exc)
+    except Inconclusive as exc:
+        return "inconclusive", str(exc)
+    return "passed", ""
+
+
+def test_a_follow_up_made_more_decided_is_found_and_the_clean_gate_passes() -> None:
+    found = 0
+    for seed in range(3):
+        got, msg = outcome(seed, bug=True)
+        if got == "failed":
+            follow_up = msg.split("follow-up: ", 1)[1].splitlines()[0]
+            assert SHOUT.search(follow_up), msg
+            found += 1
+    assert found >= 2, found
+    for seed in range(3):
+        got, msg = outcome(seed, bug=False)
+        assert got == "passed", msg
