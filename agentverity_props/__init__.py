@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "RunConfig": ".diagnose",
     "MeterConfig": ".diagnose",
     "EngineConfig": ".engine",
+    "Price": ".engine",
     "RunResult": ".diagnose",
     "MeterResult": ".diagnose",
     "PRESETS": ".diagnose",
@@ -105,6 +106,7 @@ __all__ = [
     "MeterConfig",
     "MeterResult",
     "Observation",
+    "Price",
     "PropertyConfig",
     "PropertyViolation",
     "Relation",
@@ -171,7 +173,7 @@ if TYPE_CHECKING:  # pragma: no cover
         plan,
         run,
     )
-    from .engine import EngineConfig
+    from .engine import EngineConfig, Price
     from .errors import (
         AgentCallError,
         AgentVerityError,

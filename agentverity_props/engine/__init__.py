@@ -20,12 +20,15 @@ from ._engine import Engine
 from ._evidence import EvidencePool, ProbeEvidence
 from ._ledger import Ledger
 from ._pause import PAUSE_FILE_ENV, SharedPause
+from ._price import Price, parse_price
 from ._probe import Probe
+from ._redis_quota import LEASE_S, RENEW_S, RedisPause, RedisSlot, RedisSlots
 from ._redis_store import RedisStore
 from ._session import LoopThread, run_session
 from ._slots import MAX_IN_FLIGHT_ENV, SLOT_DIR_ENV, SharedSlots, Slot
 from ._store import Store, StoreKey, StoreMode, StoreRow
 from ._store_files import MergeReport, export_store, merge_stores
+from ._tokens import NOT_REPORTED, UsageTally, tokens_line, tokens_report
 from ._stores import (
     JsonlStore,
     MultiplexedStore,
@@ -40,8 +43,11 @@ from ._stores import (
 
 __all__ = [
     "ENGINE_FIELDS",
+    "LEASE_S",
     "MAX_IN_FLIGHT_ENV",
+    "NOT_REPORTED",
     "PAUSE_FILE_ENV",
+    "RENEW_S",
     "SLOT_DIR_ENV",
     "UNSET",
     "Engine",
@@ -52,9 +58,13 @@ __all__ = [
     "LoopThread",
     "MergeReport",
     "MultiplexedStore",
+    "Price",
     "Probe",
     "ProbeEvidence",
     "ReadOnlyStore",
+    "RedisPause",
+    "RedisSlot",
+    "RedisSlots",
     "RedisStore",
     "ReplayView",
     "ScopedStore",
@@ -66,13 +76,17 @@ __all__ = [
     "StoreKey",
     "StoreMode",
     "StoreRow",
+    "UsageTally",
     "configured",
     "engine_with",
     "export_store",
     "merge_stores",
     "open_store",
+    "parse_price",
     "run_session",
     "run_sync",
     "runner_namespace",
     "scope_namespace",
+    "tokens_line",
+    "tokens_report",
 ]
