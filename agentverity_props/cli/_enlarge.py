@@ -197,11 +197,13 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
     if fmt == "json":
         write_output(dumps(d), None)
     else:
+        from .._internal.shown import visible
+        from ..engine._tokens import tokens_line
         source = (f"pack {strategy!r}" if strategy is not None else "edits of your probes")
         lines = [f"enlarge: modal verdict '{res.modal_verdict}' share {res.skew_before:.0%} -> "
                  f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "
                  f"input(s), {source}; {res.calls} agent calls "
-                 f"({res.stop_reason})",
+                 f"({res.stop_reason})", visible(tokens_line(d.get("tokens"))),
                  *_added_lines(res, threshold), *_boundary_lines(res),
                  *([f"advice: {res.advice}"] if res.advice else []),
                  f"wrote {len(res.inputs)} inputs to {out}"]

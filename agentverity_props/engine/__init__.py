@@ -28,7 +28,6 @@ from ._session import LoopThread, run_session
 from ._slots import MAX_IN_FLIGHT_ENV, SLOT_DIR_ENV, SharedSlots, Slot
 from ._store import Store, StoreKey, StoreMode, StoreRow
 from ._store_files import MergeReport, export_store, merge_stores
-from ._tokens import NOT_REPORTED, UsageTally, tokens_line, tokens_report
 from ._stores import (
     JsonlStore,
     MultiplexedStore,
@@ -40,6 +39,7 @@ from ._stores import (
     runner_namespace,
     scope_namespace,
 )
+from ._tokens import NOT_REPORTED, UsageTally, ledger_part, tokens_line, tokens_report
 
 __all__ = [
     "ENGINE_FIELDS",
@@ -80,6 +80,7 @@ __all__ = [
     "configured",
     "engine_with",
     "export_store",
+    "ledger_part",
     "merge_stores",
     "open_store",
     "parse_price",

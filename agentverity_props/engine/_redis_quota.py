@@ -31,6 +31,7 @@ The engine uses these instead of the lock files and the pause file when its stor
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import random
@@ -210,10 +211,9 @@ class RedisSlots:
     def _release(self, token: str) -> None:
         with self._lock:
             self._held.discard(token)
-        try:
+        # unreachable: the lease ends on its own within lease_s
+        with contextlib.suppress(*self._errors):
             self._r.zrem(self._key, token)
-        except self._errors:  # unreachable: the lease ends on its own within lease_s
-            pass
 
     def _renew_held(self) -> bool:
         """Renew every held lease; False once none is held (the thread then ends)."""
@@ -222,10 +222,9 @@ class RedisSlots:
             if not tokens:
                 self._thread = None
                 return False
-        try:
+        # retried at the next tick; the lease covers a short cut
+        with contextlib.suppress(*self._errors):
             self._renew(keys=[self._key], args=[self._lease_ms, *tokens])
-        except self._errors:  # retried at the next tick; the lease covers a short cut
-            pass
         return True
 
     def __repr__(self) -> str:
@@ -267,7 +266,7 @@ class RedisPause:
         """Every process pauses at least ``seconds`` from now (a longer pause is kept)."""
         if not seconds > 0:
             return
-        ms = max(1, int(math.ceil(min(float(seconds), _MAX_PAUSE_S) * 1000)))
+        ms = max(1, math.ceil(min(float(seconds), _MAX_PAUSE_S) * 1000))
         try:
             self._script(keys=[self._key], args=[ms])
         except self._errors:  # no shared pause: this process still pauses on its own

@@ -15,7 +15,7 @@ from typing import Any
 from ..observation import Usage
 from ._price import Price
 
-__all__ = ["NOT_REPORTED", "UsageTally", "tokens_line", "tokens_report"]
+__all__ = ["NOT_REPORTED", "UsageTally", "ledger_part", "tokens_line", "tokens_report"]
 
 #: what a report says when no live call reported usage
 NOT_REPORTED = "not reported by the adapter"
@@ -102,6 +102,11 @@ def tokens_report(phases: dict[str | None, UsageTally], price: Price | None) -> 
                          + ": no input/output split" + (", no cost" if price else ""))
     out["note"] = "; ".join(notes)
     return out
+
+
+def ledger_part(ledger: dict[str, Any]) -> dict[str, Any]:
+    """A ledger dict as reports write it: without ``tokens`` (written at the top level)."""
+    return {k: v for k, v in ledger.items() if k != "tokens"}
 
 
 def _n(x: int) -> str:

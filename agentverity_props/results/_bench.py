@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
+from ._common import Tokens
 from ._migrations import migrate_bench_v1
 
 
@@ -183,4 +184,6 @@ class BenchDocument(Document):
     calls: Calls
     tasks: list[Task]
     ledger: dict[str, Any]
+    tokens: Tokens | None = None
+    """Token usage per phase and its cost (absent in files written before it)."""
     privacy: str
