@@ -222,8 +222,9 @@ class RedisSlots:
             if not tokens:
                 self._thread = None
                 return False
-        # retried at the next tick; the lease covers a short cut
-        with contextlib.suppress(*self._errors):
+        # retried at the next tick (the lease covers a short cut); a background thread
+        # never raises, whatever the client does once its store is closed
+        with contextlib.suppress(Exception):
             self._renew(keys=[self._key], args=[self._lease_ms, *tokens])
         return True
 
