@@ -244,7 +244,7 @@ class CompareResult:
                 "further_runs": more, **extra}
 
     def _agent_dict(self, k: int) -> dict[str, Any]:
-        from ..engine._tokens import ledger_part
+        from ..engine import ledger_part
         cfg = self.config
         tasks = self.benchmark.tasks
         t_rows = []

@@ -375,7 +375,7 @@ class BenchResult:
         raise KeyError(task_id)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..engine._tokens import ledger_part
+        from ..engine import ledger_part
         cfg = self.config
         eng = cfg.engine_config()
         planned = sum(t.planned_runs for t in self.tasks)

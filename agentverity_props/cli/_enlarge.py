@@ -198,7 +198,7 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
         write_output(dumps(d), None)
     else:
         from .._internal.shown import visible
-        from ..engine._tokens import tokens_line
+        from ..engine import tokens_line
         source = (f"pack {strategy!r}" if strategy is not None else "edits of your probes")
         lines = [f"enlarge: modal verdict '{res.modal_verdict}' share {res.skew_before:.0%} -> "
                  f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "

@@ -119,7 +119,8 @@ def engine_config(eng: dict[str, Any]) -> EngineConfig:
                                            "error_policy", "seed", "max_calls_in_flight")
               if name in eng}
     return EngineConfig(
-        **fields, price=price_option(eng.get("price"), eng.get("price_model")), store_path=store_path, store_mode=store_mode(store_path, eng.get("store_mode")),
+        **fields, price=price_option(eng.get("price"), eng.get("price_model")),
+        store_path=store_path, store_mode=store_mode(store_path, eng.get("store_mode")),
         store_runner=_runner(eng.get("store_runner")),
         extractor=extractor(eng.get("verdict_key"), eng.get("verdict_regex")))
 

@@ -29,8 +29,7 @@ import numpy as np
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus, Exit, RelationStatus, StopReason, exit_code
 from ..decide import RUN_SHARES
-from ..engine import UNSET, EngineConfig, EvidencePool
-from ..engine._tokens import ledger_part
+from ..engine import UNSET, EngineConfig, EvidencePool, ledger_part
 from ..errors import DrawStopped, InvalidArgument
 from ..observation import VerdictExtractor
 from ..relations import (

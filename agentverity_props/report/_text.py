@@ -142,7 +142,7 @@ def tokens_text(tokens: dict[str, Any] | None) -> str:
     from rich.markup import escape
 
     from .._internal.shown import visible
-    from ..engine._tokens import tokens_line
+    from ..engine import tokens_line
     return escape(visible(tokens_line(tokens)))
 
 

@@ -66,8 +66,7 @@ from .._internal.inputs import clean_inputs
 from .._internal.outcome import CheckStatus, InputCheckStatus, StopReason, exit_code
 from ..decide import CHECK_CHANGE_SHARE, confirmation_plan, confirmation_settled, drift_p_value
 from ..diagnose import RunConfig
-from ..engine import EvidencePool
-from ..engine._tokens import ledger_part
+from ..engine import EvidencePool, ledger_part
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
 from ._create import Refusal, reference_form
 from ._document import input_plan, load_snapshot, validate_snapshot

@@ -196,7 +196,7 @@ class EnlargeResult:
         return self.skew_after < self.threshold
 
     def to_dict(self) -> dict[str, Any]:
-        from ..engine._tokens import ledger_part
+        from ..engine import ledger_part
         dist_before = Counter(self.verdicts[t] for t in self.original if t in self.verdicts)
         dist_after = Counter(self.verdicts[t] for t in self.inputs if t in self.verdicts)
         return {

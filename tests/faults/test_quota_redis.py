@@ -108,14 +108,14 @@ def provider() -> Iterator[tuple[int, _Counter]]:
         server.server_close()
 
 
-def _runs(tmp_path: Path, url: str, port: int, extra: list[str]) -> list[dict[str, Any]]:
+def _runs(tmp_path: Path, store: str, port: int, extra: list[str]) -> list[dict[str, Any]]:
     agent = tmp_path / "agent.py"
     agent.write_text(AGENT)
     inputs = tmp_path / "inputs.txt"
     inputs.write_text("\n".join(f"question number {i}" for i in range(8)) + "\n")
     env = {"QUOTA_PORT": str(port)}
     jobs = {name: (["run", "--agent", f"{agent}:agent", "--inputs", str(inputs),
-                    "--store", url, "--runner", name, "--record", "--budget", "40",
+                    "--store", store, "--runner", name, "--record", "--budget", "40",
                     "--max-workers", "4", "--no-relations", "--format", "json",
                     "--no-progress", *extra], env)
             for name in ("runner-a", "runner-b")}
