@@ -29,7 +29,7 @@ _EXPORTS = {
     "MeterConfig": "._meter", "MeterResult": "._meter", "resolve_epsilon": "._meter",
     "run_meter": "._meter",
     "validate_meter_args": "._meter",
-    "PlanResult": "._plan", "plan": "._plan",
+    "PlanResult": "._plan", "plan": "._plan", "TokensPerCall": "._plan_tokens",
     "RunConfig": "._run", "RunResult": "._run", "arun": "._run", "measure": "._run",
     "run": "._run", "run_relations": "._run", "budget_note": "._run",
     "RouteMeter": "._routes", "Routes": "._routes", "parse_required_verdicts": "._routes",
@@ -54,6 +54,7 @@ __all__ = [
     "Routes",
     "RunConfig",
     "RunResult",
+    "TokensPerCall",
     "arun",
     "blindness_from_keys",
     "budget_note",
@@ -105,6 +106,7 @@ if TYPE_CHECKING:  # pragma: no cover
         validate_meter_args,
     )
     from ._plan import PlanResult, plan
+    from ._plan_tokens import TokensPerCall
     from ._presets import PRESETS, TOLERANCE_PRESETS, resolve_tolerance
     from ._routes import RouteMeter, Routes, parse_required_verdicts, route_breakdown
     from ._run import RunConfig, RunResult, arun, budget_note, measure, run, run_relations

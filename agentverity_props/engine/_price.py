@@ -67,7 +67,7 @@ class Price:
             raise InvalidArgument(f"Price: currency must be a short code such as 'USD', got "
                                   f"{self.currency!r}")
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
+    def cost(self, input_tokens: float, output_tokens: float) -> float:
         """The price of ``input_tokens`` in and ``output_tokens`` out."""
         return input_tokens / 1000.0 * self.input_per_1k \
             + output_tokens / 1000.0 * self.output_per_1k

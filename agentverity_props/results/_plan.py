@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
+from ._common import PriceUsed
 from ._migrations import migrate_plan_v1
 
 
@@ -51,6 +52,22 @@ class Calls(Model):
     total: Spread
 
 
+class PlanTokens(Model):
+    input: WallS
+    output: WallS
+    total: WallS
+
+
+class TokensPerCall(Model):
+    """Mean tokens of one call: stated, or measured on a store or an earlier report."""
+
+    input: Annotated[float, Field(ge=0.0)]
+    output: Annotated[float, Field(ge=0.0)]
+    source: str
+    calls: Annotated[int, Field(ge=1)] | None
+    """how many recorded calls the mean is over (null: stated)"""
+
+
 class Level(Model):
     noise: Annotated[float, Field(ge=0.0, lt=1.0)]
     """The pair disagreement planned for: the figure run's meter prints."""
@@ -65,6 +82,10 @@ class Level(Model):
     """
     wall_s: WallS | None = None
     budget_enough: bool | None = None
+    tokens: PlanTokens | None = None
+    """The level's total calls x the tokens per call (only with a tokens-per-call)."""
+    cost: WallS | None = None
+    """Those tokens at the price given (only with --price)."""
 
 
 class PlanDocument(Document):
@@ -91,5 +112,9 @@ class PlanDocument(Document):
     config: Config
     hold_floor: Annotated[int, Field(ge=0)]
     """The fewest calls besides the meter's before any HOLDS is possible (exact)."""
+    tokens_per_call: TokensPerCall | None = None
+    """What one call takes (absent in files written before it; null: not given)."""
+    price: PriceUsed | None = None
+    """The price per 1,000 tokens given (--price), or null."""
     levels: Annotated[list[Level], Field(min_length=1)]
     assumptions: list[str]
