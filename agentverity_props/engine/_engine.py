@@ -632,15 +632,18 @@ class Engine:
                 f"budget={self.config.budget}, store_mode={self._mode!r})")
 
 
-def _redis_store(store: Any) -> Any:
-    """The :class:`RedisStore` under ``store``'s wrappers (scoped, read-only), else None."""
+def _redis_store(store: Any, depth: int = 0) -> Any:
+    """The :class:`RedisStore` under ``store``'s wrappers (scoped, read-only; the first of a
+    multiplexed store's that is one), else None."""
     from ._redis_store import RedisStore
-    for _ in range(8):
-        if isinstance(store, RedisStore):
-            return store
-        store = getattr(store, "inner", None)
-        if store is None:
-            return None
+    if isinstance(store, RedisStore):
+        return store
+    if store is None or depth > 8:
+        return None
+    for inner in (getattr(store, "inner", None), *getattr(store, "stores", ())):
+        found = _redis_store(inner, depth + 1)
+        if found is not None:
+            return found
     return None
 
 
