@@ -203,9 +203,10 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
         lines = [f"enlarge: modal verdict '{res.modal_verdict}' share {res.skew_before:.0%} -> "
                  f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "
                  f"input(s), {source}; {res.calls} agent calls "
-                 f"({res.stop_reason})", visible(tokens_line(d.get("tokens"))),
+                 f"({res.stop_reason})",
                  *_added_lines(res, threshold), *_boundary_lines(res),
                  *([f"advice: {res.advice}"] if res.advice else []),
+                 visible(tokens_line(d.get("tokens"))),
                  f"wrote {len(res.inputs)} inputs to {out}"]
         if not res.complete:
             led = res.ledger

@@ -82,17 +82,17 @@ def provider() -> Iterator[tuple[int, _Counter]]:
                 counter.now += 1
                 counter.total += 1
                 counter.most = max(counter.most, counter.now)
-            try:
-                time.sleep(HOLD_S)
-                body = json.dumps({"verdict": "allow"}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-            finally:
-                with counter.lock:
-                    counter.now -= 1
+            time.sleep(HOLD_S)
+            # answered: no longer held (counted before the reply leaves, so a client's next
+            # request never overlaps this one in the count)
+            with counter.lock:
+                counter.now -= 1
+            body = json.dumps({"verdict": "allow"}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
 
         def log_message(self, *args: Any) -> None:
             pass
