@@ -68,7 +68,7 @@ def agent(prompt):
                                  method="POST")
     with urllib.request.urlopen(req, timeout=60) as r:
         return json.loads(r.read())["verdict"]
-cfg = EngineConfig(max_workers=%d, retries=0, store_path=url, store_mode="record",
+cfg = EngineConfig(max_workers=WORKERS, retries=0, store_path=url, store_mode="record",
                    store_runner=name, max_calls_in_flight=None if limit == "none" else int(limit))
 async def main():
     async with Engine(agent, cfg) as eng:
@@ -76,7 +76,7 @@ async def main():
         await asyncio.gather(*(eng.draw(Probe.make(f"{name} question {i}")) for i in range(n)))
         print(json.dumps({"calls": eng.ledger.calls, "wall": time.monotonic() - t0}))
 asyncio.run(main())
-""" % WORKERS
+""".replace("WORKERS", str(WORKERS))
 
 HOLDER = """
 import sys, time
