@@ -188,17 +188,27 @@ class RedisSlots:
         return RedisSlot(self, token)
 
     async def acquire(self, stopping: Callable[[], bool] | None = None) -> RedisSlot | None:
-        """Wait for a slot without blocking the event loop; None once ``stopping()`` is
-        true while waiting."""
+        """Wait for a slot without blocking the event loop (each poll's round trip to Redis
+        runs in a worker thread); None once ``stopping()`` is true while waiting."""
         delay = _POLL_FIRST_S
         while True:
-            slot = self.try_acquire()
+            slot = await self._poll()
             if slot is not None:
                 return slot
             if stopping is not None and stopping():
                 return None
             await asyncio.sleep(delay * (0.5 + 0.5 * self._rng.random()))
             delay = min(delay * 2, _POLL_MAX_S)
+
+    async def _poll(self) -> RedisSlot | None:
+        """One :meth:`try_acquire` in a worker thread; a slot taken after the waiting draw
+        was cancelled is given back, never left leased (and renewed) for nobody."""
+        fut = asyncio.ensure_future(asyncio.to_thread(self.try_acquire))
+        try:
+            return await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            fut.add_done_callback(_give_back)
+            raise
 
     def in_flight(self) -> int:
         """Leases not yet ended, every process's (a diagnostic; the server's clock)."""
@@ -230,6 +240,13 @@ class RedisSlots:
 
     def __repr__(self) -> str:
         return f"RedisSlots({self.location!r}, {self.size})"
+
+
+def _give_back(fut: asyncio.Future[RedisSlot | None]) -> None:
+    if not fut.cancelled() and fut.exception() is None:
+        slot = fut.result()
+        if slot is not None:
+            slot.release()
 
 
 def _renew_loop(ref: weakref.ReferenceType[RedisSlots]) -> None:

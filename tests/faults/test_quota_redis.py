@@ -242,3 +242,29 @@ def test_the_pause_is_never_shortened_and_an_unreachable_server_is_no_pause(
     gone = RedisPause(dead, "avp:t:", errors=(redis.RedisError, OSError))
     gone.extend(30)  # never an error: this process still pauses on its own
     assert gone.remaining() == 0.0
+
+
+def test_a_cancelled_wait_for_a_slot_leaves_no_lease_behind(url: str) -> None:  # noqa: F811
+    """Each poll's round trip runs in a thread: a slot it takes after its draw was
+    cancelled is given back (else it would stay leased, and renewed, for nobody)."""
+    import asyncio
+    import contextlib
+
+    with RedisStore(url, runner="a") as store:
+        slots = store.call_slots(1)
+
+        async def go() -> int:
+            got = 0
+            for _ in range(20):
+                task = asyncio.ensure_future(slots.acquire())
+                await asyncio.sleep(0)  # the poll starts in its thread
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    (await task).release()  # it got one before the cancel landed
+                    got += 1
+            await asyncio.sleep(0.5)  # the last polls' threads finish
+            return got
+
+        assert asyncio.run(go()) < 20  # most waits were cancelled mid-poll
+        assert slots.in_flight() == 0
+        assert slots.try_acquire() is not None
