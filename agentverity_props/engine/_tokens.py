@@ -119,7 +119,8 @@ def tokens_line(tokens: dict[str, Any] | None) -> str:
     if not tokens:
         return "Tokens: not recorded (a file written before token totals)"
     if not tokens.get("reported"):
-        return f"Tokens: {tokens.get('note') or NOT_REPORTED}"
+        priced = " (so no cost at the price given)" if tokens.get("price") else ""
+        return f"Tokens: {tokens.get('note') or NOT_REPORTED}{priced}"
     if tokens.get("input") is not None and tokens.get("output") is not None:
         head = (f"{_n(tokens['input'])} in + {_n(tokens['output'])} out = "
                 f"{_n(tokens['total'])}")
