@@ -34,7 +34,7 @@ from agentverity_props.engine import (
 )
 from agentverity_props.errors import AgentCallError
 
-from .conftest import ROOT, cli_env, cli_many
+from .conftest import ROOT, cli_env, cli_many, record
 from .test_store_redis import redis_server, url  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.e2e
@@ -136,6 +136,7 @@ def test_two_runners_never_have_more_than_the_limit_in_flight(
     assert counter.total == sum(d["ledger"]["calls"] for d in docs)
     assert counter.most <= 3, counter.most
     assert counter.most == 3  # the limit was reached: the two runners did compete
+    record("quota-redis", runners=2, limit=3, calls=counter.total, most_in_flight=counter.most)
 
 
 def test_without_the_limit_the_same_runners_exceed_it(
@@ -144,6 +145,8 @@ def test_without_the_limit_the_same_runners_exceed_it(
     port, counter = provider
     _runs(tmp_path, url, port, [])
     assert counter.most > 3, counter.most
+    record("quota-redis", runners=2, limit="none", calls=counter.total,
+           most_in_flight=counter.most)
 
 
 def test_a_killed_runner_frees_its_slots_within_the_lease(url: str) -> None:  # noqa: F811
@@ -173,6 +176,7 @@ def test_a_killed_runner_frees_its_slots_within_the_lease(url: str) -> None:  # 
             assert got is not None, "the killed runner's slots were never freed"
             # within the stated time (plus a margin for a loaded machine)
             assert freed <= LEASE_S + 1.5, freed
+            record("quota-redis", lease_s=LEASE_S, freed_after_s=round(freed, 2))
             more = [slots.try_acquire() for _ in range(3)]
             assert sum(s is not None for s in more) == 2  # all three are free again
             for s in [got, *more]:
@@ -219,6 +223,7 @@ def test_a_429_on_one_runner_pauses_the_others(url: str) -> None:  # noqa: F811
 
     waited = run_sync(go())
     assert 0.4 < waited < 2.5, waited
+    record("quota-redis", retry_after_s=1.0, other_runner_waited_s=round(waited, 2))
 
 
 def test_the_pause_is_never_shortened_and_an_unreachable_server_is_no_pause(
