@@ -246,7 +246,8 @@ def main() -> None:
         f"process: one engine (`max_workers` {WORKERS}) recording {calls} distinct probes into "
         "one Redis namespace, calling a loopback provider that works "
         f"{HOLD_S * 1000:.0f} ms on each request and counts the requests it holds at once. "
-        "*Ideal* is the wall time of a perfect scheduler (calls x "
+        "*Wall time* is the slowest runner's, from its first draw to its last; "
+        "*ideal* is the wall time of a perfect scheduler (calls x "
         f"{HOLD_S * 1000:.0f} ms / the limit, or / (runners x {WORKERS}) without one).", "",
         "| runners | --max-calls-in-flight | most in flight at the provider | calls | "
         "wall time | ideal |",
