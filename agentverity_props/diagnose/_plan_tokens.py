@@ -104,10 +104,12 @@ def _from_store(spec: str) -> TokensPerCall:
     store = open_store(spec, mode="replay")
     try:
         n = tin = tout = 0
+        agents: set[str] = set()
         for row in store.rows():
             u = row.observation.usage
             if not row.ok or u is None or u.input_tokens is None or u.output_tokens is None:
                 continue
+            agents.add(row.agent)
             n += 1
             tin += u.input_tokens
             tout += u.output_tokens
@@ -117,7 +119,8 @@ def _from_store(spec: str) -> TokensPerCall:
     if not n:
         raise BadInput(f"--tokens-from {spec}: no recorded draw carries input and output "
                        "tokens (the adapter reports none)", "give --tokens-per-call IN,OUT")
-    return TokensPerCall(tin / n, tout / n, source=f"store {location}", calls=n)
+    pooled = f", {len(agents)} agents pooled" if len(agents) > 1 else ""
+    return TokensPerCall(tin / n, tout / n, source=f"store {location}{pooled}", calls=n)
 
 
 def level_tokens(calls_total: dict[str, float], per_call: TokensPerCall,

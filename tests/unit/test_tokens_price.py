@@ -175,3 +175,23 @@ def test_max_calls_in_flight_holds_across_the_engines_of_a_process() -> None:
     assert time.monotonic() - t0 < 30
     with pytest.raises(InvalidArgument, match="max_calls_in_flight"):
         EngineConfig(max_calls_in_flight=0)
+
+
+def test_tokens_per_call_measured_on_a_recorded_store(tmp_path: Path) -> None:
+    from agentverity_props.engine import Store
+
+    db = tmp_path / "draws.sqlite3"
+    run(_usage_agent(), PROMPTS, relations=[],
+        config=RunConfig(store_path=str(db), store_mode="record", budget=60))
+    with Store(db) as s:
+        used = [r.observation.usage for r in s.rows() if r.ok]
+    measured = TokensPerCall.measured(str(db))
+    assert measured.calls == len(used) > 0
+    assert measured.input == sum(u.input_tokens for u in used) / len(used)
+    assert measured.output == sum(u.output_tokens for u in used) / len(used)
+    assert measured.source.startswith("store ")
+    empty = tmp_path / "plain.sqlite3"
+    run(from_callable(lambda p: "a"), PROMPTS, relations=[],
+        config=RunConfig(store_path=str(empty), store_mode="record", budget=10))
+    with pytest.raises(BadInput, match="no recorded draw carries"):
+        TokensPerCall.measured(str(empty))
