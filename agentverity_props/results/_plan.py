@@ -36,22 +36,6 @@ class WallS(Model):
     high: float
 
 
-class Spread(Model):
-    mean: Annotated[float, Field(ge=0.0)]
-    se: Annotated[float, Field(ge=0.0)]
-    median: Annotated[float, Field(ge=0.0)]
-    low: Annotated[float, Field(ge=0.0)]
-    high: Annotated[float, Field(ge=0.0)]
-
-
-class Calls(Model):
-    meter: Spread
-    blindness: Spread
-    dependence: Spread
-    relations: Spread
-    total: Spread
-
-
 class PlanTokens(Model):
     input: WallS
     output: WallS
@@ -68,6 +52,22 @@ class TokensPerCall(Model):
     """how many recorded calls the mean is over (null: stated)"""
 
 
+class Spread(Model):
+    mean: Annotated[float, Field(ge=0.0)]
+    se: Annotated[float, Field(ge=0.0)]
+    median: Annotated[float, Field(ge=0.0)]
+    low: Annotated[float, Field(ge=0.0)]
+    high: Annotated[float, Field(ge=0.0)]
+
+
+class Calls(Model):
+    meter: Spread
+    blindness: Spread
+    dependence: Spread
+    relations: Spread
+    total: Spread
+
+
 class Level(Model):
     noise: Annotated[float, Field(ge=0.0, lt=1.0)]
     """The pair disagreement planned for: the figure run's meter prints."""
@@ -80,12 +80,12 @@ class Level(Model):
     Decision ('meter', 'blindness', 'relation:NAME', 'run') -> the budget every simulated run took
     it within (null: not taken in every run), how many runs took it, and what they decided.
     """
-    wall_s: WallS | None = None
-    budget_enough: bool | None = None
     tokens: PlanTokens | None = None
     """The level's total calls x the tokens per call (only with a tokens-per-call)."""
     cost: WallS | None = None
     """Those tokens at the price given (only with --price)."""
+    wall_s: WallS | None = None
+    budget_enough: bool | None = None
 
 
 class PlanDocument(Document):
