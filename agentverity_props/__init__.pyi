@@ -21,11 +21,13 @@ from .diagnose import MeterConfig as MeterConfig
 from .diagnose import MeterResult as MeterResult
 from .diagnose import RunConfig as RunConfig
 from .diagnose import RunResult as RunResult
+from .diagnose import TokensPerCall as TokensPerCall
 from .diagnose import arun as arun
 from .diagnose import measure as measure
 from .diagnose import plan as plan
 from .diagnose import run as run
 from .engine import EngineConfig as EngineConfig
+from .engine import Price as Price
 from .errors import AgentCallError as AgentCallError
 from .errors import AgentHealthWarning as AgentHealthWarning
 from .errors import AgentVerityError as AgentVerityError

@@ -177,6 +177,15 @@ GUARANTEES: dict[str, tuple[str, str, str]] = {
         "the row the store kept, and a replay serves each draw exactly once in index order, "
         "then a `ReplayMiss` (never a draw twice, never a live call).",
         "tests/faults/test_store_xdist.py"),
+    "quota-redis": (
+        "One provider quota across runners (Redis)",
+        "Two separate runner processes (real CLI runs) on one Redis namespace with "
+        "`--max-calls-in-flight 3` never have more than 3 requests at once at a loopback "
+        "provider that counts them (without the option the same runs exceed 3); a process "
+        "holding slots and killed with SIGKILL frees them within the 10 s lease, while a live "
+        "holder keeps them past it; a 429 with `Retry-After` on one runner pauses the other's "
+        "calls; a wait for a slot cancelled mid-poll leaves no lease behind.",
+        "tests/faults/test_quota_redis.py"),
 }
 
 

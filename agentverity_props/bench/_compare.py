@@ -181,6 +181,8 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
 
     try:
         try:
+            for e in engs:  # tokens per phase: the warm-up calls apart from the rounds
+                e.ledger.phase = "warmup"
             for k in range(config.warmup):
                 for ai in range(n_a):
                     ti = k % n_t
@@ -190,6 +192,8 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
                         progress(1)
         except (BudgetExhausted, Interrupted) as exc:
             stop = _stop_of([exc])
+        for e in engs:
+            e.ledger.phase = "rounds" if config.warmup else None
         while not stop and rounds < config.max_runs:
             plan = [[engs[ai].allocate(probes[ti], 1)[0] for ai in range(n_a)]
                     for ti in range(n_t)]

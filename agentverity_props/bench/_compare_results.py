@@ -244,6 +244,7 @@ class CompareResult:
                 "further_runs": more, **extra}
 
     def _agent_dict(self, k: int) -> dict[str, Any]:
+        from ..engine import ledger_part
         cfg = self.config
         tasks = self.benchmark.tasks
         t_rows = []
@@ -260,7 +261,8 @@ class CompareResult:
                 "warmup": {"calls": len(warm),
                            "errors": sum(w.status == "ERROR" for w in warm),
                            "latency_s": [w.latency_s for w in warm if w.ok]},
-                "ledger": self.ledgers[k]}
+                "ledger": ledger_part(self.ledgers[k]),
+                "tokens": self.ledgers[k].get("tokens")}
 
     def _ref(self, k: int) -> str:
         return self.refs[k] if self.refs else self.agents[k]

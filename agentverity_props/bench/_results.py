@@ -375,6 +375,7 @@ class BenchResult:
         raise KeyError(task_id)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..engine import ledger_part
         cfg = self.config
         eng = cfg.engine_config()
         planned = sum(t.planned_runs for t in self.tasks)
@@ -402,7 +403,8 @@ class BenchResult:
             "calls": {"attempts": made, "planned": planned, "saved": planned - made,
                       "ledger_calls": self.ledger.get("calls", 0)},
             "tasks": [t.to_dict() for t in self.tasks],
-            "ledger": self.ledger,
+            "ledger": ledger_part(self.ledger),
+            "tokens": self.ledger.get("tokens"),
             "privacy": PRIVACY_ON if cfg.include_outputs else PRIVACY_OFF,
         }
 

@@ -83,6 +83,8 @@ def boundary_cmd(agent_ref: str, a: str, b: str, alpha: float, resolution: float
             lines.append(f"  {visible(loc.reason)}")
         lines.append(f"  {loc.steps} steps over {loc.units} edit unit(s), {loc.calls} "
                      f"agent calls, {loc.attempts} confirmation(s)")
+        from .._internal.tokens import tokens_line
+        lines.append("  " + visible(tokens_line(loc.tokens)))
         write_output("\n".join(lines) + "\n", None)
     publish(d, annotations=annotations, fmt=fmt, output=None, keep_inputs=True)
     return {"located": 0, "no-crossing": 1, "undecided": 1}.get(loc.status, 2)

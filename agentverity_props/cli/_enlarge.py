@@ -203,6 +203,8 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
         from ..report import render
         write_output(render(d, "markdown"), None)
     else:
+        from .._internal.shown import visible
+        from .._internal.tokens import tokens_line
         source = (f"pack {strategy!r}" if strategy is not None else "edits of your probes")
         lines = [f"enlarge: modal verdict '{res.modal_verdict}' share {res.skew_before:.0%} -> "
                  f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "
@@ -210,6 +212,7 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
                  f"({res.stop_reason})",
                  *_added_lines(res, threshold), *_boundary_lines(res),
                  *([f"advice: {res.advice}"] if res.advice else []),
+                 visible(tokens_line(d.get("tokens"))),
                  f"wrote {len(res.inputs)} inputs to {out}"]
         if not res.complete:
             led = res.ledger

@@ -42,6 +42,18 @@ def engine_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="Call the agent live and record every draw into --store."),
         click.option("--replay", "store_mode", flag_value="replay",
                      help="Only replay draws from --store; a missing draw is an error."),
+        click.option("--max-calls-in-flight", type=click.IntRange(min=1), default=None,
+                     metavar="N", help="At most N agent calls at once across every process "
+                     "sharing the quota: with a redis:// --store, every runner on its "
+                     "namespace (slots leased for 10 s, renewed while the process lives). "
+                     "Default: --max-workers per engine."),
+        click.option("--price", "price", default=None, metavar="IN,OUT|FILE",
+                     help="What tokens cost: prices per 1,000 input and output tokens "
+                     "(0.15,0.60), or a YAML/JSON file of model: {input_per_1k, "
+                     "output_per_1k}. Reports then show the cost of the tokens the adapter "
+                     "reported."),
+        click.option("--price-model", default=None, metavar="NAME",
+                     help="The model of --price FILE to use (needed when it lists several)."),
         click.option("--seed", type=int, default=0, show_default=True,
                      help="Seed of the input sampling (same seed + store = same result)."),
         click.option("--verdict-key", default=None,
@@ -104,11 +116,23 @@ def engine_config(eng: dict[str, Any]) -> EngineConfig:
 
     store_path = eng.get("store_path")
     fields = {name: eng[name] for name in ("max_workers", "timeout_s", "retries", "budget",
-                                           "error_policy", "seed") if name in eng}
+                                           "error_policy", "seed", "max_calls_in_flight")
+              if name in eng}
     return EngineConfig(
-        **fields, store_path=store_path, store_mode=store_mode(store_path, eng.get("store_mode")),
+        **fields, price=price_option(eng.get("price"), eng.get("price_model")),
+        store_path=store_path, store_mode=store_mode(store_path, eng.get("store_mode")),
         store_runner=_runner(eng.get("store_runner")),
         extractor=extractor(eng.get("verdict_key"), eng.get("verdict_regex")))
+
+
+def price_option(spec: str | None, model: str | None) -> Any:
+    """``--price`` (and ``--price-model``) as a :class:`~agentverity_props.Price`, or None."""
+    if spec is None:
+        if model is not None:
+            raise BadInput("--price-model needs --price FILE", "add --price prices.yaml")
+        return None
+    from ..engine import parse_price
+    return parse_price(spec, model=model)
 
 
 def run_config(eng: dict[str, Any], **kw: Any) -> RunConfig:

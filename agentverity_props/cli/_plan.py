@@ -51,6 +51,17 @@ def parse_latency(text: str | None) -> float | None:
               show_default=True, help="Share of the inputs with the most common verdict.")
 @click.option("--tool-calls", is_flag=True,
               help="Cost tools-layer relations as if the agent calls tools.")
+@click.option("--tokens-per-call", default=None, metavar="IN,OUT",
+              help="Input and output tokens of one agent call (420,12): the plan is priced "
+                   "in tokens too.")
+@click.option("--tokens-from", default=None, metavar="STORE|REPORT.json",
+              help="Measure the tokens per call: the mean over a recorded store's draws, or "
+                   "an earlier run/bench/check/enlarge JSON report's totals.")
+@click.option("--price", default=None, metavar="IN,OUT|FILE",
+              help="Prices per 1,000 input and output tokens (0.15,0.60) or a price file, as "
+                   "for run: the plan is priced in money too (needs a tokens-per-call).")
+@click.option("--price-model", default=None, metavar="NAME",
+              help="The model of --price FILE to use (needed when it lists several).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]),
               default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
@@ -61,7 +72,8 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
              suppress_health_check: tuple[str, ...], budget: int | None, max_workers: int,
              seed: int,
              latency: str | None, noises: tuple[float, ...], seeds: int, modal_share: float,
-             tool_calls: bool,
+             tool_calls: bool, tokens_per_call: str | None, tokens_from: str | None,
+             price: str | None, price_model: str | None,
              fmt: str, output: str | None) -> int:
     """The calls each phase of `run` will need, at noise 0, 0.1 and 0.25 (and --noise), the
     budget that makes each decision reachable and the wall time, without calling any agent.
@@ -71,10 +83,17 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
     calls are flipped so that two calls of one input disagree that often.
     """
     from .._internal.inputs import load_inputs
-    from ..diagnose import RunConfig, plan
+    from ..diagnose import RunConfig, TokensPerCall, plan
     from ..errors import BadInput, InvalidArgument
 
     latency_s = parse_latency(latency)
+    if tokens_per_call is not None and tokens_from is not None:
+        raise BadInput("--tokens-per-call and --tokens-from both given", "use one of them")
+    if price is not None and tokens_per_call is None and tokens_from is None:
+        raise BadInput("--price needs the tokens one call takes",
+                       "add --tokens-per-call IN,OUT or --tokens-from STORE|REPORT.json")
+    per_call = (TokensPerCall.stated(tokens_per_call) if tokens_per_call is not None
+                else TokensPerCall.measured(tokens_from) if tokens_from is not None else None)
     inputs = load_inputs(inputs_path)
     rels = load_relations(relations_ref, no_relations)
     try:
@@ -82,9 +101,11 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
                            tolerance=tolerance, indifference=indifference, layer=layer,
                            suppress_health_check=suppress_health_check,
                            engine=engine_config({"budget": budget, "max_workers": max_workers,
-                                                 "seed": seed}))
+                                                 "seed": seed, "price": price,
+                                                 "price_model": price_model}))
         result = plan(inputs, rels, config=config, noises=noises, seeds=seeds,
-                      latency_s=latency_s, modal_share=modal_share, tool_calls=tool_calls)
+                      latency_s=latency_s, modal_share=modal_share, tool_calls=tool_calls,
+                      tokens_per_call=per_call)
     except InvalidArgument as exc:
         raise BadInput(str(exc), "fix the option named") from None
     d: dict[str, Any] = result.to_dict()

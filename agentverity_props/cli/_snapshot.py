@@ -193,7 +193,9 @@ def preview_store(output: str, agent_ref: str, inputs: list[str], eng: dict[str,
 
     key = json.dumps({"output": os.path.abspath(output), "agent": agent_ref, "inputs": inputs,
                       "options": {k: v for k, v in sorted({**eng, **options}.items())
-                                  if k not in ("store_path", "store_mode", "store_runner")}},
+                                  if k not in ("store_path", "store_mode", "store_runner",
+                                               "price", "price_model",
+                                               "max_calls_in_flight")}},
                      sort_keys=True, default=str)
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     path = (base / "agentverity-props" / "snapshot-previews"

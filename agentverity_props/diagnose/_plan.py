@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.inputs import clean_inputs
 from ..errors import InvalidArgument
+from ._plan_tokens import TokensPerCall, level_tokens
 
 if TYPE_CHECKING:
     from ..relations import Relation
@@ -213,6 +214,12 @@ class PlanResult:
     latency_s: float | None
     modal_share: float
     tool_calls: bool
+    tokens_per_call: TokensPerCall | None = None
+
+    @property
+    def price(self) -> Any:
+        """The user's :class:`~agentverity_props.Price` (``config``'s), or None."""
+        return self.config.engine.price
 
     def assumptions(self) -> list[str]:
         out = [
@@ -234,6 +241,13 @@ class PlanResult:
             "a budget makes a decision reachable when every simulated run took it within "
             "that many calls",
         ]
+        t = self.tokens_per_call
+        if t is not None:
+            out.append(f"tokens = calls x {t.input:.4g} in + {t.output:.4g} out per call ("
+                       + (f"the mean over {t.calls} call(s) of {t.source}" if t.calls
+                          else "as stated") + "): every call takes the mean")
+            if self.price is not None:
+                out.append(f"cost = those tokens at {self.price.describe()}")
         if self.latency_s is not None:
             out.append(f"wall time = calls x {self.latency_s:g} s / {self.config.max_workers} "
                        "workers: every call takes that long and every worker is always busy")
@@ -250,9 +264,19 @@ class PlanResult:
                        "budget": cfg.budget, "max_workers": cfg.max_workers,
                        "layer": cfg.layer, "seed": cfg.seed, "latency_s": self.latency_s},
             "hold_floor": self.floor,
-            "levels": [dict(level) for level in self.levels],
+            "tokens_per_call": (None if self.tokens_per_call is None
+                                else self.tokens_per_call.to_dict()),
+            "price": None if self.price is None else self.price.to_dict(),
+            "levels": [self._with_tokens(level) for level in self.levels],
             "assumptions": self.assumptions(),
         }
+
+
+    def _with_tokens(self, level: dict[str, Any]) -> dict[str, Any]:
+        out = dict(level)
+        if self.tokens_per_call is not None:
+            out.update(level_tokens(level["calls"]["total"], self.tokens_per_call, self.price))
+        return out
 
 
 def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
@@ -306,7 +330,8 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
                 config: RunConfig | None = None, noises: Sequence[float] = (),
                 seeds: int = DEFAULT_SEEDS, latency_s: float | None = None,
                 modal_share: float = DEFAULT_MODAL_SHARE,
-                tool_calls: bool = False, default_noises: bool = True) -> PlanResult:
+                tool_calls: bool = False, default_noises: bool = True,
+                tokens_per_call: TokensPerCall | None = None) -> PlanResult:
     """Async core of :func:`plan`."""
     from ..relations import Relation, builtin_relations
     from ._run import RunConfig, min_relation_calls
@@ -321,6 +346,9 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
         raise InvalidArgument(f"seeds={seeds!r} must be a positive integer")
     if latency_s is not None and not latency_s > 0:
         raise InvalidArgument(f"latency_s={latency_s!r} must be > 0")
+    if tokens_per_call is not None and not isinstance(tokens_per_call, TokensPerCall):
+        raise InvalidArgument("tokens_per_call must be a TokensPerCall, e.g. "
+                              "TokensPerCall(input=420, output=12)")
     if not 0.5 <= modal_share < 1.0:
         raise InvalidArgument(f"modal_share={modal_share!r} must be in [0.5, 1)")
     levels_in = sorted({*(DEFAULT_NOISES if default_noises else ()),
@@ -346,20 +374,23 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
                       exercised=exercised, levels=tuple(levels),
                       floor=min_relation_calls(texts, live, config.tol), config=config,
                       seeds=seeds, latency_s=latency_s, modal_share=modal_share,
-                      tool_calls=tool_calls)
+                      tool_calls=tool_calls, tokens_per_call=tokens_per_call)
 
 
 def plan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
          config: RunConfig | None = None, noises: Sequence[float] = (),
          seeds: int = DEFAULT_SEEDS, latency_s: float | None = None,
          modal_share: float = DEFAULT_MODAL_SHARE, tool_calls: bool = False,
-         default_noises: bool = True) -> PlanResult:
+         default_noises: bool = True,
+         tokens_per_call: TokensPerCall | None = None) -> PlanResult:
     """The calls ``run`` will need on ``inputs``, at noise 0, 0.1 and 0.25 (and each of
     ``noises``), without calling any agent: the real pipeline is run against a synthetic
     offline agent (module docstring), ``seeds`` times per noise level (once when
     noise-free: the synthetic agent is then deterministic). A noise level is a pair
     disagreement, the figure ``run``'s meter prints. ``default_noises=False`` plans for
-    ``noises`` only.
+    ``noises`` only. With ``tokens_per_call`` (a :class:`TokensPerCall`: stated, or
+    measured on a store or an earlier report) every level is also priced in tokens, and in
+    money at ``config``'s ``price``.
 
     Example:
         >>> from agentverity_props.diagnose import plan
@@ -370,4 +401,5 @@ def plan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
     from ..engine import run_sync
     return run_sync(aplan(inputs, relations, config=config, noises=noises, seeds=seeds,
                           latency_s=latency_s, modal_share=modal_share,
-                          tool_calls=tool_calls, default_noises=default_noises))
+                          tool_calls=tool_calls, default_noises=default_noises,
+                          tokens_per_call=tokens_per_call))

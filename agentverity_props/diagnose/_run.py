@@ -30,7 +30,7 @@ import numpy as np
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus, Exit, RelationStatus, StopReason, exit_code
 from ..decide import RUN_SHARES
-from ..engine import UNSET, EngineConfig, EvidencePool
+from ..engine import UNSET, EngineConfig, EvidencePool, ledger_part
 from ..errors import DrawStopped, InvalidArgument
 from ..observation import VerdictExtractor
 from ..relations import (
@@ -414,7 +414,8 @@ class RunResult:
             "relations": [r.to_dict() for r in self.relations],
             "calls": {"total": self.ledger.get("calls", 0), "live": self.ledger.get("calls", 0),
                       "replayed": self.ledger.get("replayed", 0), **self.phase_calls},
-            "ledger": self.ledger,
+            "ledger": ledger_part(self.ledger),
+            "tokens": self.ledger.get("tokens"),
             "privacy": ("this report keeps the inputs' text (printed to stdout, or written "
                         "with --include-inputs; the 'inputs' field maps each fingerprint to "
                         "its text); a file written without --include-inputs keeps "
@@ -476,11 +477,13 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         def tick(phase: str) -> Callable[[int], None] | None:
             return None if progress is None else (lambda n: progress(phase, n))
 
+        eng.ledger.phase = "meter"  # tokens per phase, as the calls are counted below
         meter = await run_meter(eng, probes, pool, epsilon=config.eps, alpha=config.alpha,
                                 indifference=config.indifference, layer=config.layer,
                                 max_calls=config.max_meter_calls, seed=config.seed,
                                 progress=tick("meter"))
         c_meter = eng.ledger.calls - calls0
+        eng.ledger.phase = "blindness"
         blind = await _blindness(eng, probes, pool, meter, config,
                                  HealthCheck.blind_probe_set in suppressed,
                                  alpha=config.alpha * ALPHA_SHARES["blindness"],
@@ -491,6 +494,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         dep_off = HealthCheck.dependent_draws in suppressed
         dep_rng = np.random.default_rng([config.seed, 2])
         c_dep = 0
+        eng.ledger.phase = "dependence"
         if not dep_off:
             for _ in range(2):  # a second round only while the first shows something
                 if dep.fired or (dep.blocks and dep.e_value < 2):
@@ -504,6 +508,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         stop = meter.stop_reason if meter.stop_reason == StopReason.INTERRUPTED else ""
         rel_results: list[RelationResult] = []
         c0 = eng.ledger.calls
+        eng.ledger.phase = "relations"
         if rels and not eng.stopping:
             rel_results = await run_relations(eng, probes, pool, rels,
                                               alpha=config.alpha * ALPHA_SHARES["relations"],
@@ -529,6 +534,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                 targets += dependence_targets(probes, pool, config.layer, dep_rng)
             if targets:
                 before = eng.ledger.calls
+                eng.ledger.phase = "dependence"
                 await check_dependence(eng, targets, pool, dep, layer=config.layer,
                                        blocks=DEPENDENCE_TOP_UP, progress=tick("dependence"),
                                        parallel=config.max_workers)
@@ -541,6 +547,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         c_change = fired_call = 0
         ch_cut = False
         live_before_change = eng.ledger.calls
+        eng.ledger.phase = "stationarity"
         if change_check and not ch_off and meter.pairs and not eng.stopping:
             ch_test = ChangeTest(alpha=ch_alpha, early_pairs=meter.pairs,
                                  early_disagreements=meter.disagreements)
@@ -557,6 +564,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         # the change result counts its draws (a replay reports what the run it replays
         # did); the phase tally counts live calls, like every other phase: one sum
         c_change_live = eng.ledger.calls - live_before_change
+        eng.ledger.phase = None
         if eng.stopping:
             stop = eng.stop_cause or StopReason.INTERRUPTED
         ledger = eng.ledger.to_dict()

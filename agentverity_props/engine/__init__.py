@@ -20,7 +20,9 @@ from ._engine import Engine
 from ._evidence import EvidencePool
 from ._ledger import Ledger
 from ._pause import PAUSE_FILE_ENV, SharedPause
+from ._price import Price, parse_price
 from ._probe import Probe
+from ._redis_quota import LEASE_S, RENEW_S, RedisPause
 from ._redis_store import RedisStore
 from ._session import LoopThread, run_session
 from ._slots import MAX_IN_FLIGHT_ENV, SLOT_DIR_ENV, SharedSlots
@@ -35,6 +37,7 @@ from ._stores import (
     open_store,
     runner_namespace,
 )
+from ._tokens import ledger_part
 
 # the public names (docs/api.md); any other name imported here is this folder's interface
 # to the rest of the package, not a promise to users
@@ -42,6 +45,7 @@ __all__ = [
     "EngineConfig",
     "JsonlStore",
     "MultiplexedStore",
+    "Price",
     "ReadOnlyStore",
     "RedisStore",
     "Store",

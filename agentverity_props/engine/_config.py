@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from .._internal.unset import UNSET
 from ..errors import InvalidArgument
 from ..observation import DEFAULT_EXTRACTOR, VerdictExtractor
+from ._price import Price
 from ._store import StoreMode
 
 if TYPE_CHECKING:
@@ -56,6 +57,14 @@ class EngineConfig:
             failed or gave no verdict: an agent that fails persistently costs at most that
             many draws (plus calls in flight and retries), not a whole run. ``None`` never
             stops. With ``error_policy="raise"`` the first failure already stops the caller.
+        max_calls_in_flight: at most this many live agent calls at once across every engine
+            that shares the quota: with a ``redis://`` store, every process of every runner
+            on its ``?namespace=`` (slots leased for 10 s, renewed while the process lives);
+            else the processes naming ``AGENTVERITY_PROPS_SLOT_DIR`` (lock files); else the
+            engines of this process. ``None`` (default): only ``max_workers`` per engine, or
+            ``AGENTVERITY_PROPS_MAX_CALLS_IN_FLIGHT`` when set.
+        price: what the agent's tokens cost (a :class:`~agentverity_props.Price`): the
+            reports turn the tokens the adapter reports into money. ``None``: tokens only.
 
     Example:
         >>> EngineConfig(max_workers=8, budget=200).budget
@@ -79,6 +88,8 @@ class EngineConfig:
     extractor: VerdictExtractor = DEFAULT_EXTRACTOR
     seed: int = 0
     fail_fast: int | None = 5
+    max_calls_in_flight: int | None = None
+    price: Price | None = None
 
     def __post_init__(self) -> None:
         if not _is_int(self.max_workers) or self.max_workers < 1:
@@ -91,6 +102,14 @@ class EngineConfig:
         if self.fail_fast is not None and (not _is_int(self.fail_fast) or self.fail_fast < 1):
             raise InvalidArgument(f"fail_fast must be an int >= 1 or None, got "
                                   f"{self.fail_fast!r}; use None to never stop early")
+        if self.max_calls_in_flight is not None and (
+                not _is_int(self.max_calls_in_flight) or self.max_calls_in_flight < 1):
+            raise InvalidArgument(f"max_calls_in_flight must be an int >= 1 or None, got "
+                                  f"{self.max_calls_in_flight!r}; use None for no shared limit")
+        if self.price is not None and not isinstance(self.price, Price):
+            raise InvalidArgument(f"price must be a Price, got {type(self.price).__name__}; "
+                                  "build one with Price(input_per_1k=..., output_per_1k=...) "
+                                  "or Price.load('prices.yaml', model=...)")
         if not _is_int(self.retries) or self.retries < 0:
             raise InvalidArgument(f"retries must be an int >= 0, got {self.retries!r}; "
                                   "use 0 to never retry")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -32,7 +33,7 @@ from ._ledger import Ledger
 from ._pause import shared_pause_from_env
 from ._probe import Probe
 from ._retry import Backoff, classify
-from ._slots import SharedSlots, Slot, shared_slots_from_env
+from ._slots import SLOT_DIR_ENV, SharedSlots, Slot, shared_slots_from_env
 from ._stores import ReplayView, ScopedStore, StoreBackend, open_store
 from ._workers import Job, Workers
 
@@ -114,15 +115,17 @@ class Engine:
         self.agent: Adapter = as_adapter(agent)
         self.config = config
         self.ledger = Ledger(config.budget)
+        self.ledger.price = config.price
         self._budget = Budget(config.budget)
         self._backoff = Backoff(config.backoff_base_s, config.backoff_max_s, config.seed)
         #: a rate limit with Retry-After pauses every call, not only the draw that got it
         self._paused_until = 0.0
         #: the same pause shared with the other processes of a session (pytest-xdist workers);
         #: not with an injected ``sleep``: a simulated clock must not pause real engines
-        self._shared_pause = shared_pause_from_env() if sleep is None and not offline else None
+        self._shared_pause: Any = (shared_pause_from_env() if sleep is None and not offline
+                                   else None)
         #: at most N calls in flight across the processes of a session (None: no shared limit)
-        self._slots: SharedSlots | None = None if offline else shared_slots_from_env()
+        self._slots: Any = None if offline else _call_slots(config.max_calls_in_flight)
         self._sleep = sleep if sleep is not None else asyncio.sleep
         self._identity = str(self.agent.identity)
         self._is_async = bool(self.agent.is_async)
@@ -146,6 +149,8 @@ class Engine:
                     raise
             if self._mode == "replay":  # every runner's draws, pooled
                 self._replay = ReplayView(self._store)
+            if not offline:
+                self._share_quota(self._store, sleep is None)
         self._counters: dict[str, int] = {}
         self._counter_lock = threading.Lock()
         self._executor: Workers | None = None
@@ -159,6 +164,20 @@ class Engine:
         self._unusable: list[str] = []  # why each draw failed, while none was usable
         #: why the engine stopped on its own (a persistently failing agent), else None
         self.stop_cause: str | None = None
+
+    def _share_quota(self, store: StoreBackend, real_clock: bool) -> None:
+        """With a ``redis://`` store, the call slots and the 429 pause are those of every
+        process on its key space (``_redis_quota``), instead of this machine's files."""
+        redis = _redis_store(store)
+        if redis is None:
+            return
+        if real_clock:
+            self._shared_pause = redis.shared_pause()
+        size = self.config.max_calls_in_flight
+        if size is None and self._slots is not None:
+            size = self._slots.size  # AGENTVERITY_PROPS_MAX_CALLS_IN_FLIGHT
+        if size is not None:
+            self._slots = redis.call_slots(size)
 
     # -- draw indices -----------------------------------------------------------------------
 
@@ -611,6 +630,34 @@ class Engine:
     def __repr__(self) -> str:
         return (f"Engine({self._identity}, max_workers={self.config.max_workers}, "
                 f"budget={self.config.budget}, store_mode={self._mode!r})")
+
+
+def _redis_store(store: Any, depth: int = 0) -> Any:
+    """The :class:`RedisStore` under ``store``'s wrappers (scoped, read-only; the first of a
+    multiplexed store's that is one), else None."""
+    from ._redis_store import RedisStore
+    if isinstance(store, RedisStore):
+        return store
+    if store is None or depth > 8:
+        return None
+    for inner in (getattr(store, "inner", None), *getattr(store, "stores", ())):
+        found = _redis_store(inner, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _call_slots(limit: int | None) -> SharedSlots | None:
+    """The call slots before the store is known: the session's lock files
+    (``AGENTVERITY_PROPS_SLOT_DIR``), sized by ``limit`` (``max_calls_in_flight``) or the
+    session's ``AGENTVERITY_PROPS_MAX_CALLS_IN_FLIGHT``; with a limit and no session folder,
+    the engines of this process share it."""
+    if limit is None:
+        return shared_slots_from_env()
+    folder = os.environ.get(SLOT_DIR_ENV)
+    if folder:
+        return SharedSlots(folder, limit)
+    return SharedSlots(f"agentverity-props-process-{os.getpid()}", limit, per_process=True)
 
 
 def _interrupted() -> Interrupted:

@@ -7,6 +7,8 @@ import threading
 from typing import Any
 
 from ..observation import Observation
+from ._price import Price
+from ._tokens import UsageTally, tokens_report
 
 __all__ = ["Ledger"]
 
@@ -33,6 +35,9 @@ class Ledger:
             when the agent reports them (None while nothing was reported).
         interrupted: a stop was requested (SIGINT/SIGTERM or ``Engine.request_stop``).
         stop_cause: why the engine stopped on its own (a persistently failing agent), or None.
+        phase: the phase the calls made now belong to (set by the command: ``"meter"``,
+            ``"relations"``...); the token totals are kept per phase. None: no phase.
+        price: the user's :class:`~agentverity_props.Price`, turning tokens into money.
     """
 
     def __init__(self, budget: int | None = None) -> None:
@@ -52,6 +57,9 @@ class Ledger:
         self.cost_usd: float | None = None
         self.interrupted = False
         self.stop_cause: str | None = None
+        self.phase: str | None = None
+        self.price: Price | None = None
+        self._usage: dict[str | None, UsageTally] = {}
 
     # -- updates (called by the engine) ---------------------------------------------------
 
@@ -81,6 +89,10 @@ class Ledger:
         usage = obs.usage
         with self._lock:
             self.latencies.append(obs.latency_s)
+            tally = self._usage.get(self.phase)
+            if tally is None:
+                tally = self._usage[self.phase] = UsageTally()
+            tally.add(usage)
             if usage is not None:
                 if usage.input_tokens is not None:
                     self.input_tokens = (self.input_tokens or 0) + usage.input_tokens
@@ -122,10 +134,18 @@ class Ledger:
         hi = min(lo + 1, len(data) - 1)
         return data[lo] + (data[hi] - data[lo]) * (pos - lo)
 
+    def tokens(self) -> dict[str, Any]:
+        """The tokens of this run's live calls, in total and per phase, and their cost at
+        :attr:`price` (:func:`~agentverity_props.engine.tokens_report`)."""
+        with self._lock:
+            phases = {k: v.copy() for k, v in self._usage.items()}
+        return tokens_report(phases, self.price)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
         p50 = self.percentile(50)
         p95 = self.percentile(95)
+        tokens = self.tokens()
         with self._lock:
             return {
                 "calls": self.calls,
@@ -144,6 +164,7 @@ class Ledger:
                 "budget": self.budget,
                 "budget_remaining": self.budget_remaining,
                 "interrupted": self.interrupted, "stop_cause": self.stop_cause,
+                "tokens": tokens,
             }
 
     def __repr__(self) -> str:

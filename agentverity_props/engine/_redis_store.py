@@ -8,7 +8,9 @@ data on disk (``appendonly yes``) if the recordings must outlive the server.
 Layout under the prefix ``avp:<namespace>:`` (``?namespace=`` of the URL, a team's key
 space; default ``default``): ``meta`` (a hash: format and version), ``groups`` (a hash:
 group id -> ``[agent, fp, extractor]``) and one hash per probe, ``g:<group id>``, whose
-fields are ``<index>@<runner>`` and values ``<ok flag><observation JSON>``.
+fields are ``<index>@<runner>`` and values ``<ok flag><observation JSON>``. The key space
+also holds the quota its runners share (``quota:slots``, ``quota:pause``: see
+:mod:`._redis_quota`).
 """
 
 from __future__ import annotations
@@ -163,6 +165,19 @@ class RedisStore:
         for gid in groups:
             pipe.hlen(f"{self._prefix}g:{gid.decode()}")
         return sum(self._call(pipe.execute)) if groups else 0
+
+    def call_slots(self, size: int) -> Any:
+        """At most ``size`` agent calls in flight across every process on this key space
+        (:class:`~agentverity_props.engine.RedisSlots`, leases of ``LEASE_S`` seconds)."""
+        from ._redis_quota import RedisSlots
+        return RedisSlots(self._r, self._prefix, size, location=self.location,
+                          errors=self._errors)
+
+    def shared_pause(self) -> Any:
+        """The 429 pause of every process on this key space
+        (:class:`~agentverity_props.engine.RedisPause`)."""
+        from ._redis_quota import RedisPause
+        return RedisPause(self._r, self._prefix, errors=self._errors)
 
     def close(self) -> None:
         with self._lock:

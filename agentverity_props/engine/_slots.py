@@ -104,6 +104,9 @@ class SharedSlots:
     Args:
         folder: the folder of the lock files (made on first use).
         size: how many slots (an int >= 1).
+        per_process: no lock files: the limit holds across the engines of this process
+            that name ``folder`` (what ``EngineConfig.max_calls_in_flight`` gives without a
+            ``redis://`` store or the session's folder).
 
     Example:
         >>> import tempfile
@@ -118,24 +121,27 @@ class SharedSlots:
         >>> second.release()
     """
 
-    __slots__ = ("_made", "_rng", "folder", "size")
+    __slots__ = ("_made", "_per_process", "_rng", "folder", "size")
 
-    def __init__(self, folder: str | os.PathLike[str], size: int) -> None:
+    def __init__(self, folder: str | os.PathLike[str], size: int, *,
+                 per_process: bool = False) -> None:
         if size.__class__ is not int or size < 1:
             raise InvalidArgument(f"SharedSlots: size must be an int >= 1, got {size!r}")
         self.folder = Path(folder)
         self.size = size
         self._made = False
+        #: the limit holds across the engines of this process only (no lock files)
+        self._per_process = bool(per_process)
         self._rng = random.Random()  # own generator: Hypothesis reseeds the global one
 
     @property
     def shared(self) -> bool:
         """True when slots are shared across processes (``fcntl`` exists)."""
-        return _fcntl is not None
+        return _fcntl is not None and not self._per_process
 
     def try_acquire(self) -> Slot | None:
         """A free slot now, else None (never blocks)."""
-        if _fcntl is None:
+        if _fcntl is None or self._per_process:
             return self._local()
         try:
             if not self._made:

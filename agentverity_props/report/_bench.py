@@ -8,7 +8,7 @@ from typing import Any
 from rich.markup import escape as _e
 
 from .._internal.shown import for_text
-from ._text import _console
+from ._text import _console, tokens_text
 
 BENCH_EXIT = {0: "every task passed", 1: "a task failed or errored",
               2: "incomplete evidence (budget, interrupt, failed call) or a task undecided at "
@@ -96,6 +96,7 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
     con.print(f"Latency p50 {_ms(s['latency_p50_s'])} · p95 {_ms(s['latency_p95_s'])}{extra}")
     con.print(f"Calls: {calls['attempts']} runs of {calls['planned']} planned "
               f"(early stopping saved {calls['saved']}); {calls['ledger_calls']} live calls")
+    con.print(tokens_text(d.get("tokens")))
     code = d["exit_code"]
     con.print(f"Exit {code}: {BENCH_EXIT[code]}"
               + (_e(f" [{d['stop_reason']}]") if d.get("stop_reason") else ""))
@@ -191,6 +192,7 @@ def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 
         con.print(f"  {_e(a['label'])} = [cyan]{_e(a.get('ref') or a['agent'])}[/]{ident}: "
                   f"pass rate {_f(s['reliability'], '.3f')} ({s['passes']}/{s['attempts']}), "
                   f"error rate {_f(s['error_rate'], '.3f')}, p50 {_ms(s['latency_p50_s'])}")
+        con.print(f"    {_e(a['label'])} " + tokens_text(a.get("tokens")))
     con.print()
     orders = "; ".join(f"{p['a']} first in {p['order']['a_first']}, {p['b']} first in "
                        f"{p['order']['b_first']}" for p in d["pairs"] if p.get("order"))

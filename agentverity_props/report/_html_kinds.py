@@ -117,6 +117,7 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
         "per_input": per_input, "relations": relations, "confirmed": confirmed,
         "calls": calls, "ledger": {k: v for k, v in ledger.items()
                                    if not isinstance(v, (dict, list)) or v},
+        "tokens": _tokens(d.get("tokens")),
         "findings": d.get("findings") or [], "inputs_included": bool(inputs),
         "routes": _routes_view(d.get("routes")),
         "n_inputs": len(per_input), "summary": [
@@ -295,3 +296,10 @@ def enlarge_context(d: dict[str, Any]) -> dict[str, Any]:
                         ("boundary pairs", str(len(pairs)), "muted"),
                         ("calls", f"{_int(d.get('calls'))} of {_int(d.get('budget'))}",
                          "muted")]}
+
+
+def _tokens(tokens: Any) -> str:
+    """The text report's ``Tokens:`` line (autoescaped by the template; data made visible)."""
+    from .._internal.shown import visible
+    from .._internal.tokens import tokens_line
+    return visible(tokens_line(tokens if isinstance(tokens, dict) else None))

@@ -37,6 +37,16 @@ def _duration(seconds: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
+def _big(x: float) -> str:
+    return f"{round(x):,}"
+
+
+def _source(tpc: dict[str, Any]) -> str:
+    if tpc.get("calls"):
+        return f"the mean over {tpc['calls']} call(s) of {tpc['source']}"
+    return "stated"
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
@@ -103,6 +113,22 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
         out.append("  " + "; ".join(
             f"{_pct(lv['noise'])}: {_duration(lv['wall_s']['mean'])} "
             f"(up to {_duration(lv['wall_s']['high'])})" for lv in levels))
+    tpc = d.get("tokens_per_call")
+    if tpc is not None:
+        out += ["", f"tokens at {tpc['input']:.4g} in + {tpc['output']:.4g} out per call "
+                f"({_source(tpc)}):"]
+        out.append("  " + "; ".join(
+            f"{_pct(lv['noise'])}: {_big(lv['tokens']['total']['mean'])} "
+            f"(up to {_big(lv['tokens']['total']['high'])})" for lv in levels if "tokens" in lv))
+        price = d.get("price")
+        if price is not None:
+            cur = price.get("currency") or "USD"
+            out += [f"cost at {price['input_per_1k']:g}/{price['output_per_1k']:g} {cur} per "
+                    f"1k tokens in/out" + (f" ({price['model']})" if price.get("model") else "")
+                    + ":"]
+            out.append("  " + "; ".join(
+                f"{_pct(lv['noise'])}: {lv['cost']['mean']:.4g} {cur} (up to "
+                f"{lv['cost']['high']:.4g})" for lv in levels if "cost" in lv))
     if cfg["budget"] is not None:
         ok = [_pct(lv["noise"]) for lv in levels if lv.get("budget_enough")]
         short = [_pct(lv["noise"]) for lv in levels if not lv.get("budget_enough")]

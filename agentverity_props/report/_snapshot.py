@@ -10,7 +10,7 @@ from rich.markup import escape as _e
 from .._internal.fingerprint import short
 from .._internal.shown import for_text
 from ._bench import _finish
-from ._text import _console
+from ._text import _console, tokens_text
 
 SNAPSHOT_EXIT = {0: "snapshot admitted and written",
                  2: "snapshot refused: nothing was written"}
@@ -121,6 +121,7 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
               + f" · total {calls['total']} live"
               + (f" (replayed {calls['replayed']} draws from the store)"
                  if calls.get("replayed") else ""))
+    con.print("  " + tokens_text(d.get("tokens")))
     con.print()
     if adm["admitted"]:
         where = f" to {path}" if path else ""
@@ -226,6 +227,7 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
               + (f", stability {calls['stability']}" if calls["stability"] else "")
               + (f", change {calls['change']}" if calls.get("change") else "")
               + f") vs ~{calls['full_rerun_estimate']} for a full re-run")
+    con.print(tokens_text(d.get("tokens")))
     code = d["exit_code"]
     con.print(f"Exit {code}: {CHECK_EXIT[code]}")
     con.print(f"[dim]Privacy: {d['privacy']}[/]")

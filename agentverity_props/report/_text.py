@@ -136,6 +136,16 @@ def _print_routes(con: Any, d: dict[str, Any]) -> None:
     con.print()
 
 
+def tokens_text(tokens: dict[str, Any] | None) -> str:
+    """The report's ``Tokens:`` line, as rich markup safe to print (a model name from the
+    user's price file is data: its control characters written out, its brackets escaped)."""
+    from rich.markup import escape
+
+    from .._internal.shown import visible
+    from .._internal.tokens import tokens_line
+    return escape(visible(tokens_line(tokens)))
+
+
 def _console(color: bool, width: int = 100) -> Any:
     from rich.console import Console
     return Console(file=io.StringIO(), force_terminal=color, color_system="standard" if color
@@ -301,6 +311,7 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
               f" (replayed {calls.get('replayed', led.get('replayed', 0))} from the store; "
               f"budget {budget if budget is not None else 'none'}, retries "
               f"{led.get('retries', 0)}, failures {led.get('failures', 0)})")
+    con.print(tokens_text(d.get("tokens")))
     for line in d.get("advice") or ():
         if not (d.get("ledger") or {}).get("stop_cause"):
             from rich.markup import escape as _esc

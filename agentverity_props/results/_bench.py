@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
+from ._common import Tokens
 from ._migrations import migrate_bench_v1
 
 
@@ -211,6 +212,8 @@ class BenchDocument(Document):
     calls: Calls
     tasks: list[Task]
     ledger: dict[str, Any]
+    tokens: Tokens | None = None
+    """Token usage per phase and its cost (absent in files written before it)."""
     privacy: str
     moved: Moved | None = None
     """with --baseline OLD.json: per task, what moved since that result (descriptive)"""

@@ -8,7 +8,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
-from ._common import Stationarity
+from ._common import Stationarity, Tokens
 
 
 class Snapshot(Model):
@@ -148,6 +148,8 @@ class CheckDocument(Document):
     inputs: list[Input]
     calls: Calls
     ledger: dict[str, Any]
+    tokens: Tokens | None = None
+    """Token usage per phase and its cost (absent in files written before it)."""
     privacy: str
     stationarity: Stationarity | None = None
     """

@@ -32,3 +32,46 @@ class Stationarity(Model):
     source: str
     fired_call: Annotated[int, Field(ge=0)]
     warning: str
+
+
+class TokenPart(Model):
+    """The tokens of one phase's successful live calls (or of all of them)."""
+
+    calls: Annotated[int, Field(ge=0)]
+    """successful live calls"""
+    calls_reporting: Annotated[int, Field(ge=0)]
+    """of which the adapter reported a token count"""
+    input: Annotated[int, Field(ge=0)] | None
+    """input tokens (null: not reported, or not split from output by the adapter)"""
+    output: Annotated[int, Field(ge=0)] | None
+    total: Annotated[int, Field(ge=0)] | None
+    """null: no call reported tokens (never 0 for "not reported")"""
+    cost: Annotated[float, Field(ge=0)] | None
+    """at the price given (null: no price, or no input/output split)"""
+
+
+class PriceUsed(Model):
+    """The price the user gave (per 1,000 tokens)."""
+
+    model: str | None
+    input_per_1k: Annotated[float, Field(ge=0)]
+    output_per_1k: Annotated[float, Field(ge=0)]
+    currency: str
+
+
+class Tokens(TokenPart):
+    """
+    Token usage of this run's live calls as the adapter reported it, in total and per phase, and
+    its cost at the user's price. Replayed draws are free and not counted. Absent in files written
+    before it.
+    """
+
+    phases: dict[str, TokenPart]
+    """per phase (the phases the calls are counted in); empty when the command has none"""
+    reported: bool
+    """false: the adapter reported no usage (the totals are null, not 0)"""
+    adapter_cost: float | None
+    """the sum of the costs the adapter itself reported, when it did"""
+    price: PriceUsed | None
+    note: str
+    """what the totals cover (calls without usage, no input/output split), or empty"""

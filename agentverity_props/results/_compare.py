@@ -10,6 +10,7 @@ from pydantic import ConfigDict, Field
 
 from ._base import Document, Model
 from ._bench import Attempt, Benchmark
+from ._common import Tokens
 from ._migrations import migrate_compare_v1
 
 
@@ -130,6 +131,8 @@ class Agent(Model):
     summary: Summary
     tasks: list[Task]
     ledger: dict[str, Any]
+    tokens: Tokens | None = None
+    """Token usage per phase and its cost (absent in files written before it)."""
     ref: str
     """the agent as the user named it (the CLI reference)"""
     warmup: Warmup

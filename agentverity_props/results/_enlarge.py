@@ -8,6 +8,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
+from ._common import Tokens
 
 __all__ = ["AddedOrigin", "BoundaryFound", "BoundaryPair", "EnlargeDocument", "GrammarSummary",
            "OriginEdit"]
@@ -128,6 +129,8 @@ class EnlargeDocument(Document):
     phase_calls: dict[str, _Count]
     budget: _Count
     ledger: dict[str, Any]
+    tokens: Tokens | None = None
+    """Token usage per phase and its cost (absent in files written before it)."""
     cause: str | None
     source: str
     """What generated the added inputs: ``probes`` (learned from your probes, the default),

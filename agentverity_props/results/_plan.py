@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
+from ._common import PriceUsed
 from ._migrations import migrate_plan_v1
 
 
@@ -33,6 +34,22 @@ class WallS(Model):
     mean: float
     low: float
     high: float
+
+
+class PlanTokens(Model):
+    input: WallS
+    output: WallS
+    total: WallS
+
+
+class TokensPerCall(Model):
+    """Mean tokens of one call: stated, or measured on a store or an earlier report."""
+
+    input: Annotated[float, Field(ge=0.0)]
+    output: Annotated[float, Field(ge=0.0)]
+    source: str
+    calls: Annotated[int, Field(ge=1)] | None
+    """how many recorded calls the mean is over (null: stated)"""
 
 
 class Spread(Model):
@@ -79,6 +96,10 @@ class Level(Model):
     Decision ('meter', 'blindness', 'relation:NAME', 'run') -> the budget every simulated run took
     it within (null: not taken in every run), how many runs took it, and what they decided.
     """
+    tokens: PlanTokens | None = None
+    """The level's total calls x the tokens per call (only with a tokens-per-call)."""
+    cost: WallS | None = None
+    """Those tokens at the price given (only with --price)."""
     wall_s: WallS | None = None
     budget_enough: bool | None = None
     screen: ScreenPrice | None = None
@@ -108,5 +129,9 @@ class PlanDocument(Document):
     config: Config
     hold_floor: Annotated[int, Field(ge=0)]
     """The fewest calls besides the meter's before any HOLDS is possible (exact)."""
+    tokens_per_call: TokensPerCall | None = None
+    """What one call takes (absent in files written before it; null: not given)."""
+    price: PriceUsed | None = None
+    """The price per 1,000 tokens given (--price), or null."""
     levels: Annotated[list[Level], Field(min_length=1)]
     assumptions: list[str]

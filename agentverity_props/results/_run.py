@@ -9,7 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
-from ._common import Stationarity
+from ._common import Stationarity, Tokens
 from ._migrations import migrate_run_v1, migrate_run_v2
 
 
@@ -318,6 +318,8 @@ class RunDocument(Document):
     relations: list[Relation]
     calls: dict[str, Annotated[int, Field(ge=0)]]
     ledger: dict[str, Any]
+    tokens: Tokens | None = None
+    """Token usage per phase and its cost (absent in files written before it)."""
     privacy: str
     routes: Routes | None = None
     """

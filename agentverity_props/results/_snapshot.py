@@ -9,7 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
-from ._common import Stationarity
+from ._common import Stationarity, Tokens
 from ._migrations import migrate_snapshot
 
 
@@ -159,6 +159,8 @@ class SnapshotDocument(Document):
     blindness: dict[str, Any]
     """as in run.schema.json"""
     calls: Calls
+    tokens: Tokens | None = None
+    """Token usage per phase and its cost (absent in files written before it)."""
     """what creating the snapshot cost: check's full re-run estimate"""
     privacy: str
     migrated_from: str | None = None

@@ -66,7 +66,7 @@ from .._internal.inputs import clean_inputs
 from .._internal.outcome import CheckStatus, InputCheckStatus, StopReason, exit_code
 from ..decide import CHECK_CHANGE_SHARE, confirmation_plan, confirmation_settled, drift_p_value
 from ..diagnose import RunConfig
-from ..engine import EvidencePool
+from ..engine import EvidencePool, ledger_part
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
 from ._create import Refusal, reference_form
 from ._document import input_plan, load_snapshot, validate_snapshot
@@ -179,7 +179,8 @@ class CheckResult:
                       "guarantee": self.guarantee()},
             "inputs": [i.to_dict() for i in self.inputs],
             "stationarity": None if self.change is None else self.change.to_dict(),
-            "calls": self.calls, "ledger": self.ledger,
+            "calls": self.calls, "ledger": ledger_part(self.ledger),
+            "tokens": self.ledger.get("tokens"),
             "privacy": "inputs are identified by fingerprint only",
         }
 
@@ -290,6 +291,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         stop = ""
         drawn = 0
         c0 = eng.ledger.calls
+        eng.ledger.phase = "screen"  # tokens per phase, as the calls are counted
         # never more calls than re-creating the snapshot (module docstring, "Cost"): its live
         # calls and the draws it replayed (a preview's)
         full = (int(doc["calls"].get("total", 0))
@@ -355,6 +357,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         inadmissible: list[Refusal] = []
         if (decision is None or decision.call == "high") and not stop and not eng.stopping:
             c1 = eng.ledger.calls
+            eng.ledger.phase = "stability"
             own_cap = config.max_meter_calls or DEFAULT_MAX_CALLS
             meter_cap = own_cap if full is None else min(own_cap, full - spent[0])
             m = None
@@ -386,6 +389,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
 
         # 4. confirmations of mismatched inputs
         c2 = eng.ledger.calls
+        eng.ledger.phase = "confirm"
         if not inadmissible and stop != capped:
             await asyncio.gather(*(_confirm(eng, ch, probes[i], layer, tol, take)
                                    for i, ch in enumerate(checks)
@@ -398,6 +402,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
 
         # 5. unchanged during the check (module docstring): late trials against the screen
         c3 = eng.ledger.calls
+        eng.ledger.phase = "change"
         change = None
         if not inadmissible and stop != capped and not eng.stopping:
             change = await _change_during_check(
@@ -407,6 +412,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
             if change.status == "incomplete" and full is not None and spent[0] >= full:
                 stop = stop or capped
         phase["change"] = eng.ledger.calls - c3
+        eng.ledger.phase = None
         for ch in checks:
             _settle(ch, screened=any(s is not None for s in ch.screen),
                     skipped=bool(inadmissible))

@@ -224,6 +224,7 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                          change_check=False)
         layer = config.layer
         calls_before = eng.ledger.calls
+        eng.ledger.phase = "reference"  # tokens per phase, as the calls below
         probes = [Probe.make(t) for t in texts]
         evidence = {e.fp: e for e in run.meter.per_input}
         counts = {p.fp: Counter({reference_form(k, layer): v for k, v in
@@ -241,6 +242,7 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
         refs = {p.fp: majority(counts[p.fp]) for p in probes}
         cals: list[dict[str, int] | None] = [None] * len(probes)
         cal_keys: list[list[str]] = []
+        eng.ledger.phase = "calibration"
         if viable and all(refs.values()):
             got = await asyncio.gather(*(
                 _calibrate(eng, p, str(refs[p.fp]), layer, calibration_draws)
@@ -250,9 +252,11 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
             if progress is not None:
                 progress("calibration", calibration_draws * len(probes))
         calls_change = eng.ledger.calls
+        eng.ledger.phase = "change"
         run = replace(run, change=await _calibration_change(
             eng, probes, run, config, cal_keys, calibration_draws))
         calls_change = eng.ledger.calls - calls_change
+        eng.ledger.phase = None
         cal_calls = eng.ledger.calls - calls_before - ref_calls - calls_change
         cal_failed = sum(c["failures"] for c in cals if c is not None)
         tol = min(0.49, config.eps * config.indifference)
@@ -319,6 +323,7 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                       "blindness": run.phase_calls.get("blindness", 0),
                       "reference": ref_calls, "calibration": cal_calls,
                       "change": calls_change, "replayed": eng.ledger.replayed},
+            "tokens": eng.ledger.tokens(),
             "privacy": PRIVACY,
         }
         result = SnapshotResult(document=doc, refusals=tuple(refusals), run=run)

@@ -37,6 +37,7 @@ disagree with ``a``'s verdict at least ``1 - step_noise`` of the time.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Callable
@@ -200,6 +201,9 @@ class BoundaryLocation:
     alpha: float = 0.05
     stochastic: dict[str, Any] | None = None
     graded: bool = False
+    #: the tokens of the location's own calls (:func:`locate_boundary`; None inside a
+    #: larger command, whose report counts them)
+    tokens: dict[str, Any] | None = None
 
     @property
     def located(self) -> bool:
@@ -244,7 +248,8 @@ class BoundaryLocation:
         return {"a_verdict": self.a_verdict, "b_verdict": self.b_verdict, "units": self.units,
                 "step_log": [dict(x) for x in self.step_log], "attempts": self.attempts,
                 "lead": self.lead, "resolution": self.resolution, "alpha": self.alpha,
-                "stochastic": self.stochastic, "graded": self.graded}
+                "stochastic": self.stochastic, "graded": self.graded,
+                "tokens": self.tokens}
 
 
 class _Stop(Exception):
@@ -690,9 +695,11 @@ def locate_boundary(agent: Any, a: str, b: str, *, config: BoundaryConfig | None
     async def main() -> BoundaryLocation:
         eng = Engine(agent, conf.engine)
         try:
-            return await alocate(eng, EvidencePool(), a, b, layer=conf.layer,
-                                 alpha=conf.alpha, resolution=conf.resolution,
-                                 progress=tick, config=conf)
+            eng.ledger.phase = "boundary"
+            loc = await alocate(eng, EvidencePool(), a, b, layer=conf.layer,
+                                alpha=conf.alpha, resolution=conf.resolution,
+                                progress=tick, config=conf)
+            return dataclasses.replace(loc, tokens=eng.ledger.tokens())
         finally:
             await eng.aclose()
 

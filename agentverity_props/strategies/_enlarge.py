@@ -196,6 +196,7 @@ class EnlargeResult:
         return self.skew_after < self.threshold
 
     def to_dict(self) -> dict[str, Any]:
+        from ..engine import ledger_part
         dist_before = Counter(self.verdicts[t] for t in self.original if t in self.verdicts)
         dist_after = Counter(self.verdicts[t] for t in self.inputs if t in self.verdicts)
         return {
@@ -208,7 +209,8 @@ class EnlargeResult:
             "original": len(self.original), "added": list(self.added),
             "boundary_pairs": [p.to_dict() for p in self.boundary_pairs],
             "calls": self.calls, "phase_calls": dict(self.phase_calls), "budget": self.budget,
-            "ledger": dict(self.ledger), "cause": self.cause,
+            "ledger": ledger_part(self.ledger), "tokens": self.ledger.get("tokens"),
+            "cause": self.cause,
             "source": self.source,
             "origins": [{"text": t, **self.origins[t]} if "text" not in self.origins[t]
                         else dict(self.origins[t]) for t in self.added if t in self.origins],
@@ -457,6 +459,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
 
     try:
         # 0. the current verdict of every input (one draw each, concurrently)
+        eng.ledger.phase = "baseline"  # tokens per phase, as phase_calls counts the calls
         for t, v in zip(texts, verdicts(texts), strict=True):
             if v is not None:
                 res.verdicts[t] = v
@@ -496,11 +499,13 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
 
         # 1. Hypothesis with targeting: a third of what is left
         calls0 = eng.ledger.calls
+        eng.ledger.phase = "hypothesis_target"
         phase[0] = "targeted search"
         h_budget = max(0, (eng.remaining or 0) // 3)
         if not done() and h_budget >= 4:
             _targeted(arms, consider, h_budget, seed, eng, calls0)
         res.phase_calls["hypothesis_target"] = eng.ledger.calls - calls0
+        eng.ledger.phase = "adaptive_search"
 
         # 2. own adaptive search: Thompson sampling over arms (+ mutation of finds)
         calls1 = eng.ledger.calls
@@ -556,6 +561,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
         # 3. boundary pairs: mild edits of minority inputs that flip back to the modal
         #    verdict, each decided as an invariance candidate beyond the agent's noise
         calls2 = eng.ledger.calls
+        eng.ledger.phase = "boundary_pairs"
         plans = []
         for src in list(minority_found)[:8]:
             edits = [(p.apply(src), {"name": p.name, **dict(p.params)})
@@ -655,6 +661,7 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
 
     absorbed: list[Any] = []
     calls0 = eng.ledger.calls
+    eng.ledger.phase = "probe_search"  # tokens per phase, as phase_calls counts the calls
     phase[0] = "search from your probes"
 
     def search_until(limit: int) -> bool:
@@ -673,6 +680,7 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
 
     # boundary location: the parent and a minority find, bisected to the adjacent pair
     calls1 = eng.ledger.calls
+    eng.ledger.phase = "boundary_location"
     phase[0] = "boundary location"
     from ._boundary import alocate
     tried_arms: set[str] = set()
@@ -706,6 +714,7 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
 
     # what is left of the budget goes back to the search
     calls2 = eng.ledger.calls
+    eng.ledger.phase = "probe_search"
     if not done():
         phase[0] = "search from your probes"
         more = search_until(0) or more

@@ -574,3 +574,10 @@ def test_conversation_machine_finds_the_multiturn_planted_bug():
     assert [t.text for t in minimal.turns] == ["My lawyer will be in touch.",
                                                "Refund order 1001 please."]
     assert minimal.turns[1].tools == ("issue_refund",)
+
+
+def test_a_recorded_runs_token_totals_are_the_adapters_own_sums(tmp_path):
+    from _recorded_tokens import check_recorded_tokens
+
+    check_recorded_tokens(support(seed=4), ["How do I reset my password?",
+                                            "Refund order 1001 please", AMBIGUOUS], tmp_path)

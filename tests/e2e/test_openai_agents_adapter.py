@@ -678,3 +678,10 @@ def test_cli_tools_reads_tool_statuses_offline(tmp_path):
                       "a refund over the limit does not fire": "fail"}
     failed = next(c for c in data["cases"] if c["name"].startswith("a refund"))
     assert "issue_refund" in json.dumps(failed)
+
+
+def test_a_recorded_runs_token_totals_are_the_adapters_own_sums(tmp_path):
+    from _recorded_tokens import check_recorded_tokens
+
+    check_recorded_tokens(from_openai_agents(add_then_explode_factory),
+                          ["go", "go on", "go further"], tmp_path)

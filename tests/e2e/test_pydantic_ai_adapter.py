@@ -610,3 +610,11 @@ def test_instrumentation_spans_name_the_same_calls_as_the_messages():
     assert [s.status == "ERROR" for s in spans] == [t.status == "error" for t in obs.tools] \
         == [False, True]
     assert all("gen_ai.tool.status" not in s.attributes for s in spans)
+
+
+def test_a_recorded_runs_token_totals_are_the_adapters_own_sums(tmp_path):
+    from _recorded_tokens import check_recorded_tokens
+
+    check_recorded_tokens(support(seed=4), ["How do I reset my password?",
+                                            "I want a refund for order 1001, it arrived broken.",
+                                            "I was charged twice for order 1002."], tmp_path)

@@ -289,3 +289,10 @@ def test_public_wrapper_builds_the_same_adapter():
     adapter = public_from_strands(make_echo_agent, structured_output_model=None)
     assert isinstance(adapter, StrandsAdapter)
     assert adapter.invoke("hi").text == "echo: hi"
+
+
+def test_a_recorded_runs_token_totals_are_the_adapters_own_sums(tmp_path):
+    from _recorded_tokens import check_recorded_tokens
+
+    check_recorded_tokens(from_strands(Recorder(two_tools_then_answer, [add, explode])),
+                          ["add some numbers", "add more numbers", "sum these"], tmp_path)
