@@ -659,7 +659,13 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
         worst = sorted(failing.candidates, key=lambda c: -_example_excess(check, c))[:3]
         shown = "".join(f"\n  example: {c.source.text!r} -> {c.follow_up.text!r}"
                         for c in worst)
+        # the dependent-draws check, as for a confirmed example: a cache or a sticky session
+        # makes draws of one input agree more than independent ones would, which the pooled
+        # scores read as an effect
+        warning = check._dependence_warning(rel, worst[0].source, worst[0].follow_up) \
+            if worst else ""
         raise violation_class(rel.name)(
+            (f"{warning}\n  " if warning else "") +
             f"relation '{rel.name}' ({rel.rtype}) violated over the generated examples: "
             f"effect {st['estimate']:+.3f}, bounds [{st['lower']:+.3f}, {st['upper']:+.3f}] "
             f"above the tolerance {st['tolerance']:g} (excess disagreement over "

@@ -22,6 +22,9 @@ class Confirmation(Model):
     alternative: Alternative | None = None
     e_violation: Annotated[float | None, Field(ge=0.0)] = None
     e_pass: Annotated[float | None, Field(ge=0.0)] = None
+    e_reverse: Annotated[float | None, Field(ge=0.0)] = None
+    """The reverse e-process of a two-sided candidate (a follow-up more decided than its
+    source); null for a one-sided candidate."""
     k: Annotated[int | None, Field(ge=0)] = None
     follow_up_violations: Annotated[int | None, Field(ge=0)] = None
     follow_up_draws: Annotated[int | None, Field(ge=0)] = None

@@ -48,8 +48,11 @@ def test_no_false_violation_beyond_alpha_and_the_bug_found(tmp_path: Path) -> No
     # claim: P(false VIOLATED) <= 0.025; refuted when a one-sided binomial test rejects it
     assert binomtest(false_v, runs, 0.025, alternative="greater").pvalue > 0.01, false_v
     holds = sum(st == "HOLDS" for st, _ in clean)
-    assert holds >= runs // 2, clean  # measured 33/40 on seeds 1-40
-    # an undecided recording was read to its end, never cut at the first exhausted input
-    assert all(n >= 440 for st, n in clean if st != "HOLDS"), clean
+    # exact scores at ten inputs: 480 draws of this noisy model sit at the edge of what a
+    # HOLDS needs (tests/unit/test_assess.py explains), measured 12/40 on these seeds
+    assert holds >= runs // 5, clean
+    # an undecided recording was read until an epoch could not be filled (the meter's draws
+    # chose the bets' priors and are never scored)
+    assert all(n >= 350 for st, n in clean if st != "HOLDS"), clean
     bugs = [_status(tmp_path, s, bug=True) for s in range(100, 110)]
     assert all(st == "VIOLATED" for st, _ in bugs), bugs

@@ -185,7 +185,7 @@ def test_agent_property_failure_on_a_cached_agent_carries_the_warning():
     from hypothesis import strategies as st
 
     from agentverity_props import agent_property
-    from agentverity_props.errors import PropertyViolation
+    from agentverity_props.errors import Inconclusive, PropertyViolation
 
     warned = failed = 0
     for s in range(8):
@@ -205,6 +205,10 @@ def test_agent_property_failure_on_a_cached_agent_carries_the_warning():
         except PropertyViolation as exc:
             failed += 1
             warned += "dependent draws" in str(exc)
+        except Inconclusive:
+            # the pooled effect over the examples could not be bounded within the budget
+            # (cached draws of one input are not independent: no claim is made)
+            pass
     print("cached agent under @agent_property: failed", failed, "warned", warned)
     assert failed >= 2
     assert warned == failed

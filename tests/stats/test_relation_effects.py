@@ -209,4 +209,7 @@ def test_run_finds_a_coin_flip_bug_on_a_deterministic_gate() -> None:
         rel = res.relations[0]
         assert str(rel.status) == "VIOLATED", rel.statement()
         assert rel.effect is not None
-        assert rel.effect["lower"] > 0.1
+        # the confirmed inputs decide it; the pooled test then runs one epoch, whose
+        # estimate shows the effect (its bounds need not have crossed the tolerance)
+        assert any(str(o.status) == "confirmed" for o in rel.outcomes)
+        assert rel.effect["estimate"] > 0.1
