@@ -40,6 +40,7 @@ from ._blindness import (
     max_share_at_least,
     mixture_share_bounds,
 )
+from ._clearing import Clearing, against_holding, quiet_clearance
 from ._dependence import DependenceTest, block_e_value
 from ._drift import curtailed_reject_probability, drift_p_value, drift_plan, fisher_tail
 from ._effect import EffectTest, min_scores_to_hold

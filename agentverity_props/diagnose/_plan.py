@@ -308,7 +308,8 @@ def screen_price(flip: float, beta: float) -> dict[str, Any]:
     clearing process; a noisy input's pairs also take about as many source draws, shared by
     its relations), the draws the first sweep already gives, and the share of pairs the
     screen's cap leaves not screened."""
-    from ..relations import SCREEN_SIZE, clearance_cost, quiet_clearance
+    from ..decide import quiet_clearance
+    from ..relations import SCREEN_SIZE, clearance_cost
 
     c = clearance_cost(flip, beta)
     first = quiet_clearance(beta)

@@ -770,7 +770,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                                                      block_size(pair)))
         for c in j.candidates:
             j.by_input.setdefault(c.source.fp, []).append(c)
-    from ..relations import quiet_clearance
+    from ..decide import quiet_clearance
     # the per-input screen first, then the pooled epochs (which score the screen's draws
     # before drawing more), then the flagged inputs one by one
     pooled = PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress,

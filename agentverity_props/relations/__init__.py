@@ -38,7 +38,7 @@ from ._pooled import (
 )
 from ._procedure import Candidate, RelationDecider, own_settled, reference
 from ._records import CandidateRecord
-from ._screen import SCREEN_MAX_DRAWS, SCREEN_SIZE, clearance_cost, quiet_clearance, screen
+from ._screen import SCREEN_MAX_DRAWS, SCREEN_SIZE, clearance_cost, screen
 from ._transforms import (
     CASE_KINDS,
     FAMILIES_WITH_REQUIRED_OPTIONS,

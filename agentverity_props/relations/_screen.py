@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._internal.outcome import CandidateStatus
+from ..decide import Clearing, against_holding
 from ._draws import draw_all, two_sided
 
 if TYPE_CHECKING:
@@ -72,88 +73,16 @@ FLAG_EVIDENCE = 20.0
 #: A side that cannot clear (futile or capped) is flagged when its log wealth is this low,
 #: or the evidence against the relation holding reaches ``WEAK_EVIDENCE``.
 LOSING = 0.0
-#: A side whose clearing wealth falls below this is flagged (tested on its own).
-FLAG_WEALTH = 0.05
-#: Largest share of the greatest safe bet a clearing bet may use.
-BET_CAP = 0.95
 #: A one-sample side flags when its disagreeing draws are this unlikely at the noise seen.
 HIT_LEVEL = 0.01
 #: Weight, in draws, of the agent's noise in an input's noise (that flag only).
 NOISE_WEIGHT = 4.0
-#: Terms before a side may be judged futile (its noise too high to clear within the cap).
-FUTILE_AFTER = 16
-#: Terms of the recent pace a futility judgement also considers.
-FUTILE_WINDOW = 6
 #: One-sample terms a side may take before it pairs every term (with a fresh other draw).
 ONE_SAMPLE_MAX = 7
 #: Source draws the reverse side of a pair needs at least before it clears.
 REVERSE_MIN_TERMS = 7
 #: Draws a reference verdict is read from at least (they are not terms of its side).
 REF_DRAWS = 3
-#: Share of the plug-in Kelly fraction a clearing bet uses.
-KELLY = 1.0
-#: Weight, in terms, of the prior mean (zero) and of the prior variance in the bets.
-PRIOR_WEIGHT = 2.0
-
-
-def quiet_clearance(beta: float, size: float = SCREEN_SIZE) -> int:
-    """Follow-up draws that clear a pair on a quiet input (every term zero, bets at the cap).
-
-    >>> quiet_clearance(0.05)
-    5
-    """
-    per = math.log1p(BET_CAP * size / (1.0 - size))
-    return math.ceil(math.log(1.0 / beta) / per - 1e-9)
-
-
-@dataclass
-class Clearing:
-    """One side's clearing e-process (module docstring), recomputed from its terms."""
-
-    size: float
-    prior_var: float
-    log_w: float = 0.0
-    terms: int = 0
-    low: float = 0.0   # lowest log wealth reached
-    trail: list[float] = field(default_factory=list)   # log wealth after each term
-
-    def run(self, terms: Sequence[float]) -> Clearing:
-        """Replay the process over ``terms``: each bet is a plug-in Kelly fraction
-        ``gap / (var + gap^2)`` from the earlier terms, shrunk toward a prior mean of zero
-        and the prior variance with the weight of ``PRIOR_WEIGHT`` terms, capped so that no
-        factor is negative."""
-        n, s, ss, self.log_w, self.low = 0, 0.0, 0.0, 0.0, 0.0
-        self.trail = []
-        cap = BET_CAP / (1.0 - self.size)
-        for d in terms:
-            mean = s / (n + PRIOR_WEIGHT)
-            var = max((ss + PRIOR_WEIGHT * self.prior_var) / (n + PRIOR_WEIGHT) - mean * mean,
-                      1e-3)
-            gap = self.size - mean
-            lam = min(max(KELLY * gap / (var + gap * gap), 0.0), cap) if gap > 0 else 0.0
-            self.log_w += math.log1p(lam * (self.size - d))
-            self.low = min(self.low, self.log_w)
-            self.trail.append(self.log_w)
-            n, s, ss = n + 1, s + d, ss + d * d
-        self.terms = n
-        return self
-
-    def cleared(self, beta: float) -> bool:
-        return self.log_w >= math.log(1.0 / beta) - 1e-12
-
-    def futile(self, beta: float, cap: int) -> bool:
-        """At its average pace so far the side would not clear within ``cap`` terms (judged
-        after ``FUTILE_AFTER`` terms): the pair's noise is too high for the size."""
-        if self.terms < FUTILE_AFTER:
-            return False
-        then = self.trail[-1 - FUTILE_WINDOW]
-        pace = max(self.log_w / self.terms, (self.log_w - then) / FUTILE_WINDOW)
-        need = math.log(1.0 / beta) - self.log_w
-        return pace <= 0 or need / pace > 2.0 * (cap - self.terms)
-
-    @property
-    def flagged(self) -> bool:
-        return self.log_w <= math.log(FLAG_WEALTH)
 
 
 def clearance_cost(flip: float, beta: float, *, runs: int = 400, seed: int = 0
@@ -189,20 +118,6 @@ def clearance_cost(flip: float, beta: float, *, runs: int = 400, seed: int = 0
     return {"median": need[len(need) // 2] if need else None,
             "p90": need[min(len(need) - 1, int(0.9 * len(need)))] if need else None,
             "not_screened_share_pct": round(100 * capped / runs)}
-
-
-def against_holding(terms: Sequence[float]) -> float:
-    """Log of a betting e-process against "mean term <= 0" on paired terms (their mean is
-    zero when the relation holds on the input): evidence for a violation, used to flag a
-    pair for its own test (a flag spends no ``alpha``; the local test that follows does)."""
-    n, s, ss, log_e = 0, 0.0, 0.0, 0.0
-    for d in terms:
-        mean = s / (n + PRIOR_WEIGHT)
-        var = max((ss + PRIOR_WEIGHT * 0.25) / (n + PRIOR_WEIGHT) - mean * mean, 1e-3)
-        mu = min(max(mean / (var + mean * mean), 0.0), BET_CAP) if mean > 0 else 0.0
-        log_e += math.log1p(mu * d)
-        n, s, ss = n + 1, s + d, ss + d * d
-    return log_e
 
 
 @dataclass
