@@ -296,6 +296,7 @@ class PooledEffects:
                 layer = j.result.relation.layer
                 frozen.setdefault((x.fp, layer), _usable(self.pool, x.fp, layer))
         got = await self._draw_all(plan, shuffle=True) if plan else {}
+        fresh = set(got)
         for x, s_idx, fus in rounds:
             for p, idx in [(x, s_idx)] + [(c.follow_up, f) for _, c, f in fus]:
                 have = self.pool.get(p.fp).draws
@@ -312,7 +313,10 @@ class PooledEffects:
             for j, c, f_idx in fus:
                 rel = j.result.relation
                 f_obs = [got.get((c.follow_up.fp, i)) for i in f_idx]
-                c.outcome.draws += sum(o is not None for o in s_obs + f_obs)
+                # the draws made for this round (a draw the screen or a local test made
+                # was counted there)
+                c.outcome.draws += sum((p.fp, i) in fresh for p, idx in
+                                       ((x, s_idx), (c.follow_up, f_idx)) for i in idx)
                 s_keys = [None if o is None else o.key(rel.layer) for o in s_obs]
                 f_keys = [None if o is None else o.key(rel.layer) for o in f_obs]
                 if None in s_keys or None in f_keys:
