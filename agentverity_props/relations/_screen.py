@@ -77,6 +77,9 @@ LOSING = 0.0
 HIT_LEVEL = 0.01
 #: Weight, in draws, of the agent's noise in an input's noise (that flag only).
 NOISE_WEIGHT = 4.0
+#: A pair that cannot clear is flagged when its follow-up disagrees more often than its
+#: source at this level (one-sided Fisher exact test).
+STUCK_LEVEL = 0.05
 #: One-sample terms a side may take before it pairs every term (with a fresh other draw).
 ONE_SAMPLE_MAX = 7
 #: Source draws the reverse side of a pair needs at least before it clears.
@@ -232,7 +235,14 @@ class PairScreen:
         hit_r = self.two and quiet_f and _unlikely(
             int(sum(float(v != self.ref_f) for v in src)), len(src), fus, self.ref_f, None,
             noise)
-        stuck = (futile or capped) and evidence >= math.log(WEAK_EVIDENCE)
+        # a pair that cannot clear is flagged on weaker evidence: its e-process against the
+        # relation holding, or a one-sided two-sample test of its disagreement rates
+        stuck = (futile or capped) and (
+            evidence >= math.log(WEAK_EVIDENCE)
+            or _more_often(int(sum(y)), len(fus), int(sum(x)), len(src))
+            or (self.two and _more_often(
+                sum(v != self.ref_f for v in src), len(src),
+                sum(f != self.ref_f for f in fus), len(fus))))
         if (not (done_f and done_r) and (evidence >= math.log(FLAG_EVIDENCE) or stuck)) or (
                 not done_f and (self.fwd.flagged or hit_f
                                 or ((futile or capped) and self.fwd.log_w <= LOSING))) or (
@@ -268,6 +278,17 @@ def _unlikely(hits: int, draws: int, others: Sequence[str], ref: str | None,
     tail = sum(math.comb(draws, i) * r ** i * (1 - r) ** (draws - i)
                for i in range(hits, draws + 1))
     return tail <= HIT_LEVEL
+
+
+def _more_often(k1: int, n1: int, k2: int, n2: int) -> bool:
+    """Whether ``k1`` of ``n1`` is more often than ``k2`` of ``n2`` beyond chance (a
+    one-sided Fisher exact test at ``STUCK_LEVEL``)."""
+    if not n1 or not n2 or k1 * n2 <= k2 * n1:
+        return False
+    from scipy.stats import fisher_exact
+
+    p = fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative="greater")[1]
+    return bool(p <= STUCK_LEVEL)
 
 
 def flip_of(pair_disagreement: float | None) -> float:
