@@ -354,7 +354,7 @@ def agent_property(*, agent: Any, config: PropertyConfig | None = None,
     Args:
         agent: an adapter or a callable ``prompt -> str | dict | Observation``.
         config: every other setting at once (:class:`PropertyConfig`, default
-            ``PropertyConfig()``: the defaults below, and ``EngineConfig(budget=2000)``).
+            ``PropertyConfig()``: the defaults below, and ``EngineConfig(budget=4000)``).
         epsilon: the agent's noise (share of source re-draws that disagree with the
             source's modal verdict) above which the test warns that the verdict is unstable
             (``HealthCheck.unstable_verdict``): the warning is raised only when a
@@ -365,7 +365,7 @@ def agent_property(*, agent: Any, config: PropertyConfig | None = None,
         beta: false-pass rate of each candidate against its stated alternative (a violation
             at least as reliable as the agent's answers, then as the violations already
             confirmed in this test; default 0.01).
-        budget: agent calls this test may spend (default 2000; ``None``: unlimited). When it
+        budget: agent calls this test may spend (default 4000; ``None``: unlimited). When it
             runs out the remaining candidates are rejected and, without a confirmed
             violation, the test fails with :class:`~agentverity_props.errors.Inconclusive`.
         layer: ``verdict`` (default), ``text`` or ``tools``.

@@ -20,7 +20,7 @@ from ..relations import CandidateRecord
 COUNTEREXAMPLE_SCHEMA = "agentverity_props.counterexample/1"
 
 #: ``@agent_property``'s call budget per test when none is given
-DEFAULT_PROPERTY_BUDGET = 2000
+DEFAULT_PROPERTY_BUDGET = 4000
 
 
 def _property_engine() -> EngineConfig:
@@ -36,7 +36,7 @@ class PropertyConfig:
     false-pass rate, ``epsilon`` the noise above which the test warns, ``tolerance`` and
     ``holds_error`` the pooled effect a pass allows and the error of a pass,
     ``max_candidates`` the Bonferroni family (default ``max_examples + 200``). How the agent
-    is called is the nested ``engine`` (default ``EngineConfig(budget=2000)``): its budget is
+    is called is the nested ``engine`` (default ``EngineConfig(budget=4000)``): its budget is
     per test, its error policy must stay ``record`` (a failed call is incomplete evidence,
     never a verdict); with no store of its own, the pytest plugin's ``--agentverity-store``
     is used.
