@@ -84,6 +84,8 @@ STUCK_LEVEL = 0.05
 ONE_SAMPLE_MAX = 7
 #: Source draws the reverse side of a pair needs at least before it clears.
 REVERSE_MIN_TERMS = 7
+#: Failed draws (an error, or no verdict) of a pair's source or follow-up that end its screen.
+MAX_FAILED = 3
 #: Draws a reference verdict is read from at least (they are not terms of its side).
 REF_DRAWS = 3
 
@@ -182,6 +184,12 @@ class PairScreen:
         rel, layer = self.cand.relation, self.cand.relation.layer
         src = _usable(pool, self.cand.source.fp, layer)
         fus = _usable(pool, self.cand.follow_up.fp, layer)
+        made_s = len(pool.get(self.cand.source.fp).draws)
+        made_f = len(pool.get(self.cand.follow_up.fp).draws)
+        if made_s - len(src) >= MAX_FAILED or made_f - len(fus) >= MAX_FAILED:
+            # draws that failed or had no verdict are no evidence: the pair is not screened
+            self.state = "failures"
+            return False, False
         if self.ref_s is None:
             if len(src) < self.n_s0:
                 return True, False
@@ -420,7 +428,7 @@ def sensitivity(job: EffectJob, beta: float) -> dict[str, object] | None:
         return None
     counts = Counter(job.screen.values())
     missing = [(c.source.fp, job.screen[id(c)]) for c in job.candidates
-               if job.screen.get(id(c)) in ("noise", "budget", "interrupt")]
+               if job.screen.get(id(c)) in ("noise", "budget", "interrupt", "failures")]
     return {"size": SCREEN_SIZE, "power": 1.0 - beta, "screen_beta": beta,
             "inputs": len(job.candidates), "screened": counts["cleared"] + counts["flagged"],
             "cleared": counts["cleared"], "flagged": counts["flagged"],

@@ -177,7 +177,7 @@ class PerInputScreen(Model):
     cleared: Annotated[int, Field(ge=0)]
     flagged: Annotated[int, Field(ge=0)]
     not_screened: Annotated[int, Field(ge=0)]
-    not_screened_reasons: dict[Literal["noise", "budget", "interrupt"], int]
+    not_screened_reasons: dict[Literal["noise", "budget", "interrupt", "failures"], int]
     not_screened_inputs: list[str]
 
 

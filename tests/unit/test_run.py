@@ -244,3 +244,23 @@ def test_relations_a_stop_left_out_are_not_tested_never_clean() -> None:
     assert "stopped before the relations" in r.statement()
     assert res.exit_code == 2
     assert not res.complete
+
+
+def test_an_input_whose_draws_fail_ends_its_screen_without_a_budget() -> None:
+    # the per-input screen wants draws until a pair clears or flags; draws that fail give it
+    # nothing, so after a few it stops ("not screened: failures") instead of drawing forever
+    calls = [0]
+
+    def flaky(prompt: str) -> str:
+        calls[0] += 1
+        if "weird" in prompt:
+            raise RuntimeError("boom")
+        return "allow"
+
+    res = run(from_callable(flaky), ["hello there", "weird one", "book a table"],
+              config=RunConfig(budget=None, max_workers=1))
+    assert res.exit_code == 2
+    assert calls[0] < 2000
+    rel = res.relations[0]
+    assert str(rel.status) == "INCOMPLETE"
+    assert (rel.effect or {})["per_input"]["not_screened_reasons"].get("failures") == 1
