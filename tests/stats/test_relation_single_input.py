@@ -40,7 +40,8 @@ class _Pool:
         self.draws: dict[str, list[str]] = defaultdict(list)
 
     def get(self, fp: str) -> SimpleNamespace:
-        return SimpleNamespace(keys=lambda layer: list(self.draws[fp]))
+        keys = list(self.draws[fp])
+        return SimpleNamespace(keys=lambda layer: keys, draws=dict(enumerate(keys)))
 
 
 def screen_one(source: dict[str, float], follow_up: dict[str, float],
