@@ -240,7 +240,7 @@ class AgentCheck:
 
             test = DependenceTest(alpha=self._record.alpha)
             self._loop.run(check_dependence(self._engine, [fu, src], self._pool, test,
-                                            layer=rel.layer, blocks=2))
+                                            layer=rel.layer, blocks=4))
             from ..diagnose import dependence_result
             self._dependence = dependence_result(test, calls=0).warning()
             if self._dependence:

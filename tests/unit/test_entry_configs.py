@@ -187,7 +187,7 @@ def test_flat_engine_keywords_reach_every_engine_field() -> None:
         k: v for k, v in FAST.items() if k != "max_workers"}, max_workers=1)
     assert agent.calls == 1
     conf = configured(PropertyConfig, None, {"fail_fast": 2, "alpha": UNSET}, where="x")
-    assert (conf.engine.fail_fast, conf.engine.budget, conf.alpha) == (2, 2000, 0.05)
+    assert (conf.engine.fail_fast, conf.engine.budget, conf.alpha) == (2, 4000, 0.05)
     assert set(ENGINE_FIELDS) == set(EngineConfig.__dataclass_fields__)
     assert RunConfig(fail_fast=1, store_runner="ci").engine.store_runner == "ci"
 
@@ -263,6 +263,6 @@ def test_configs_are_frozen_keyword_only_and_keep_each_entry_points_defaults() -
             cls().runs = 3  # type: ignore[misc,attr-defined]
     assert MeterConfig().engine == EngineConfig()
     assert EnlargeConfig().engine.budget == 400
-    assert PropertyConfig().engine.budget == 2000
+    assert PropertyConfig().engine.budget == 4000
     assert ConversationConfig().engine.budget == 20_000
     assert ToolsConfig().engine is None  # the case file's own settings
