@@ -719,8 +719,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         beta: float = DEFAULT_BETA, meter: MeterResult | None = None,
                         seed: int = 0, progress: Callable[[int], None] | None = None,
                         tolerance: float | None = None) -> list[RelationResult]:
-    """Decide every relation's pooled effect over the probe set, screen every input of the
-    relations not VIOLATED, then test the flagged inputs one by one.
+    """Screen every (relation, input) pair, test the flagged inputs one by one, then decide
+    every relation's pooled effect over the probe set (``relations/_pooled.py``, "Order").
 
     ``alpha`` (the relations' share of the run's) is split by
     :func:`~agentverity_props.decide.relation_alpha_split`: half over the relations' pooled

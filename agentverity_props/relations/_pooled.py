@@ -30,11 +30,13 @@ soon after. The scores of one epoch are independent given the past, which is wha
 :class:`~agentverity_props.decide.EffectTest` needs. A relation stops when its effect is
 decided; the others go on.
 
-**Screen and localisation.** Afterwards every input of a relation not VIOLATED is screened
-(:mod:`._screen`: enough draws that a violation of the stated size on it is flagged with
-probability ``1 - 2/3 beta``), and every flagged input is tested on its own (:func:`localise`,
-the betting e-processes of :class:`~agentverity_props.decide.LocalTest`, family-wise over the
-inputs admitted): a confirmed input is a counterexample.
+**Order in ``run``.** First every (relation, input) pair is screened (:mod:`._screen`: a
+violation of the stated size on it is cleared with probability at most ``beta``), then every
+flagged input is tested on its own (:func:`localise`, the betting e-processes of
+:class:`~agentverity_props.decide.LocalTest`, family-wise over the inputs admitted: a
+confirmed input is a counterexample), then the epochs run (:meth:`PooledEffects.run`),
+scoring the draws those made before drawing more (:meth:`PooledEffects._take`). A relation a
+confirmed input already made VIOLATED runs one epoch only, for its printed effect.
 """
 
 from __future__ import annotations

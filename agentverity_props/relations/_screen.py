@@ -1,9 +1,9 @@
-"""Every exercised input's own evidence: the per-input screen that follows the pooled test.
+"""Every exercised input's own evidence: the per-input screen, the first step of a relation
+in ``run``.
 
 The pooled effect bounds a mean over the probe set; one input in three hundred whose
 follow-up flips half the time moves that mean by less than 0.002, far below any tolerance.
-So after the pooled rounds every (relation, input) pair of a relation that is not already
-VIOLATED is *screened*: it gets draws until a violation of a stated *size* on it is ruled
+So before the pooled epochs every (relation, input) pair is *screened*: it gets draws until a violation of a stated *size* on it is ruled
 out at error ``beta`` (the pair is *cleared*), or it looks violated (*flagged*: it is then
 tested on its own, :func:`~agentverity_props.relations._pooled.localise`, at a family-wise
 ``alpha``), or the draws run out.
@@ -24,22 +24,30 @@ the follow-up's modal verdict: ``P(x != b) - P(f != b) >= s`` (a follow-up made 
   rate): used when the source draws read before the screen all agree, so no source draw is
   spent on a quiet input.
 
-The reference ``a`` is read from the source draws made before the screen; the follow-ups are
-independent of it, so every follow-up draw (the pooled rounds' included) is a term; paired
-terms take source draws made afterwards. Each bet ``lambda_i`` is fixed from the earlier
-terms (a plug-in Kelly fraction, capped so that a factor is never negative), so under the
-violation ``W`` is a nonnegative supermartingale and ``P(W ever >= 1/beta) <= beta``
-(Ville): a violation of the size is cleared with probability at most ``beta``. On a quiet
-input ``W`` doubles with each agreeing draw: 5 follow-ups clear at ``beta = 0.05``, the
-fewest any test needs against a coin flip (``0.5^5 < 0.05``). The guarantee reads the modal
-verdicts from the draws: on an input whose verdict is split, the modal verdict the draws show
-may be the wrong one, and the guarantee is then approximate.
+The reference ``a`` is the modal verdict of the first three source draws (or of all made
+before the relation phase); every follow-up draw is a term, paired in order with a source
+draw (one whose reading chose the reference leans the term toward the violation, so clearing
+stays within its error), or one-sample while every source draw agrees (at most
+``ONE_SAMPLE_MAX``). Terms are appended and never rewritten. Each bet ``lambda_i`` is a
+plug-in Kelly fraction from the earlier terms, capped so that a factor is never negative
+(:class:`~agentverity_props.decide.Clearing`), so under the violation ``W`` is a nonnegative
+supermartingale and ``P(W ever >= 1/beta) <= beta`` (Ville): a violation of the size is
+cleared with probability at most ``beta``. On a quiet input ``W`` doubles with each agreeing
+draw: 5 follow-ups clear at ``beta = 0.05``, the fewest any test needs against a coin flip
+(``0.5^5 < 0.05``). The guarantee reads the modal verdicts from the draws: on an input whose
+verdict is split near 50/50, the modal verdict the draws show may be the wrong one, and the
+guarantee is then approximate.
 
-**Flags.** A side whose ``W`` falls below ``FLAG_WEALTH`` has evidence for the violation: the
-pair is flagged and tested on its own (a flag costs no ``alpha``; a false flag costs the calls
-of a local test that ends futile). A pair whose noise is too high to clear within
-``SCREEN_MAX_DRAWS`` draws is *not screened (noise)*; pairs the budget or an interrupt left
-short are *not screened (budget / interrupt)*; the report names them.
+**Flags** (no ``alpha`` is spent: a false flag costs the calls of a local test that ends
+futile): evidence against the relation holding on the input (an e-process on the paired terms
+of fresh draws reaching ``FLAG_EVIDENCE``); a side's wealth below ``FLAG_WEALTH``; on a side
+whose other draws all agree, disagreeing draws unlikely at the agent's noise (``HIT_LEVEL``);
+and, for a pair that cannot clear, weaker evidence (``WEAK_EVIDENCE``, a losing side, or a
+one-sided Fisher test at ``STUCK_LEVEL``). A pair that cannot clear within
+``SCREEN_MAX_DRAWS`` follow-ups (``SCREEN_MAX_SOURCES`` source draws, which the input's
+relations share) or is futile is *not screened (noise)*; one whose draws failed
+``MAX_FAILED`` times, *not screened (failures)*; pairs the budget or an interrupt left short,
+*not screened (budget / interrupt)*; the report names them.
 """
 
 from __future__ import annotations
