@@ -3,10 +3,11 @@ in ``run``.
 
 The pooled effect bounds a mean over the probe set; one input in three hundred whose
 follow-up flips half the time moves that mean by less than 0.002, far below any tolerance.
-So before the pooled epochs every (relation, input) pair is *screened*: it gets draws until a violation of a stated *size* on it is ruled
-out at error ``beta`` (the pair is *cleared*), or it looks violated (*flagged*: it is then
-tested on its own, :func:`~agentverity_props.relations._pooled.localise`, at a family-wise
-``alpha``), or the draws run out.
+So before the pooled epochs every (relation, input) pair is *screened*: it gets draws until
+a violation of a stated *size* on it is ruled out at error ``beta`` (the pair is *cleared*),
+or it looks violated (*flagged*: it is then tested on its own,
+:func:`~agentverity_props.relations._pooled.localise`, at a family-wise ``alpha``), or the
+draws run out.
 
 **The size.** With ``a`` the input's modal verdict, a violation of size ``s`` is a follow-up
 that violates the relation against ``a`` on a share of its draws at least ``s`` above the
