@@ -152,17 +152,11 @@ async def simulate_once(inputs: Sequence[str], relations: Sequence[Relation],
                     suppress_health_check=config.suppress_health_check,
                     tolerance=config.tolerance)
     async with Engine(agent, eng_cfg, offline=True) as eng:  # no provider's slots
-        marks: list[int] = []  # the ledger after each relations epoch (pooled ones first)
-
-        def progress(phase: str, n: int) -> None:
-            if phase == "relations":
-                marks.append(eng.ledger.calls)
-
-        res = await arun(agent, inputs, relations, config=cfg, engine=eng, progress=progress)
-    return _summarise(res, marks)
+        res = await arun(agent, inputs, relations, config=cfg, engine=eng)
+    return _summarise(res)
 
 
-def _summarise(res: RunResult, marks: list[int]) -> SimulatedRun:
+def _summarise(res: RunResult) -> SimulatedRun:
     pc = {k: int(res.phase_calls.get(k, 0)) for k in PHASES}
     total = int(res.ledger.get("calls", 0))
     reach: dict[str, int | None] = {

@@ -63,8 +63,6 @@ SWEEP_MAX = 64
 MIN_EPOCH = 8
 #: The largest block on a recording (``assess``).
 FINITE_BLOCK = 4
-#: Probe sets this small are swept whole in every epoch.
-SWEEP_ALL = 0
 #: The smallest suspicion (a share of verdicts) that admits an input of a relation VIOLATED
 #: by its pooled test (not screened) to its own test.
 ADMIT_SUSPICION = 0.25
@@ -241,10 +239,9 @@ class PooledEffects:
         return all(any(k is not None for k in ev.keys(layer)) for layer in layers)
 
     def _epoch_inputs(self) -> list[Probe]:
-        if self.epochs == 0 or self.engine.finite_evidence or len(self.inputs) <= SWEEP_ALL:
+        if self.epochs == 0 or self.engine.finite_evidence:
             # a recording's draws are free: every epoch visits every input once, until the
-            # recording runs out (an epoch of every input is as valid as a sample); on a
-            # small probe set the per-input screen needs the draws of every input anyway
+            # recording runs out (an epoch of every input is as valid as a sample)
             order = list(self.inputs)
             self.rng.shuffle(order)
             return order
