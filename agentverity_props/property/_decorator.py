@@ -129,6 +129,10 @@ class AgentCheck:
         self.learner = EvidenceLearner()
         self._anchor_keys: dict[str, str] = {}
         self._calls_at: dict[tuple[object, ...], int] = {}
+        #: the arguments Hypothesis drew for each evaluated example (its @example line)
+        self._given_at: dict[tuple[object, ...], dict[str, Any]] = {}
+        #: examples first evaluated before any confirmation (screened, not decided in full)
+        self._screened: set[tuple[object, ...]] = set()
         self._dependence: str | None = None  # the check's warning, once it has run
         #: every distinct (relation, source, follow-up) evaluated, by relation: the pooled
         #: effect is decided over them once Hypothesis is done
@@ -184,14 +188,19 @@ class AgentCheck:
         src, fu = Probe.make(source), Probe.make(follow_up)
         key = (rel.decision_key(), src.fp, fu.fp)
         if key not in self._cache:
+            if not self._record.confirmed:
+                self._screened.add(key)
             self._cache[key] = self._evaluate(rel, src, fu)
             self._calls_at[key] = self._record.calls
+            self._given_at[key] = self._given_kwargs()
         out = self._cache[key]
         self._seen.setdefault(rel.decision_key(), (rel, {}))[1].setdefault(key, (src, fu, out))
         if out.status == CandidateStatus.INCOMPLETE or (
-                out.status == CandidateStatus.UNDECIDED and self._record.confirmed):
+                out.status == CandidateStatus.UNDECIDED and key not in self._screened):
             # while shrinking, an undecided step must not read as a pass (the shrinker would
-            # lose it); before any confirmation it is just an example the pooled effect scores
+            # lose it); one met before any confirmation is an example the pooled effect scores,
+            # and stays one when Hypothesis replays it (a replay that turned a valid example
+            # invalid would be a FlakyFailure)
             event(f"agentverity: candidate {out.status} ({out.note})")
             reject()
         if out.source is not None:
@@ -199,10 +208,22 @@ class AgentCheck:
         event(f"agentverity: {rel.name} {out.status}")
         if out.status != CandidateStatus.CONFIRMED:
             return
-        ce = self._counterexample(rel, source, follow_up, out, self._calls_at[key])
+        raise self._violation(rel, source, follow_up, out, key)
+
+    def _violation(self, rel: Relation, source: str, follow_up: str, out: RelationOutcome,
+                   key: tuple[object, ...], *, note: str = "") -> PropertyViolation:
+        """The failure of a confirmed example (recorded as the minimal one so far)."""
         rec = self._record
+        # a suspect confirmed after a pooled violation, met again on the second run: from
+        # here on Hypothesis shrinks, and every step is decided in full
+        rec.confirmed = max(rec.confirmed, 1)
+        ce = self._counterexample(rel, source, follow_up, out, self._calls_at.get(key, rec.calls),
+                                  self._given_at.get(key))
         rec.minimal = ce
         cls = violation_class(rel.name)
+        from ..engine import Probe
+
+        src, fu = Probe.make(source), Probe.make(follow_up)
         c = out.decision or {}
         warning = self._dependence_warning(rel, src, fu)
         e_fwd, e_rev = c.get("e_violation") or 0.0, c.get("e_reverse") or 0.0
@@ -222,11 +243,11 @@ class AgentCheck:
                    f"source re-draws (sequential e-value {e_fwd:.3g} >= {half}/"
                    f"alpha_candidate = {half}/{rec.alpha_candidate:.3g}; alpha_candidate is "
                    f"{rec.alpha_split()})")
-        raise cls(
+        return cls(
             (f"{warning}\n  " if warning else "") +
             f"relation '{rel.name}' ({rel.rtype}) violated beyond the agent's noise: {how}"
             f"\n  source:    {source!r}\n  follow-up: {follow_up!r}"
-            f"\n  reproduce: {ce.example_literal()}")
+            f"\n  reproduce: {ce.example_literal()}" + (f"\n  {note}" if note else ""))
 
     def _dependence_warning(self, rel: Relation, src: Probe, fu: Probe) -> str:
         """The dependent-draws check, run once per test on the first confirmed violation
@@ -250,12 +271,14 @@ class AgentCheck:
         return self._dependence
 
     def _counterexample(self, rel: Relation, source: str, follow_up: str,
-                        out: RelationOutcome, calls_at: int) -> Counterexample:
+                        out: RelationOutcome, calls_at: int,
+                        given: dict[str, Any] | None = None) -> Counterexample:
         rec = self._record
         ce = Counterexample(test=rec.test, relation=rel.name, rtype=rel.rtype, source=source,
                             follow_up=follow_up, source_value=out.source,
                             follow_up_value=out.follow_up,
-                            confirmation=dict(out.decision or {}), kwargs=self._given_kwargs(),
+                            confirmation=dict(out.decision or {}),
+                            kwargs=self._given_kwargs() if given is None else given,
                             calls_at_confirmation=calls_at)
         if rec.first is None:
             rec.first = ce
@@ -289,14 +312,15 @@ class AgentCheck:
         rec.confirmations += 1
         return True
 
-    async def _evaluate_async(self, rel: Relation, src: Probe, fu: Probe) -> RelationOutcome:
+    async def _evaluate_async(self, rel: Relation, src: Probe, fu: Probe, *,
+                              full: bool = False) -> RelationOutcome:
         from ..relations import Candidate, RelationDecider
 
         out = RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)
         # before any confirmation a candidate that shows nothing stops early (futility): the
-        # pooled effect over every example is what a pass rests on; while shrinking, every
-        # step is decided in full
-        screening = not self._record.confirmed
+        # pooled effect over every example is what a pass rests on; while shrinking (or
+        # ``full``: a suspect of a pooled violation), every step is decided in full
+        screening = not (full or self._record.confirmed)
         decider = RelationDecider(self._engine, self._pool,
                                   alpha_candidate=self._record.alpha_candidate,
                                   beta=self._opts.beta, learner=self.learner,
@@ -549,7 +573,16 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
             else:
                 record.status = "error"
             raise
-        _after_pass(record, check, base)
+        seed = hypothesis_shim.replay_seed(test)
+
+        def rerun() -> None:
+            # the same examples again (cached outcomes: no calls) until the confirmed suspect,
+            # which now fails: Hypothesis shrinks it
+            __tracebackhide__ = True
+            with hypothesis_shim.seeded(test, seed):
+                test(*args, check=check, **kwargs)
+
+        _after_pass(record, check, base, rerun)
         _warn_health(record)
         return result
     finally:
@@ -597,10 +630,18 @@ def _contains_violation(exc: BaseException) -> bool:
     return any(_contains_violation(e) for e in getattr(exc, "exceptions", ()))
 
 
-def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, Any]) -> None:
+def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, Any],
+                    rerun: Callable[[], None] | None = None) -> None:
     """The pooled effect of every relation over the distinct examples the test generated
-    (the relation procedure of ``run``, at ``alpha / 2`` over the relations): a diffuse
-    violation fails the test, an undecided one (budget) is ``Inconclusive``."""
+    (the relation procedure of ``run``, at ``alpha / 2`` over the relations): a violation
+    fails the test, an undecided one (budget) is ``Inconclusive``.
+
+    A violation is first looked for in its examples: the ``LOCAL_SUSPECTS`` most unlike
+    their sources are decided in full, one by one (each at ``alpha_candidate``, within the
+    candidates' family quota). One that is confirmed is met again on a second run of the
+    Hypothesis test over the same examples (``rerun``; cached outcomes cost no call), where it
+    fails and Hypothesis shrinks it. Only if none is confirmed is the violation reported as
+    diffuse."""
     __tracebackhide__ = True  # pytest: the failure is the user's test
     from ..decide import EffectTest, relation_alpha_split
     from ..relations import (
@@ -657,6 +698,7 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
         record.status = "failed"
         rel, st = failing.result.relation, summarise(failing)
         worst = sorted(failing.candidates, key=lambda c: -_example_excess(check, c))[:3]
+        _confirm_suspects(record, check, rel, failing.candidates, rerun)
         shown = "".join(f"\n  example: {c.source.text!r} -> {c.follow_up.text!r}"
                         for c in worst)
         # the dependent-draws check, as for a confirmed example: a cache or a sticky session
@@ -683,6 +725,50 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
             "--agentverity-budget, or tolerance=")
 
 
+#: Examples of a pooled violation decided in full, most unlike their sources first.
+LOCAL_SUSPECTS = 3
+
+
+def _confirm_suspects(record: PropertyRecord, check: AgentCheck, rel: Relation,
+                      candidates: Sequence[Any], rerun: Callable[[], None] | None) -> None:
+    """Decide the ``LOCAL_SUSPECTS`` examples most unlike their sources in full; raise the
+    violation of a confirmed one (shrunk by ``rerun`` when it regenerates it). Returns when
+    none is confirmed."""
+    __tracebackhide__ = True  # pytest: the failure is the user's test
+    import asyncio
+
+    scored = [(_example_excess(check, c), i, c) for i, c in enumerate(candidates)]
+    suspects = [c for x, _, c in sorted(scored, key=lambda t: (-t[0], t[1])) if x > 0]
+    suspects = suspects[:LOCAL_SUSPECTS]
+    if not suspects:
+        return
+
+    async def decide_all() -> list[RelationOutcome]:
+        return list(await asyncio.gather(*(
+            check._evaluate_async(rel, c.source, c.follow_up, full=True) for c in suspects)))
+
+    outs = check._loop.run(decide_all())
+    led = check._engine.ledger
+    record.calls, record.replayed = led.calls, led.replayed
+    found = None
+    for c, out in zip(suspects, outs, strict=True):
+        key = (rel.decision_key(), c.source.fp, c.follow_up.fp)
+        record.raw_violations += out.raw
+        if out.status == CandidateStatus.CONFIRMED:
+            check._cache[key] = out
+            check._calls_at[key] = record.calls
+            found = found or (c, out, key)
+    if found is None:
+        return
+    if rerun is not None:
+        rerun()  # raises the violation, shrunk, when Hypothesis regenerates the example
+    c, out, key = found
+    raise check._violation(
+        rel, c.source.text, c.follow_up.text, out, key,
+        note="found among the examples of a pooled violation; not shrunk (the second run of "
+             "the test did not generate it again)")
+
+
 def _example_excess(check: AgentCheck, c: Any) -> float:
     from ..relations import suspicion
     layer = c.relation.layer
@@ -691,9 +777,10 @@ def _example_excess(check: AgentCheck, c: Any) -> float:
     return suspicion(c.relation, keys, fkeys)
 
 
-def _after_pass(record: PropertyRecord, check: AgentCheck, base: dict[str, Any]) -> None:
+def _after_pass(record: PropertyRecord, check: AgentCheck, base: dict[str, Any],
+                rerun: Callable[[], None] | None = None) -> None:
     __tracebackhide__ = True  # pytest: the failure is the user's test
-    _pooled_effects(record, check, base)
+    _pooled_effects(record, check, base, rerun)
     suppressed: frozenset[HealthCheck] = base["suppress_health_check"]
     if record.budget_exhausted:
         record.status = "inconclusive"
