@@ -133,6 +133,8 @@ class AgentCheck:
         self._given_at: dict[tuple[object, ...], dict[str, Any]] = {}
         #: examples first evaluated before any confirmation (screened, not decided in full)
         self._screened: set[tuple[object, ...]] = set()
+        #: examples decided in full after the first phase (suspects of a relation)
+        self._decided_full: set[tuple[object, ...]] = set()
         self._dependence: str | None = None  # the check's warning, once it has run
         #: every distinct (relation, source, follow-up) evaluated, by relation: the pooled
         #: effect is decided over them once Hypothesis is done
@@ -658,6 +660,15 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
     rels = [(rel, seen) for rel, seen in check._seen.values() if seen]
     if not rels:
         return
+    from ..relations import Candidate as _Candidate
+    for rel, seen in rels:
+        # examples whose screen already leaned toward a violation (either direction), as
+        # `run` tests its flagged inputs before the pooled epochs: a bug on a few examples
+        # is found on them, not diluted in the pooled mean
+        flagged = [_Candidate(rel, src, fu, RelationOutcome(fp=src.fp, follow_up_fp=fu.fp))
+                   for src, fu, out in seen.values()
+                   if out.status == CandidateStatus.UNDECIDED and _screen_evidence(out) >= FLAG]
+        _confirm_suspects(record, check, rel, flagged, rerun)
     jobs: list[Any] = []
     probes: dict[str, Any] = {}
     pair = None
@@ -725,8 +736,17 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
             "--agentverity-budget, or tolerance=")
 
 
-#: Examples of a pooled violation decided in full, most unlike their sources first.
+#: Examples of a relation decided in full after the first phase, most unlike their
+#: sources first: those its screen flagged, then (on a pooled violation) its most unlike.
 LOCAL_SUSPECTS = 3
+#: A screen's e-value (either direction) that flags its example (no alpha is spent: the
+#: example is then decided in full at alpha_candidate).
+FLAG = 4.0
+
+
+def _screen_evidence(out: RelationOutcome) -> float:
+    d = out.decision or {}
+    return max(float(d.get("e_violation") or 0.0), float(d.get("e_reverse") or 0.0))
 
 
 def _confirm_suspects(record: PropertyRecord, check: AgentCheck, rel: Relation,
@@ -737,11 +757,14 @@ def _confirm_suspects(record: PropertyRecord, check: AgentCheck, rel: Relation,
     __tracebackhide__ = True  # pytest: the failure is the user's test
     import asyncio
 
-    scored = [(_example_excess(check, c), i, c) for i, c in enumerate(candidates)]
+    scored = [(_example_excess(check, c), i, c) for i, c in enumerate(candidates)
+              if (rel.decision_key(), c.source.fp, c.follow_up.fp) not in check._decided_full]
     suspects = [c for x, _, c in sorted(scored, key=lambda t: (-t[0], t[1])) if x > 0]
     suspects = suspects[:LOCAL_SUSPECTS]
     if not suspects:
         return
+    check._decided_full.update((rel.decision_key(), c.source.fp, c.follow_up.fp)
+                               for c in suspects)
 
     async def decide_all() -> list[RelationOutcome]:
         return list(await asyncio.gather(*(
