@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from ._base import Document, Model
 from ._bench import Attempt, Benchmark
@@ -61,9 +61,6 @@ class Multiplicity(Model):
 
 
 class Summary(Model):
-    model_config = ConfigDict(
-        extra="allow",
-    )
     tasks: Annotated[int, Field(ge=0)]
     attempts: Annotated[int, Field(ge=0)]
     passes: Annotated[int, Field(ge=0)]
@@ -86,9 +83,6 @@ class Summary(Model):
 
 
 class Task(Model):
-    model_config = ConfigDict(
-        extra="allow",
-    )
     id: str
     name: str
     runs: Annotated[int, Field(ge=0)]
