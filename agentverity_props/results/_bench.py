@@ -192,11 +192,9 @@ class BenchDocument(Document):
     mode).
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.bench/2"
     TITLE: ClassVar[str] = "agentverity-props benchmark result"
     MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
         {"agentverity_props.bench/1": migrate_bench_v1}
-    FILE: ClassVar[str] = "bench.schema.json"
 
 
     schema_: Annotated[Literal["agentverity_props.bench/2"], Field(alias="schema")]

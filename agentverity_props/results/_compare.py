@@ -270,11 +270,9 @@ class CompareDocument(Document):
     Exit code: 0 no later agent is worse than A on pass rate, 1 one is (regression), 2 incomplete.
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.compare/2"
     TITLE: ClassVar[str] = "agentverity-props comparison result"
     MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
         {"agentverity_props.compare/1": migrate_compare_v1}
-    FILE: ClassVar[str] = "compare.schema.json"
 
 
     schema_: Annotated[Literal["agentverity_props.compare/2"], Field(alias="schema")]

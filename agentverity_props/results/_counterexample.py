@@ -94,9 +94,7 @@ class CounterexampleDocument(Document):
     Minimal and first inputs are kept verbatim because the user's own test fails on them.
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.counterexample/1"
     TITLE: ClassVar[str] = "agentverity-props property-test outcomes and minimal counterexamples"
-    FILE: ClassVar[str] = "counterexample.schema.json"
 
 
     schema_: Annotated[

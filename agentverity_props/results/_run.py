@@ -293,11 +293,9 @@ class RunDocument(Document):
     under `inputs` with --include-inputs.
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.run/3"
     TITLE: ClassVar[str] = "agentverity-props run result"
     MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
         {"agentverity_props.run/1": migrate_run_v1, "agentverity_props.run/2": migrate_run_v2}
-    FILE: ClassVar[str] = "run.schema.json"
 
 
     schema_: Annotated[Literal["agentverity_props.run/3"], Field(alias="schema")]
