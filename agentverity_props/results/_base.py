@@ -15,13 +15,15 @@ _SCHEMA_NAME = re.compile(r"agentverity_props\.[a-z_]+/[1-9][0-9]*")
 
 
 class Model(BaseModel):
-    """A part of a result file: no key the format does not name (``extra="forbid"``).
+    """A part of a result file: no key the format does not name (``extra="forbid"``), and
+    each value of its JSON type (``strict``: ``"0.1"`` is not a number, ``true`` not an
+    integer, ``2.0`` not a count; an integer is a number).
 
     Non-finite floats are written as ``null`` (JSON has no ``Infinity``), as the package's
     JSON writer does.
     """
 
-    model_config = ConfigDict(extra="forbid", ser_json_inf_nan="null")
+    model_config = ConfigDict(extra="forbid", strict=True, ser_json_inf_nan="null")
 
 
 class Document(Model):

@@ -187,10 +187,14 @@ def migrate_snapshot(doc: dict[str, Any]) -> dict[str, Any]:
 
     out = copy.deepcopy(doc)
     out["migrated_from"] = doc.get("schema")
+    out["calibration"] = {
+        "draws_per_input": 0, "source": "admission",
+        "note": "this is a snapshot/1 file (no calibration sample): inputs that flipped "
+                "while measured are tested against their admission counts (biased low), the "
+                "others against the tolerance only; re-create the snapshot for the guarantee "
+                "that an unchanged agent shows drift in at most alpha of checks"}
     inputs = out.get("inputs")
-    if not isinstance(inputs, list):
-        return out  # the model names the damage
-    for e in inputs:
+    for e in inputs if isinstance(inputs, list) else ():  # else the model names the damage
         if not isinstance(e, dict):
             continue
         counts, ref, draws = e.get("counts"), e.get("reference"), e.get("draws")
@@ -201,10 +205,4 @@ def migrate_snapshot(doc: dict[str, Any]) -> dict[str, Any]:
                                 "failures": 0}
         else:
             e["calibration"] = None
-    out["calibration"] = {
-        "draws_per_input": 0, "source": "admission",
-        "note": "this is a snapshot/1 file (no calibration sample): inputs that flipped "
-                "while measured are tested against their admission counts (biased low), the "
-                "others against the tolerance only; re-create the snapshot for the guarantee "
-                "that an unchanged agent shows drift in at most alpha of checks"}
     return out
