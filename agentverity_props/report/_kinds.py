@@ -30,14 +30,13 @@ def render(result: dict[str, Any], fmt: str, **options: Any) -> str:
         return dumps(result)
     schema = str(result.get("schema"))
     entry = kind_for(schema)
-    fn = None if entry is None else {"text": entry.text, "junit": entry.junit,
-                                     "markdown": entry.markdown}.get(fmt)
+    if fmt == "markdown" and entry is not None and entry.markdown is not None:
+        return render_markdown(result, **{k: v for k, v in options.items()
+                                          if k in ("html", "base", "labels")})
+    fn = None if entry is None else {"text": entry.text, "junit": entry.junit}.get(fmt)
     if fn is None:
         raise BadInput(f"no {fmt} renderer for {schema} results",
                        "use --html OUT.html or --format json")
-    if fmt == "markdown":
-        return render_markdown(result, **{k: v for k, v in options.items()
-                                          if k in ("html", "base", "labels")})
     return fn(result, **options) if fmt == "text" else fn(result)
 
 

@@ -23,7 +23,8 @@ class Model(BaseModel):
     JSON writer does.
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, ser_json_inf_nan="null")
+    model_config = ConfigDict(extra="forbid", strict=True, ser_json_inf_nan="null",
+                              defer_build=True)
 
 
 class Document(Model):
