@@ -520,8 +520,8 @@ def _property_summary(tr: Any, runs: list[dict[str, Any]], verbose: bool) -> Non
 def write_report(path: str | os.PathLike[str], kind: str, runs: list[dict[str, Any]], *,
                  include_inputs: bool = False) -> None:
     """The one JSON writer of the plugin: the versioned document of the property runs
-    (``agentverity_props.counterexample/1``) or of the conversation runs
-    (``agentverity_props.conversation/1``), from the runs the reports carried."""
+    (the ``counterexample`` kind) or of the conversation runs
+    (the ``conversation`` kind), from the runs the reports carried."""
     from agentverity_props._internal.atomic import atomic_write_text
     from agentverity_props.report import dumps
 

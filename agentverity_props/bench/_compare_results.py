@@ -20,6 +20,7 @@ from ..decide import (
     runs_needed,
 )
 from ..errors import InvalidArgument
+from ..results import CompareDocument
 from ._results import AttemptRecord, TaskStats, summarize
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["METRICS", "SCHEMA", "WEIGHTS", "CompareConfig", "CompareResult", "alpha_split"]
 
-SCHEMA = "agentverity_props.compare/2"
+SCHEMA = CompareDocument.SCHEMA
 METRICS = COMPARE_METRICS
 #: shares of the family-wise alpha per pair (decide's ``COMPARE_WEIGHTS``)
 WEIGHTS = COMPARE_WEIGHTS

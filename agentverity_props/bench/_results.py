@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .._internal.outcome import StopReason, TaskStatus, exit_code
 from ..decide import UNBIASED, EarlyStop, Estimates, StopRule, estimate
 from ..errors import InvalidArgument
+from ..results import BenchDocument
 from ._metrics import k_values, pass_at_k, pass_hat_k, percentile, rate_interval, share_of_mode
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ __all__ = ["SCHEMA", "AttemptRecord", "BenchConfig", "BenchResult", "EarlyStop",
            "TaskStats"]
 
 
-SCHEMA = "agentverity_props.bench/2"
+SCHEMA = BenchDocument.SCHEMA
 ESTIMATOR = UNBIASED
 PRIVACY_OFF = ("prompts and answers are identified by SHA-256 fingerprint only "
                "(use --include-outputs to keep them)")

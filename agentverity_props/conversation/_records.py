@@ -1,6 +1,6 @@
 """Results of conversation tests: minimal failing conversations and per-test records.
 
-Plain data with a versioned ``to_dict`` (schema ``agentverity_props.conversation/1``, JSON
+Plain data with a versioned ``to_dict`` (schema ``ConversationDocument.SCHEMA``, JSON
 Schema in ``docs/schemas/conversation-1.json``), read by the renderers of
 :mod:`agentverity_props.report` and by the pytest plugin's summary.
 
@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.fingerprint import fingerprint
 from ..relations import CandidateRecord
+from ..results import ConversationDocument
 
 if TYPE_CHECKING:
     from ..engine import EngineConfig
 
-CONVERSATION_SCHEMA = "agentverity_props.conversation/1"
+CONVERSATION_SCHEMA = ConversationDocument.SCHEMA
 
 #: a conversation test's call budget (every turn of every replay) when none is given
 DEFAULT_CONVERSATION_BUDGET = 20_000

@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from ..engine import EngineConfig
 
 from ..relations import CandidateRecord
+from ..results import CounterexampleDocument
 
-COUNTEREXAMPLE_SCHEMA = "agentverity_props.counterexample/1"
+COUNTEREXAMPLE_SCHEMA = CounterexampleDocument.SCHEMA
 
 #: ``@agent_property``'s call budget per test when none is given
 DEFAULT_PROPERTY_BUDGET = 4000

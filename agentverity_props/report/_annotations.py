@@ -1,9 +1,10 @@
 """Findings as CI annotations: one per finding, in GitHub Actions' workflow-command syntax.
 
-:func:`findings` reads a result dict of any kind and lists what a CI user should see on the
-run's page: an ``error`` for a finding (a VIOLATED relation, a blind probe set, drift on a
-snapshot input, a failed bench task or tool-call case, a refused snapshot, a regression),
-a ``warning`` for evidence that decided nothing (incomplete, undecided, inconclusive).
+One ``<kind>_findings`` per kind (the registry, ``_registry``, holds which goes with which;
+``findings`` in ``_kinds`` reads it) lists what a CI user should see on the run's page:
+an ``error`` for a finding (a VIOLATED relation, a blind probe set, drift on a snapshot
+input, a failed bench task or tool-call case, a refused snapshot, a regression), a
+``warning`` for evidence that decided nothing (incomplete, undecided, inconclusive).
 :func:`github_commands` writes them as ``::error title=...::message`` lines, escaped as
 GitHub's toolkit escapes them: ``%``, CR and LF in the message; those and ``:`` and ``,`` in
 a property. Control characters are written out first (``visible``), so an agent's answer
@@ -18,7 +19,9 @@ from typing import Any
 from .._internal.fingerprint import short
 from .._internal.shown import visible
 
-__all__ = ["Finding", "findings", "github_commands"]
+__all__ = ["Finding", "bench_findings", "boundary_findings", "check_findings", "compare_findings",
+           "enlarge_findings", "github_commands", "run_findings", "snapshot_findings",
+           "tests_findings", "tools_findings"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ def _fp(d: dict[str, Any], fp: Any) -> str:
     return repr(text) if isinstance(text, str) else short(str(fp))
 
 
-def _run(d: dict[str, Any]) -> list[Finding]:
+def run_findings(d: dict[str, Any]) -> list[Finding]:
     out = []
     if not d.get("complete", True):
         out.append(Finding("warning", "run incomplete", d.get("stop_reason") or
@@ -74,7 +77,7 @@ def _run(d: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _snapshot(d: dict[str, Any]) -> list[Finding]:
+def snapshot_findings(d: dict[str, Any]) -> list[Finding]:
     adm = d.get("admission") or {}
     if adm.get("admitted"):
         return []
@@ -82,7 +85,7 @@ def _snapshot(d: dict[str, Any]) -> list[Finding]:
             for r in adm.get("rules") or () if not r.get("passed")]
 
 
-def _check(d: dict[str, Any]) -> list[Finding]:
+def check_findings(d: dict[str, Any]) -> list[Finding]:
     from ._snapshot import check_moves
 
     out = [Finding("warning", f"check not admissible: {r.get('rule')}", r.get("message") or "")
@@ -103,7 +106,7 @@ def _check(d: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _bench(d: dict[str, Any]) -> list[Finding]:
+def bench_findings(d: dict[str, Any]) -> list[Finding]:
     out = []
     for t in d.get("tasks") or ():
         st = t.get("status")
@@ -123,14 +126,14 @@ def _bench(d: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _compare(d: dict[str, Any]) -> list[Finding]:
+def compare_findings(d: dict[str, Any]) -> list[Finding]:
     out = [Finding("error", "regression", str(r)) for r in d.get("regressions") or ()]
     if not d.get("complete", True):
         out.append(Finding("warning", "compare incomplete", d.get("stop_reason") or ""))
     return out
 
 
-def _tools(d: dict[str, Any]) -> list[Finding]:
+def tools_findings(d: dict[str, Any]) -> list[Finding]:
     out = []
     for c in d.get("cases") or ():
         st = c.get("status")
@@ -142,7 +145,7 @@ def _tools(d: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _tests(d: dict[str, Any]) -> list[Finding]:
+def tests_findings(d: dict[str, Any]) -> list[Finding]:
     out = []
     for t in d.get("tests") or ():
         st = t.get("status")
@@ -158,7 +161,7 @@ def _tests(d: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _enlarge(d: dict[str, Any]) -> list[Finding]:
+def enlarge_findings(d: dict[str, Any]) -> list[Finding]:
     if not d.get("complete", True):
         return [Finding("warning", "enlarge incomplete", d.get("cause") or "failed calls")]
     if not d.get("success", True):
@@ -168,20 +171,10 @@ def _enlarge(d: dict[str, Any]) -> list[Finding]:
     return []
 
 
-def _boundary(d: dict[str, Any]) -> list[Finding]:
+def boundary_findings(d: dict[str, Any]) -> list[Finding]:
     st = d.get("status")
     return [] if st == "located" else [Finding("warning", f"boundary {st}",
                                                str(d.get("reason") or st))]
-
-
-def findings(d: dict[str, Any]) -> list[Finding]:
-    """The annotations for a result dict of any kind (an empty list when clean)."""
-    from ._md import kind_of
-
-    fn = {"run": _run, "snapshot": _snapshot, "check": _check, "bench": _bench,
-          "compare": _compare, "tools": _tools, "counterexample": _tests,
-          "conversation": _tests, "enlarge": _enlarge, "boundary": _boundary}.get(kind_of(d))
-    return fn(d) if fn is not None else []
 
 
 def _data(s: str) -> str:

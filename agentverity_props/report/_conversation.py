@@ -1,4 +1,4 @@
-"""Text and JUnit renderers of conversation tests (the ``agentverity_props.conversation/1``
+"""Text and JUnit renderers of conversation tests (the ``conversation`` kind's
 dict): the minimal failing conversation turn by turn, the evidence, the calls spent and how
 to reproduce it.
 

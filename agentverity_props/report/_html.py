@@ -113,7 +113,7 @@ def fmt_plain(v: Any) -> str:
 
 
 def kind_of(schema: str) -> tuple[str, str]:
-    """``agentverity_props.run/3`` -> (``run``, ``2``)."""
+    """``agentverity_props.<kind>/<n>`` -> (``<kind>``, ``<n>``)."""
     name, _, version = str(schema).partition("/")
     return name.rsplit(".", 1)[-1], version or "?"
 
@@ -162,7 +162,7 @@ def _raw_json(result: dict[str, Any]) -> tuple[str, bool]:
 
 
 def _entry(schema: str) -> Any:
-    from ._kinds import kind_for
+    from ._registry import kind_for
     return kind_for(schema)
 
 

@@ -1,4 +1,4 @@
-"""The HTML view of conversation tests (``agentverity_props.conversation/1``): each minimal
+"""The HTML view of conversation tests (the ``conversation`` kind): each minimal
 conversation turn by turn, its evidence, the calls spent and the reproduce line. Reads only
 the versioned JSON; an unexpected shape raises and the caller falls back to the tree view."""
 

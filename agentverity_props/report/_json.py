@@ -63,7 +63,7 @@ VALIDATE_ENV = "AGENTVERITY_PROPS_VALIDATE_RESULTS"
 def _validate_written(result: dict[str, Any]) -> None:
     from pydantic import ValidationError
 
-    from ..results import document_for
+    from ._registry import document_for
     model = document_for(str(result.get("schema")))
     if model is None or result.get("schema") != model.SCHEMA:
         return  # not a result (a store export, a dict of the caller's own)

@@ -1,131 +1,24 @@
-"""The registry of result kinds: one entry per kind, used by every command and ``report``.
+"""Reading and rendering a result through its kind's entry in the registry (``_registry``):
+``load_result`` / ``check_result`` (migrate, validate with the model: one line naming the
+first bad field), ``render`` (every command's ``--format`` output and ``report``'s),
+``render_markdown`` (a kind's Markdown body, framed) and ``findings`` (its CI annotations).
 
-An entry names what goes with a kind's JSON: the model that is its file format (in
-``agentverity_props.results``: the published schema, the migrations of older versions), the
-text, JUnit and HTML renderers, the meaning of each exit code and the title reports show.
-Adding a result kind is one model there and one :class:`ResultKind` here (docs/architecture.md
-shows the diff); ``load_result``, ``report``, ``render`` and the schema files follow.
-"""
+The ``boundary`` command's result is the one dict with no schema (and no kind in the
+registry): it is told by its shape, and its Markdown and findings are named here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import BadInput
-from . import (
-    _bench,
-    _conversation,
-    _html_bench,
-    _html_conversation,
-    _html_kinds,
-    _junit,
-    _plan,
-    _snapshot,
-    _text,
-    _tools,
-)
+from ._annotations import Finding, boundary_findings
 from ._json import dumps, read_json
-from ._markdown import render_markdown
+from ._markdown_kinds import boundary_lines
+from ._md import kind_of, tail
+from ._registry import kind_for, kind_named
 
-if TYPE_CHECKING:
-    from ..results import Document
-
-__all__ = ["RESULT_KINDS", "ResultKind", "check_result", "kind_for", "load_result", "render"]
-
-Renderer = Callable[..., str]
-Context = Callable[[dict[str, Any]], dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class ResultKind:
-    """What goes with one kind of result file.
-
-    Attributes:
-        kind: the short name (``run``; the part of ``schema`` before the version).
-        document: the model's name in :mod:`agentverity_props.results` (its ``SCHEMA`` is the
-            version written today; its ``MIGRATIONS`` the older ones read).
-        title: how reports name the kind.
-        exit_meanings: what each exit code of the command that writes it means.
-        text, junit: renderers ``fn(result_dict, **options) -> str`` (None: no such view).
-        markdown: the Markdown renderer (``--format markdown``: a CI job summary or a
-            pull-request comment); every kind has one.
-        html: the HTML view's context builder (None: the generic tree of the JSON).
-        legacy: older versions read as written, with no migration (rendered by the same
-            renderers, checked only for being a JSON object with this schema name).
-    """
-
-    kind: str
-    document: str
-    title: str
-    exit_meanings: Mapping[int, str]
-    text: Renderer | None = None
-    junit: Renderer | None = None
-    html: Context | None = None
-    markdown: Renderer | None = render_markdown
-    legacy: tuple[str, ...] = ()
-
-    @property
-    def model(self) -> type[Document]:
-        from .. import results
-        model: type[Document] = getattr(results, self.document)
-        return model
-
-    @property
-    def schema(self) -> str:
-        """The version written today."""
-        return self.model.SCHEMA
-
-    @property
-    def schemas(self) -> tuple[str, ...]:
-        """Every schema name read: today's, the migrated ones, the legacy ones."""
-        return (self.schema, *self.model.MIGRATIONS, *self.legacy)
-
-    def required_keys(self) -> tuple[str, ...]:
-        """Top-level keys every file of today's version has (the schema's ``required``)."""
-        return self.model.required_keys()
-
-
-RESULT_KINDS: tuple[ResultKind, ...] = (
-    ResultKind("run", "RunDocument", "run", _text.EXIT_MEANING, text=_text.render_run_text,
-               junit=_junit.render_junit, html=_html_kinds.run_context),
-    ResultKind("counterexample", "CounterexampleDocument", "counterexample",
-               _html_kinds.CX_EXIT, html=_html_kinds.counterexample_context),
-    ResultKind("conversation", "ConversationDocument", "conversation tests",
-               _html_conversation.CONVERSATION_EXIT,
-               text=_conversation.render_conversation_text,
-               junit=_conversation.render_conversation_junit,
-               html=_html_conversation.conversation_context),
-    ResultKind("bench", "BenchDocument", "benchmark", _bench.BENCH_EXIT,
-               text=_bench.render_bench_text, junit=_bench.render_bench_junit,
-               html=_html_bench.bench_context),
-    ResultKind("compare", "CompareDocument", "A/B comparison", _bench.COMPARE_EXIT,
-               text=_bench.render_compare_text, junit=_bench.render_compare_junit,
-               html=_html_bench.compare_context),
-    ResultKind("snapshot", "SnapshotDocument", "snapshot", _snapshot.SNAPSHOT_EXIT,
-               text=_snapshot.render_snapshot_text, junit=_snapshot.render_snapshot_junit),
-    ResultKind("check", "CheckDocument", "check", _snapshot.CHECK_EXIT,
-               text=_snapshot.render_check_text, junit=_snapshot.render_check_junit,
-               legacy=("agentverity_props.check/1",)),
-    ResultKind("plan", "PlanDocument", "plan", _plan.PLAN_EXIT, text=_plan.render_plan_text),
-    ResultKind("tools", "ToolsDocument", "tool-call cases", _tools.TOOLS_EXIT,
-               text=_tools.render_tools_text, junit=_tools.render_tools_junit,
-               html=_html_kinds.tools_context),
-    ResultKind("enlarge", "EnlargeDocument", "enlarged probe set", _html_kinds.ENLARGE_EXIT,
-               html=_html_kinds.enlarge_context),
-)
-
-_BY_KIND = {k.kind: k for k in RESULT_KINDS}
-
-
-def kind_for(schema: str) -> ResultKind | None:
-    """The entry reading ``schema`` (``agentverity_props.run/2`` -> the run entry), or None."""
-    if not isinstance(schema, str) or not schema.startswith("agentverity_props."):
-        return None
-    entry = _BY_KIND.get(schema.removeprefix("agentverity_props.").split("/")[0])
-    return entry if entry is not None and schema in entry.schemas else None
+__all__ = ["check_result", "findings", "load_result", "render", "render_markdown"]
 
 
 def render(result: dict[str, Any], fmt: str, **options: Any) -> str:
@@ -137,15 +30,40 @@ def render(result: dict[str, Any], fmt: str, **options: Any) -> str:
         return dumps(result)
     schema = str(result.get("schema"))
     entry = kind_for(schema)
-    fn = None if entry is None else {"text": entry.text, "junit": entry.junit,
-                                     "markdown": entry.markdown}.get(fmt)
+    if fmt == "markdown" and entry is not None and entry.markdown is not None:
+        return render_markdown(result, **{k: v for k, v in options.items()
+                                          if k in ("html", "base", "labels")})
+    fn = None if entry is None else {"text": entry.text, "junit": entry.junit}.get(fmt)
     if fn is None:
         raise BadInput(f"no {fmt} renderer for {schema} results",
                        "use --html OUT.html or --format json")
-    if fmt == "markdown":
-        return fn(result, **{k: v for k, v in options.items()
-                             if k in ("html", "base", "labels")})
     return fn(result, **options) if fmt == "text" else fn(result)
+
+
+def render_markdown(d: dict[str, Any], *, html: str | None = None, base: str | None = None,
+                    labels: dict[str, str] | None = None) -> str:
+    """``d`` (a result dict of any kind) as Markdown: its kind's body, then the privacy line
+    and the link to ``html``, the HTML report written beside it (relative to ``base``, the
+    Markdown file's path, or the working directory); ``labels``: fingerprint -> input text,
+    for inputs shown by their text."""
+    entry = kind_for(str(d.get("schema")))
+    body = entry.markdown if entry is not None else \
+        boundary_lines if kind_of(d) == "boundary" else None
+    if body is None:
+        raise BadInput(f"no markdown renderer for {d.get('schema')!r} results",
+                       "use --format json")
+    lines = [*body(d, labels=labels), *tail(d, html, base)]
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n"
+
+
+def findings(d: dict[str, Any]) -> list[Finding]:
+    """The CI annotations for a result dict of any kind (an empty list when clean)."""
+    entry = kind_for(str(d.get("schema")))
+    fn = entry.findings if entry is not None else \
+        boundary_findings if kind_of(d) == "boundary" else None
+    return fn(d) if fn is not None else []
 
 
 def load_result(path: str | Path) -> dict[str, Any]:
@@ -162,8 +80,7 @@ def check_result(data: Any, *, where: str = "result") -> dict[str, Any]:
     entry = kind_for(schema) if isinstance(schema, str) else None
     if entry is None:
         got = schema if isinstance(data, dict) else type(data).__name__
-        known = _BY_KIND.get(schema.removeprefix("agentverity_props.").split("/")[0]) \
-            if isinstance(schema, str) and schema.startswith("agentverity_props.") else None
+        known = kind_named(schema) if isinstance(schema, str) else None
         if known is not None:  # a kind this version knows, in a version it does not
             raise BadInput(f"{where} is a {known.kind} result of format {got!r}, which this "
                            f"version of agentverity-props does not read (it reads "

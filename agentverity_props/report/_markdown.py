@@ -1,27 +1,28 @@
 """Markdown reports (``--format markdown``): a job summary or a pull-request comment.
 
-Each kind is a heading with the exit code and its meaning, a table of the decisions (status,
-estimate or interval, calls), the counterexamples (minimal ones first), the calls and the
-privacy line, and a relative link to the HTML report when one was written beside it. Every
-value an agent or a file supplied goes through :mod:`._md` (code spans, escaped text); inputs
-appear by text only where the JSON holds their text (``--include-inputs``), else by
-fingerprint, as in the text and HTML reports written to a file.
+The bodies of run, snapshot, check, bench and compare (``<kind>_lines``; the other kinds'
+are in ``_markdown_kinds``); the registry (``_registry``) holds which goes with which kind
+and ``render_markdown`` (``_kinds``) frames it. Each kind is a heading with the exit code
+and its meaning, a table of the decisions (status, estimate or interval, calls), the
+counterexamples (minimal ones first), the calls and the privacy line, and a relative link
+to the HTML report when one was written beside it. Every value an agent or a file supplied
+goes through :mod:`._md` (code spans, escaped text); inputs appear by text only where the
+JSON holds their text (``--include-inputs``), else by fingerprint, as in the text and HTML
+reports written to a file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from ._markdown_kinds import KIND_RENDERERS
-from ._md import code, esc, head, kind_of, label, meaning, num, table, tail
+from ._md import code, esc, head, label, meaning, num, table
 
-__all__ = ["render_markdown"]
+__all__ = ["bench_lines", "check_lines", "compare_lines", "run_lines", "snapshot_lines"]
 
 # -- run (and assess) ----------------------------------------------------------------------
 
 
-def _run(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
+def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
     from ._text import exit_meaning, shown_effect
 
     m, b = d.get("meter") or {}, d.get("blindness") or {}
@@ -115,7 +116,7 @@ def _calls_line(calls: dict[str, Any], led: dict[str, Any]) -> str:
 # -- snapshot and check --------------------------------------------------------------------
 
 
-def _snapshot(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
+def snapshot_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
     from ._snapshot import SNAPSHOT_EXIT
 
     adm = d.get("admission") or {}
@@ -144,7 +145,7 @@ def _ratio(c: tuple[int, int] | None) -> str:
     return "–" if not c else f"{c[0]}/{c[1]} ({c[0] / c[1]:.0%})" if c[1] else "–"
 
 
-def _check(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
+def check_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
     from ._snapshot import CHECK_EXIT, check_moves
 
     s, adm = d.get("snapshot") or {}, d.get("admission") or {}
@@ -208,7 +209,7 @@ def _check(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]
 # -- bench and compare -----------------------------------------------------------------------
 
 
-def _bench(d: dict[str, Any], **_: Any) -> list[str]:
+def bench_lines(d: dict[str, Any], **_: Any) -> list[str]:
     from ._bench import BENCH_EXIT
 
     b, s = d.get("benchmark") or {}, d.get("summary") or {}
@@ -267,7 +268,7 @@ def _bench_moves(moved: dict[str, Any]) -> list[str]:
     return out
 
 
-def _compare(d: dict[str, Any], **_: Any) -> list[str]:
+def compare_lines(d: dict[str, Any], **_: Any) -> list[str]:
     from ._bench import COMPARE_EXIT
 
     b = d.get("benchmark") or {}
@@ -311,23 +312,3 @@ def _compare(d: dict[str, Any], **_: Any) -> list[str]:
             + f"; warm-up {calls.get('warmup', 0)})", ""]
     return out
 
-
-def render_markdown(d: dict[str, Any], *, html: str | None = None, base: str | None = None,
-                    labels: dict[str, str] | None = None) -> str:
-    """``d`` (a result dict of any kind) as Markdown. ``html``: the HTML report written
-    beside it (linked relative to ``base``, the Markdown file's path, or the working
-    directory); ``labels``: fingerprint -> input text, for inputs shown by their text."""
-    renderers: dict[str, Callable[..., list[str]]] = {
-        "run": _run, "snapshot": _snapshot, "check": _check, "bench": _bench,
-        "compare": _compare, **KIND_RENDERERS}
-    kind = kind_of(d)
-    fn = renderers.get(kind)
-    if fn is None:
-        from ..errors import BadInput
-        raise BadInput(f"no markdown renderer for {d.get('schema')!r} results",
-                       "use --format json")
-    lines = fn(d, labels=labels)
-    lines += tail(d, html, base)
-    while lines and not lines[-1]:
-        lines.pop()
-    return "\n".join(lines) + "\n"

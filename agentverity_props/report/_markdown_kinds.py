@@ -1,17 +1,21 @@
 """Markdown for the kinds beside run, snapshot, check, bench and compare: plan, tools,
 enlarge, the pytest plugin's property-test reports (counterexample, conversation) and the
-``boundary`` command's result."""
+``boundary`` command's result (a dict with no schema, told by its shape). Each is one
+kind's body; the registry (``_registry``) holds which goes with which kind and ``_kinds``
+frames it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from .._internal.fingerprint import short
 from ._md import code, esc, fence, head, meaning, num, table
 
+__all__ = ["boundary_lines", "conversation_lines", "counterexample_lines", "enlarge_lines",
+           "plan_lines", "tools_lines"]
 
-def _plan(d: dict[str, Any], **_: Any) -> list[str]:
+
+def plan_lines(d: dict[str, Any], **_: Any) -> list[str]:
     from ._plan import _PHASES, PLAN_EXIT
 
     cfg = d.get("config") or {}
@@ -43,7 +47,7 @@ def _plan(d: dict[str, Any], **_: Any) -> list[str]:
     return [*out, ""]
 
 
-def _tools(d: dict[str, Any], **_: Any) -> list[str]:
+def tools_lines(d: dict[str, Any], **_: Any) -> list[str]:
     from ._tools import TOOLS_EXIT
 
     k = d.get("summary") or {}
@@ -72,7 +76,7 @@ def _tools(d: dict[str, Any], **_: Any) -> list[str]:
     return [*out, "", f"Calls: {d.get('calls', 0)}", ""]
 
 
-def _enlarge(d: dict[str, Any], **_: Any) -> list[str]:
+def enlarge_lines(d: dict[str, Any], **_: Any) -> list[str]:
     from ._html_kinds import ENLARGE_EXIT
 
     out = head("enlarge", d, meaning(ENLARGE_EXIT, d),
@@ -111,7 +115,7 @@ def _tests(d: dict[str, Any], title: str, meanings: dict[int, str], unit: str) -
     return out
 
 
-def _counterexample(d: dict[str, Any], **_: Any) -> list[str]:
+def counterexample_lines(d: dict[str, Any], **_: Any) -> list[str]:
     from ._html_kinds import CX_EXIT
 
     out = _tests(d, "property tests", CX_EXIT, "calls")
@@ -136,7 +140,7 @@ def _counterexample(d: dict[str, Any], **_: Any) -> list[str]:
     return out
 
 
-def _conversation(d: dict[str, Any], **_: Any) -> list[str]:
+def conversation_lines(d: dict[str, Any], **_: Any) -> list[str]:
     from ._html_conversation import CONVERSATION_EXIT
 
     out = _tests(d, "conversation tests", CONVERSATION_EXIT, "turns drawn")
@@ -159,7 +163,7 @@ def _conversation(d: dict[str, Any], **_: Any) -> list[str]:
     return out
 
 
-def _boundary(d: dict[str, Any], **_: Any) -> list[str]:
+def boundary_lines(d: dict[str, Any], **_: Any) -> list[str]:
     meanings = {0: "crossing located", 1: "no crossing, or it stayed undecided",
                 2: "incomplete evidence"}
     out = head("boundary", d, meaning(meanings, d), None)
@@ -177,7 +181,3 @@ def _boundary(d: dict[str, Any], **_: Any) -> list[str]:
     out += [f"Calls: {d.get('calls', '–')}", ""]
     return out
 
-
-KIND_RENDERERS: dict[str, Callable[..., list[str]]] = {
-    "plan": _plan, "tools": _tools, "enlarge": _enlarge, "counterexample": _counterexample,
-    "conversation": _conversation, "boundary": _boundary}

@@ -1,4 +1,4 @@
-"""Text rendering of a ``plan`` result dict (``agentverity_props.plan/2``)."""
+"""Text rendering of a ``plan`` result dict (today's version, ``PlanDocument``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Text and JUnit renderers of a ``tools`` result (the ``agentverity_props.tools/1`` dict)."""
+"""Text and JUnit renderers of a ``tools`` result (the ``tools`` kind's dict)."""
 
 from __future__ import annotations
 

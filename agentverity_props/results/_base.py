@@ -2,49 +2,74 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 __all__ = ["Document", "Model"]
 
+#: the form of every result kind's schema name
+_SCHEMA_NAME = re.compile(r"agentverity_props\.[a-z_]+/[1-9][0-9]*")
+
 
 class Model(BaseModel):
-    """A part of a result file: no key the format does not name (``extra="forbid"``).
+    """A part of a result file: no key the format does not name (``extra="forbid"``), and
+    each value of its JSON type (``strict``: ``"0.1"`` is not a number, ``true`` not an
+    integer, ``2.0`` not a count; an integer is a number).
 
     Non-finite floats are written as ``null`` (JSON has no ``Infinity``), as the package's
     JSON writer does.
     """
 
-    model_config = ConfigDict(extra="forbid", ser_json_inf_nan="null")
+    model_config = ConfigDict(extra="forbid", strict=True, ser_json_inf_nan="null",
+                              defer_build=True)
 
 
 class Document(Model):
     """A whole result file: its ``schema`` key names the kind and version.
 
-    ``SCHEMA`` is the version this model writes. ``MIGRATIONS`` maps each older version it
-    reads to the function turning it into the next version; a ``mode="before"`` validator
-    applies them in turn, so an old file validates as the current version (``migrate`` does
-    the same on a plain dict). ``TITLE`` and ``FILE`` head and name the generated JSON Schema.
+    The version this model writes is written once, as the type of its ``schema`` field
+    (``schema_: Annotated[Literal["agentverity_props.<kind>/<n>"], Field(alias="schema")]``);
+    ``SCHEMA`` (that string), ``KIND`` (``<kind>``) and ``FILE`` (``<kind>.schema.json``, the
+    generated JSON Schema's name) are derived from it when the class is made, and every
+    producer of the kind reads ``SCHEMA`` from the model. ``MIGRATIONS`` lists the older
+    versions it reads, oldest first, each with the function turning a file of that version
+    into the next one (the next key, the last into ``SCHEMA``; the step sets the ``schema``
+    key, the function changes the body); a ``mode="before"`` validator applies them in turn,
+    so an old file validates as the current version (``migrate`` does the same on a plain
+    dict). ``TITLE`` heads the generated JSON Schema.
     """
 
     SCHEMA: ClassVar[str] = ""
+    KIND: ClassVar[str] = ""
+    FILE: ClassVar[str] = ""
     MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
     TITLE: ClassVar[str] = ""
-    FILE: ClassVar[str] = ""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        field = cls.model_fields.get("schema_")
+        names = get_args(field.annotation) if field is not None else ()
+        if len(names) != 1 or not isinstance(names[0], str) \
+                or not _SCHEMA_NAME.fullmatch(names[0]):
+            raise TypeError(f"{cls.__name__} needs a field schema_: Annotated[Literal["
+                            "'agentverity_props.<kind>/<version>'], Field(alias='schema')]")
+        cls.SCHEMA = names[0]
+        cls.KIND = names[0].removeprefix("agentverity_props.").split("/")[0]
+        cls.FILE = f"{cls.KIND}.schema.json"
 
     @classmethod
     def migrate(cls, data: Any) -> Any:
         """``data`` as the current version when it is an older one this kind reads; anything
         else (the current version, not a dict, an unknown schema) unchanged."""
-        seen: set[str] = set()
+        order = list(cls.MIGRATIONS)
         while isinstance(data, dict) and data.get("schema") in cls.MIGRATIONS:
-            name = str(data["schema"])
-            if name in seen:  # pragma: no cover - a migration that does not advance
-                raise ValueError(f"migration of {name} does not advance")
-            seen.add(name)
-            data = cls.MIGRATIONS[name](data)
+            step = order.index(str(data["schema"]))
+            after = order[step + 1] if step + 1 < len(order) else cls.SCHEMA
+            data = {**cls.MIGRATIONS[order[step]](data), "schema": after}
         return data
 
     @classmethod
@@ -59,27 +84,34 @@ class Document(Model):
         line naming the missing keys or the first field that is wrong (its path in the file
         and pydantic's message) otherwise. Returns the migrated dict itself, not a dump.
 
-        A file of the current version is validated field by field. An older one is migrated
-        and checked for the current version's top-level keys only: older versions never
-        recorded every field of today's (a ``snapshot/1`` input has no ``status``), and their
-        migrations fill what the renderers and readers need, not what was never measured."""
+        The model is the one validator of a file: a file of the current version is validated
+        field by field, and so is an older one once migrated, except that a key the older
+        version never recorded may be absent (a ``snapshot/1`` input has no ``status``; its
+        migration fills what the renderers and readers need, not what was never measured);
+        a wrong type or value in it is refused as in a current file."""
         from pydantic import ValidationError
 
         from ..errors import BadInput
         schema = data.get("schema")
-        data = cls.migrate(data)
+        try:
+            data = cls.migrate(data)
+        except (TypeError, AttributeError, KeyError, ValueError):  # a damaged older file
+            raise BadInput(f"{where} claims schema {schema!r} but its contents are not that "
+                           "version's", fix) from None
         missing = [k for k in cls.required_keys() if k not in data]
         if missing:
             raise BadInput(f"{where} claims schema {schema!r} but lacks "
                            f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''}",
                            fix)
-        if schema != cls.SCHEMA:
-            return data
         try:
             cls.model_validate(data)
         except ValidationError as exc:
-            raise BadInput(f"{where} claims schema {schema!r} but {_first_error(exc, data)}",
-                           fix) from None
+            errors = exc.errors(include_url=False)
+            if schema != cls.SCHEMA:
+                errors = [e for e in errors if e["type"] != "missing"]
+            if errors:
+                raise BadInput(f"{where} claims schema {schema!r} but "
+                               f"{_first_error(errors, data)}", fix) from None
         return data
 
     @model_validator(mode="before")
@@ -115,13 +147,12 @@ def _sorted_enums(node: Any) -> Any:
     return node
 
 
-def _first_error(exc: Any, data: Any) -> str:
+def _first_error(errors: list[Any], data: Any) -> str:
     """``relations[0].status: input should be 'HOLDS', ...`` (and how many more); what the
     file supplies (key names) is shown as data, never as terminal control."""
     from .._internal.jsonpath import format_path
     from .._internal.schema_errors import clean_loc
     from .._internal.shown import visible
-    errors = exc.errors(include_url=False)
     first = errors[0]
     loc, _ = clean_loc(first["loc"], data, first["type"])
     msg = str(first["msg"])

@@ -9,7 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
-from ._common import Tokens
+from ._common import EngineSettings, RateStats, Tokens
 from ._migrations import migrate_bench_v1
 
 
@@ -21,36 +21,23 @@ class Benchmark(Model):
     tasks: Annotated[int, Field(ge=0)]
 
 
-class Config(Model):
+class Config(EngineSettings):
     runs: int | None
     early_stop: Literal["exact", "sequential", "off"]
-    alpha: float
     margin: float
     interval: Literal["exact", "wilson"]
-    include_outputs: bool
     budget: int | None
-    max_workers: Annotated[int, Field(ge=0)]
-    timeout_s: float | None
-    retries: Annotated[int, Field(ge=0)]
-    error_policy: str
-    store_mode: str
-    seed: int
 
 
-class Summary(Model):
+class Summary(RateStats):
     tasks: Annotated[int, Field(ge=0)]
     passed: Annotated[int, Field(ge=0)]
     failed: Annotated[int, Field(ge=0)]
     errored: Annotated[int, Field(ge=0)]
     incomplete: Annotated[int, Field(ge=0)]
     attempts: Annotated[int, Field(ge=0)]
-    passes: Annotated[int, Field(ge=0)]
-    failures: Annotated[int, Field(ge=0)]
-    errors: Annotated[int, Field(ge=0)]
     reliability: Annotated[float | None, Field(ge=0.0, le=1.0)]
     """mean over tasks of the per-task unbiased pass-rate estimates"""
-    ci_low: Annotated[float, Field(ge=0.0, le=1.0)]
-    ci_high: Annotated[float, Field(ge=0.0, le=1.0)]
     ci_method: str
     pass_at_k: dict[str, Annotated[float | None, Field(ge=0.0, le=1.0)]]
     """
@@ -61,11 +48,6 @@ class Summary(Model):
     pass_hat_k: dict[str, Annotated[float | None, Field(ge=0.0, le=1.0)]]
     """as pass_at_k, for pass^k"""
     consistency: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    error_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    latency_p50_s: float | None
-    latency_p95_s: float | None
-    tokens: int | None
-    cost_usd: float | None
     undecided: Annotated[int, Field(ge=0)]
     observed_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
     """pooled passes / attempts (descriptive)"""
@@ -100,7 +82,7 @@ class Attempt(Model):
     cost_usd: float | None
 
 
-class Task(Model):
+class Task(RateStats):
     id: str
     name: str
     category: str | None
@@ -117,16 +99,11 @@ class Task(Model):
     planned_runs: Annotated[int, Field(ge=0)]
     calls_saved: Annotated[int, Field(ge=0)]
     runs: Annotated[int, Field(ge=0)]
-    passes: Annotated[int, Field(ge=0)]
-    failures: Annotated[int, Field(ge=0)]
-    errors: Annotated[int, Field(ge=0)]
     reliability: Annotated[float | None, Field(ge=0.0, le=1.0)]
     """
     pass rate, unbiased under the stopping rule (Rao-Blackwellised first-run indicator; passes /
     runs without early stopping)
     """
-    ci_low: Annotated[float, Field(ge=0.0, le=1.0)]
-    ci_high: Annotated[float, Field(ge=0.0, le=1.0)]
     ci_method: str
     """
     clopper-pearson (exact), wilson, or the anytime-valid beta-mixture confidence sequence when the
@@ -145,11 +122,6 @@ class Task(Model):
     """
     consistency: Annotated[float | None, Field(ge=0.0, le=1.0)]
     """share of the most common literal answer among successful runs"""
-    error_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    latency_p50_s: float | None
-    latency_p95_s: float | None
-    tokens: int | None
-    cost_usd: float | None
     attempts: list[Attempt]
     observed_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
     """passes / runs made (biased when the task stopped early)"""
@@ -192,11 +164,9 @@ class BenchDocument(Document):
     mode).
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.bench/2"
     TITLE: ClassVar[str] = "agentverity-props benchmark result"
     MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
         {"agentverity_props.bench/1": migrate_bench_v1}
-    FILE: ClassVar[str] = "bench.schema.json"
 
 
     schema_: Annotated[Literal["agentverity_props.bench/2"], Field(alias="schema")]

@@ -130,9 +130,7 @@ class CheckDocument(Document):
     calibration (and the tolerance); p-values account for the curtailed stopping rule.
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.check/2"
     TITLE: ClassVar[str] = "agentverity-props snapshot check"
-    FILE: ClassVar[str] = "check.schema.json"
 
 
     schema_: Annotated[Literal["agentverity_props.check/2"], Field(alias="schema")]

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ._base import Model
 
-__all__ = ["Stationarity"]
+__all__ = ["CandidateCounts", "EngineSettings", "RateStats", "Stationarity"]
 
 
 class Stationarity(Model):
@@ -75,3 +75,48 @@ class Tokens(TokenPart):
     price: PriceUsed | None
     note: str
     """what the totals cover (calls without usage, no input/output split), or empty"""
+
+
+class EngineSettings(Model):
+    """How a bench or compare run called its agents (both kinds' ``config``)."""
+
+    alpha: float
+    include_outputs: bool
+    max_workers: Annotated[int, Field(ge=0)]
+    timeout_s: float | None
+    retries: Annotated[int, Field(ge=0)]
+    error_policy: str
+    store_mode: str
+    seed: int
+
+
+class RateStats(Model):
+    """The counts, interval and call statistics of a pass rate: a bench or compare task, or
+    their summary over tasks."""
+
+    passes: Annotated[int, Field(ge=0)]
+    failures: Annotated[int, Field(ge=0)]
+    errors: Annotated[int, Field(ge=0)]
+    ci_low: Annotated[float, Field(ge=0.0, le=1.0)]
+    ci_high: Annotated[float, Field(ge=0.0, le=1.0)]
+    error_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    latency_p50_s: float | None
+    latency_p95_s: float | None
+    tokens: int | None
+    cost_usd: float | None
+
+
+class CandidateCounts(Model):
+    """The evidence of a per-candidate decision (a run outcome's ``decision``, a
+    counterexample's ``confirmation``): its other e-processes, the draws on each side and the
+    anytime-valid p-value."""
+
+    e_pass: Annotated[float | None, Field(ge=0.0)] = None
+    e_reverse: Annotated[float | None, Field(ge=0.0)] = None
+    """The reverse e-process of a two-sided candidate (a follow-up more decided than its
+    source); null for a one-sided candidate."""
+    follow_up_violations: Annotated[int | None, Field(ge=0)] = None
+    follow_up_draws: Annotated[int | None, Field(ge=0)] = None
+    source_violations: Annotated[int | None, Field(ge=0)] = None
+    source_draws: Annotated[int | None, Field(ge=0)] = None
+    rounds: Annotated[int | None, Field(ge=0)] = None

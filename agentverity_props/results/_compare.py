@@ -6,26 +6,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from ._base import Document, Model
 from ._bench import Attempt, Benchmark
-from ._common import Tokens
+from ._common import EngineSettings, RateStats, Tokens
 from ._migrations import migrate_compare_v1
 
 
-class Config(Model):
+class Config(EngineSettings):
     max_runs: Annotated[int, Field(ge=0)]
     min_runs: Annotated[int, Field(ge=0)]
-    alpha: float
-    include_outputs: bool
     budget_per_agent: int | None
-    max_workers: Annotated[int, Field(ge=0)]
-    timeout_s: float | None
-    retries: Annotated[int, Field(ge=0)]
-    error_policy: str
-    store_mode: str
-    seed: int
     latency_margin: Annotated[float, Field(ge=0.0)]
     """a latency win needs the other call to take more than 1 + this times as long"""
     warmup: Annotated[int, Field(ge=0)]
@@ -60,45 +52,24 @@ class Multiplicity(Model):
     """alpha of each overall verdict by metric, and of each per-task verdict"""
 
 
-class Summary(Model):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+class Summary(RateStats):
     tasks: Annotated[int, Field(ge=0)]
     attempts: Annotated[int, Field(ge=0)]
-    passes: Annotated[int, Field(ge=0)]
-    failures: Annotated[int, Field(ge=0)]
-    errors: Annotated[int, Field(ge=0)]
     reliability: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    ci_low: Annotated[float, Field(ge=0.0, le=1.0)]
-    ci_high: Annotated[float, Field(ge=0.0, le=1.0)]
     ci_method: str
     pass_at_k: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]]
     """k (as a string) -> estimate"""
     pass_hat_k: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]]
     """k (as a string) -> estimate"""
     consistency: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    error_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    latency_p50_s: float | None
-    latency_p95_s: float | None
-    tokens: int | None
-    cost_usd: float | None
 
 
-class Task(Model):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+class Task(RateStats):
     id: str
     name: str
     runs: Annotated[int, Field(ge=0)]
-    passes: Annotated[int, Field(ge=0)]
-    failures: Annotated[int, Field(ge=0)]
-    errors: Annotated[int, Field(ge=0)]
     reliability: Annotated[float | None, Field(ge=0.0, le=1.0)]
     """passes / runs"""
-    ci_low: Annotated[float, Field(ge=0.0, le=1.0)]
-    ci_high: Annotated[float, Field(ge=0.0, le=1.0)]
     ci_method: str
     """
     clopper-pearson (exact), wilson, or the anytime-valid beta-mixture confidence sequence when the
@@ -111,11 +82,6 @@ class Task(Model):
     """unbiased pass^k = C(c,k)/C(n,k)"""
     consistency: Annotated[float | None, Field(ge=0.0, le=1.0)]
     """share of the most common literal answer among successful runs"""
-    error_rate: Annotated[float | None, Field(ge=0.0, le=1.0)]
-    latency_p50_s: float | None
-    latency_p95_s: float | None
-    tokens: int | None
-    cost_usd: float | None
     attempts: list[Attempt]
 
 
@@ -213,16 +179,15 @@ class PassRateMetric(Metric):
     """
 
 
-class Metrics(Model):
-    pass_rate: PassRateMetric
-    error_rate: Metric
-    latency: Metric
-
-
 class TaskMetrics(Model):
     pass_rate: Metric
     error_rate: Metric
     latency: Metric
+
+
+class Metrics(TaskMetrics):
+    # a pair's overall metrics: the pass rate may also be shown equivalent
+    pass_rate: PassRateMetric
 
 
 class PairTask(Model):
@@ -276,11 +241,9 @@ class CompareDocument(Document):
     Exit code: 0 no later agent is worse than A on pass rate, 1 one is (regression), 2 incomplete.
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.compare/2"
     TITLE: ClassVar[str] = "agentverity-props comparison result"
     MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
         {"agentverity_props.compare/1": migrate_compare_v1}
-    FILE: ClassVar[str] = "compare.schema.json"
 
 
     schema_: Annotated[Literal["agentverity_props.compare/2"], Field(alias="schema")]

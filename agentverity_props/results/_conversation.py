@@ -82,10 +82,8 @@ class ConversationDocument(Document):
     User turns are fingerprints unless include_inputs is true; agent answers are never kept.
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.conversation/1"
     TITLE: ClassVar[str] = (
         "agentverity-props conversation tests and their minimal failing conversations")
-    FILE: ClassVar[str] = "conversation.schema.json"
 
 
     schema_: Annotated[

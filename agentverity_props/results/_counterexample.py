@@ -8,10 +8,11 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
+from ._common import CandidateCounts
 from ._run import Alternative
 
 
-class Confirmation(Model):
+class Confirmation(CandidateCounts):
     """The candidate's decision (the two e-processes of the per-candidate test; the same
     fields as a run outcome's ``decision``, every one optional here: older files lack some)."""
 
@@ -21,16 +22,7 @@ class Confirmation(Model):
     beta: float | None = None
     alternative: Alternative | None = None
     e_violation: Annotated[float | None, Field(ge=0.0)] = None
-    e_pass: Annotated[float | None, Field(ge=0.0)] = None
-    e_reverse: Annotated[float | None, Field(ge=0.0)] = None
-    """The reverse e-process of a two-sided candidate (a follow-up more decided than its
-    source); null for a one-sided candidate."""
     k: Annotated[int | None, Field(ge=0)] = None
-    follow_up_violations: Annotated[int | None, Field(ge=0)] = None
-    follow_up_draws: Annotated[int | None, Field(ge=0)] = None
-    source_violations: Annotated[int | None, Field(ge=0)] = None
-    source_draws: Annotated[int | None, Field(ge=0)] = None
-    rounds: Annotated[int | None, Field(ge=0)] = None
     p_value: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
 
 
@@ -94,9 +86,7 @@ class CounterexampleDocument(Document):
     Minimal and first inputs are kept verbatim because the user's own test fails on them.
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.counterexample/1"
     TITLE: ClassVar[str] = "agentverity-props property-test outcomes and minimal counterexamples"
-    FILE: ClassVar[str] = "counterexample.schema.json"
 
 
     schema_: Annotated[

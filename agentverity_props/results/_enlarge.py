@@ -94,7 +94,7 @@ class GrammarSummary(Model):
 
 def migrate_enlarge_v1(d: dict[str, Any]) -> dict[str, Any]:
     """enlarge/1 (a pack search only) -> enlarge/2 (the source, origins and boundaries)."""
-    return {**d, "schema": "agentverity_props.enlarge/2", "source": "strategy",
+    return {**d, "source": "strategy",
             "origins": [], "boundaries": [], "grammar": None,
             "calls_to_first_minority": None}
 
@@ -104,11 +104,9 @@ class EnlargeDocument(Document):
     The added inputs and boundary pairs are kept verbatim (they are the product); the
     original inputs only as a count."""
 
-    SCHEMA: ClassVar[str] = "agentverity_props.enlarge/2"
     MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
         {"agentverity_props.enlarge/1": migrate_enlarge_v1}
     TITLE: ClassVar[str] = "agentverity-props enlarged probe set"
-    FILE: ClassVar[str] = "enlarge.schema.json"
 
     schema_: Annotated[Literal["agentverity_props.enlarge/2"], Field(alias="schema")]
     success: bool

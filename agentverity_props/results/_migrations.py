@@ -21,7 +21,7 @@ def migrate_run_v1(d: dict[str, Any]) -> dict[str, Any]:
     compares with ``1/alpha``), ``raw`` is set for the screen flips version 1 counted, and
     ``not-confirmed`` outcomes become ``pass`` (version 1 dismissed them). Nothing is dropped:
     the original confirmation stays under ``decision.v1_confirmation``."""
-    out = {**d, "schema": "agentverity_props.run/2"}
+    out = dict(d)
     rels = []
     for r in d.get("relations") or []:
         outcomes = []
@@ -55,7 +55,7 @@ def migrate_run_v2(d: dict[str, Any]) -> dict[str, Any]:
     had no pooled effect: ``effect`` is null, the statement says what version 2's status meant
     (HOLDS = every input dismissed against a violation that shows almost every time), and
     nothing else changes."""
-    out = {**d, "schema": "agentverity_props.run/3"}
+    out = dict(d)
     meaning = {"HOLDS": "version 2: every input dismissed against a violation showing almost "
                         "every time; no effect size was bounded",
                "VIOLATED": "version 2: input(s) confirmed violating beyond the agent's noise"}
@@ -76,7 +76,7 @@ def migrate_bench_v1(d: dict[str, Any]) -> dict[str, Any]:
     runs made (biased when a task stopped early): its verdicts and figures are kept as they
     were, ``observed_rate`` is its reliability, and the estimator and guarantee say so."""
     v1_est = "proportions of the runs made (version 1: biased when a task stopped early)"
-    out = {**d, "schema": "agentverity_props.bench/2"}
+    out = dict(d)
     cfg: dict[str, Any] = d["config"] if isinstance(d.get("config"), dict) else {}
     out["guarantee"] = (
         "version 1 benchmark: a sequential task not decided by the --runs cap was decided on "
@@ -100,7 +100,7 @@ def migrate_plan_v1(d: dict[str, Any]) -> dict[str, Any]:
     per-call flip share; version 2's is the pair disagreement ``run`` prints, and the flip
     share is ``flip``. The figures are kept; each level's noise is converted
     (``2 flip - 1.5 flip^2``)."""
-    out = {**d, "schema": "agentverity_props.plan/2"}
+    out = dict(d)
     levels = []
     for lv in d.get("levels") or []:
         if isinstance(lv, dict) and isinstance(lv.get("noise"), (int, float)):
@@ -118,7 +118,7 @@ def migrate_compare_v1(d: dict[str, Any]) -> dict[str, Any]:
     kept as they were decided, its multiplicity is stated as it was (``family_alpha`` null:
     not family-wise), each agent's reference is its identity, and the e-value a verdict
     rests on is the one at its decision."""
-    out = {**d, "schema": "agentverity_props.compare/2"}
+    out = dict(d)
     found = d.get("multiplicity")
     old: dict[str, Any] = found if isinstance(found, dict) else {}
     overall, per_task = old.get("overall_alpha"), old.get("per_task_alpha")
@@ -175,7 +175,7 @@ def migrate_compare_v1(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def migrate_snapshot(doc: dict[str, Any], *, where: str = "snapshot") -> dict[str, Any]:
+def migrate_snapshot(doc: dict[str, Any]) -> dict[str, Any]:
     """A ``snapshot/1`` document as ``snapshot/2``, every field kept (a new dict).
 
     snapshot/1 has no calibration sample. An input that flipped while measured gets its
@@ -186,12 +186,15 @@ def migrate_snapshot(doc: dict[str, Any], *, where: str = "snapshot") -> dict[st
     import copy
 
     out = copy.deepcopy(doc)
-    out["schema"] = "agentverity_props.snapshot/2"
     out["migrated_from"] = doc.get("schema")
+    out["calibration"] = {
+        "draws_per_input": 0, "source": "admission",
+        "note": "this is a snapshot/1 file (no calibration sample): inputs that flipped "
+                "while measured are tested against their admission counts (biased low), the "
+                "others against the tolerance only; re-create the snapshot for the guarantee "
+                "that an unchanged agent shows drift in at most alpha of checks"}
     inputs = out.get("inputs")
-    if not isinstance(inputs, list):
-        return out  # validate_snapshot names the damage
-    for e in inputs:
+    for e in inputs if isinstance(inputs, list) else ():  # else the model names the damage
         if not isinstance(e, dict):
             continue
         counts, ref, draws = e.get("counts"), e.get("reference"), e.get("draws")
@@ -202,10 +205,4 @@ def migrate_snapshot(doc: dict[str, Any], *, where: str = "snapshot") -> dict[st
                                 "failures": 0}
         else:
             e["calibration"] = None
-    out["calibration"] = {
-        "draws_per_input": 0, "source": "admission",
-        "note": f"{where} is a snapshot/1 file (no calibration sample): inputs that flipped "
-                "while measured are tested against their admission counts (biased low), the "
-                "others against the tolerance only; re-create the snapshot for the guarantee "
-                "that an unchanged agent shows drift in at most alpha of checks"}
     return out

@@ -112,12 +112,10 @@ class PlanDocument(Document):
     it assumes. Inputs are counted, never stored.
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.plan/2"
     MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
         {"agentverity_props.plan/1": migrate_plan_v1}
     TITLE: ClassVar[str] = (
         "agentverity-props plan: the calls a run will need, simulated before any call")
-    FILE: ClassVar[str] = "plan.schema.json"
 
 
     schema_: Annotated[Literal["agentverity_props.plan/2"], Field(alias="schema")]

@@ -9,7 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ._base import Document, Model
-from ._common import Stationarity, Tokens
+from ._common import CandidateCounts, Stationarity, Tokens
 from ._migrations import migrate_run_v1, migrate_run_v2
 
 
@@ -111,7 +111,7 @@ class Alternative(Model):
     learned_from: Literal["prior", "confirmed"]
 
 
-class Decision(Model):
+class Decision(CandidateCounts):
     """
     A per-input decision: the local test of run (betting e-process on the input's own scores) or the
     two e-processes of the per-candidate test (@agent_property, enlarge); fields of the other kind
@@ -127,15 +127,6 @@ class Decision(Model):
     """false-pass rate against the alternative"""
     alternative: Alternative | None = None
     e_violation: Annotated[float, Field(ge=0.0)]
-    e_pass: Annotated[float | None, Field(ge=0.0)] = None
-    e_reverse: Annotated[float | None, Field(ge=0.0)] = None
-    """The reverse e-process of a two-sided candidate (a follow-up more decided than its
-    source); null for a one-sided candidate."""
-    follow_up_violations: Annotated[int | None, Field(ge=0)] = None
-    follow_up_draws: Annotated[int | None, Field(ge=0)] = None
-    source_violations: Annotated[int | None, Field(ge=0)] = None
-    source_draws: Annotated[int | None, Field(ge=0)] = None
-    rounds: Annotated[int | None, Field(ge=0)] = None
     p_value: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
     """anytime-valid p-value min(1, 1/e_violation)"""
     side_means: list[float | None] | None = None
@@ -293,11 +284,9 @@ class RunDocument(Document):
     under `inputs` with --include-inputs.
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.run/3"
     TITLE: ClassVar[str] = "agentverity-props run result"
     MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
         {"agentverity_props.run/1": migrate_run_v1, "agentverity_props.run/2": migrate_run_v2}
-    FILE: ClassVar[str] = "run.schema.json"
 
 
     schema_: Annotated[Literal["agentverity_props.run/3"], Field(alias="schema")]

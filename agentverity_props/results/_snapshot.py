@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ._base import Document, Model
 from ._common import Stationarity, Tokens
@@ -25,10 +25,14 @@ class Admission(Model):
     rules: list[Rule]
 
 
+#: a positive, finite number (what check's statistics divide by and take logarithms of)
+Positive = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
+
+
 class Config(Model):
-    epsilon: float
-    alpha: float
-    indifference: float
+    epsilon: Positive
+    alpha: Positive
+    indifference: Positive
     layer: Literal["verdict", "text", "tools"]
     extractor: str
     seed: int
@@ -49,6 +53,12 @@ class InputCalibration(Model):
     draws: Annotated[int, Field(ge=0)]
     mismatches: Annotated[int, Field(ge=0)]
     failures: Annotated[int, Field(ge=0)]
+
+    @model_validator(mode="after")
+    def _mismatches_are_draws(self) -> InputCalibration:
+        if self.mismatches > self.draws:
+            raise ValueError(f"mismatches ({self.mismatches}) exceed draws ({self.draws})")
+        return self
 
 
 class Input(Model):
@@ -135,11 +145,9 @@ class SnapshotDocument(Document):
     were fixed): check tests each input against its own recorded mismatch rate.
     """
 
-    SCHEMA: ClassVar[str] = "agentverity_props.snapshot/2"
     TITLE: ClassVar[str] = "agentverity-props snapshot (regression reference)"
     MIGRATIONS: ClassVar[Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]] = \
         {"agentverity_props.snapshot/1": migrate_snapshot}
-    FILE: ClassVar[str] = "snapshot.schema.json"
 
 
     schema_: Annotated[Literal["agentverity_props.snapshot/2"], Field(alias="schema")]

@@ -81,9 +81,7 @@ class ToolsDocument(Document):
     each case's calls, the tool calls read from their OpenTelemetry spans and the case's
     decision. Prompts are the case file's own; answers are not kept."""
 
-    SCHEMA: ClassVar[str] = "agentverity_props.tools/1"
     TITLE: ClassVar[str] = "agentverity-props tool-call cases result"
-    FILE: ClassVar[str] = "tools.schema.json"
 
     schema_: Annotated[Literal["agentverity_props.tools/1"], Field(alias="schema")]
     config: str

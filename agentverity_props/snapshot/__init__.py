@@ -9,7 +9,6 @@ per-input test plan), ``_create`` the admission rules and calibration, ``_check`
 re-admission; ``_check`` uses the other two, never the other way round.
 """
 
-from ..results import migrate_snapshot
 from ._check import CheckResult, acompare_snapshot, compare_snapshot
 from ._create import SnapshotResult, acreate_snapshot, create_snapshot, reference_form
 from ._document import load_snapshot

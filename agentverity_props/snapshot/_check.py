@@ -68,6 +68,7 @@ from ..decide import CHECK_CHANGE_SHARE, confirmation_plan, confirmation_settled
 from ..diagnose import RunConfig
 from ..engine import EvidencePool, ledger_part
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
+from ..results import CheckDocument
 from ._create import Refusal, reference_form
 from ._document import input_plan, load_snapshot, validate_snapshot
 
@@ -80,7 +81,7 @@ if TYPE_CHECKING:
 __all__ = ["SCHEMA", "CheckResult", "InputCheck", "acompare_snapshot", "compare_snapshot",
            "confirmation_plan"]
 
-SCHEMA = "agentverity_props.check/2"
+SCHEMA = CheckDocument.SCHEMA
 MIN_SCREEN_CAP = 300
 #: the changed-during-the-check test's share of ``alpha``; drift gets the rest
 CHANGE_SHARE = CHECK_CHANGE_SHARE

@@ -1,8 +1,11 @@
-"""The snapshot file: its schema, validation, migration of older versions, atomic writes,
-and the per-input test plan ``check`` derives from it.
+"""The snapshot file: reading and writing it, and the per-input test plan ``check`` derives
+from it.
 
-``snapshot/2`` (this version) adds each input's calibration counts. A ``snapshot/1`` file is
-migrated in memory by :func:`migrate_snapshot` when read (the file itself is left as it was).
+Its format is the ``SnapshotDocument`` model (``agentverity_props.results``), the one
+validator of a snapshot: it names the version written today, migrates a ``snapshot/1`` file
+in memory when read (the file itself is left as it was) and refuses a damaged or edited file
+with one line naming the first field that is wrong. What the model cannot say — that the
+snapshot was admitted, so it holds a reference for every input — is checked here.
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput, InvalidArgument
+from ..results import SnapshotDocument
 
 __all__ = ["OLD_SCHEMAS", "SCHEMA", "input_note", "input_plan", "load_snapshot",
            "validate_snapshot", "write_snapshot"]
 
-SCHEMA = "agentverity_props.snapshot/2"
-OLD_SCHEMAS = ("agentverity_props.snapshot/1",)
+SCHEMA = SnapshotDocument.SCHEMA
+OLD_SCHEMAS = tuple(SnapshotDocument.MIGRATIONS)
 
 
 def write_snapshot(path: str | Path, document: Mapping[str, Any]) -> None:
@@ -27,15 +31,6 @@ def write_snapshot(path: str | Path, document: Mapping[str, Any]) -> None:
     if document.get("schema") != SCHEMA:
         raise InvalidArgument(f"not a snapshot document (schema {document.get('schema')!r})")
     atomic_write_text(Path(path), dumps(dict(document)))
-
-
-_REQUIRED = ("created_at", "agent", "admission", "config", "fingerprints", "inputs", "calls")
-_TYPES = {"created_at": str, "agent": str, "admission": dict, "config": dict,
-          "fingerprints": dict, "inputs": list, "calls": dict}
-
-
-def _positive(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x < 1e6
 
 
 def load_snapshot(path: str | Path) -> dict[str, Any]:
@@ -59,51 +54,21 @@ def load_snapshot(path: str | Path) -> dict[str, Any]:
 
 
 def validate_snapshot(doc: Any, *, where: str = "snapshot") -> dict[str, Any]:
-    """Check a loaded snapshot document (a ``snapshot/1`` one is migrated first)."""
-    if isinstance(doc, dict) and doc.get("schema") in OLD_SCHEMAS:
-        from ..results import migrate_snapshot
-        doc = migrate_snapshot(doc, where=where)
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+    """Check a loaded snapshot document with its model (a ``snapshot/1`` one is migrated
+    first); one-line :class:`BadInput` for anything that is not an admitted snapshot."""
+    if not isinstance(doc, dict) or doc.get("schema") not in (SCHEMA, *OLD_SCHEMAS):
         got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
         raise BadInput(f"{where} is not a snapshot (schema {got!r}, expected {SCHEMA!r})",
                        "create one with agentverity-props snapshot")
-    missing = [k for k in _REQUIRED if k not in doc]
-    if missing:
-        raise BadInput(f"{where} lacks {', '.join(missing)}",
-                       "recreate it with agentverity-props snapshot")
-    wrong = [k for k, t in _TYPES.items() if not isinstance(doc[k], t)]
-    if wrong:  # an edited or damaged file: refuse it here, not with a crash later
-        raise BadInput(f"{where}: {', '.join(wrong)} of the wrong type", "recreate the snapshot")
-    if not doc["admission"].get("admitted"):
+    doc = SnapshotDocument.check(doc, where=where, fix="recreate the snapshot")
+    if not doc["admission"]["admitted"]:
         raise BadInput(f"{where} was refused when created and holds no reference",
                        "create an admitted snapshot first")
-    cfg = doc["config"]
-    for k in ("epsilon", "alpha", "layer", "indifference", "extractor"):
-        if k not in cfg:
-            raise BadInput(f"{where}: config lacks {k}", "recreate the snapshot")
-    if not all(_positive(cfg[k]) for k in ("epsilon", "alpha", "indifference")) \
-            or cfg["layer"] not in ("verdict", "text", "tools") \
-            or not isinstance(cfg["extractor"], str) \
-            or not isinstance(doc["calls"].get("total", 0), int):
-        raise BadInput(f"{where}: config or calls hold invalid values", "recreate the snapshot")
-    for i, e in enumerate(doc["inputs"]):
-        if not isinstance(e, dict) or not isinstance(e.get("fp"), str) \
-                or not isinstance(e.get("reference"), str):
-            raise BadInput(f"{where}: inputs[{i}] lacks fp or reference", "recreate the snapshot")
-        cal = e.get("calibration")
-        if cal is not None and not (
-                isinstance(cal, dict) and _count(cal.get("draws"))
-                and _count(cal.get("mismatches")) and cal["mismatches"] <= cal["draws"]):
-            raise BadInput(f"{where}: inputs[{i}] has an invalid calibration",
-                           "recreate the snapshot")
-    if doc.get("migrated_from") is not None:
-        return doc  # a snapshot/1 file: it never had every field of version 2
-    from ..results import SnapshotDocument  # the file format, field by field
-    return SnapshotDocument.check(doc, where=where, fix="recreate the snapshot")
-
-
-def _count(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+    unset = [i for i, e in enumerate(doc["inputs"]) if not isinstance(e.get("reference"), str)]
+    if unset:  # only a refused snapshot has an input without a reference
+        raise BadInput(f"{where} is marked admitted but inputs[{unset[0]}] has no reference",
+                       "recreate the snapshot")
+    return doc
 
 
 def input_plan(entry: Mapping[str, Any], *, tolerance: float | None,

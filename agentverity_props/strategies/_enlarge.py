@@ -42,11 +42,12 @@ from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus
 from .._internal.unset import UNSET
 from ..errors import BadInput, DrawStopped, InvalidArgument
+from ..results import EnlargeDocument
 
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
 
-SCHEMA = "agentverity_props.enlarge/2"
+SCHEMA = EnlargeDocument.SCHEMA
 
 #: fewer probes than this give the grammar no frames to compare (without a lexicon or a
 #: generator, enlarge refuses with advice instead of adding noise)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CaseStatus, Exit, exit_code
+from ..results import ToolsDocument
 from ._assert import ToolCheck
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class ToolsConfig:
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
-SCHEMA = "agentverity_props.tools/1"
+SCHEMA = ToolsDocument.SCHEMA
 
 #: exit codes: a definite failure outranks incomplete evidence
 

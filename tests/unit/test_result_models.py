@@ -9,31 +9,81 @@ from pathlib import Path
 import pytest
 
 from agentverity_props.errors import BadInput
-from agentverity_props.report import RESULT_KINDS, check_result, kind_for, load_result
-from agentverity_props.results import DOCUMENTS, RunDocument, document_for
-from agentverity_props.results.__main__ import schema_text
+from agentverity_props.report import (
+    RESULT_KINDS,
+    check_result,
+    document_for,
+    kind_for,
+    load_result,
+)
+from agentverity_props.report.__main__ import schema_text
+from agentverity_props.results import Document, RunDocument
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "schemas"
+MODELS = [k.model for k in RESULT_KINDS]
 
 
-@pytest.mark.parametrize("doc", DOCUMENTS, ids=lambda d: d.__name__)
+@pytest.mark.parametrize("doc", MODELS, ids=lambda d: d.__name__)
 def test_published_schema_is_generated_from_the_model(doc: type) -> None:
     published = (SCHEMAS / doc.FILE).read_text(encoding="utf-8")
     assert published == schema_text(doc), (
         f"docs/schemas/{doc.FILE} drifted from {doc.__name__}: regenerate it with "
-        "python -m agentverity_props.results docs/schemas")
+        "python -m agentverity_props.report docs/schemas")
 
 
-def test_every_model_has_one_registry_entry_and_back() -> None:
-    assert sorted(k.document for k in RESULT_KINDS) == sorted(d.__name__ for d in DOCUMENTS)
+def test_the_registry_holds_every_model_once_and_finds_each_version() -> None:
+    from agentverity_props import results
+    models = {getattr(results, n) for n in results._EXPORTS}
+    models = {m for m in models if m is not Document}
+    assert set(MODELS) == models  # every model...
+    assert len(MODELS) == len(models)  # ...once
+    assert len({k.kind for k in RESULT_KINDS}) == len(RESULT_KINDS)
     for entry in RESULT_KINDS:
+        assert entry.schema == entry.model.SCHEMA
         assert entry.schema.startswith(f"agentverity_props.{entry.kind}/")
+        assert f"{entry.kind}.schema.json" == entry.model.FILE
         for name in entry.schemas:
             assert kind_for(name) is entry
+            assert document_for(name) is (None if name in entry.legacy else entry.model)
         assert entry.exit_meanings, entry.kind
     assert kind_for("agentverity_props.run/99") is None
     assert kind_for("agentverity_props.nothing/1") is None
     assert document_for("agentverity_props.run/2") is RunDocument
+    assert document_for("agentverity_props.run/99") is None
+
+
+def test_a_model_without_a_schema_name_is_refused_when_made() -> None:
+    from typing import Annotated, Literal
+
+    from pydantic import Field
+    with pytest.raises(TypeError, match="schema_"):
+        class NoName(Document):
+            answers: int
+    with pytest.raises(TypeError, match="schema_"):
+        class BadName(Document):
+            schema_: Annotated[Literal["demo-1"], Field(alias="schema")]
+
+
+def test_each_schema_name_is_written_once_in_the_package() -> None:
+    """The version a kind writes today is written once, as the type of its model's ``schema``
+    field; every producer reads ``SCHEMA`` from the model."""
+    import re
+    root = Path(__file__).resolve().parents[2]
+    files = [*sorted((root / "agentverity_props").rglob("*.py")),
+             root / "agentverity_props_pytest.py"]
+    texts = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
+    # folders other helpers own in this round still spell two names out; each must equal the
+    # model's (checked below) until their one line reads it from the model too
+    pending = {"agentverity_props/diagnose/_run.py": "RunDocument",
+               "agentverity_props/diagnose/_plan.py": "PlanDocument"}
+    for entry in RESULT_KINDS:
+        where = [f for f, t in texts.items() for _ in re.finditer(re.escape(entry.schema), t)]
+        outside = [f for f in where if f not in pending]
+        assert outside == [f"agentverity_props/results/_{entry.kind}.py"], (entry.schema, where)
+    for f, model in pending.items():
+        names = re.findall(r'"(agentverity_props\.[a-z_]+/[0-9]+)"', texts[f])
+        assert all(n == getattr(__import__("agentverity_props.results", fromlist=[model]),
+                                model).SCHEMA for n in names), (f, names)
 
 
 def test_a_run_1_file_migrates_through_run_2_to_run_3() -> None:
@@ -96,10 +146,11 @@ def test_the_generated_schema_does_not_depend_on_import_order() -> None:
     code = ("import typing\n"
             "typing.Literal['high', 'low'] | None\n"
             "from pathlib import Path\n"
-            "from agentverity_props.results import DOCUMENTS\n"
-            "from agentverity_props.results.__main__ import schema_text\n"
+            "from agentverity_props.report import RESULT_KINDS\n"
+            "from agentverity_props.report.__main__ import schema_text\n"
             f"root = Path({str(SCHEMAS)!r})\n"
-            "print([d.FILE for d in DOCUMENTS if (root / d.FILE).read_text() != schema_text(d)])")
+            "print([k.model.FILE for k in RESULT_KINDS\n"
+            "       if (root / k.model.FILE).read_text() != schema_text(k.model)])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
@@ -117,41 +168,74 @@ def test_a_newer_version_of_a_known_kind_says_so(tmp_path: Path) -> None:
         load_result(f)
 
 
-def test_the_recipe_for_a_result_kind_makes_it_load_validate_and_render(monkeypatch) -> None:
-    """docs/architecture.md's recipe "a result kind", followed in a test: a model, its place
-    in ``DOCUMENTS`` and in ``results``' exports, one ``ResultKind``; ``load_result``'s check,
-    ``render`` and ``kind_for`` then take the new kind, and a wrong field is one line."""
+def test_the_recipe_for_a_result_kind_makes_it_load_validate_and_render(
+        monkeypatch, tmp_path: Path, capsys) -> None:
+    """docs/architecture.md's recipe "a result kind", followed in a test: a model (step 2) and
+    one ``ResultKind`` in the registry with its renderers (step 3); nothing else. Then the
+    public paths take the new kind: ``load_result``, ``agentverity-props report FILE`` (text,
+    JUnit, Markdown, JSON, HTML), ``document_for``, the schema writer (step 5) and the check
+    of every written result, and a wrong field is one line (exit 2 in the CLI)."""
     from typing import Annotated, ClassVar, Literal
 
+    import jsonschema
     from pydantic import Field
 
-    from agentverity_props import results
-    from agentverity_props.report import _kinds as kinds
-    from agentverity_props.report import render
-    from agentverity_props.results import Document
-    from agentverity_props.results import _registry as registry
+    from agentverity_props.cli import main
+    from agentverity_props.report import _registry as registry
+    from agentverity_props.report import dumps, render, render_html
+    from agentverity_props.report.__main__ import main as write_schemas
 
-    class DemoDocument(Document):
-        SCHEMA: ClassVar[str] = "agentverity_props.demo/1"
-        TITLE: ClassVar[str] = "demo"
-        FILE: ClassVar[str] = "demo.schema.json"
+    class DemoDocument(Document):  # step 2: results/_demo.py
+        """Written by a demo feature."""
+
+        TITLE: ClassVar[str] = "agentverity-props demo result"
 
         schema_: Annotated[Literal["agentverity_props.demo/1"], Field(alias="schema")]
         answers: Annotated[int, Field(ge=0)]
+        exit_code: Literal[0, 1]
 
-    monkeypatch.setattr(results, "DemoDocument", DemoDocument, raising=False)  # step 4
-    monkeypatch.setattr(registry, "DOCUMENTS", (*registry.DOCUMENTS, DemoDocument))  # step 3
-    monkeypatch.setitem(registry._BY_SCHEMA, DemoDocument.SCHEMA, DemoDocument)
-    entry = kinds.ResultKind("demo", "DemoDocument", "demo", {0: "answered"},  # step 5
-                       text=lambda r, **_: f"{r['answers']} answers")
-    monkeypatch.setitem(kinds._BY_KIND, "demo", entry)
+    entry = registry.ResultKind(  # step 3: report/_registry.py
+        DemoDocument, "demo", {0: "answered", 1: "unanswered"},
+        text=lambda r, **_: f"{r['answers']} answers",
+        markdown=lambda r, **_: ["### demo", "", f"{r['answers']} answers"],
+        junit=lambda r: f"<testsuite tests=\"{r['answers']}\"/>")
+    monkeypatch.setattr(registry, "RESULT_KINDS", (*registry.RESULT_KINDS, entry))
 
-    good = {"schema": "agentverity_props.demo/1", "answers": 3}
+    good = {"schema": DemoDocument.SCHEMA, "answers": 3, "exit_code": 0}  # step 1: to_dict()
+    assert DemoDocument.SCHEMA == "agentverity_props.demo/1"
+    assert (DemoDocument.KIND, DemoDocument.FILE) == ("demo", "demo.schema.json")
     assert kind_for(good["schema"]) is entry
     assert document_for(good["schema"]) is DemoDocument
-    assert check_result(good) == good
+    f = tmp_path / "demo.json"
+    f.write_text(dumps(good))  # the writer's check under test takes the kind
+    assert load_result(f) == good
     assert render(good, "text") == "3 answers"
     assert json.loads(render(good, "json")) == good
-    assert schema_text(DemoDocument).startswith("{")  # step 6 writes this file
-    with pytest.raises(BadInput, match="answers"):
-        check_result({"schema": "agentverity_props.demo/1", "answers": -1})
+    assert "3" in render(good, "markdown")
+    assert "demo" in render_html(good)
+
+    for fmt, want in (("text", "3 answers"), ("junit", 'tests="3"'), ("json", '"answers": 3')):
+        with pytest.raises(SystemExit) as done:
+            main(["report", str(f), "--format", fmt])
+        assert done.value.code == 0, fmt
+        assert want in capsys.readouterr().out, fmt
+
+    assert write_schemas([str(tmp_path / "schemas")]) == 0  # step 5
+    capsys.readouterr()
+    schema = json.loads((tmp_path / "schemas" / "demo.schema.json").read_text())
+    assert schema["title"] == "agentverity-props demo result"
+    jsonschema.validate(good, schema)
+
+    bad = {**good, "answers": -1}
+    with pytest.raises(BadInput, match=r"answers: input should be greater than or equal to 0"):
+        check_result(bad)
+    with pytest.raises(AssertionError, match="does not fit its model"):
+        dumps(bad)
+    f.write_text(json.dumps(bad))
+    with pytest.raises(SystemExit) as done:
+        main(["report", str(f)])
+    assert done.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "answers" in err
+    assert "Traceback" not in err

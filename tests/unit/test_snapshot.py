@@ -351,7 +351,99 @@ def test_bad_calibration_arguments(tmp_path, snap):
     doc["inputs"][0]["calibration"] = {"draws": 2, "mismatches": 5}
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
-    with pytest.raises(BadInput, match="invalid calibration"):
+    with pytest.raises(BadInput, match=r"inputs\[0\]\.calibration\.failures: field required"):
+        load_snapshot(bad)
+    doc["inputs"][0]["calibration"] = {"draws": 2, "mismatches": 5, "failures": 0}
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(BadInput, match=r"inputs\[0\]\.calibration: .*mismatches \(5\) exceed "
+                                       r"draws \(2\)"):
+        load_snapshot(bad)
+
+
+def _damaged(doc: dict, path: tuple, value: object) -> dict:
+    import copy
+    out = copy.deepcopy(doc)
+    *where, last = path
+    node = out
+    for k in where:
+        node = node[k]
+    if value is _DROP:
+        del node[last]
+    else:
+        node[last] = value
+    return out
+
+
+_DROP = object()
+
+
+@pytest.mark.parametrize(("path", "value", "named"), [
+    # what the hand-written validator before the model caught: each is still one line that
+    # names the field (the model is now the one validator)
+    (("config",), _DROP, "lacks config"),
+    (("inputs",), _DROP, "lacks inputs"),
+    (("created_at",), 3, "created_at: input should be a valid string"),
+    (("inputs",), {"a": 1}, "inputs: input should be a valid list"),
+    (("admission",), [], "admission: input should be a valid dictionary"),
+    (("calls",), "many", "calls: input should be a valid dictionary"),
+    (("config", "epsilon"), _DROP, "config.epsilon: field required"),
+    (("config", "epsilon"), "0.1", "config.epsilon: input should be a valid number"),
+    (("config", "epsilon"), -0.5, "config.epsilon: input should be greater than 0"),
+    (("config", "alpha"), float("inf"), "config.alpha: input should be a finite number"),
+    (("config", "layer"), "words", "config.layer: input should be 'verdict'"),
+    (("config", "extractor"), 7, "config.extractor: input should be a valid string"),
+    (("calls", "total"), 1.5, "calls.total: input should be a valid integer"),
+    (("inputs", 0, "fp"), None, r"inputs\[0\]\.fp: input should be a valid string"),
+    (("inputs", 0), "x", r"inputs\[0\]: input should be a valid dictionary"),
+    (("surprise",), 1, "surprise: extra inputs are not permitted"),
+])
+def test_a_damaged_snapshot_is_refused_in_one_line_naming_the_field(
+        tmp_path, snap, path, value, named):
+    doc = _damaged(json.loads(snap.read_text()), path, value)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(BadInput, match=named) as exc:
+        load_snapshot(bad)
+    assert "\n" not in str(exc.value)
+    assert exc.value.fix == "recreate the snapshot"
+
+
+def test_a_snapshot_of_a_version_this_one_does_not_read_is_refused(tmp_path, snap):
+    doc = json.loads(snap.read_text())
+    bad = tmp_path / "bad.json"
+    for schema in ("agentverity_props.snapshot/7", "snapshot/2", None):
+        bad.write_text(json.dumps({**doc, "schema": schema}))
+        with pytest.raises(BadInput, match=r"is not a snapshot \(schema .*expected "
+                                           r"'agentverity_props.snapshot/2'\)"):
+            load_snapshot(bad)
+    bad.write_text(json.dumps([doc]))
+    with pytest.raises(BadInput, match="is not a snapshot"):
+        load_snapshot(bad)
+
+
+def test_a_damaged_snapshot_1_file_is_refused_too_and_an_admitted_one_needs_references(
+        tmp_path, snap):
+    """An older version is validated by the same model once migrated (only what it never
+    recorded may be absent), and an admitted snapshot must hold every input's reference."""
+    doc = json.loads(snap.read_text())
+    old = {k: v for k, v in doc.items() if k != "calibration"}
+    old["schema"] = "agentverity_props.snapshot/1"
+    old["inputs"] = [{k: v for k, v in e.items() if k not in ("calibration", "status", "note")}
+                     for e in doc["inputs"]]
+    bad = tmp_path / "old.json"
+    bad.write_text(json.dumps({**old, "config": {**old["config"], "epsilon": "high"}}))
+    with pytest.raises(BadInput, match=r"claims schema 'agentverity_props.snapshot/1' but "
+                                       r"config.epsilon: input should be a valid number"):
+        load_snapshot(bad)
+    bad.write_text(json.dumps({**old, "inputs": 3}))
+    with pytest.raises(BadInput, match="inputs: input should be a valid list"):
+        load_snapshot(bad)
+    bad.write_text(json.dumps({k: v for k, v in old.items() if k != "agent"}))
+    with pytest.raises(BadInput, match="lacks agent"):
+        load_snapshot(bad)
+    doc["inputs"][1]["reference"] = None
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(BadInput, match=r"marked admitted but inputs\[1\] has no reference"):
         load_snapshot(bad)
 
 
