@@ -144,12 +144,43 @@ def one(make_gate: Callable[[int, bool], Any], prop: str, seed: int, gate_kind: 
 
 
 def _direction(msg: str) -> str:
-    low = msg.lower()
-    if "more decided" in low:
-        return "more decided"
-    if "less decided" in low or "flips" in low:
-        return "less decided"
-    return "-" if not msg else "pooled"
+    """How the failure was decided: a confirmed example in the reverse direction (the
+    follow-up more decided than its source) or the forward one (its draws leave the source's
+    modal verdict), or the pooled effect alone (diffuse: no example confirmed)."""
+    if not msg:
+        return "-"
+    if "more decided than the source" in msg:
+        return "reverse (more decided)"
+    if "follow-up draws violate" in msg:
+        return "forward"
+    return "pooled (diffuse)" if "diffuse" in msg else "other"
+
+
+def rows_from_log(path: Path) -> list[dict[str, Any]]:
+    """The rows an earlier run printed (one line per test, as ``main`` prints them), for
+    ``--from-log``: render without running again. Lines of a run whose direction labels were
+    ``more decided`` / ``pooled`` read as reverse, and as forward when an example is shown
+    (a diffuse failure shows none)."""
+    import ast
+
+    pat = re.compile(r"^(\w+)\s+(clean|bug)\s+seed (\d+): (\S+)\s+(.+?)\s+trigger=(\w+)\s+"
+                     r"calls\s+(\d+)\s+(\d+) s (\[.*\])$")
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = pat.match(line)
+        if not m:
+            continue
+        prop, gate, seed, outcome, direction, trig, calls, secs, ex = m.groups()
+        example = [ast.literal_eval(t) if t.startswith(("'", '"')) else t
+                   for t in ast.literal_eval(ex)]
+        if direction == "more decided":
+            direction = "reverse (more decided)"
+        elif direction == "pooled":
+            direction = "forward" if example else "pooled (diffuse)"
+        rows.append({"prop": prop, "gate": gate, "seed": int(seed), "outcome": outcome,
+                     "direction": direction, "trigger": trig == "True", "calls": int(calls),
+                     "model_calls": None, "seconds": float(secs), "example": example})
+    return rows
 
 
 def render(rows: list[dict[str, Any]], *, fake: bool, minutes: float) -> str:
@@ -176,12 +207,15 @@ def render(rows: list[dict[str, Any]], *, fake: bool, minutes: float) -> str:
         ex = " / ".join(f"`{t[:60]}`" for t in r["example"]) if r["example"] else "–"
         trig = ("yes: " + ex) if r["trigger"] else ("no" if r["example"] else "–")
         lines.append(f"| `{r['prop']}` | {r['gate']} | {r['seed']} | {r['outcome']} | "
-                     f"{r['direction']} | {trig} | {r['calls']:,} | {r['model_calls']:,} | "
+                     f"{r['direction']} | {trig} | {r['calls']:,} | "
+                     f"{'–' if r['model_calls'] is None else format(r['model_calls'], ',')} | "
                      f"{r['seconds']:.0f} |")
     lines.append("")
     for prop in PROPERTIES:
         bug = [r for r in rows if r["prop"] == prop and r["gate"] == "bug"]
         clean = [r for r in rows if r["prop"] == prop and r["gate"] == "clean"]
+        if not bug and not clean:
+            continue
         found = sum(r["outcome"] == "fails" and r["trigger"] for r in bug)
         false = sum(r["outcome"] == "fails" for r in clean)
         lines.append(f"- `{prop}`: bug found with its trigger in {found} of {len(bug)} seed(s) "
@@ -201,7 +235,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fake", action="store_true", help="a sampled stand-in; writes nothing")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--output", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    ap.add_argument("--from-log", type=Path, action="append", default=[],
+                    help="render the rows an earlier run printed (repeatable); no run")
     args = ap.parse_args(argv)
+    if args.from_log:
+        rows = [r for p in args.from_log for r in rows_from_log(p)]
+        text = render(rows, fake=False, minutes=sum(r["seconds"] for r in rows) / 60)
+        print(text)
+        if not args.no_write:
+            write_section(args.output, SECTION, text)
+        return 0
     t0 = time.perf_counter()
     if args.fake:
         def make(seed: int, bug: bool) -> Any:
