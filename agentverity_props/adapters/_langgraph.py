@@ -41,7 +41,7 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import cause_chain, check_factory, describe, first_rate_limited
+from ._errors import ErrorRule, check_factory, describe, is_timeout, map_error, named
 
 __all__ = ["LangGraphAdapter", "from_langgraph", "is_langgraph_graph"]
 
@@ -335,19 +335,19 @@ def _usage_counter() -> Any:
     return _COUNTER_CLASS()
 
 
+#: how a graph run's errors map to the toolkit's kinds (after the rate-limit names)
+_ERRORS = (
+    ErrorRule("timeout", is_timeout, retryable=True),
+    ErrorRule("error", named("GraphRecursionError", exact=True),
+              hint=" (the graph looped; raise recursion_limit through "
+                   "from_langgraph(config={'recursion_limit': N}) or fix the loop)"),
+)
+
+
 def _map_error(exc: BaseException) -> AgentCallError:
     """Classify a failed graph run (the model's, a tool's or the graph's own error)."""
-    chain = cause_chain(exc)
-    if (throttled := first_rate_limited(chain)) is not None:
-        return AgentCallError(_describe(throttled), kind="rate_limit", retryable=True)
-    for err in chain:
-        if isinstance(err, TimeoutError):
-            return AgentCallError(_describe(err), kind="timeout", retryable=True)
-        if type(err).__name__ == "GraphRecursionError":
-            return AgentCallError(
-                f"{_describe(err)} (the graph looped; raise recursion_limit through "
-                "from_langgraph(config={'recursion_limit': N}) or fix the loop)", kind="error")
-    return AgentCallError(_describe(exc), kind="error")
+    # a graph's errors can quote its whole state: messages are cut at 320 characters
+    return map_error(exc, _ERRORS, limit=320, throttle_first=True)
 
 
 def _describe(exc: BaseException) -> str:

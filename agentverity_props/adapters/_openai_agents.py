@@ -46,8 +46,7 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import cause_chain, check_factory
-from ._errors import describe as _describe
+from ._errors import ErrorRule, check_factory, is_timeout, map_error, named
 from ._openai_agents_trace import ToolSpan, Watch, ensure_processor, otel_parent
 
 __all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
@@ -57,8 +56,19 @@ __all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
 DEFAULT_TOOL_ERROR = "An error occurred while running the tool."
 _HOSTED_FAILED = frozenset({"failed", "incomplete", "cancelled"})
 _AUTO: Any = type("_Auto", (), {"__repr__": lambda self: "'verdict' if present"})()
-_RETRYABLE = {"RateLimitError": "rate_limit", "APITimeoutError": "timeout",
-              "InternalServerError": "http_5xx", "APIConnectionError": "connection"}
+#: how the openai client's errors (and the SDK's own) map to the toolkit's kinds; the
+#: client's APITimeoutError subclasses APIConnectionError, so ``timeout`` comes first
+_ERRORS = (
+    ErrorRule("rate_limit", named("RateLimitError", module="openai"), retryable=True,
+              retry_after=True),
+    ErrorRule("timeout", named("APITimeoutError", module="openai"), retryable=True),
+    ErrorRule("http_5xx", named("InternalServerError", module="openai"), retryable=True),
+    ErrorRule("connection", named("APIConnectionError", module="openai"), retryable=True),
+    ErrorRule("timeout", is_timeout, retryable=True),
+    ErrorRule("bad_output", named("ModelBehaviorError", exact=True), outer_only=True),
+    ErrorRule("guardrail", lambda e: type(e).__name__.endswith("GuardrailTripwireTriggered"),
+              outer_only=True),
+)
 
 
 def is_openai_agent(obj: Any) -> bool:
@@ -276,25 +286,7 @@ def _usage(result: Any) -> Usage | None:
 
 def _map_error(exc: BaseException) -> AgentCallError:
     """Classify a failed run: provider throttling, timeouts and 5xx are retryable."""
-    for err in cause_chain(exc):
-        for cls in type(err).__mro__:
-            kind = _RETRYABLE.get(cls.__name__)
-            if kind is not None and cls.__module__.startswith("openai"):
-                retry_after = None
-                headers = getattr(getattr(err, "response", None), "headers", None)
-                if kind == "rate_limit" and headers is not None:
-                    from ._http import parse_retry_after
-                    retry_after = parse_retry_after(headers.get("retry-after"))
-                return AgentCallError(_describe(err), kind=kind, retryable=True,
-                                      retry_after_s=retry_after)
-        if isinstance(err, TimeoutError):
-            return AgentCallError(_describe(err), kind="timeout", retryable=True)
-    name = type(exc).__name__
-    if name == "ModelBehaviorError":
-        return AgentCallError(_describe(exc), kind="bad_output")
-    if name.endswith("GuardrailTripwireTriggered"):
-        return AgentCallError(_describe(exc), kind="guardrail")
-    return AgentCallError(_describe(exc), kind="error")
+    return map_error(exc, _ERRORS)
 
 
 def _check_factory(fn: Any, what: str) -> None:

@@ -43,7 +43,15 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import RATE_LIMIT_HINTS, cause_chain, check_factory
+from ._errors import (
+    ErrorRule,
+    check_factory,
+    is_throttled,
+    is_timeout,
+    map_error,
+    named,
+    status_code,
+)
 from ._errors import describe as _describe
 
 __all__ = ["PydanticAIAdapter", "from_pydantic_ai", "is_pydantic_ai_agent"]
@@ -245,25 +253,25 @@ def _usage(result: Any) -> Usage | None:
     return Usage(input_tokens=inp, output_tokens=out, total_tokens=total)
 
 
+_SERVER_ERRORS = ("ModelServerError", "ModelUnavailableError", "ModelConnectionError")
+
+#: how pydantic-ai's exception types (matched by name) map to the toolkit's kinds
+_ERRORS = (
+    ErrorRule("rate_limit", lambda e: named("ModelRateLimitError")(e) or status_code(e) == 429
+              or is_throttled(e), retryable=True),
+    ErrorRule("timeout", lambda e: is_timeout(e)
+              or named("ModelTimeoutError", "ModelRequestTimeout")(e), retryable=True),
+    ErrorRule("http_5xx", lambda e: isinstance(status := status_code(e), int)
+              and (status >= 500 or named(*_SERVER_ERRORS)(e)), retryable=True),
+    ErrorRule("unavailable", named(*_SERVER_ERRORS), retryable=True),
+    # e.g. output validation retries exhausted
+    ErrorRule("bad_output", named("UnexpectedModelBehavior")),
+)
+
+
 def _map_error(exc: BaseException) -> AgentCallError:
     """Classify a failed run by pydantic-ai's exception types (matched by name)."""
-    for err in cause_chain(exc):
-        names = [c.__name__ for c in type(err).__mro__]
-        lowered = " ".join(n.lower() for n in names)
-        status = getattr(err, "status_code", None)
-        if "ModelRateLimitError" in names or status == 429 \
-                or any(h in lowered for h in RATE_LIMIT_HINTS):
-            return AgentCallError(_describe(err), kind="rate_limit", retryable=True)
-        if isinstance(err, TimeoutError) or "ModelTimeoutError" in names \
-                or "ModelRequestTimeout" in names:
-            return AgentCallError(_describe(err), kind="timeout", retryable=True)
-        if (isinstance(status, int) and status >= 500) or "ModelServerError" in names \
-                or "ModelUnavailableError" in names or "ModelConnectionError" in names:
-            return AgentCallError(_describe(err), kind="http_5xx" if isinstance(status, int)
-                                  else "unavailable", retryable=True)
-        if "UnexpectedModelBehavior" in names:  # e.g. output validation retries exhausted
-            return AgentCallError(_describe(err), kind="bad_output")
-    return AgentCallError(_describe(exc), kind="error")
+    return map_error(exc, _ERRORS)
 
 
 def from_pydantic_ai(

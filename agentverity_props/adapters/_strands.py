@@ -30,8 +30,7 @@ from .._internal.introspect import has_class, qualname
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import cause_chain, check_factory, first_rate_limited
-from ._errors import describe as _describe
+from ._errors import ErrorRule, check_factory, is_timeout, map_error, named
 
 __all__ = ["StrandsAdapter", "from_strands", "is_strands_agent"]
 
@@ -181,23 +180,20 @@ def _usage(result: Any) -> Usage | None:
                  total_tokens=usage.get("totalTokens"))
 
 
+#: how Strands' errors map to the toolkit's kinds (after the rate-limit names)
+_ERRORS = (
+    ErrorRule("timeout", is_timeout, retryable=True, shown=True),
+    ErrorRule("bad_output", named("StructuredOutputException", exact=True)),
+)
+
+
 def _map_error(exc: BaseException) -> AgentCallError:
     """Classify a failed call; Strands may wrap model errors (``EventLoopException``).
 
     Only explicit chaining (``__cause__``) is followed: an implicit ``__context__`` can be an
     unrelated error Strands handled internally.
     """
-    chain = cause_chain(exc)
-    shown = next((e for e in chain if type(e).__name__ not in _WRAPPERS), exc)
-    message = _describe(shown)
-    if (throttled := first_rate_limited(chain)) is not None:
-        return AgentCallError(_describe(throttled), kind="rate_limit", retryable=True)
-    for err in chain:
-        if isinstance(err, TimeoutError):
-            return AgentCallError(message, kind="timeout", retryable=True)
-        if type(err).__name__ == "StructuredOutputException":
-            return AgentCallError(_describe(err), kind="bad_output")
-    return AgentCallError(message, kind="error")
+    return map_error(exc, _ERRORS, throttle_first=True, wrappers=_WRAPPERS)
 
 
 def from_strands(
