@@ -19,7 +19,8 @@ from typing import Any
 from .._internal.introspect import qualname
 from ..errors import AgentCallError, InvalidArgument
 
-__all__ = ["RATE_LIMIT_HINTS", "ErrorRule", "cause_chain", "check_factory", "describe",
+__all__ = ["RATE_LIMIT_HINTS", "ErrorRule", "call_factory", "cause_chain", "check_factory",
+           "describe",
            "first_rate_limited", "first_timeout", "is_throttled", "is_timeout", "map_error",
            "named", "status_code"]
 
@@ -218,3 +219,32 @@ def _error(rule: ErrorRule, err: BaseException, shown: BaseException,
     message = describe(shown if rule.shown else err, limit=limit) + rule.hint
     return AgentCallError(message, kind=rule.kind, retryable=rule.retryable,
                           retry_after_s=retry_after)
+
+
+def call_factory(factory: Callable[[], Any], what: str, *,
+                 is_expected: Callable[[Any], bool] | None = None, expected: str = "",
+                 fix: str | Callable[[Any], str] = "") -> Any:
+    """What ``factory()`` (a user's zero-argument factory, called for one agent call) returns.
+
+    Its exception, or (with ``is_expected``) an object of the wrong kind, fails that call
+    with an :class:`~agentverity_props.errors.AgentCallError` (kind ``"error"``) naming the
+    factory: ``"<what> <factory> raised <error>"`` or ``"<what> <factory> returned <type>,
+    not <expected><fix>"`` (``fix`` may be a function of the returned object).
+
+    >>> try:
+    ...     call_factory(lambda: 3, "agent factory", is_expected=lambda a: isinstance(a, str),
+    ...                  expected="a str", fix="; return a str")
+    ... except AgentCallError as exc:
+    ...     str(exc).split(" returned ")[1]
+    'int, not a str; return a str'
+    """
+    try:
+        made = factory()
+    except Exception as exc:
+        raise AgentCallError(f"{what} {qualname(factory)} raised {describe(exc)}",
+                             kind="error") from exc
+    if is_expected is not None and not is_expected(made):
+        tail = fix(made) if callable(fix) else fix
+        raise AgentCallError(f"{what} {qualname(factory)} returned {type(made).__name__}, "
+                             f"not {expected}{tail}", kind="error")
+    return made

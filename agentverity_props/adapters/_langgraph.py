@@ -41,7 +41,7 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import ErrorRule, check_factory, describe, is_timeout, map_error, named
+from ._errors import ErrorRule, call_factory, check_factory, describe, is_timeout, map_error, named
 
 __all__ = ["LangGraphAdapter", "from_langgraph", "is_langgraph_graph"]
 
@@ -155,19 +155,11 @@ class LangGraphAdapter(AsyncAdapter):
     def _graph(self) -> Any:
         if not self._factory:
             return self._source
-        try:
-            graph = self._source()
-        except Exception as exc:
-            raise AgentCallError(
-                f"graph factory {qualname(self._source)} raised {type(exc).__name__}: {exc}",
-                kind="error") from exc
-        if not is_langgraph_graph(graph):
-            hint = (" (an uncompiled StateGraph: return graph.compile())"
-                    if type(graph).__name__ == "StateGraph" else "")
-            raise AgentCallError(
-                f"graph factory {qualname(self._source)} returned {type(graph).__name__}, "
-                f"not a compiled LangGraph graph{hint}", kind="error")
-        return graph
+        return call_factory(
+            self._source, "graph factory", is_expected=is_langgraph_graph,
+            expected="a compiled LangGraph graph",
+            fix=lambda graph: (" (an uncompiled StateGraph: return graph.compile())"
+                               if type(graph).__name__ == "StateGraph" else ""))
 
     def _input(self, prompt: str) -> dict[str, Any]:
         if self.input_as == "text":

@@ -46,7 +46,7 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import ErrorRule, check_factory, is_timeout, map_error, named
+from ._errors import ErrorRule, call_factory, check_factory, is_timeout, map_error, named
 from ._openai_agents_trace import ToolSpan, Watch, ensure_processor, otel_parent
 
 __all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
@@ -126,9 +126,9 @@ class OpenAIAgentsAdapter(AsyncAdapter):
         if self.max_turns is not None:
             kwargs["max_turns"] = self.max_turns
         if self.context_factory is not None:
-            kwargs["context"] = self._build(self.context_factory, "context_factory")
+            kwargs["context"] = call_factory(self.context_factory, "context_factory")
         if self.session_factory is not None:
-            kwargs["session"] = self._build(self.session_factory, "session_factory")
+            kwargs["session"] = call_factory(self.session_factory, "session_factory")
         processor = ensure_processor()
         trace_id = gen_trace_id()  # one trace per call: its spans are this call's tools
         config = (dataclasses.replace(self.run_config, trace_id=trace_id)
@@ -147,19 +147,8 @@ class OpenAIAgentsAdapter(AsyncAdapter):
     def _agent(self) -> Any:
         if not self._is_factory:
             return self._source
-        agent = self._build(self._source, "agent factory")
-        if not is_openai_agent(agent):
-            raise AgentCallError(
-                f"agent factory {qualname(self._source)} returned {type(agent).__name__}, "
-                "not an agents.Agent; return Agent(...) from it", kind="error")
-        return agent
-
-    def _build(self, factory: Callable[[], Any], what: str) -> Any:
-        try:
-            return factory()
-        except Exception as exc:
-            raise AgentCallError(f"{what} {qualname(factory)} raised "
-                                 f"{type(exc).__name__}: {exc}", kind="error") from exc
+        return call_factory(self._source, "agent factory", is_expected=is_openai_agent,
+                            expected="an agents.Agent", fix="; return Agent(...) from it")
 
     # -------------------------------------------------------------- result -> Observation
 

@@ -45,6 +45,7 @@ from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
 from ._errors import (
     ErrorRule,
+    call_factory,
     check_factory,
     is_throttled,
     is_timeout,
@@ -52,7 +53,6 @@ from ._errors import (
     named,
     status_code,
 )
-from ._errors import describe as _describe
 
 __all__ = ["PydanticAIAdapter", "from_pydantic_ai", "is_pydantic_ai_agent"]
 
@@ -100,11 +100,7 @@ class PydanticAIAdapter(AsyncAdapter):
         agent = self._agent()
         kwargs = dict(self.run_kwargs)
         if self._deps_factory is not None:
-            try:
-                kwargs["deps"] = self._deps_factory()
-            except Exception as exc:
-                raise AgentCallError(f"deps_factory {qualname(self._deps_factory)} raised "
-                                     f"{_describe(exc)}", kind="error") from exc
+            kwargs["deps"] = call_factory(self._deps_factory, "deps_factory")
         elif self._deps is not None:
             kwargs["deps"] = self._deps
         try:
@@ -117,16 +113,8 @@ class PydanticAIAdapter(AsyncAdapter):
     def _agent(self) -> Any:
         if not self._factory:
             return self._source
-        try:
-            agent = self._source()
-        except Exception as exc:
-            raise AgentCallError(f"agent factory {qualname(self._source)} raised "
-                                 f"{_describe(exc)}", kind="error") from exc
-        if not is_pydantic_ai_agent(agent):
-            raise AgentCallError(
-                f"agent factory {qualname(self._source)} returned {type(agent).__name__}, "
-                "not a pydantic_ai.Agent; return Agent(...) from it", kind="error")
-        return agent
+        return call_factory(self._source, "agent factory", is_expected=is_pydantic_ai_agent,
+                            expected="a pydantic_ai.Agent", fix="; return Agent(...) from it")
 
     # -------------------------------------------------------------- result -> Observation
 

@@ -30,7 +30,7 @@ from .._internal.introspect import has_class, qualname
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import ErrorRule, check_factory, is_timeout, map_error, named
+from ._errors import ErrorRule, call_factory, check_factory, is_timeout, map_error, named
 
 __all__ = ["StrandsAdapter", "from_strands", "is_strands_agent"]
 
@@ -78,16 +78,8 @@ class StrandsAdapter(AsyncAdapter):
         return self._observe(agent, result, latency)
 
     def _new_agent(self) -> Any:
-        try:
-            agent = self._factory()
-        except Exception as exc:
-            raise AgentCallError(
-                f"agent factory {qualname(self._factory)} raised {type(exc).__name__}: {exc}",
-                kind="error") from exc
-        if not is_strands_agent(agent):
-            raise AgentCallError(
-                f"agent factory {qualname(self._factory)} returned {type(agent).__name__}, "
-                "not a strands.Agent; return Agent(...) from it", kind="error")
+        agent = call_factory(self._factory, "agent factory", is_expected=is_strands_agent,
+                             expected="a strands.Agent", fix="; return Agent(...) from it")
         # identity, not emptiness: a factory may legitimately pre-load few-shot messages
         if agent in self._seen:
             raise AgentCallError(

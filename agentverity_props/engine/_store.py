@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import enum
 import os
-import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import BadInput
 from ..observation import Observation
+from ._backend import ClosesOnce
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -137,7 +137,7 @@ _MIGRATE_1 = ("ALTER TABLE draws RENAME TO draws_v1", _SCHEMA,
               "DROP TABLE draws_v1")
 
 
-class Store:
+class Store(ClosesOnce):
     """A SQLite file of recorded draws.
 
     Args:
@@ -173,8 +173,7 @@ class Store:
         self.path = Path(path)
         self.location = str(self.path)
         self.namespace = str(namespace)
-        self._lock = threading.Lock()
-        self._closed = False
+        super().__init__()
         self.read_only = bool(read_only)
         if not self.path.exists():
             if not create or read_only:
@@ -366,18 +365,8 @@ class Store:
     def __len__(self) -> int:
         return self.count()
 
-    def close(self) -> None:
-        """Close the connection (idempotent)."""
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._conn.close()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _release(self) -> None:
+        self._conn.close()
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
