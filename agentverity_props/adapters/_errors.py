@@ -12,17 +12,19 @@ are tried in and the one-line description live here once.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .._internal.introspect import qualname
 from ..errors import AgentCallError, InvalidArgument
 
 __all__ = ["RATE_LIMIT_HINTS", "ErrorRule", "call_factory", "cause_chain", "check_factory",
            "describe",
-           "first_rate_limited", "first_timeout", "is_throttled", "is_timeout", "map_error",
-           "named", "status_code"]
+           "first_rate_limited", "first_timeout", "guarded", "is_throttled", "is_timeout",
+           "map_error", "named", "status_code"]
+
+_T = TypeVar("_T")
 
 #: lower-cased fragments of exception class names that mean "throttled by the provider"
 RATE_LIMIT_HINTS = ("throttl", "ratelimit", "rate_limit", "toomanyrequests")
@@ -248,3 +250,13 @@ def call_factory(factory: Callable[[], Any], what: str, *,
         raise AgentCallError(f"{what} {qualname(factory)} returned {type(made).__name__}, "
                              f"not {expected}{tail}", kind="error")
     return made
+
+
+async def guarded(start: Callable[[], Awaitable[_T]],
+                  to_error: Callable[[BaseException], AgentCallError]) -> _T:
+    """Await the framework call ``start()``; what it raises (also while starting: a wrong
+    keyword) becomes ``to_error(exc)``, the adapter's classification, chained to it."""
+    try:
+        return await start()
+    except Exception as exc:
+        raise to_error(exc) from exc

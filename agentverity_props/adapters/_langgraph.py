@@ -41,7 +41,16 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import ErrorRule, call_factory, check_factory, describe, is_timeout, map_error, named
+from ._errors import (
+    ErrorRule,
+    call_factory,
+    check_factory,
+    describe,
+    guarded,
+    is_timeout,
+    map_error,
+    named,
+)
 
 __all__ = ["LangGraphAdapter", "from_langgraph", "is_langgraph_graph"]
 
@@ -102,10 +111,8 @@ class LangGraphAdapter(AsyncAdapter):
 
     async def _run(self, graph: Any, payload: Any, thread_id: str, counter: Any) -> Any:
         config = self._config({"thread_id": thread_id}, counter)
-        try:
-            state = await graph.ainvoke(payload, config=config, **self.invoke_kwargs)
-        except Exception as exc:
-            raise _map_error(exc) from exc
+        state = await guarded(
+            lambda: graph.ainvoke(payload, config=config, **self.invoke_kwargs), _map_error)
         interrupted = isinstance(state, Mapping) and bool(state.get(_INTERRUPT))
         return self._check_state(state, interrupted=interrupted)
 

@@ -46,7 +46,7 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import ErrorRule, call_factory, check_factory, is_timeout, map_error, named
+from ._errors import ErrorRule, call_factory, check_factory, guarded, is_timeout, map_error, named
 from ._openai_agents_trace import ToolSpan, Watch, ensure_processor, otel_parent
 
 __all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
@@ -135,10 +135,8 @@ class OpenAIAgentsAdapter(AsyncAdapter):
                   if self.run_config is not None else RunConfig(trace_id=trace_id))
         watch = processor.watch(trace_id, otel_parent())
         try:
-            try:
-                result = await Runner.run(agent, prompt, run_config=config, **kwargs)
-            except Exception as exc:
-                raise _map_error(exc) from exc
+            result = await guarded(
+                lambda: Runner.run(agent, prompt, run_config=config, **kwargs), _map_error)
         finally:
             processor.unwatch(trace_id)
         latency = time.perf_counter() - t0

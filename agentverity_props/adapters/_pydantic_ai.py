@@ -47,6 +47,7 @@ from ._errors import (
     ErrorRule,
     call_factory,
     check_factory,
+    guarded,
     is_throttled,
     is_timeout,
     map_error,
@@ -103,10 +104,7 @@ class PydanticAIAdapter(AsyncAdapter):
             kwargs["deps"] = call_factory(self._deps_factory, "deps_factory")
         elif self._deps is not None:
             kwargs["deps"] = self._deps
-        try:
-            result = await agent.run(prompt, **kwargs)
-        except Exception as exc:
-            raise _map_error(exc) from exc
+        result = await guarded(lambda: agent.run(prompt, **kwargs), _map_error)
         latency = time.perf_counter() - t0
         return self._observe(agent, result, latency)
 

@@ -30,7 +30,7 @@ from .._internal.introspect import has_class, qualname
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import ErrorRule, call_factory, check_factory, is_timeout, map_error, named
+from ._errors import ErrorRule, call_factory, check_factory, guarded, is_timeout, map_error, named
 
 __all__ = ["StrandsAdapter", "from_strands", "is_strands_agent"]
 
@@ -70,10 +70,7 @@ class StrandsAdapter(AsyncAdapter):
         kwargs = {k: dict(v) if isinstance(v, dict) else v for k, v in self.invoke_kwargs.items()}
         if self.structured_output_model is not None:
             kwargs["structured_output_model"] = self.structured_output_model
-        try:
-            result = await agent.invoke_async(prompt, **kwargs)
-        except Exception as exc:
-            raise _map_error(exc) from exc
+        result = await guarded(lambda: agent.invoke_async(prompt, **kwargs), _map_error)
         latency = time.perf_counter() - t0
         return self._observe(agent, result, latency)
 
