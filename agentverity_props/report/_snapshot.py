@@ -137,11 +137,9 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
                       labels: dict[str, str] | None = None) -> str:
     """The check result as terminal text; ``labels`` (fingerprint -> input text) names the
     inputs by their text (the CLI passes it for a terminal or ``--include-inputs``)."""
-    from rich.table import Table
-
     d = for_text(d)  # control and bidi characters of answers and names made visible
     con = _console(color, width)
-    s, adm, calls = d["snapshot"], d["admission"], d["calls"]
+    s = d["snapshot"]
     con.print(f"[bold]agentverity-props check[/] · agent [cyan]{_e(d['agent'])}[/] · snapshot of "
               f"{s['created_at']} ({s['inputs']} inputs, epsilon {s['epsilon']:g}, layer "
               f"{s['layer']})")
@@ -151,6 +149,19 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
         con.print(f"  [yellow]the snapshot is a {s['migrated_from']} file[/] (no calibration "
                   "sample): re-create it for the full guarantee")
     con.print()
+    _check_decisions(con, d)
+    rows = [e for e in d["inputs"] if e["status"] != "clean"]
+    if rows:
+        con.print()
+        _check_table(con, rows, labels)
+    _check_summary(con, d)
+    out: str = con.file.getvalue()
+    return out
+
+
+def _check_decisions(con: Any, d: dict[str, Any]) -> None:
+    """Re-admission, the stability rerun, the refusals and the change during the check."""
+    adm = d["admission"]
     call = {"low": "[green]re-admitted[/]", "high": "[yellow]not re-admitted[/] (mismatch "
             "rate above the snapshot's tolerance)", None: "[yellow]undecided[/]"}[adm["call"]]
     if adm["n"]:
@@ -172,32 +183,41 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
                   f"trial(s): {late}; {ch['calls']} calls)")
         if ch["status"] == "changed":
             con.print(f"  [red]Changed during the check[/] (not drift): {_e(ch['warning'])}")
-    rows = [e for e in d["inputs"] if e["status"] != "clean"]
-    if rows:
-        con.print()
-        t = Table(show_edge=False, pad_edge=False, box=None)
-        for col in ("input", "status", "reference", "now", "then", "confirmation", "p",
-                    "p (family)"):
-            t.add_column(col)
-        lit = True
-        for e in rows:
-            cf = e["confirmation"]
-            ref, cur = e["reference"], e["current"]
-            if ref.startswith(("sha256:", "hmac-sha256:")):
-                lit = False
-            name = (labels or {}).get(e["fp"])
-            shown = _e(name[:60]) if name else short(e["fp"])
-            cal = e.get("calibration")
-            fam = cf.get("p_family")
-            t.add_row(shown, f"[{_IN_STYLE[e['status']]}]{e['status']}[/]",
-                      _e(ref if lit else short(ref)),
-                      "–" if cur is None else _e(cur if lit else short(cur)),
-                      f"{cal['mismatches']}/{cal['draws']} differed" if cal else "–",
-                      f"{cf['mismatches']}/{cf['draws']} differ (need {cf['c']} of "
-                      f"{cf['k']})" if cf["draws"] else "–",
-                      "–" if cf["p_value"] is None else f"{cf['p_value']:.2g}",
-                      "–" if fam is None else f"{fam:.2g}")
-        con.print(t)
+
+
+def _check_table(con: Any, rows: list[dict[str, Any]], labels: dict[str, str] | None) -> None:
+    """One row for each input that is not clean: status, reference and answer now, the
+    calibration ('then'), the confirmation and its p-values."""
+    from rich.table import Table
+
+    t = Table(show_edge=False, pad_edge=False, box=None)
+    for col in ("input", "status", "reference", "now", "then", "confirmation", "p",
+                "p (family)"):
+        t.add_column(col)
+    lit = True
+    for e in rows:
+        cf = e["confirmation"]
+        ref, cur = e["reference"], e["current"]
+        if ref.startswith(("sha256:", "hmac-sha256:")):
+            lit = False
+        name = (labels or {}).get(e["fp"])
+        shown = _e(name[:60]) if name else short(e["fp"])
+        cal = e.get("calibration")
+        fam = cf.get("p_family")
+        t.add_row(shown, f"[{_IN_STYLE[e['status']]}]{e['status']}[/]",
+                  _e(ref if lit else short(ref)),
+                  "–" if cur is None else _e(cur if lit else short(cur)),
+                  f"{cal['mismatches']}/{cal['draws']} differed" if cal else "–",
+                  f"{cf['mismatches']}/{cf['draws']} differ (need {cf['c']} of "
+                  f"{cf['k']})" if cf["draws"] else "–",
+                  "–" if cf["p_value"] is None else f"{cf['p_value']:.2g}",
+                  "–" if fam is None else f"{fam:.2g}")
+    con.print(t)
+
+
+def _check_summary(con: Any, d: dict[str, Any]) -> None:
+    """What moved, the drift count and its rule, calls, tokens, exit code and privacy."""
+    calls = d["calls"]
     clean = sum(1 for e in d["inputs"] if e["status"] == "clean")
     moves = check_moves(d)
     if moves:
@@ -231,8 +251,6 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
     code = d["exit_code"]
     con.print(f"Exit {code}: {CHECK_EXIT[code]}")
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
-    out: str = con.file.getvalue()
-    return out
 
 
 def check_moves(d: dict[str, Any]) -> list[dict[str, Any]]:
