@@ -754,9 +754,33 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
     calls1 = eng.ledger.calls
     eng.ledger.phase = "boundary_location"
     phase[0] = "boundary location"
+    _locate_boundaries(res, search.finds, eng=eng, pool=pool, loop=loop, conf=conf, tick=tick)
+    res.phase_calls["boundary_location"] = eng.ledger.calls - calls1
+
+    # what is left of the budget goes back to the search
+    calls2 = eng.ledger.calls
+    eng.ledger.phase = "probe_search"
+    if not done():
+        phase[0] = "search from your probes"
+        more = search_until(0) or more
+    res.phase_calls["probe_search"] += eng.ledger.calls - calls2
+    res.stop_reason = ("target share reached" if done() else
+                       "budget exhausted" if not eng.can_afford(2) else
+                       "interrupted" if eng.stopping else "search exhausted")
+    if not done() and not eng.stopping:
+        res.advice = _probe_advice(res, tried=len(search.tried) - len(res.original))
+
+
+def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: Engine,
+                       pool: Any, loop: Any, conf: EnlargeConfig,
+                       tick: Callable[[int], None]) -> None:
+    """Boundary location: for up to three finds, one per search arm (fewest edits first),
+    the parent and the find bisected to the adjacent pair whose verdicts differ beyond the
+    agent's noise (alpha shared by three); each attempt is recorded in ``res.boundaries``."""
     from ._boundary import alocate
+
     tried_arms: set[str] = set()
-    finds = [f for f in search.finds if f.text in res.verdicts]
+    finds = [f for f in search_finds if f.text in res.verdicts]
     order = sorted(finds, key=lambda f: (f.edits[0].arm in tried_arms, len(f.edits)))
     located = 0
     for f in order:
@@ -782,25 +806,15 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
                 loc.low, loc.high, {"name": loc.edit.get("kind", "edit"), **loc.edit,
                                     "describe": loc.describe()},
                 loc.low_verdict, loc.high_verdict, dict(loc.decision or {})))
-    res.phase_calls["boundary_location"] = eng.ledger.calls - calls1
 
-    # what is left of the budget goes back to the search
-    calls2 = eng.ledger.calls
-    eng.ledger.phase = "probe_search"
-    if not done():
-        phase[0] = "search from your probes"
-        more = search_until(0) or more
-    res.phase_calls["probe_search"] += eng.ledger.calls - calls2
-    res.stop_reason = ("target share reached" if done() else
-                       "budget exhausted" if not eng.can_afford(2) else
-                       "interrupted" if eng.stopping else "search exhausted")
-    if not done() and not eng.stopping:
-        tried = len(search.tried) - len(res.original)
-        res.advice = (
-            f"{tried} edit(s) of your probes were tried and "
-            + ("none changed the verdict" if not res.added else
-               f"{len(res.added)} changed it") +
-            ": the boundary may lie in words your probes never use (a keyword list, restricted "
-            "names). Add them through a lexicon (--lexicon FILE; lexicon= in Python), a probe "
-            "or two that holds them, a generator (--generator-agent), or try a strategy pack "
-            "(--strategy auto)")
+
+def _probe_advice(res: EnlargeResult, *, tried: int) -> str:
+    """Advice when the search from the probes ran out before the target share."""
+    return (
+        f"{tried} edit(s) of your probes were tried and "
+        + ("none changed the verdict" if not res.added else
+           f"{len(res.added)} changed it") +
+        ": the boundary may lie in words your probes never use (a keyword list, restricted "
+        "names). Add them through a lexicon (--lexicon FILE; lexicon= in Python), a probe "
+        "or two that holds them, a generator (--generator-agent), or try a strategy pack "
+        "(--strategy auto)")
