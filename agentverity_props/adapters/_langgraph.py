@@ -40,10 +40,9 @@ from .._internal.introspect import has_class, qualname
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
-from ._base import AsyncAdapter
+from ._base import FrameworkAdapter
 from ._errors import (
     ErrorRule,
-    call_factory,
     check_factory,
     describe,
     guarded,
@@ -64,7 +63,7 @@ def is_langgraph_graph(obj: Any) -> bool:
 
 
 
-class LangGraphAdapter(AsyncAdapter):
+class LangGraphAdapter(FrameworkAdapter):
     """Adapter over a compiled LangGraph graph or a factory of them (see :func:`from_langgraph`).
 
     Attributes:
@@ -78,11 +77,7 @@ class LangGraphAdapter(AsyncAdapter):
                  input_key: str, input_as: str, messages_key: str,
                  config: Mapping[str, Any] | None,
                  invoke_kwargs: Mapping[str, Any] | None) -> None:
-        self._source = source
-        self._factory = factory
-        self.identity = identity
-        self.verdict = verdict
-        self._verdict_parts = parse_path(verdict) if verdict is not None else None
+        super().__init__(source, factory=factory, identity=identity, verdict=verdict)
         self.input_key = input_key
         self.input_as = input_as
         self.messages_key = messages_key
@@ -160,10 +155,8 @@ class LangGraphAdapter(AsyncAdapter):
         return LangGraphConversation(self)
 
     def _graph(self) -> Any:
-        if not self._factory:
-            return self._source
-        return call_factory(
-            self._source, "graph factory", is_expected=is_langgraph_graph,
+        return self._made(
+            "graph factory", is_expected=is_langgraph_graph,
             expected="a compiled LangGraph graph",
             fix=lambda graph: (" (an uncompiled StateGraph: return graph.compile())"
                                if type(graph).__name__ == "StateGraph" else ""))

@@ -42,7 +42,7 @@ from .._internal.introspect import has_class, qualname
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
-from ._base import AsyncAdapter
+from ._base import FrameworkAdapter
 from ._errors import (
     ErrorRule,
     call_factory,
@@ -66,7 +66,7 @@ def is_pydantic_ai_agent(obj: Any) -> bool:
 
 
 
-class PydanticAIAdapter(AsyncAdapter):
+class PydanticAIAdapter(FrameworkAdapter):
     """Adapter over a pydantic-ai Agent or a factory of them (see :func:`from_pydantic_ai`).
 
     Attributes:
@@ -80,11 +80,7 @@ class PydanticAIAdapter(AsyncAdapter):
                  deps: Any, deps_factory: Callable[[], Any] | None,
                  exclude_tools: tuple[str, ...],
                  run_kwargs: Mapping[str, Any] | None) -> None:
-        self._source = source
-        self._factory = factory
-        self.identity = identity
-        self.verdict = verdict
-        self._verdict_parts = parse_path(verdict) if verdict is not None else None
+        super().__init__(source, factory=factory, identity=identity, verdict=verdict)
         self._deps = deps
         self._deps_factory = deps_factory
         self.exclude_tools = exclude_tools
@@ -109,10 +105,8 @@ class PydanticAIAdapter(AsyncAdapter):
         return self._observe(agent, result, latency)
 
     def _agent(self) -> Any:
-        if not self._factory:
-            return self._source
-        return call_factory(self._source, "agent factory", is_expected=is_pydantic_ai_agent,
-                            expected="a pydantic_ai.Agent", fix="; return Agent(...) from it")
+        return self._made("agent factory", is_expected=is_pydantic_ai_agent,
+                          expected="a pydantic_ai.Agent", fix="; return Agent(...) from it")
 
     # -------------------------------------------------------------- result -> Observation
 

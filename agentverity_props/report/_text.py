@@ -239,14 +239,11 @@ def _dependence_lines(con: Any, dep: dict[str, Any]) -> None:
     """The dependent-draws check: status, blocks, e-value, and its warning."""
     dstyle = {"dependent": "red", "not detected": "green", "not run": "dim",
               "suppressed": "dim"}[dep["status"]]
-    ev = dep["e_value"]
     con.print(f"  Dependence [{dstyle}]{dep['status']}[/] ({dep['blocks']} block(s) of "
               f"back-to-back draws, {dep['informative_blocks']} with more than one "
-              f"answer, {dep['calls']} calls, e-value "
-              f"{'inf' if ev is None else f'{ev:.3g}'} vs 1/{dep['alpha']:g})")
-    if dep["warning"]:
-        from rich.markup import escape as _esc_w
-        con.print(f"  [bold red]Warning[/]: {_esc_w(dep['warning'])}")
+              f"answer, {dep['calls']} calls, e-value {_e_value(dep['e_value'])} vs "
+              f"1/{dep['alpha']:g})")
+    _warning_line(con, dep["warning"])
 
 
 def _change_lines(con: Any, ch: dict[str, Any]) -> None:
@@ -254,14 +251,23 @@ def _change_lines(con: Any, ch: dict[str, Any]) -> None:
     cstyle = {"changed": "red", "not detected": "green", "incomplete": "yellow",
               "not run": "dim", "suppressed": "dim"}.get(ch["status"], "dim")
     late = "n/a" if ch["late_mean"] is None else f"{ch['late_mean']:.3f}"
-    ev = ch["e_value"]
     con.print(f"  Change     [{cstyle}]{ch['status']}[/] (meter's pair disagreement <= "
               f"{ch['early_bound']:.3f}; {ch['late_trials']} later {ch['source']}: "
-              f"{late}; {ch['calls']} draws, e-value "
-              f"{'inf' if ev is None else f'{ev:.3g}'} vs 2/{ch['alpha']:g})")
-    if ch["warning"]:
-        from rich.markup import escape as _esc_c
-        con.print(f"  [bold red]Warning[/]: {_esc_c(ch['warning'])}")
+              f"{late}; {ch['calls']} draws, e-value {_e_value(ch['e_value'])} vs "
+              f"2/{ch['alpha']:g})")
+    _warning_line(con, ch["warning"])
+
+
+def _e_value(ev: float | None) -> str:
+    """An e-value as shown (None: infinite)."""
+    return "inf" if ev is None else f"{ev:.3g}"
+
+
+def _warning_line(con: Any, warning: str | None) -> None:
+    """A check's warning, escaped, when it has one."""
+    if warning:
+        from rich.markup import escape
+        con.print(f"  [bold red]Warning[/]: {escape(warning)}")
 
 
 def _relations_section(con: Any, d: dict[str, Any]) -> None:
