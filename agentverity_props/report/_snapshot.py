@@ -53,17 +53,37 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     inputs of the review table by their text (the CLI passes it on a terminal); ``routes``
     (the run's per-route breakdown, ``RunResult.routes.to_dict()``) adds the meter per
     reference verdict."""
-    from rich.table import Table
-
     d = for_text(d)  # control and bidi characters of answers and names made visible
     con = _console(color, width)
-    adm = d["admission"]
     cfg, m, b, calls = d["config"], d["meter"], d["blindness"], d["calls"]
     con.print(f"[bold]agentverity-props snapshot[/] · agent [cyan]{_e(d['agent'])}[/] · "
               f"{len(d['inputs'])} inputs · {calls['total']} agent calls")
     con.print(f"  epsilon {cfg['epsilon']:g} · alpha {cfg['alpha']:g} · layer {cfg['layer']} · "
               f"fingerprints {d['fingerprints']['scheme']}")
     con.print()
+    con.print(_rules_table(d["admission"]))
+    con.print()
+    con.print(f"  Meter {m['call']}: pair disagreement CI [{m['ci_low']:.3f}, "
+              f"{m['ci_high']:.3f}] from {m['pairs']} pairs")
+    con.print(f"  Blindness {b['status']}"
+              + _e(f": '{b['modal_verdict']}' is {b['share']:.0%} of {b['sample']} sampled "
+                   "verdicts" if b.get("share") is not None else ""))
+    _reference_lines(con, d, labels)
+    if routes:
+        from .._internal.shown import for_markup
+        from ._text import _print_routes
+        con.print()
+        _print_routes(con, for_markup({"routes": routes}))  # verdicts are data, not markup
+    _calibration_lines(con, d)
+    _snapshot_footer(con, d, path)
+    out: str = con.file.getvalue()
+    return out
+
+
+def _rules_table(adm: dict[str, Any]) -> Any:
+    """The admission rules, each ok or refused with its detail."""
+    from rich.table import Table
+
     t = Table(show_edge=False, pad_edge=False, box=None)
     t.add_column("rule")
     t.add_column("")
@@ -71,13 +91,11 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     for r in adm["rules"]:
         t.add_row(r["rule"], "[green]ok[/]" if r["passed"] else "[red]refused[/]",
                   _e(r["message"]))
-    con.print(t)
-    con.print()
-    con.print(f"  Meter {m['call']}: pair disagreement CI [{m['ci_low']:.3f}, "
-              f"{m['ci_high']:.3f}] from {m['pairs']} pairs")
-    con.print(f"  Blindness {b['status']}"
-              + _e(f": '{b['modal_verdict']}' is {b['share']:.0%} of {b['sample']} sampled "
-                   "verdicts" if b.get("share") is not None else ""))
+    return t
+
+
+def _reference_lines(con: Any, d: dict[str, Any], labels: dict[str, str] | None) -> None:
+    """The references by verdict, the review table and the inputs that split."""
     refs: dict[str, int] = {}
     for e in d["inputs"]:
         if e["reference"] is not None:
@@ -97,11 +115,10 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     flipped = sum(1 for e in d["inputs"] if e["flipped"])
     if flipped:
         con.print(f"  {flipped} input(s) gave more than one verdict while measured")
-    if routes:
-        from .._internal.shown import for_markup
-        from ._text import _print_routes
-        con.print()
-        _print_routes(con, for_markup({"routes": routes}))  # verdicts are data, not markup
+
+
+def _calibration_lines(con: Any, d: dict[str, Any]) -> None:
+    """The calibration draws and the borderline and untestable inputs (the first's note)."""
     cal = d.get("calibration") or {}
     if cal.get("draws_per_input"):
         con.print(f"  Calibration: {cal['draws_per_input']} fresh draws per input after the "
@@ -114,6 +131,11 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
             note = next((e["note"] for e in d["inputs"] if e["fp"] == fps[0]), "")
             if note:
                 con.print(f"    [dim]{_e(note)}[/]")
+
+
+def _snapshot_footer(con: Any, d: dict[str, Any], path: str | None) -> None:
+    """Calls per phase, tokens, admitted or refused, privacy."""
+    calls = d["calls"]
     con.print(f"  Calls: meter {calls['meter']} · blindness {calls['blindness']} · reference "
               f"{calls['reference']}"
               + (f" · calibration {calls['calibration']}" if calls.get("calibration") else "")
@@ -123,14 +145,12 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
                  if calls.get("replayed") else ""))
     con.print("  " + tokens_text(d.get("tokens")))
     con.print()
-    if adm["admitted"]:
+    if d["admission"]["admitted"]:
         where = f" to {path}" if path else ""
         con.print(f"[green]Snapshot admitted[/]{_e(where)} (exit 0)")
     else:
         con.print("[red]Snapshot refused[/]: nothing was written (exit 2)")
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
-    out: str = con.file.getvalue()
-    return out
 
 
 def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 120,
