@@ -157,8 +157,8 @@ class ErrorRule:
         hint: text appended to the message (how to fix it).
         shown: the message describes the first error that is not one of the framework's
             wrappers instead of the matched one.
-        retry_after: read a ``Retry-After`` header (``err.response.headers``) into
-            ``retry_after_s``.
+        retry_after: the parser of a ``Retry-After`` header (``err.response.headers``)
+            into ``retry_after_s`` (seconds, or None), when the framework's errors carry one.
         outer_only: test only the outermost exception, after every error of the chain was
             tried against the other rows (a kind the framework raises itself, not one a
             cause deep in the chain should decide).
@@ -169,7 +169,7 @@ class ErrorRule:
     retryable: bool = False
     hint: str = ""
     shown: bool = False
-    retry_after: bool = False
+    retry_after: Callable[[str | None], float | None] | None = None
     outer_only: bool = False
 
 
@@ -213,11 +213,10 @@ def map_error(exc: BaseException, rules: Sequence[ErrorRule], *, limit: int | No
 def _error(rule: ErrorRule, err: BaseException, shown: BaseException,
            limit: int | None) -> AgentCallError:
     retry_after = None
-    if rule.retry_after:
+    if rule.retry_after is not None:
         headers = getattr(getattr(err, "response", None), "headers", None)
         if headers is not None:
-            from ._http import parse_retry_after
-            retry_after = parse_retry_after(headers.get("retry-after"))
+            retry_after = rule.retry_after(headers.get("retry-after"))
     message = describe(shown if rule.shown else err, limit=limit) + rule.hint
     return AgentCallError(message, kind=rule.kind, retryable=rule.retryable,
                           retry_after_s=retry_after)

@@ -56,11 +56,17 @@ __all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
 DEFAULT_TOOL_ERROR = "An error occurred while running the tool."
 _HOSTED_FAILED = frozenset({"failed", "incomplete", "cancelled"})
 _AUTO: Any = type("_Auto", (), {"__repr__": lambda self: "'verdict' if present"})()
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from the client's ``Retry-After`` header (the HTTP adapter's parser)."""
+    from ._http import parse_retry_after
+    return parse_retry_after(value)
+
+
 #: how the openai client's errors (and the SDK's own) map to the toolkit's kinds; the
 #: client's APITimeoutError subclasses APIConnectionError, so ``timeout`` comes first
 _ERRORS = (
     ErrorRule("rate_limit", named("RateLimitError", module="openai"), retryable=True,
-              retry_after=True),
+              retry_after=_retry_after),
     ErrorRule("timeout", named("APITimeoutError", module="openai"), retryable=True),
     ErrorRule("http_5xx", named("InternalServerError", module="openai"), retryable=True),
     ErrorRule("connection", named("APIConnectionError", module="openai"), retryable=True),

@@ -8,17 +8,14 @@ export functions (``_store_files.py``) can both name it without importing each o
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from ..observation import Observation
     from ._store import StoreRow
 
-__all__ = ["ClosesOnce", "Key", "StoreBackend"]
-
-_S = TypeVar("_S", bound="ClosesOnce")
+__all__ = ["Key", "StoreBackend"]
 
 #: a draw's key: (agent identity, input fingerprint, extractor id, draw index)
 Key = tuple[str, str, str, int]
@@ -62,29 +59,3 @@ class StoreBackend(Protocol):
 
     def __exit__(self, *exc: object) -> None: ...
 
-
-class ClosesOnce:
-    """An idempotent, thread-safe :meth:`close` and the ``with`` block that calls it: what the
-    stores holding a connection (SQLite, Redis) share. A subclass implements
-    :meth:`_release` (close its connection) and calls ``super().__init__()`` before anything
-    that may fail."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._closed = False
-
-    def _release(self) -> None:
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Close the connection (idempotent)."""
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._release()
-
-    def __enter__(self: _S) -> _S:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

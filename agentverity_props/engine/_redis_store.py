@@ -23,9 +23,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import BadInput
 from ..observation import Observation
-from ._backend import ClosesOnce
 from ._runner import check_namespace, runner_namespace
-from ._store import StoreRow, encode
+from ._store import ClosesOnce, StoreRow, encode
 
 __all__ = ["RedisStore"]
 

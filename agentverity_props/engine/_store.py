@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import enum
 import os
+import threading
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ..errors import BadInput
 from ..observation import Observation
-from ._backend import ClosesOnce
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -135,6 +135,36 @@ _MIGRATE_1 = ("ALTER TABLE draws RENAME TO draws_v1", _SCHEMA,
               "INSERT INTO draws (ns, agent, fp, extractor, idx, ok, value, recorded_at) "
               "SELECT '', agent, fp, extractor, idx, ok, value, recorded_at FROM draws_v1",
               "DROP TABLE draws_v1")
+
+
+_S = TypeVar("_S", bound="ClosesOnce")
+
+
+class ClosesOnce:
+    """An idempotent, thread-safe :meth:`close` and the ``with`` block that calls it: what the
+    stores holding a connection (SQLite, Redis) share. A subclass implements
+    :meth:`_release` (close its connection) and calls ``super().__init__()`` before anything
+    that may fail."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def _release(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._release()
+
+    def __enter__(self: _S) -> _S:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class Store(ClosesOnce):
