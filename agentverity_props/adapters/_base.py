@@ -10,8 +10,9 @@ Only the engine (``agentverity_props.engine``) calls adapters.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+from .._internal.jsonpath import parse_path
 from ..observation import Observation
 
 
@@ -48,3 +49,25 @@ class AsyncAdapter:
 
     async def ainvoke(self, prompt: str) -> Observation:
         raise NotImplementedError
+
+
+class FrameworkAdapter(AsyncAdapter):
+    """Base of the adapters over one framework object or a zero-argument factory of them
+    (LangGraph, pydantic-ai): the source, whether it is a factory, the identity and the
+    verdict's path (``verdict``, parsed once)."""
+
+    def __init__(self, source: Any, *, factory: bool, identity: str,
+                 verdict: str | None) -> None:
+        self._source = source
+        self._factory = factory
+        self.identity = identity
+        self.verdict = verdict
+        self._verdict_parts = parse_path(verdict) if verdict is not None else None
+
+    def _made(self, what: str, **checks: Any) -> Any:
+        """This call's object: the source itself, or what the factory builds for it
+        (:func:`~agentverity_props.adapters._errors.call_factory` with ``checks``)."""
+        if not self._factory:
+            return self._source
+        from ._errors import call_factory
+        return call_factory(self._source, what, **checks)

@@ -40,8 +40,16 @@ from .._internal.introspect import has_class, qualname
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
-from ._base import AsyncAdapter
-from ._errors import cause_chain, check_factory, describe, first_rate_limited
+from ._base import FrameworkAdapter
+from ._errors import (
+    ErrorRule,
+    check_factory,
+    describe,
+    guarded,
+    is_timeout,
+    map_error,
+    named,
+)
 
 __all__ = ["LangGraphAdapter", "from_langgraph", "is_langgraph_graph"]
 
@@ -55,7 +63,7 @@ def is_langgraph_graph(obj: Any) -> bool:
 
 
 
-class LangGraphAdapter(AsyncAdapter):
+class LangGraphAdapter(FrameworkAdapter):
     """Adapter over a compiled LangGraph graph or a factory of them (see :func:`from_langgraph`).
 
     Attributes:
@@ -69,11 +77,7 @@ class LangGraphAdapter(AsyncAdapter):
                  input_key: str, input_as: str, messages_key: str,
                  config: Mapping[str, Any] | None,
                  invoke_kwargs: Mapping[str, Any] | None) -> None:
-        self._source = source
-        self._factory = factory
-        self.identity = identity
-        self.verdict = verdict
-        self._verdict_parts = parse_path(verdict) if verdict is not None else None
+        super().__init__(source, factory=factory, identity=identity, verdict=verdict)
         self.input_key = input_key
         self.input_as = input_as
         self.messages_key = messages_key
@@ -102,10 +106,8 @@ class LangGraphAdapter(AsyncAdapter):
 
     async def _run(self, graph: Any, payload: Any, thread_id: str, counter: Any) -> Any:
         config = self._config({"thread_id": thread_id}, counter)
-        try:
-            state = await graph.ainvoke(payload, config=config, **self.invoke_kwargs)
-        except Exception as exc:
-            raise _map_error(exc) from exc
+        state = await guarded(
+            lambda: graph.ainvoke(payload, config=config, **self.invoke_kwargs), _map_error)
         interrupted = isinstance(state, Mapping) and bool(state.get(_INTERRUPT))
         return self._check_state(state, interrupted=interrupted)
 
@@ -153,21 +155,11 @@ class LangGraphAdapter(AsyncAdapter):
         return LangGraphConversation(self)
 
     def _graph(self) -> Any:
-        if not self._factory:
-            return self._source
-        try:
-            graph = self._source()
-        except Exception as exc:
-            raise AgentCallError(
-                f"graph factory {qualname(self._source)} raised {type(exc).__name__}: {exc}",
-                kind="error") from exc
-        if not is_langgraph_graph(graph):
-            hint = (" (an uncompiled StateGraph: return graph.compile())"
-                    if type(graph).__name__ == "StateGraph" else "")
-            raise AgentCallError(
-                f"graph factory {qualname(self._source)} returned {type(graph).__name__}, "
-                f"not a compiled LangGraph graph{hint}", kind="error")
-        return graph
+        return self._made(
+            "graph factory", is_expected=is_langgraph_graph,
+            expected="a compiled LangGraph graph",
+            fix=lambda graph: (" (an uncompiled StateGraph: return graph.compile())"
+                               if type(graph).__name__ == "StateGraph" else ""))
 
     def _input(self, prompt: str) -> dict[str, Any]:
         if self.input_as == "text":
@@ -335,19 +327,19 @@ def _usage_counter() -> Any:
     return _COUNTER_CLASS()
 
 
+#: how a graph run's errors map to the toolkit's kinds (after the rate-limit names)
+_ERRORS = (
+    ErrorRule("timeout", is_timeout, retryable=True),
+    ErrorRule("error", named("GraphRecursionError", exact=True),
+              hint=" (the graph looped; raise recursion_limit through "
+                   "from_langgraph(config={'recursion_limit': N}) or fix the loop)"),
+)
+
+
 def _map_error(exc: BaseException) -> AgentCallError:
     """Classify a failed graph run (the model's, a tool's or the graph's own error)."""
-    chain = cause_chain(exc)
-    if (throttled := first_rate_limited(chain)) is not None:
-        return AgentCallError(_describe(throttled), kind="rate_limit", retryable=True)
-    for err in chain:
-        if isinstance(err, TimeoutError):
-            return AgentCallError(_describe(err), kind="timeout", retryable=True)
-        if type(err).__name__ == "GraphRecursionError":
-            return AgentCallError(
-                f"{_describe(err)} (the graph looped; raise recursion_limit through "
-                "from_langgraph(config={'recursion_limit': N}) or fix the loop)", kind="error")
-    return AgentCallError(_describe(exc), kind="error")
+    # a graph's errors can quote its whole state: messages are cut at 320 characters
+    return map_error(exc, _ERRORS, limit=320, throttle_first=True)
 
 
 def _describe(exc: BaseException) -> str:

@@ -46,8 +46,7 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import cause_chain, check_factory
-from ._errors import describe as _describe
+from ._errors import ErrorRule, call_factory, check_factory, guarded, is_timeout, map_error, named
 from ._openai_agents_trace import ToolSpan, Watch, ensure_processor, otel_parent
 
 __all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
@@ -57,8 +56,25 @@ __all__ = ["OpenAIAgentsAdapter", "from_openai_agents", "is_openai_agent"]
 DEFAULT_TOOL_ERROR = "An error occurred while running the tool."
 _HOSTED_FAILED = frozenset({"failed", "incomplete", "cancelled"})
 _AUTO: Any = type("_Auto", (), {"__repr__": lambda self: "'verdict' if present"})()
-_RETRYABLE = {"RateLimitError": "rate_limit", "APITimeoutError": "timeout",
-              "InternalServerError": "http_5xx", "APIConnectionError": "connection"}
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from the client's ``Retry-After`` header (the HTTP adapter's parser)."""
+    from ._http import parse_retry_after
+    return parse_retry_after(value)
+
+
+#: how the openai client's errors (and the SDK's own) map to the toolkit's kinds; the
+#: client's APITimeoutError subclasses APIConnectionError, so ``timeout`` comes first
+_ERRORS = (
+    ErrorRule("rate_limit", named("RateLimitError", module="openai"), retryable=True,
+              retry_after=_retry_after),
+    ErrorRule("timeout", named("APITimeoutError", module="openai"), retryable=True),
+    ErrorRule("http_5xx", named("InternalServerError", module="openai"), retryable=True),
+    ErrorRule("connection", named("APIConnectionError", module="openai"), retryable=True),
+    ErrorRule("timeout", is_timeout, retryable=True),
+    ErrorRule("bad_output", named("ModelBehaviorError", exact=True), outer_only=True),
+    ErrorRule("guardrail", lambda e: type(e).__name__.endswith("GuardrailTripwireTriggered"),
+              outer_only=True),
+)
 
 
 def is_openai_agent(obj: Any) -> bool:
@@ -116,19 +132,17 @@ class OpenAIAgentsAdapter(AsyncAdapter):
         if self.max_turns is not None:
             kwargs["max_turns"] = self.max_turns
         if self.context_factory is not None:
-            kwargs["context"] = self._build(self.context_factory, "context_factory")
+            kwargs["context"] = call_factory(self.context_factory, "context_factory")
         if self.session_factory is not None:
-            kwargs["session"] = self._build(self.session_factory, "session_factory")
+            kwargs["session"] = call_factory(self.session_factory, "session_factory")
         processor = ensure_processor()
         trace_id = gen_trace_id()  # one trace per call: its spans are this call's tools
         config = (dataclasses.replace(self.run_config, trace_id=trace_id)
                   if self.run_config is not None else RunConfig(trace_id=trace_id))
         watch = processor.watch(trace_id, otel_parent())
         try:
-            try:
-                result = await Runner.run(agent, prompt, run_config=config, **kwargs)
-            except Exception as exc:
-                raise _map_error(exc) from exc
+            result = await guarded(
+                lambda: Runner.run(agent, prompt, run_config=config, **kwargs), _map_error)
         finally:
             processor.unwatch(trace_id)
         latency = time.perf_counter() - t0
@@ -137,19 +151,8 @@ class OpenAIAgentsAdapter(AsyncAdapter):
     def _agent(self) -> Any:
         if not self._is_factory:
             return self._source
-        agent = self._build(self._source, "agent factory")
-        if not is_openai_agent(agent):
-            raise AgentCallError(
-                f"agent factory {qualname(self._source)} returned {type(agent).__name__}, "
-                "not an agents.Agent; return Agent(...) from it", kind="error")
-        return agent
-
-    def _build(self, factory: Callable[[], Any], what: str) -> Any:
-        try:
-            return factory()
-        except Exception as exc:
-            raise AgentCallError(f"{what} {qualname(factory)} raised "
-                                 f"{type(exc).__name__}: {exc}", kind="error") from exc
+        return call_factory(self._source, "agent factory", is_expected=is_openai_agent,
+                            expected="an agents.Agent", fix="; return Agent(...) from it")
 
     # -------------------------------------------------------------- result -> Observation
 
@@ -276,25 +279,7 @@ def _usage(result: Any) -> Usage | None:
 
 def _map_error(exc: BaseException) -> AgentCallError:
     """Classify a failed run: provider throttling, timeouts and 5xx are retryable."""
-    for err in cause_chain(exc):
-        for cls in type(err).__mro__:
-            kind = _RETRYABLE.get(cls.__name__)
-            if kind is not None and cls.__module__.startswith("openai"):
-                retry_after = None
-                headers = getattr(getattr(err, "response", None), "headers", None)
-                if kind == "rate_limit" and headers is not None:
-                    from ._http import parse_retry_after
-                    retry_after = parse_retry_after(headers.get("retry-after"))
-                return AgentCallError(_describe(err), kind=kind, retryable=True,
-                                      retry_after_s=retry_after)
-        if isinstance(err, TimeoutError):
-            return AgentCallError(_describe(err), kind="timeout", retryable=True)
-    name = type(exc).__name__
-    if name == "ModelBehaviorError":
-        return AgentCallError(_describe(exc), kind="bad_output")
-    if name.endswith("GuardrailTripwireTriggered"):
-        return AgentCallError(_describe(exc), kind="guardrail")
-    return AgentCallError(_describe(exc), kind="error")
+    return map_error(exc, _ERRORS)
 
 
 def _check_factory(fn: Any, what: str) -> None:

@@ -42,9 +42,18 @@ from .._internal.introspect import has_class, qualname
 from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
-from ._base import AsyncAdapter
-from ._errors import RATE_LIMIT_HINTS, cause_chain, check_factory
-from ._errors import describe as _describe
+from ._base import FrameworkAdapter
+from ._errors import (
+    ErrorRule,
+    call_factory,
+    check_factory,
+    guarded,
+    is_throttled,
+    is_timeout,
+    map_error,
+    named,
+    status_code,
+)
 
 __all__ = ["PydanticAIAdapter", "from_pydantic_ai", "is_pydantic_ai_agent"]
 
@@ -57,7 +66,7 @@ def is_pydantic_ai_agent(obj: Any) -> bool:
 
 
 
-class PydanticAIAdapter(AsyncAdapter):
+class PydanticAIAdapter(FrameworkAdapter):
     """Adapter over a pydantic-ai Agent or a factory of them (see :func:`from_pydantic_ai`).
 
     Attributes:
@@ -71,11 +80,7 @@ class PydanticAIAdapter(AsyncAdapter):
                  deps: Any, deps_factory: Callable[[], Any] | None,
                  exclude_tools: tuple[str, ...],
                  run_kwargs: Mapping[str, Any] | None) -> None:
-        self._source = source
-        self._factory = factory
-        self.identity = identity
-        self.verdict = verdict
-        self._verdict_parts = parse_path(verdict) if verdict is not None else None
+        super().__init__(source, factory=factory, identity=identity, verdict=verdict)
         self._deps = deps
         self._deps_factory = deps_factory
         self.exclude_tools = exclude_tools
@@ -92,33 +97,16 @@ class PydanticAIAdapter(AsyncAdapter):
         agent = self._agent()
         kwargs = dict(self.run_kwargs)
         if self._deps_factory is not None:
-            try:
-                kwargs["deps"] = self._deps_factory()
-            except Exception as exc:
-                raise AgentCallError(f"deps_factory {qualname(self._deps_factory)} raised "
-                                     f"{_describe(exc)}", kind="error") from exc
+            kwargs["deps"] = call_factory(self._deps_factory, "deps_factory")
         elif self._deps is not None:
             kwargs["deps"] = self._deps
-        try:
-            result = await agent.run(prompt, **kwargs)
-        except Exception as exc:
-            raise _map_error(exc) from exc
+        result = await guarded(lambda: agent.run(prompt, **kwargs), _map_error)
         latency = time.perf_counter() - t0
         return self._observe(agent, result, latency)
 
     def _agent(self) -> Any:
-        if not self._factory:
-            return self._source
-        try:
-            agent = self._source()
-        except Exception as exc:
-            raise AgentCallError(f"agent factory {qualname(self._source)} raised "
-                                 f"{_describe(exc)}", kind="error") from exc
-        if not is_pydantic_ai_agent(agent):
-            raise AgentCallError(
-                f"agent factory {qualname(self._source)} returned {type(agent).__name__}, "
-                "not a pydantic_ai.Agent; return Agent(...) from it", kind="error")
-        return agent
+        return self._made("agent factory", is_expected=is_pydantic_ai_agent,
+                          expected="a pydantic_ai.Agent", fix="; return Agent(...) from it")
 
     # -------------------------------------------------------------- result -> Observation
 
@@ -245,25 +233,25 @@ def _usage(result: Any) -> Usage | None:
     return Usage(input_tokens=inp, output_tokens=out, total_tokens=total)
 
 
+_SERVER_ERRORS = ("ModelServerError", "ModelUnavailableError", "ModelConnectionError")
+
+#: how pydantic-ai's exception types (matched by name) map to the toolkit's kinds
+_ERRORS = (
+    ErrorRule("rate_limit", lambda e: named("ModelRateLimitError")(e) or status_code(e) == 429
+              or is_throttled(e), retryable=True),
+    ErrorRule("timeout", lambda e: is_timeout(e)
+              or named("ModelTimeoutError", "ModelRequestTimeout")(e), retryable=True),
+    ErrorRule("http_5xx", lambda e: isinstance(status := status_code(e), int)
+              and (status >= 500 or named(*_SERVER_ERRORS)(e)), retryable=True),
+    ErrorRule("unavailable", named(*_SERVER_ERRORS), retryable=True),
+    # e.g. output validation retries exhausted
+    ErrorRule("bad_output", named("UnexpectedModelBehavior")),
+)
+
+
 def _map_error(exc: BaseException) -> AgentCallError:
     """Classify a failed run by pydantic-ai's exception types (matched by name)."""
-    for err in cause_chain(exc):
-        names = [c.__name__ for c in type(err).__mro__]
-        lowered = " ".join(n.lower() for n in names)
-        status = getattr(err, "status_code", None)
-        if "ModelRateLimitError" in names or status == 429 \
-                or any(h in lowered for h in RATE_LIMIT_HINTS):
-            return AgentCallError(_describe(err), kind="rate_limit", retryable=True)
-        if isinstance(err, TimeoutError) or "ModelTimeoutError" in names \
-                or "ModelRequestTimeout" in names:
-            return AgentCallError(_describe(err), kind="timeout", retryable=True)
-        if (isinstance(status, int) and status >= 500) or "ModelServerError" in names \
-                or "ModelUnavailableError" in names or "ModelConnectionError" in names:
-            return AgentCallError(_describe(err), kind="http_5xx" if isinstance(status, int)
-                                  else "unavailable", retryable=True)
-        if "UnexpectedModelBehavior" in names:  # e.g. output validation retries exhausted
-            return AgentCallError(_describe(err), kind="bad_output")
-    return AgentCallError(_describe(exc), kind="error")
+    return map_error(exc, _ERRORS)
 
 
 def from_pydantic_ai(

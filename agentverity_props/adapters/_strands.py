@@ -30,8 +30,7 @@ from .._internal.introspect import has_class, qualname
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation, ToolCall, Usage
 from ._base import AsyncAdapter
-from ._errors import cause_chain, check_factory, first_rate_limited
-from ._errors import describe as _describe
+from ._errors import ErrorRule, call_factory, check_factory, guarded, is_timeout, map_error, named
 
 __all__ = ["StrandsAdapter", "from_strands", "is_strands_agent"]
 
@@ -71,24 +70,13 @@ class StrandsAdapter(AsyncAdapter):
         kwargs = {k: dict(v) if isinstance(v, dict) else v for k, v in self.invoke_kwargs.items()}
         if self.structured_output_model is not None:
             kwargs["structured_output_model"] = self.structured_output_model
-        try:
-            result = await agent.invoke_async(prompt, **kwargs)
-        except Exception as exc:
-            raise _map_error(exc) from exc
+        result = await guarded(lambda: agent.invoke_async(prompt, **kwargs), _map_error)
         latency = time.perf_counter() - t0
         return self._observe(agent, result, latency)
 
     def _new_agent(self) -> Any:
-        try:
-            agent = self._factory()
-        except Exception as exc:
-            raise AgentCallError(
-                f"agent factory {qualname(self._factory)} raised {type(exc).__name__}: {exc}",
-                kind="error") from exc
-        if not is_strands_agent(agent):
-            raise AgentCallError(
-                f"agent factory {qualname(self._factory)} returned {type(agent).__name__}, "
-                "not a strands.Agent; return Agent(...) from it", kind="error")
+        agent = call_factory(self._factory, "agent factory", is_expected=is_strands_agent,
+                             expected="a strands.Agent", fix="; return Agent(...) from it")
         # identity, not emptiness: a factory may legitimately pre-load few-shot messages
         if agent in self._seen:
             raise AgentCallError(
@@ -181,23 +169,20 @@ def _usage(result: Any) -> Usage | None:
                  total_tokens=usage.get("totalTokens"))
 
 
+#: how Strands' errors map to the toolkit's kinds (after the rate-limit names)
+_ERRORS = (
+    ErrorRule("timeout", is_timeout, retryable=True, shown=True),
+    ErrorRule("bad_output", named("StructuredOutputException", exact=True)),
+)
+
+
 def _map_error(exc: BaseException) -> AgentCallError:
     """Classify a failed call; Strands may wrap model errors (``EventLoopException``).
 
     Only explicit chaining (``__cause__``) is followed: an implicit ``__context__`` can be an
     unrelated error Strands handled internally.
     """
-    chain = cause_chain(exc)
-    shown = next((e for e in chain if type(e).__name__ not in _WRAPPERS), exc)
-    message = _describe(shown)
-    if (throttled := first_rate_limited(chain)) is not None:
-        return AgentCallError(_describe(throttled), kind="rate_limit", retryable=True)
-    for err in chain:
-        if isinstance(err, TimeoutError):
-            return AgentCallError(message, kind="timeout", retryable=True)
-        if type(err).__name__ == "StructuredOutputException":
-            return AgentCallError(_describe(err), kind="bad_output")
-    return AgentCallError(message, kind="error")
+    return map_error(exc, _ERRORS, throttle_first=True, wrappers=_WRAPPERS)
 
 
 def from_strands(

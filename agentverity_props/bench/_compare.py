@@ -146,15 +146,7 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
     from ..engine import Engine, Probe
 
     config = config or CompareConfig()
-    if len(agents) < 2:
-        raise InvalidArgument("compare needs at least two agents")
-    if not isinstance(benchmark, Benchmark):
-        raise InvalidArgument("benchmark must come from load_benchmark() or parse_benchmark()")
-    labs = tuple(labels) if labels is not None else _labels(len(agents))
-    if len(labs) != len(agents) or len(set(labs)) != len(labs):
-        raise InvalidArgument("labels must be distinct, one per agent")
-    if refs is not None and len(refs) != len(agents):
-        raise InvalidArgument("refs must name every agent, one per agent")
+    labs = _checked_labels(agents, benchmark, labels, refs)
     own = engines is None
     engs = list(engines) if engines is not None else \
         [Engine(a, config.engine_config()) for a in agents]
@@ -169,44 +161,19 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
     probes = [Probe.make(t.prompt) for t in tasks]
     rng = np.random.default_rng([config.order_seed, 0x636F6D70])  # own stream: "comp"
     runs: list[list[list[AttemptRecord]]] = [[[] for _ in tasks] for _ in agents]
-    warm: list[list[AttemptRecord]] = [[] for _ in agents]
     rounds = 0
-    stop = ""
-
-    async def item(ti: int, idx: list[int], order: list[int],
-                   got: list[AttemptRecord | None]) -> None:
-        for ai in order:  # one after another, in this item's random order
-            got[ai] = await attempt(engs[ai], tasks[ti], probes[ti], idx[ai],
-                                    include_outputs=config.include_outputs)
-
     try:
-        try:
-            for e in engs:  # tokens per phase: the warm-up calls apart from the rounds
-                e.ledger.phase = "warmup"
-            for k in range(config.warmup):
-                for ai in range(n_a):
-                    ti = k % n_t
-                    idx = engs[ai].allocate(probes[ti], 1)[0]
-                    warm[ai].append(await attempt(engs[ai], tasks[ti], probes[ti], idx))
-                    if progress is not None:
-                        progress(1)
-        except (BudgetExhausted, Interrupted) as exc:
-            stop = _stop_of([exc])
+        warm, stop = await _warmup(engs, tasks, probes, n_a, config.warmup, progress)
         for e in engs:
             e.ledger.phase = "rounds" if config.warmup else None
         while not stop and rounds < config.max_runs:
-            plan = [[engs[ai].allocate(probes[ti], 1)[0] for ai in range(n_a)]
-                    for ti in range(n_t)]
-            orders = [[int(x) for x in rng.permutation(n_a)] for _ in range(n_t)]
-            got: list[list[AttemptRecord | None]] = [[None] * n_a for _ in range(n_t)]
-            outs = await asyncio.gather(*(item(ti, plan[ti], orders[ti], got[ti])
-                                          for ti in range(n_t)), return_exceptions=True)
+            got, orders, failed = await _round(engs, tasks, probes, rng, n_a,
+                                               include_outputs=config.include_outputs)
             for ti in range(n_t):
                 for ai in range(n_a):
                     rec = got[ti][ai]
                     if rec is not None:
                         runs[ai][ti].append(rec)
-            failed = [o for o in outs if isinstance(o, BaseException)]
             if failed:
                 stop = _stop_of(failed)
                 break
@@ -216,12 +183,8 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
             full = [[r for r in row if r is not None] for row in got]
             _feed(pairs, full, orders, float(config.latency_margin))
             if rounds >= config.min_runs and rounds < config.max_runs:
-                left = (config.max_runs - rounds) * n_t
-                settled = [_settled(p, left) for p in pairs]
-                if all(settled):
-                    stop = "decided" if all(x == "decided" for x in settled) else (
-                        f"futile: no outcome of the remaining runs up to --max-runs "
-                        f"{config.max_runs} can change the pass-rate verdict")
+                stop = _settled_stop(pairs, (config.max_runs - rounds) * n_t, config.max_runs)
+                if stop:
                     break
             if any(e.stopping for e in engs):
                 stop = StopReason.INTERRUPTED
@@ -241,6 +204,76 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
         if own:
             for e in engs:
                 await e.aclose()
+
+
+def _checked_labels(agents: Sequence[Any], benchmark: Benchmark,
+                    labels: Sequence[str] | None, refs: Sequence[str] | None) -> tuple[str, ...]:
+    """The agents' labels (``A``, ``B``, ... by default), after refusing fewer than two
+    agents, a benchmark not loaded, repeated labels or refs that do not name every agent."""
+    if len(agents) < 2:
+        raise InvalidArgument("compare needs at least two agents")
+    if not isinstance(benchmark, Benchmark):
+        raise InvalidArgument("benchmark must come from load_benchmark() or parse_benchmark()")
+    labs = tuple(labels) if labels is not None else _labels(len(agents))
+    if len(labs) != len(agents) or len(set(labs)) != len(labs):
+        raise InvalidArgument("labels must be distinct, one per agent")
+    if refs is not None and len(refs) != len(agents):
+        raise InvalidArgument("refs must name every agent, one per agent")
+    return labs
+
+
+async def _warmup(engs: list[Any], tasks: Sequence[Any], probes: list[Any], n_a: int,
+                  warmup: int, progress: Callable[[int], None] | None
+                  ) -> tuple[list[list[AttemptRecord]], str]:
+    """``warmup`` calls per agent before the rounds (tasks in turn), kept out of the
+    statistics; returns them and the stop reason when the budget or a stop cut them."""
+    warm: list[list[AttemptRecord]] = [[] for _ in range(n_a)]
+    stop = ""
+    try:
+        for e in engs:  # tokens per phase: the warm-up calls apart from the rounds
+            e.ledger.phase = "warmup"
+        for k in range(warmup):
+            for ai in range(n_a):
+                ti = k % len(tasks)
+                idx = engs[ai].allocate(probes[ti], 1)[0]
+                warm[ai].append(await attempt(engs[ai], tasks[ti], probes[ti], idx))
+                if progress is not None:
+                    progress(1)
+    except (BudgetExhausted, Interrupted) as exc:
+        stop = _stop_of([exc])
+    return warm, stop
+
+
+async def _round(engs: list[Any], tasks: Sequence[Any], probes: list[Any], rng: Any, n_a: int,
+                 *, include_outputs: bool
+                 ) -> tuple[list[list[AttemptRecord | None]], list[list[int]],
+                            list[BaseException]]:
+    """One paired run of every task: the tasks concurrently, each task's agents one after
+    another in a random order. Returns each task's records by agent (None where a call did
+    not run), the orders, and what failed."""
+    n_t = len(tasks)
+    plan = [[engs[ai].allocate(probes[ti], 1)[0] for ai in range(n_a)] for ti in range(n_t)]
+    orders = [[int(x) for x in rng.permutation(n_a)] for _ in range(n_t)]
+    got: list[list[AttemptRecord | None]] = [[None] * n_a for _ in range(n_t)]
+
+    async def item(ti: int) -> None:
+        for ai in orders[ti]:  # one after another, in this item's random order
+            got[ti][ai] = await attempt(engs[ai], tasks[ti], probes[ti], plan[ti][ai],
+                                        include_outputs=include_outputs)
+
+    outs = await asyncio.gather(*(item(ti) for ti in range(n_t)), return_exceptions=True)
+    return got, orders, [o for o in outs if isinstance(o, BaseException)]
+
+
+def _settled_stop(pairs: list[_Pair], items_left: int, max_runs: int) -> str:
+    """Why to stop once every pair is settled (all decided, or no outcome of the runs left
+    can change a pass-rate verdict); empty while one is open."""
+    settled = [_settled(p, items_left) for p in pairs]
+    if not all(settled):
+        return ""
+    return "decided" if all(x == "decided" for x in settled) else (
+        f"futile: no outcome of the remaining runs up to --max-runs "
+        f"{max_runs} can change the pass-rate verdict")
 
 
 def compare_agents(agents: Sequence[Any], benchmark: Benchmark, *,

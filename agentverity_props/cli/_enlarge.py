@@ -161,27 +161,8 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
     from ..strategies import enlarge
 
     inputs = load_inputs(inputs_path)
-    from ..strategies import load_pack
-    chosen_note = None
-    if strategy == "auto":
-        strategy, chosen_note = _chosen_pack(inputs)
-    if strategy is not None:
-        if not isinstance(strategy, str) or not strategy:
-            raise click.BadParameter("empty strategy")
-        if lexicon_path or generator_ref or generator_agent:
-            from ..errors import BadInput
-            raise BadInput("--lexicon and --generator vary your probes; --strategy searches "
-                           "a pack instead", "give one or the other")
-        load_pack(strategy)  # one-line error for an unknown pack before any agent call
-    from ..strategies import load_lexicon
-    lexicon = load_lexicon(lexicon_path) if lexicon_path else None
-    if generator_ref and generator_agent:
-        from ..errors import BadInput
-        raise BadInput("--generator and --generator-agent both given", "give one of them")
-    generator = _load_generator(generator_ref) if generator_ref else None
-    if generator_agent:
-        from ..strategies import variations_from
-        generator = variations_from(load_agent_ref(generator_agent))
+    strategy, chosen_note, lexicon, generator = _search_sources(
+        inputs, strategy, lexicon_path, generator_ref, generator_agent)
     agent: Any = load_agent_ref(agent_ref)
     if chosen_note:  # said once the command line is known to be good (an error is one line)
         click.echo(chosen_note, err=True)
@@ -203,28 +184,65 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
         from ..report import render
         write_output(render(d, "markdown"), None)
     else:
-        from .._internal.shown import visible
-        from .._internal.tokens import tokens_line
-        source = (f"pack {strategy!r}" if strategy is not None else "edits of your probes")
-        lines = [f"enlarge: modal verdict '{res.modal_verdict}' share {res.skew_before:.0%} -> "
-                 f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "
-                 f"input(s), {source}; {res.calls} agent calls "
-                 f"({res.stop_reason})",
-                 *_added_lines(res, threshold), *_boundary_lines(res),
-                 *([f"advice: {res.advice}"] if res.advice else []),
-                 visible(tokens_line(d.get("tokens"))),
-                 f"wrote {len(res.inputs)} inputs to {out}"]
-        if not res.complete:
-            led = res.ledger
-            kinds = ", ".join(f"{k} x{v}" for k, v in led.get("failure_kinds", {}).items())
-            lines.append(f"incomplete: {led.get('failures', 0)} agent call(s) failed ({kinds}); "
-                         "their inputs were left out of the shares")
-            samples = [m for ms in (led.get("failure_samples") or {}).values() for m in ms]
-            cause = res.cause or led.get("stop_cause") or (samples[0] if samples else None)
-            if cause:
-                lines.append(f"cause: {cause}")
-        write_output("\n".join(lines) + "\n", None)
+        write_output("\n".join(_text_lines(res, d, strategy, threshold, out)) + "\n", None)
     publish(d, annotations=annotations, fmt=fmt, output=None, keep_inputs=True)
     if not res.complete:
         return 2
     return 0 if res.success else 1
+
+
+def _search_sources(inputs: list[str], strategy: str | None, lexicon_path: str | None,
+                    generator_ref: str | None, generator_agent: str | None
+                    ) -> tuple[str | None, str | None, Any, Any]:
+    """What the search draws from: ``(strategy, note on an auto-chosen pack, lexicon,
+    generator)``, each checked (an unknown pack, a pack with a lexicon or generator, two
+    generators) before any agent call."""
+    from ..errors import BadInput
+    from ..strategies import load_lexicon, load_pack
+
+    chosen_note = None
+    if strategy == "auto":
+        strategy, chosen_note = _chosen_pack(inputs)
+    if strategy is not None:
+        if not isinstance(strategy, str) or not strategy:
+            raise click.BadParameter("empty strategy")
+        if lexicon_path or generator_ref or generator_agent:
+            raise BadInput("--lexicon and --generator vary your probes; --strategy searches "
+                           "a pack instead", "give one or the other")
+        load_pack(strategy)  # one-line error for an unknown pack before any agent call
+    lexicon = load_lexicon(lexicon_path) if lexicon_path else None
+    if generator_ref and generator_agent:
+        raise BadInput("--generator and --generator-agent both given", "give one of them")
+    generator = _load_generator(generator_ref) if generator_ref else None
+    if generator_agent:
+        from ..strategies import variations_from
+        generator = variations_from(load_agent_ref(generator_agent))
+    return strategy, chosen_note, lexicon, generator
+
+
+def _text_lines(res: Any, d: dict[str, Any], strategy: str | None, threshold: float,
+                out: Path) -> list[str]:
+    """The text report: the shares before and after, what was added, the boundary pairs,
+    advice, tokens, the file written, and what was incomplete and why."""
+    from .._internal.shown import visible
+    from .._internal.tokens import tokens_line
+
+    source = (f"pack {strategy!r}" if strategy is not None else "edits of your probes")
+    lines = [f"enlarge: modal verdict '{res.modal_verdict}' share {res.skew_before:.0%} -> "
+             f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "
+             f"input(s), {source}; {res.calls} agent calls "
+             f"({res.stop_reason})",
+             *_added_lines(res, threshold), *_boundary_lines(res),
+             *([f"advice: {res.advice}"] if res.advice else []),
+             visible(tokens_line(d.get("tokens"))),
+             f"wrote {len(res.inputs)} inputs to {out}"]
+    if not res.complete:
+        led = res.ledger
+        kinds = ", ".join(f"{k} x{v}" for k, v in led.get("failure_kinds", {}).items())
+        lines.append(f"incomplete: {led.get('failures', 0)} agent call(s) failed ({kinds}); "
+                     "their inputs were left out of the shares")
+        samples = [m for ms in (led.get("failure_samples") or {}).values() for m in ms]
+        cause = res.cause or led.get("stop_cause") or (samples[0] if samples else None)
+        if cause:
+            lines.append(f"cause: {cause}")
+    return lines

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._internal.outcome import CandidateStatus
 from ..decide import Alternative, EvidenceLearner
 from ..engine import Engine, EvidencePool, LoopThread
 from ..relations import Candidate, Relation, RelationDecider, RelationOutcome
@@ -130,21 +129,12 @@ class ConversationRun:
                                   learner=learner, may_test=self._may_test)
         self.loop.run(decider.decide([Candidate(rel, src, fu, out)]))
         self._sync()
-        rec.raw_violations += out.raw
-        if out.status == CandidateStatus.CONFIRMED:
-            rec.confirmed += 1
-        if out.status in (CandidateStatus.INCOMPLETE, CandidateStatus.UNDECIDED):
-            rec.undecided += 1
-            if not self.draws.can_afford(2):  # a round of replays no longer fits the budget
-                rec.budget_exhausted = True
+        # out of budget when a round of replays no longer fits
+        rec.tally(out, out_of_budget=lambda: not self.draws.can_afford(2))
         return out
 
     def _may_test(self) -> bool:
-        rec = self.record
-        if rec.confirmations >= rec.max_candidates:
-            return False
-        rec.confirmations += 1
-        return True
+        return self.record.take_confirmation()
 
     def _sync(self) -> None:
         led = self.engine.ledger

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -25,7 +24,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from ..errors import BadInput
 from ..observation import Observation
 from ._runner import check_namespace, runner_namespace
-from ._store import StoreRow, encode
+from ._store import ClosesOnce, StoreRow, encode
 
 __all__ = ["RedisStore"]
 
@@ -46,7 +45,7 @@ return 1
 """
 
 
-class RedisStore:
+class RedisStore(ClosesOnce):
     """Draws in a Redis server, shared by every runner that reaches it.
 
     Args:
@@ -75,8 +74,7 @@ class RedisStore:
         self.location = urlunsplit((parts.scheme, netloc, parts.path,
                                     urlencode({"namespace": space}), ""))
         self._prefix = f"avp:{space}:"
-        self._lock = threading.Lock()
-        self._closed = False
+        super().__init__()
         try:
             import redis
         except ImportError:
@@ -179,17 +177,8 @@ class RedisStore:
         from ._redis_quota import RedisPause
         return RedisPause(self._r, self._prefix, errors=self._errors)
 
-    def close(self) -> None:
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._r.close()
-
-    def __enter__(self) -> RedisStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _release(self) -> None:
+        self._r.close()
 
     def __repr__(self) -> str:
         return f"RedisStore({self.location!r})"

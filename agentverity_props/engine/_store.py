@@ -22,7 +22,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ..errors import BadInput
 from ..observation import Observation
@@ -137,7 +137,37 @@ _MIGRATE_1 = ("ALTER TABLE draws RENAME TO draws_v1", _SCHEMA,
               "DROP TABLE draws_v1")
 
 
-class Store:
+_S = TypeVar("_S", bound="ClosesOnce")
+
+
+class ClosesOnce:
+    """An idempotent, thread-safe :meth:`close` and the ``with`` block that calls it: what the
+    stores holding a connection (SQLite, Redis) share. A subclass implements
+    :meth:`_release` (close its connection) and calls ``super().__init__()`` before anything
+    that may fail."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def _release(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._release()
+
+    def __enter__(self: _S) -> _S:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Store(ClosesOnce):
     """A SQLite file of recorded draws.
 
     Args:
@@ -173,8 +203,7 @@ class Store:
         self.path = Path(path)
         self.location = str(self.path)
         self.namespace = str(namespace)
-        self._lock = threading.Lock()
-        self._closed = False
+        super().__init__()
         self.read_only = bool(read_only)
         if not self.path.exists():
             if not create or read_only:
@@ -366,18 +395,8 @@ class Store:
     def __len__(self) -> int:
         return self.count()
 
-    def close(self) -> None:
-        """Close the connection (idempotent)."""
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._conn.close()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _release(self) -> None:
+        self._conn.close()
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"

@@ -297,22 +297,13 @@ class AgentCheck:
         out = self._loop.run(self._evaluate_async(rel, src, fu))
         led = self._engine.ledger
         rec.calls, rec.replayed = led.calls, led.replayed
-        rec.raw_violations += out.raw
-        if out.status == CandidateStatus.CONFIRMED:
-            rec.confirmed += 1
-        if out.status in (CandidateStatus.INCOMPLETE, CandidateStatus.UNDECIDED):
-            rec.undecided += 1
-            if self._engine.remaining == 0 or not self._engine.can_afford(1):
-                rec.budget_exhausted = True
+        rec.tally(out, out_of_budget=lambda: self._engine.remaining == 0
+                  or not self._engine.can_afford(1))
         return out
 
     def _may_test(self) -> bool:
         """One more candidate tested beyond its screen, within the family's quota."""
-        rec = self._record
-        if rec.confirmations >= rec.max_candidates:
-            return False
-        rec.confirmations += 1
-        return True
+        return self._record.take_confirmation()
 
     async def _evaluate_async(self, rel: Relation, src: Probe, fu: Probe, *,
                               full: bool = False) -> RelationOutcome:

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from .._internal.outcome import CandidateStatus
 
 __all__ = ["CandidateRecord"]
 
@@ -40,6 +43,26 @@ class CandidateRecord:
     def shrink_calls(self) -> int:
         """Calls spent after the first confirmed counterexample (shrinking it)."""
         return 0 if self.first is None else self.calls - self.first.calls_at_confirmation
+
+    def take_confirmation(self) -> bool:
+        """One more candidate tested beyond its screen, within the test's quota
+        (``max_candidates``): counted and True, or False once the quota is spent."""
+        if self.confirmations >= self.max_candidates:
+            return False
+        self.confirmations += 1
+        return True
+
+    def tally(self, out: Any, *, out_of_budget: Callable[[], bool]) -> None:
+        """Count one decided candidate (``out``, a ``RelationOutcome``): its raw violations,
+        a confirmation, or an undecided one, which marks the budget exhausted when
+        ``out_of_budget()`` says another round of calls no longer fits."""
+        self.raw_violations += out.raw
+        if out.status == CandidateStatus.CONFIRMED:
+            self.confirmed += 1
+        if out.status in (CandidateStatus.INCOMPLETE, CandidateStatus.UNDECIDED):
+            self.undecided += 1
+            if out_of_budget():
+                self.budget_exhausted = True
 
     def counters(self) -> dict[str, Any]:
         """The shared part of the record's JSON (``to_dict`` adds the kind's own keys)."""

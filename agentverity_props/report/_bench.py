@@ -177,15 +177,35 @@ def _alphas_line(mult: dict[str, Any]) -> str:
 
 
 def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 120) -> str:
-    from rich.table import Table
-
+    """The compare result as terminal text: the agents, the design, the verdicts table and
+    its notes, regressions and the exit code."""
     d = for_text(d)  # control and bidi characters of answers and names made visible
     con = _console(color, width)
-    b, calls, cfg = d["benchmark"], d["calls"], d["config"]
+    b, calls = d["benchmark"], d["calls"]
     warm = calls.get("warmup") or 0
     con.print(f"[bold]agentverity-props compare[/] · benchmark [cyan]{_e(b['name'])}[/] · "
               f"{b['tasks']} tasks · {d['rounds']} paired runs per task · "
               f"{calls['total']} agent calls" + (f" ({warm} warm-up)" if warm else ""))
+    _agent_lines(con, d)
+    con.print()
+    _design_line(con, d)
+    mult = d["multiplicity"]
+    con.print(f"[bold]Verdicts[/] (anytime-valid paired sign tests on discordant runs; "
+              f"{_e(_alphas_line(mult))})")
+    t, notes = _verdicts_table(d)
+    con.print(t)
+    if notes:
+        con.print()
+        for n in notes:
+            con.print(_e(n))
+    con.print()
+    _compare_footer(con, d)
+    out: str = con.file.getvalue()
+    return out
+
+
+def _agent_lines(con: Any, d: dict[str, Any]) -> None:
+    """Each agent: its label and reference, pass and error rates, p50 latency, tokens."""
     for a in d["agents"]:
         s = a["summary"]
         ident = f" ({_e(a['agent'])})" if a.get("agent") != a.get("ref") else ""
@@ -193,16 +213,24 @@ def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 
                   f"pass rate {_f(s['reliability'], '.3f')} ({s['passes']}/{s['attempts']}), "
                   f"error rate {_f(s['error_rate'], '.3f')}, p50 {_ms(s['latency_p50_s'])}")
         con.print(f"    {_e(a['label'])} " + tokens_text(a.get("tokens")))
-    con.print()
+
+
+def _design_line(con: Any, d: dict[str, Any]) -> None:
+    """The paired design: the random order, the latency margin, the warm-up."""
+    cfg = d["config"]
     orders = "; ".join(f"{p['a']} first in {p['order']['a_first']}, {p['b']} first in "
                        f"{p['order']['b_first']}" for p in d["pairs"] if p.get("order"))
     if "latency_margin" in cfg:
         con.print(f"Design: each pair runs in random order ({_e(orders)}); a latency win needs "
                   f"the other call to take more than {1 + cfg['latency_margin']:g}x as long; "
                   f"{cfg.get('warmup', 0)} warm-up call(s) per agent, not in the statistics.")
-    mult = d["multiplicity"]
-    con.print(f"[bold]Verdicts[/] (anytime-valid paired sign tests on discordant runs; "
-              f"{_e(_alphas_line(mult))})")
+
+
+def _verdicts_table(d: dict[str, Any]) -> tuple[Any, list[str]]:
+    """The verdicts of every pair and metric, and the notes under the table (an equivalence's
+    evidence, what an inconclusive pass rate needs, the tasks decided)."""
+    from rich.table import Table
+
     t = Table(show_edge=False, pad_edge=False, box=None)
     for col in ("pair", "metric", "verdict", "effect", "interval", "E", "E vs 1/alpha",
                 "wins:losses"):
@@ -245,12 +273,11 @@ def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 
                     notes.append(f"  task {tk['id']} {name}: {m['verdict']} (effect "
                                  f"{m['effect']:+.2f}, E {_e_shown(m):.3g} ≥ "
                                  f"{m['threshold']:.3g})")
-    con.print(t)
-    if notes:
-        con.print()
-        for n in notes:
-            con.print(_e(n))
-    con.print()
+    return t, notes
+
+
+def _compare_footer(con: Any, d: dict[str, Any]) -> None:
+    """Regressions, the exit code, what effects and E are, the guarantee."""
     if d["regressions"]:
         for r in d["regressions"]:
             con.print(f"[red]Regression[/]: {_e(r)}")
@@ -261,8 +288,6 @@ def render_compare_text(d: dict[str, Any], *, color: bool = False, width: int = 
               "for a decided verdict, else the current one.[/]")
     if d.get("guarantee"):
         con.print(f"[dim]Guarantee: {_e(d['guarantee'])}[/]")
-    out: str = con.file.getvalue()
-    return out
 
 
 def _finish(suites: ET.Element, suite: ET.Element) -> str:

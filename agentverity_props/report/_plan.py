@@ -58,9 +58,23 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
     reachable, wall time, and the assumptions behind every figure (``color`` is accepted
     like every text renderer's; the plan has no colour)."""
     d = for_text(d)
-    cfg = d["config"]
     levels = d["levels"]
     heads = [f"noise {_pct(lv['noise'])}" for lv in levels]
+    out = _plan_header(d)
+    out += _phase_rows(levels, heads)
+    out += _reach_rows(levels, heads)
+    out += _screen_lines(d)
+    out += _cost_lines(d)
+    out += _budget_lines(d)
+    out += ["", "assumptions:"]
+    out += [f"  - {a}" for a in d["assumptions"]]
+    return "\n".join(out) + "\n"
+
+
+def _plan_header(d: dict[str, Any]) -> list[str]:
+    """What was planned (inputs, relations, tolerance, alpha, workers) and what noise means."""
+    cfg = d["config"]
+    levels = d["levels"]
     n_ex = sum(1 for v in d["exercised"].values() if v)
     rels = (f"{len(d['relations'])} relation(s) ({n_ex} change at least one input)"
             if d["relations"] else "no relation")
@@ -75,12 +89,21 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
            "meter prints it", "",
            "calls per phase (mean over the seeds, ±2 standard errors on the total; the range "
            "low-high of single runs):"]
+    return out
+
+
+def _phase_rows(levels: list[dict[str, Any]], heads: list[str]) -> list[str]:
+    """Calls per phase at each noise level (mean, ±2 standard errors, range)."""
     rows = [["phase", *heads]]
     for key, title in _PHASES:
         rows.append([title, *(_spread(lv["calls"][key], se=key == "total")
                              for lv in levels)])
-    out += _table(rows)
-    out += ["", "budget that makes each decision reachable (every simulated run took it "
+    return _table(rows)
+
+
+def _reach_rows(levels: list[dict[str, Any]], heads: list[str]) -> list[str]:
+    """The budget that makes each decision reachable at each noise level."""
+    out = ["", "budget that makes each decision reachable (every simulated run took it "
             "within that many calls; '-' = not taken):"]
     rows = [["decision", *heads]]
     for key in levels[0]["reach"]:
@@ -94,6 +117,13 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
             cells.append(f"{r['budget']} {took}" if r["budget"] is not None else f"- {took}")
         rows.append([title, *cells])
     out += _table(rows)
+    return out
+
+
+def _screen_lines(d: dict[str, Any]) -> list[str]:
+    """The per-input screen's follow-up draws, and the exact floor of a HOLDS."""
+    levels = d["levels"]
+    out: list[str] = []
     scr = [lv.get("screen") for lv in levels]
     if all(scr):
         out.append("per-input screen (every input of every relation not VIOLATED; included "
@@ -107,6 +137,13 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
     if d["hold_floor"]:
         out.append(f"no run can reach HOLDS on a relation here in fewer than "
                    f"{d['hold_floor']} calls besides the meter's (the exact floor)")
+    return out
+
+
+def _cost_lines(d: dict[str, Any]) -> list[str]:
+    """Wall time, tokens and cost at each noise level, when their rates are given."""
+    cfg, levels = d["config"], d["levels"]
+    out: list[str] = []
     if cfg["latency_s"] is not None:
         out += ["", f"wall time at {cfg['latency_s']:g} s per call and {cfg['max_workers']} "
                 "worker(s) (calls x latency / workers):"]
@@ -129,6 +166,13 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
             out.append("  " + "; ".join(
                 f"{_pct(lv['noise'])}: {lv['cost']['mean']:.4g} {cur} (up to "
                 f"{lv['cost']['high']:.4g})" for lv in levels if "cost" in lv))
+    return out
+
+
+def _budget_lines(d: dict[str, Any]) -> list[str]:
+    """Whether ``--budget`` is enough for the whole run at each noise level."""
+    cfg, levels = d["config"], d["levels"]
+    out: list[str] = []
     if cfg["budget"] is not None:
         ok = [_pct(lv["noise"]) for lv in levels if lv.get("budget_enough")]
         short = [_pct(lv["noise"]) for lv in levels if not lv.get("budget_enough")]
@@ -140,6 +184,4 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
         else:
             msg += "not always enough for the whole run at any noise level planned"
         out += ["", msg]
-    out += ["", "assumptions:"]
-    out += [f"  - {a}" for a in d["assumptions"]]
-    return "\n".join(out) + "\n"
+    return out

@@ -53,17 +53,37 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     inputs of the review table by their text (the CLI passes it on a terminal); ``routes``
     (the run's per-route breakdown, ``RunResult.routes.to_dict()``) adds the meter per
     reference verdict."""
-    from rich.table import Table
-
     d = for_text(d)  # control and bidi characters of answers and names made visible
     con = _console(color, width)
-    adm = d["admission"]
     cfg, m, b, calls = d["config"], d["meter"], d["blindness"], d["calls"]
     con.print(f"[bold]agentverity-props snapshot[/] · agent [cyan]{_e(d['agent'])}[/] · "
               f"{len(d['inputs'])} inputs · {calls['total']} agent calls")
     con.print(f"  epsilon {cfg['epsilon']:g} · alpha {cfg['alpha']:g} · layer {cfg['layer']} · "
               f"fingerprints {d['fingerprints']['scheme']}")
     con.print()
+    con.print(_rules_table(d["admission"]))
+    con.print()
+    con.print(f"  Meter {m['call']}: pair disagreement CI [{m['ci_low']:.3f}, "
+              f"{m['ci_high']:.3f}] from {m['pairs']} pairs")
+    con.print(f"  Blindness {b['status']}"
+              + _e(f": '{b['modal_verdict']}' is {b['share']:.0%} of {b['sample']} sampled "
+                   "verdicts" if b.get("share") is not None else ""))
+    _reference_lines(con, d, labels)
+    if routes:
+        from .._internal.shown import for_markup
+        from ._text import _print_routes
+        con.print()
+        _print_routes(con, for_markup({"routes": routes}))  # verdicts are data, not markup
+    _calibration_lines(con, d)
+    _snapshot_footer(con, d, path)
+    out: str = con.file.getvalue()
+    return out
+
+
+def _rules_table(adm: dict[str, Any]) -> Any:
+    """The admission rules, each ok or refused with its detail."""
+    from rich.table import Table
+
     t = Table(show_edge=False, pad_edge=False, box=None)
     t.add_column("rule")
     t.add_column("")
@@ -71,13 +91,11 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     for r in adm["rules"]:
         t.add_row(r["rule"], "[green]ok[/]" if r["passed"] else "[red]refused[/]",
                   _e(r["message"]))
-    con.print(t)
-    con.print()
-    con.print(f"  Meter {m['call']}: pair disagreement CI [{m['ci_low']:.3f}, "
-              f"{m['ci_high']:.3f}] from {m['pairs']} pairs")
-    con.print(f"  Blindness {b['status']}"
-              + _e(f": '{b['modal_verdict']}' is {b['share']:.0%} of {b['sample']} sampled "
-                   "verdicts" if b.get("share") is not None else ""))
+    return t
+
+
+def _reference_lines(con: Any, d: dict[str, Any], labels: dict[str, str] | None) -> None:
+    """The references by verdict, the review table and the inputs that split."""
     refs: dict[str, int] = {}
     for e in d["inputs"]:
         if e["reference"] is not None:
@@ -97,11 +115,10 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
     flipped = sum(1 for e in d["inputs"] if e["flipped"])
     if flipped:
         con.print(f"  {flipped} input(s) gave more than one verdict while measured")
-    if routes:
-        from .._internal.shown import for_markup
-        from ._text import _print_routes
-        con.print()
-        _print_routes(con, for_markup({"routes": routes}))  # verdicts are data, not markup
+
+
+def _calibration_lines(con: Any, d: dict[str, Any]) -> None:
+    """The calibration draws and the borderline and untestable inputs (the first's note)."""
     cal = d.get("calibration") or {}
     if cal.get("draws_per_input"):
         con.print(f"  Calibration: {cal['draws_per_input']} fresh draws per input after the "
@@ -114,6 +131,11 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
             note = next((e["note"] for e in d["inputs"] if e["fp"] == fps[0]), "")
             if note:
                 con.print(f"    [dim]{_e(note)}[/]")
+
+
+def _snapshot_footer(con: Any, d: dict[str, Any], path: str | None) -> None:
+    """Calls per phase, tokens, admitted or refused, privacy."""
+    calls = d["calls"]
     con.print(f"  Calls: meter {calls['meter']} · blindness {calls['blindness']} · reference "
               f"{calls['reference']}"
               + (f" · calibration {calls['calibration']}" if calls.get("calibration") else "")
@@ -123,25 +145,21 @@ def render_snapshot_text(d: dict[str, Any], *, color: bool = False, width: int =
                  if calls.get("replayed") else ""))
     con.print("  " + tokens_text(d.get("tokens")))
     con.print()
-    if adm["admitted"]:
+    if d["admission"]["admitted"]:
         where = f" to {path}" if path else ""
         con.print(f"[green]Snapshot admitted[/]{_e(where)} (exit 0)")
     else:
         con.print("[red]Snapshot refused[/]: nothing was written (exit 2)")
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
-    out: str = con.file.getvalue()
-    return out
 
 
 def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 120,
                       labels: dict[str, str] | None = None) -> str:
     """The check result as terminal text; ``labels`` (fingerprint -> input text) names the
     inputs by their text (the CLI passes it for a terminal or ``--include-inputs``)."""
-    from rich.table import Table
-
     d = for_text(d)  # control and bidi characters of answers and names made visible
     con = _console(color, width)
-    s, adm, calls = d["snapshot"], d["admission"], d["calls"]
+    s = d["snapshot"]
     con.print(f"[bold]agentverity-props check[/] · agent [cyan]{_e(d['agent'])}[/] · snapshot of "
               f"{s['created_at']} ({s['inputs']} inputs, epsilon {s['epsilon']:g}, layer "
               f"{s['layer']})")
@@ -151,6 +169,19 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
         con.print(f"  [yellow]the snapshot is a {s['migrated_from']} file[/] (no calibration "
                   "sample): re-create it for the full guarantee")
     con.print()
+    _check_decisions(con, d)
+    rows = [e for e in d["inputs"] if e["status"] != "clean"]
+    if rows:
+        con.print()
+        _check_table(con, rows, labels)
+    _check_summary(con, d)
+    out: str = con.file.getvalue()
+    return out
+
+
+def _check_decisions(con: Any, d: dict[str, Any]) -> None:
+    """Re-admission, the stability rerun, the refusals and the change during the check."""
+    adm = d["admission"]
     call = {"low": "[green]re-admitted[/]", "high": "[yellow]not re-admitted[/] (mismatch "
             "rate above the snapshot's tolerance)", None: "[yellow]undecided[/]"}[adm["call"]]
     if adm["n"]:
@@ -172,32 +203,41 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
                   f"trial(s): {late}; {ch['calls']} calls)")
         if ch["status"] == "changed":
             con.print(f"  [red]Changed during the check[/] (not drift): {_e(ch['warning'])}")
-    rows = [e for e in d["inputs"] if e["status"] != "clean"]
-    if rows:
-        con.print()
-        t = Table(show_edge=False, pad_edge=False, box=None)
-        for col in ("input", "status", "reference", "now", "then", "confirmation", "p",
-                    "p (family)"):
-            t.add_column(col)
-        lit = True
-        for e in rows:
-            cf = e["confirmation"]
-            ref, cur = e["reference"], e["current"]
-            if ref.startswith(("sha256:", "hmac-sha256:")):
-                lit = False
-            name = (labels or {}).get(e["fp"])
-            shown = _e(name[:60]) if name else short(e["fp"])
-            cal = e.get("calibration")
-            fam = cf.get("p_family")
-            t.add_row(shown, f"[{_IN_STYLE[e['status']]}]{e['status']}[/]",
-                      _e(ref if lit else short(ref)),
-                      "–" if cur is None else _e(cur if lit else short(cur)),
-                      f"{cal['mismatches']}/{cal['draws']} differed" if cal else "–",
-                      f"{cf['mismatches']}/{cf['draws']} differ (need {cf['c']} of "
-                      f"{cf['k']})" if cf["draws"] else "–",
-                      "–" if cf["p_value"] is None else f"{cf['p_value']:.2g}",
-                      "–" if fam is None else f"{fam:.2g}")
-        con.print(t)
+
+
+def _check_table(con: Any, rows: list[dict[str, Any]], labels: dict[str, str] | None) -> None:
+    """One row for each input that is not clean: status, reference and answer now, the
+    calibration ('then'), the confirmation and its p-values."""
+    from rich.table import Table
+
+    t = Table(show_edge=False, pad_edge=False, box=None)
+    for col in ("input", "status", "reference", "now", "then", "confirmation", "p",
+                "p (family)"):
+        t.add_column(col)
+    lit = True
+    for e in rows:
+        cf = e["confirmation"]
+        ref, cur = e["reference"], e["current"]
+        if ref.startswith(("sha256:", "hmac-sha256:")):
+            lit = False
+        name = (labels or {}).get(e["fp"])
+        shown = _e(name[:60]) if name else short(e["fp"])
+        cal = e.get("calibration")
+        fam = cf.get("p_family")
+        t.add_row(shown, f"[{_IN_STYLE[e['status']]}]{e['status']}[/]",
+                  _e(ref if lit else short(ref)),
+                  "–" if cur is None else _e(cur if lit else short(cur)),
+                  f"{cal['mismatches']}/{cal['draws']} differed" if cal else "–",
+                  f"{cf['mismatches']}/{cf['draws']} differ (need {cf['c']} of "
+                  f"{cf['k']})" if cf["draws"] else "–",
+                  "–" if cf["p_value"] is None else f"{cf['p_value']:.2g}",
+                  "–" if fam is None else f"{fam:.2g}")
+    con.print(t)
+
+
+def _check_summary(con: Any, d: dict[str, Any]) -> None:
+    """What moved, the drift count and its rule, calls, tokens, exit code and privacy."""
+    calls = d["calls"]
     clean = sum(1 for e in d["inputs"] if e["status"] == "clean")
     moves = check_moves(d)
     if moves:
@@ -231,8 +271,6 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
     code = d["exit_code"]
     con.print(f"Exit {code}: {CHECK_EXIT[code]}")
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
-    out: str = con.file.getvalue()
-    return out
 
 
 def check_moves(d: dict[str, Any]) -> list[dict[str, Any]]:

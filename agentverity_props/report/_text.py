@@ -153,13 +153,13 @@ def _console(color: bool, width: int = 100) -> Any:
 
 
 def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100) -> str:
-    from rich.table import Table
-
+    """The text report of a ``run`` result (its ``to_dict()``): evidence notes, header,
+    diagnostics, relations, routes, findings and the calls and exit footer."""
     from .._internal.shown import for_markup
 
     d = for_markup(d)  # agent answers, prompts and names are data, never markup
     con = _console(color, width)
-    m, b = d["meter"], d["blindness"]
+    m = d["meter"]
     n_inputs = len(m["per_input"])
     evidence = (d.get("ledger") or {}).get("evidence")
     if isinstance(evidence, dict):
@@ -169,6 +169,30 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
               f"inputs · {d['calls']['total']} agent calls")
     con.print()
     con.print("[bold]Diagnostics[/]")
+    _meter_lines(con, m)
+    _blindness_lines(con, d["blindness"])
+    if d.get("dependence"):
+        _dependence_lines(con, d["dependence"])
+    if d.get("stationarity"):
+        _change_lines(con, d["stationarity"])
+    con.print()
+    _relations_section(con, d)
+    _print_routes(con, d)
+    if d["findings"]:
+        con.print("[bold red]Findings[/]")
+        for f in d["findings"]:
+            con.print(f"  - {f}")
+        con.print()
+    if d.get("guarantee"):
+        con.print(f"[dim]Guarantee: {d['guarantee']}[/]")
+    _run_footer(con, d)
+    out: str = con.file.getvalue()
+    return out
+
+
+def _meter_lines(con: Any, m: dict[str, Any]) -> None:
+    """The meter's call, its interval and error rate, the inputs that split, what is
+    incomplete and the meter's advice."""
     style = {"verdict-deterministic": "green", "verdict-stochastic": "yellow",
              "undecided": "red"}[m["call"]]
     est = "n/a" if m["estimate"] is None else f"{m['estimate']:.3f}"
@@ -193,6 +217,10 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         con.print(f"  [red]Incomplete[/]: {m['failures']} draw(s) gave no evidence ({kinds})")
     if m["advice"]:
         con.print(f"  [yellow]Advice[/]: {m['advice']}")
+
+
+def _blindness_lines(con: Any, b: dict[str, Any]) -> None:
+    """The blindness status, the modal verdict's share with its interval, the verdicts."""
     bstyle = {"blind": "red", "ok": "green", "undecided": "yellow", "suppressed": "dim"}[
         b["status"]]
     if b["sample"]:
@@ -205,32 +233,48 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         dist = ", ".join(f"{k}: {v}" for k, v in sorted(b["distribution"].items(),
                                                          key=lambda kv: -kv[1]))
         con.print(f"             verdicts: {dist}")
-    dep = d.get("dependence")
-    if dep:
-        dstyle = {"dependent": "red", "not detected": "green", "not run": "dim",
-                  "suppressed": "dim"}[dep["status"]]
-        ev = dep["e_value"]
-        con.print(f"  Dependence [{dstyle}]{dep['status']}[/] ({dep['blocks']} block(s) of "
-                  f"back-to-back draws, {dep['informative_blocks']} with more than one "
-                  f"answer, {dep['calls']} calls, e-value "
-                  f"{'inf' if ev is None else f'{ev:.3g}'} vs 1/{dep['alpha']:g})")
-        if dep["warning"]:
-            from rich.markup import escape as _esc_w
-            con.print(f"  [bold red]Warning[/]: {_esc_w(dep['warning'])}")
-    ch = d.get("stationarity")
-    if ch:
-        cstyle = {"changed": "red", "not detected": "green", "incomplete": "yellow",
-                  "not run": "dim", "suppressed": "dim"}.get(ch["status"], "dim")
-        late = "n/a" if ch["late_mean"] is None else f"{ch['late_mean']:.3f}"
-        ev = ch["e_value"]
-        con.print(f"  Change     [{cstyle}]{ch['status']}[/] (meter's pair disagreement <= "
-                  f"{ch['early_bound']:.3f}; {ch['late_trials']} later {ch['source']}: "
-                  f"{late}; {ch['calls']} draws, e-value "
-                  f"{'inf' if ev is None else f'{ev:.3g}'} vs 2/{ch['alpha']:g})")
-        if ch["warning"]:
-            from rich.markup import escape as _esc_c
-            con.print(f"  [bold red]Warning[/]: {_esc_c(ch['warning'])}")
-    con.print()
+
+
+def _dependence_lines(con: Any, dep: dict[str, Any]) -> None:
+    """The dependent-draws check: status, blocks, e-value, and its warning."""
+    dstyle = {"dependent": "red", "not detected": "green", "not run": "dim",
+              "suppressed": "dim"}[dep["status"]]
+    con.print(f"  Dependence [{dstyle}]{dep['status']}[/] ({dep['blocks']} block(s) of "
+              f"back-to-back draws, {dep['informative_blocks']} with more than one "
+              f"answer, {dep['calls']} calls, e-value {_e_value(dep['e_value'])} vs "
+              f"1/{dep['alpha']:g})")
+    _warning_line(con, dep["warning"])
+
+
+def _change_lines(con: Any, ch: dict[str, Any]) -> None:
+    """The change (stationarity) check: status, the bound it tested, e-value, warning."""
+    cstyle = {"changed": "red", "not detected": "green", "incomplete": "yellow",
+              "not run": "dim", "suppressed": "dim"}.get(ch["status"], "dim")
+    late = "n/a" if ch["late_mean"] is None else f"{ch['late_mean']:.3f}"
+    con.print(f"  Change     [{cstyle}]{ch['status']}[/] (meter's pair disagreement <= "
+              f"{ch['early_bound']:.3f}; {ch['late_trials']} later {ch['source']}: "
+              f"{late}; {ch['calls']} draws, e-value {_e_value(ch['e_value'])} vs "
+              f"2/{ch['alpha']:g})")
+    _warning_line(con, ch["warning"])
+
+
+def _e_value(ev: float | None) -> str:
+    """An e-value as shown (None: infinite)."""
+    return "inf" if ev is None else f"{ev:.3g}"
+
+
+def _warning_line(con: Any, warning: str | None) -> None:
+    """A check's warning, escaped, when it has one."""
+    if warning:
+        from rich.markup import escape
+        con.print(f"  [bold red]Warning[/]: {escape(warning)}")
+
+
+def _relations_section(con: Any, d: dict[str, Any]) -> None:
+    """The relations table, each relation's statement and confirmed inputs (✗ lines) and
+    suspects, or why no relation was tested."""
+    from rich.table import Table
+
     rels = d["relations"]
     if rels:
         cfg = d["config"]
@@ -291,14 +335,10 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     else:
         con.print("[dim]Relations: none requested[/]")
         con.print()
-    _print_routes(con, d)
-    if d["findings"]:
-        con.print("[bold red]Findings[/]")
-        for f in d["findings"]:
-            con.print(f"  - {f}")
-        con.print()
-    if d.get("guarantee"):
-        con.print(f"[dim]Guarantee: {d['guarantee']}[/]")
+
+
+def _run_footer(con: Any, d: dict[str, Any]) -> None:
+    """Calls per phase, tokens, the next steps, an early stop, the exit code and privacy."""
     calls = d["calls"]
     budget = d["config"]["budget"]
     led = d["ledger"]
@@ -325,8 +365,6 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
               + (f" \\[{d['stop_reason'][:60]}]" if d.get("stop_reason") and
                  not (d.get("ledger") or {}).get("stop_cause") else ""))
     con.print(f"[dim]Privacy: {d['privacy']}[/]")
-    out: str = con.file.getvalue()
-    return out
 
 
 #: the text report names at most this many split inputs (the JSON has every input's counts)

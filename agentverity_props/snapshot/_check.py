@@ -247,7 +247,6 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
                             progress: Callable[[str, int], None] | None = None) -> CheckResult:
     """Async core of :func:`compare_snapshot`."""
     from ..decide import BernoulliSPRT
-    from ..diagnose import DEFAULT_MAX_CALLS, run_meter
     from ..engine import Engine, Probe
 
     config = config or RunConfig()
@@ -284,166 +283,221 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
                                eng.ledger.to_dict())
         checks = [_input_check(entries[p.fp], tol, alpha_input, max(n, len(doc["inputs"])))
                   for p in probes]
-        phase: dict[str, int] = {}
+        run = _CheckRun(eng, probes, checks, layer, doc, progress)
         sprt = BernoulliSPRT(eps / r, min(1.0, eps * r), alpha=alpha)
-        rng = np.random.default_rng([config.seed, 7])
-        cap = max(MIN_SCREEN_CAP, 3 * n)
-        workers = max(1, eng.config.max_workers)
-        stop = ""
-        drawn = 0
-        c0 = eng.ledger.calls
-        eng.ledger.phase = "screen"  # tokens per phase, as the calls are counted
-        # never more calls than re-creating the snapshot (module docstring, "Cost"): its live
-        # calls and the draws it replayed (a preview's)
-        full = (int(doc["calls"].get("total", 0))
-                + int(doc["calls"].get("replayed") or 0)) or None
-        spent = [0]
-        capped = (f"the check reached the cost of a new snapshot ({full} calls) — re-create "
-                  "the snapshot instead (agentverity-props snapshot)")
-
-        def take() -> bool:
-            """Reserve one call under the cost cap (before the draw: exact with workers)."""
-            if full is not None and spent[0] >= full:
-                return False
-            spent[0] += 1
-            return True
-
-        if full is not None:
-            # half of it at most for the screen: a screen that slow (a mismatch rate near
-            # epsilon) leaves the rest to the stability meter and the confirmations
-            cap = min(cap, max(full // 2, n))
-
-        async def screen(idx: int) -> str | None:
-            nonlocal stop
-            if not take():
-                stop = stop or capped
-                return None
-            try:
-                return await _draw_key(eng, probes[idx], layer)
-            except DrawStopped as exc:
-                stop = stop or _why(exc)
-                return None
-
-        # 2a. i.i.d. screening until the SPRT decides (batches keep the choice of draws a
-        # function of earlier outcomes only: replay makes the same draws)
-        decision = None
-        while decision is None and drawn < cap and not stop and not eng.stopping:
-            batch = [int(rng.integers(n)) for _ in range(min(workers, cap - drawn))]
-            keys = await asyncio.gather(*(screen(i) for i in batch))
-            drawn += len(batch)
-            for i, key in zip(batch, keys, strict=True):
-                checks[i].screen.append(key)
-                if key is not None and decision is None:
-                    decision = sprt.update(key != checks[i].reference)
-            if progress is not None:
-                progress("screen", len(batch))
-        # 2b. coverage: every input screened at least once (one retry after a failure)
-        for _ in range(2):
-            todo = [i for i, ch in enumerate(checks) if all(s is None for s in ch.screen)]
-            if not todo or stop or eng.stopping:
-                break
-            keys = await asyncio.gather(*(screen(i) for i in todo))
-            for i, key in zip(todo, keys, strict=True):
-                checks[i].screen.append(key)
-        phase["screen"] = eng.ledger.calls - c0
+        decision = await _screen_phase(run, sprt, np.random.default_rng([config.seed, 7]))
         admission = {**empty_adm, "call": decision.call if decision else None,
                      "n": sprt.n, "mismatches": sprt.successes,
                      "e_value": decision.e_value if decision else math.exp(abs(sprt.llr)),
                      "estimand": "mean over inputs of P(a draw differs from its reference)",
                      "guarantee": f"P(re-admit) <= {alpha:g} when that rate is >= "
                                   f"{min(1.0, eps * r):g}; valid under optional stopping"}
-
         # 3. stability, only when the screen could not re-admit
         stability = None
         inadmissible: list[Refusal] = []
-        if (decision is None or decision.call == "high") and not stop and not eng.stopping:
-            c1 = eng.ledger.calls
-            eng.ledger.phase = "stability"
-            own_cap = config.max_meter_calls or DEFAULT_MAX_CALLS
-            meter_cap = own_cap if full is None else min(own_cap, full - spent[0])
-            m = None
-            if meter_cap < 2:
-                stop = capped
-            else:
-                m = await run_meter(eng, probes, EvidencePool(), epsilon=eps, alpha=alpha,
-                                    indifference=r, layer=layer, max_calls=meter_cap,
-                                    seed=config.seed)
-                spent[0] += eng.ledger.calls - c1
-                if m.call == "undecided" and meter_cap < own_cap and \
-                        m.stop_reason.startswith("meter call cap"):
-                    stop = capped  # undecided because of the cost cap, not the agent
-            phase["stability"] = eng.ledger.calls - c1
-            if m is not None:
-                stability = {"call": m.call, "calls": m.calls, "pairs": m.pairs,
-                             "ci_low": m.ci_low, "ci_high": m.ci_high, "advice": m.advice,
-                             "complete": m.complete}
-            if m is None or stop == capped:
-                pass
-            elif m.call != "verdict-deterministic" and m.complete:
-                inadmissible.append(Refusal("verdict-deterministic", (
-                    f"the agent's verdict is now {m.call} at epsilon {eps:g} (pair "
-                    f"disagreement CI [{m.ci_low:.3f}, {m.ci_high:.3f}]) — it cannot be "
-                    "compared with a deterministic reference"
-                    + (f"; {m.advice}" if m.advice else ""))))
-            elif not m.complete:
-                stop = stop or m.stop_reason or "stability meter incomplete"
-
-        # 4. confirmations of mismatched inputs
-        c2 = eng.ledger.calls
-        eng.ledger.phase = "confirm"
-        if not inadmissible and stop != capped:
-            await asyncio.gather(*(_confirm(eng, ch, probes[i], layer, tol, take)
-                                   for i, ch in enumerate(checks)
-                                   if ch.mismatched and ch.k))
-            if full is not None and spent[0] >= full and any(
-                    ch.mismatched and ch.k and ch.confirm and ch.confirm[-1] is None
-                    for ch in checks):
-                stop = stop or capped
-        phase["confirm"] = eng.ledger.calls - c2
-
-        # 5. unchanged during the check (module docstring): late trials against the screen
-        c3 = eng.ledger.calls
-        eng.ledger.phase = "change"
-        change = None
-        if not inadmissible and stop != capped and not eng.stopping:
-            change = await _change_during_check(
-                eng, probes, checks, sprt.n, sprt.successes, alpha=alpha_change, layer=layer,
-                rng=np.random.default_rng([config.seed, 8]), take=take, workers=workers,
-                offset=eng.ledger.calls + eng.ledger.replayed)
-            if change.status == "incomplete" and full is not None and spent[0] >= full:
-                stop = stop or capped
-        phase["change"] = eng.ledger.calls - c3
+        if (decision is None or decision.call == "high") and not run.stop and not eng.stopping:
+            stability = await _stability_phase(run, inadmissible, config, epsilon=eps,
+                                               alpha=alpha, indifference=r)
+        await _confirm_phase(run, tol, skip=bool(inadmissible))
+        change = await _change_phase(run, sprt, alpha=alpha_change, seed=config.seed,
+                                     skip=bool(inadmissible))
         eng.ledger.phase = None
         for ch in checks:
             _settle(ch, screened=any(s is not None for s in ch.screen),
                     skipped=bool(inadmissible))
-        # a failed call is missing evidence, as in run and snapshot: it may be exactly the
-        # draw that would have differed, so "clean" would be a guess
-        failed = eng.ledger.failures
-        if inadmissible:
-            status = CheckStatus.INADMISSIBLE
-        elif change is not None and change.fired:
-            status = CheckStatus.CHANGED  # whatever else was seen: two agents were compared
-        elif stop or eng.stopping or failed or any(ch.status == "incomplete" for ch in checks) \
-                or (change is not None and change.status == "incomplete"):
-            status = CheckStatus.INCOMPLETE
-            if eng.stopping:
-                stop = StopReason.INTERRUPTED
-            elif failed and not stop:
-                kinds = ", ".join(f"{k} x{v}" for k, v in eng.ledger.failure_kinds.items())
-                stop = f"{failed} agent call(s) failed ({kinds})"
-            if not stop and change is not None and change.status == "incomplete":
-                stop = "the changed-agent check could not finish its trials"
-            inadmissible.append(Refusal("complete", _incomplete_msg(checks, stop)))
-        else:
-            status = (CheckStatus.DRIFT if any(ch.status == InputCheckStatus.DRIFT for ch in checks)
-                      else CheckStatus.CLEAN)
+        status = _check_status(run, inadmissible, change)
         return CheckResult(status, eng.agent.identity, meta, tuple(inadmissible),
-                           tuple(checks), admission, stability, _calls(eng, doc, phase),
+                           tuple(checks), admission, stability, _calls(eng, doc, run.phase),
                            tol, alpha_input, eng.ledger.to_dict(), change=change)
     finally:
         if own:
             await eng.aclose()
+
+
+class _CheckRun:
+    """One check's shared state: the engine, the inputs' checks, the calls spent under the
+    cost cap (never more than re-creating the snapshot, module docstring "Cost"), the
+    calls of each phase and why it stopped early (empty while it runs on)."""
+
+    def __init__(self, eng: Engine, probes: list[Probe], checks: list[InputCheck], layer: str,
+                 doc: Mapping[str, Any], progress: Callable[[str, int], None] | None) -> None:
+        self.eng, self.probes, self.checks, self.layer = eng, probes, checks, layer
+        self.progress = progress
+        self.workers = max(1, eng.config.max_workers)
+        self.phase: dict[str, int] = {}
+        self.stop = ""
+        # its live calls and the draws it replayed (a preview's)
+        self.full = (int(doc["calls"].get("total", 0))
+                     + int(doc["calls"].get("replayed") or 0)) or None
+        self.spent = 0
+        self.capped = (f"the check reached the cost of a new snapshot ({self.full} calls) — "
+                       "re-create the snapshot instead (agentverity-props snapshot)")
+
+    def take(self) -> bool:
+        """Reserve one call under the cost cap (before the draw: exact with workers)."""
+        if self.full is not None and self.spent >= self.full:
+            return False
+        self.spent += 1
+        return True
+
+    @property
+    def at_cap(self) -> bool:
+        """True once every call the cost cap allows is spent."""
+        return self.full is not None and self.spent >= self.full
+
+    async def screen(self, idx: int) -> str | None:
+        """One screening draw of input ``idx``; None (and the stop reason) when it failed."""
+        if not self.take():
+            self.stop = self.stop or self.capped
+            return None
+        try:
+            return await _draw_key(self.eng, self.probes[idx], self.layer)
+        except DrawStopped as exc:
+            self.stop = self.stop or _why(exc)
+            return None
+
+
+async def _screen_phase(run: _CheckRun, sprt: Any, rng: Any) -> Any:
+    """Step 2: i.i.d. screening draws until the SPRT decides (2a), then every input screened
+    at least once (2b); returns the SPRT's decision (None when it did not decide)."""
+    eng, checks = run.eng, run.checks
+    n = len(checks)
+    cap = max(MIN_SCREEN_CAP, 3 * n)
+    if run.full is not None:
+        # half of it at most for the screen: a screen that slow (a mismatch rate near
+        # epsilon) leaves the rest to the stability meter and the confirmations
+        cap = min(cap, max(run.full // 2, n))
+    drawn = 0
+    c0 = eng.ledger.calls
+    eng.ledger.phase = "screen"  # tokens per phase, as the calls are counted
+    # 2a. i.i.d. screening until the SPRT decides (batches keep the choice of draws a
+    # function of earlier outcomes only: replay makes the same draws)
+    decision = None
+    while decision is None and drawn < cap and not run.stop and not eng.stopping:
+        batch = [int(rng.integers(n)) for _ in range(min(run.workers, cap - drawn))]
+        keys = await asyncio.gather(*(run.screen(i) for i in batch))
+        drawn += len(batch)
+        for i, key in zip(batch, keys, strict=True):
+            checks[i].screen.append(key)
+            if key is not None and decision is None:
+                decision = sprt.update(key != checks[i].reference)
+        if run.progress is not None:
+            run.progress("screen", len(batch))
+    # 2b. coverage: every input screened at least once (one retry after a failure)
+    for _ in range(2):
+        todo = [i for i, ch in enumerate(checks) if all(s is None for s in ch.screen)]
+        if not todo or run.stop or eng.stopping:
+            break
+        keys = await asyncio.gather(*(run.screen(i) for i in todo))
+        for i, key in zip(todo, keys, strict=True):
+            checks[i].screen.append(key)
+    run.phase["screen"] = eng.ledger.calls - c0
+    return decision
+
+
+async def _stability_phase(run: _CheckRun, inadmissible: list[Refusal], config: RunConfig, *,
+                           epsilon: float, alpha: float,
+                           indifference: float) -> dict[str, Any] | None:
+    """Step 3: the stability meter (when the screen could not re-admit), within what the
+    cost cap leaves; a verdict no longer deterministic is a refusal in ``inadmissible``.
+    Returns the meter's summary (None when it could not run)."""
+    from ..diagnose import DEFAULT_MAX_CALLS, run_meter
+
+    eng = run.eng
+    c1 = eng.ledger.calls
+    eng.ledger.phase = "stability"
+    own_cap = config.max_meter_calls or DEFAULT_MAX_CALLS
+    meter_cap = own_cap if run.full is None else min(own_cap, run.full - run.spent)
+    m = None
+    if meter_cap < 2:
+        run.stop = run.capped
+    else:
+        m = await run_meter(eng, run.probes, EvidencePool(), epsilon=epsilon, alpha=alpha,
+                        indifference=indifference, layer=run.layer, max_calls=meter_cap,
+                        seed=config.seed)
+        run.spent += eng.ledger.calls - c1
+        if m.call == "undecided" and meter_cap < own_cap and \
+                m.stop_reason.startswith("meter call cap"):
+            run.stop = run.capped  # undecided because of the cost cap, not the agent
+    run.phase["stability"] = eng.ledger.calls - c1
+    if m is None:
+        return None
+    stability = {"call": m.call, "calls": m.calls, "pairs": m.pairs,
+                 "ci_low": m.ci_low, "ci_high": m.ci_high, "advice": m.advice,
+                 "complete": m.complete}
+    if run.stop == run.capped:
+        pass
+    elif m.call != "verdict-deterministic" and m.complete:
+        inadmissible.append(Refusal("verdict-deterministic", (
+            f"the agent's verdict is now {m.call} at epsilon {epsilon:g} (pair "
+            f"disagreement CI [{m.ci_low:.3f}, {m.ci_high:.3f}]) — it cannot be "
+            "compared with a deterministic reference"
+            + (f"; {m.advice}" if m.advice else ""))))
+    elif not m.complete:
+        run.stop = run.stop or m.stop_reason or "stability meter incomplete"
+    return stability
+
+
+async def _confirm_phase(run: _CheckRun, tol: float, *, skip: bool) -> None:
+    """Step 4: confirmation draws of every mismatched input (not when ``skip``, or the cost
+    cap is reached)."""
+    eng, checks = run.eng, run.checks
+    c2 = eng.ledger.calls
+    eng.ledger.phase = "confirm"
+    if not skip and run.stop != run.capped:
+        await asyncio.gather(*(_confirm(eng, ch, run.probes[i], run.layer, tol, run.take)
+                               for i, ch in enumerate(checks)
+                               if ch.mismatched and ch.k))
+        if run.at_cap and any(ch.mismatched and ch.k and ch.confirm and ch.confirm[-1] is None
+                              for ch in checks):
+            run.stop = run.stop or run.capped
+    run.phase["confirm"] = eng.ledger.calls - c2
+
+
+async def _change_phase(run: _CheckRun, sprt: Any, *, alpha: float, seed: Any,
+                        skip: bool) -> Any:
+    """Step 5: unchanged during the check (module docstring), late trials against the
+    screen; None when skipped."""
+    eng = run.eng
+    c3 = eng.ledger.calls
+    eng.ledger.phase = "change"
+    change = None
+    if not skip and run.stop != run.capped and not eng.stopping:
+        change = await _change_during_check(
+            eng, run.probes, run.checks, sprt.n, sprt.successes, alpha=alpha, layer=run.layer,
+            rng=np.random.default_rng([seed, 8]), take=run.take, workers=run.workers,
+            offset=eng.ledger.calls + eng.ledger.replayed)
+        if change.status == "incomplete" and run.at_cap:
+            run.stop = run.stop or run.capped
+    run.phase["change"] = eng.ledger.calls - c3
+    return change
+
+
+def _check_status(run: _CheckRun, inadmissible: list[Refusal], change: Any) -> CheckStatus:
+    """The check's status from what its steps found; an incomplete check says why in
+    ``inadmissible`` (the ``complete`` refusal)."""
+    eng, checks = run.eng, run.checks
+    # a failed call is missing evidence, as in run and snapshot: it may be exactly the
+    # draw that would have differed, so "clean" would be a guess
+    failed = eng.ledger.failures
+    if inadmissible:
+        return CheckStatus.INADMISSIBLE
+    if change is not None and change.fired:
+        return CheckStatus.CHANGED  # whatever else was seen: two agents were compared
+    if run.stop or eng.stopping or failed or any(ch.status == "incomplete" for ch in checks) \
+            or (change is not None and change.status == "incomplete"):
+        stop = run.stop
+        if eng.stopping:
+            stop = StopReason.INTERRUPTED
+        elif failed and not stop:
+            kinds = ", ".join(f"{k} x{v}" for k, v in eng.ledger.failure_kinds.items())
+            stop = f"{failed} agent call(s) failed ({kinds})"
+        if not stop and change is not None and change.status == "incomplete":
+            stop = "the changed-agent check could not finish its trials"
+        inadmissible.append(Refusal("complete", _incomplete_msg(checks, stop)))
+        return CheckStatus.INCOMPLETE
+    return (CheckStatus.DRIFT if any(ch.status == InputCheckStatus.DRIFT for ch in checks)
+            else CheckStatus.CLEAN)
 
 
 async def _change_during_check(eng: Engine, probes: Sequence[Probe], checks: list[InputCheck],

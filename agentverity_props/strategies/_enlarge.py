@@ -363,19 +363,11 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
         >>> r.skew_before, r.skew_after < 0.9
         (0.6666666666666666, True)
     """
-    from ..engine import Engine, EvidencePool, LoopThread, Probe, configured
+    from ..engine import Engine, EvidencePool, LoopThread
 
-    if engine is not UNSET and engine is not None:
-        # enlarge's engine= keyword never brought the budget and the width (its rule
-        # before config= existed): they are enlarge's own keywords, with their defaults
-        budget = DEFAULT_BUDGET if budget is UNSET else budget
-        max_workers = 4 if max_workers is UNSET else max_workers
-    conf = configured(EnlargeConfig, config,
-                      {"threshold": threshold, "margin": margin, "seed": seed,
-                       "layer": layer, "alpha": alpha,
-                       "engine": _default_engine() if engine is None else engine,
-                       "budget": budget, "max_workers": max_workers, **engine_kwargs},
-                      where="enlarge")
+    conf = _settings(config, engine, budget=budget, threshold=threshold, margin=margin,
+                     seed=seed, layer=layer, alpha=alpha, max_workers=max_workers,
+                     engine_kwargs=engine_kwargs)
     cfg = conf.engine
     assert cfg.budget is not None  # EnlargeConfig requires one
     budget, seed, layer = cfg.budget, conf.seed, conf.layer
@@ -387,27 +379,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
     from_probes = strategy is None
     grammar = None
     if from_probes:
-        from ._grammar import ProbeGrammar
-        from ._lexicons import check_lexicons
-        lex = check_lexicons(lexicon, where="enlarge")
-        from ..adapters import Adapter
-        if isinstance(generator, Adapter):  # an agent asked for rewrites of each probe
-            from ._from_probes import variations_from
-            generator = variations_from(generator)
-        if generator is not None and not callable(generator):
-            raise InvalidArgument("enlarge: generator must be a callable text -> list of "
-                                  f"variations or an agent adapter, got "
-                                  f"{type(generator).__name__}")
-        grammar = ProbeGrammar(texts, lexicon=lex, default_lexicons=conf.default_lexicons)
-        if generator is None and (len(texts) < MIN_PROBES or not grammar.learnable):
-            raise BadInput(f"enlarge: {len(texts)} input(s) with nothing that varies between "
-                           "them are too few to learn a probe grammar from"
-                           if len(texts) >= MIN_PROBES else
-                           f"enlarge: {len(texts)} input(s) are too few to learn a probe "
-                           "grammar from",
-                           f"give at least {MIN_PROBES} inputs of your real traffic (more "
-                           "varied ones teach more), a lexicon of the values that vary, a "
-                           "generator, or a strategy pack")
+        grammar, generator = _probe_grammar(texts, lexicon, generator, conf)
         arms: dict[str, Any] = {}
     else:
         arms = _arms(strategy)
@@ -419,181 +391,26 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
                         source="probes" if from_probes else
                         f"pack:{strategy}" if isinstance(strategy, (str, os.PathLike))
                         else "strategy")
-
-    pool = EvidencePool()
-    phase = ["baseline"]
-
-    def tick(n: int) -> None:
-        if progress is not None:
-            progress(phase[0], n)
-
-    async def _one(probe: Probe, index: int) -> str | None:
-        try:
-            obs = await eng.draw(probe, index)
-        except DrawStopped:
-            return None
-        tick(1)
-        pool.add(probe.fp, index, obs)
-        return obs.key(layer)
-
-    def verdicts(texts: Sequence[str]) -> list[str | None]:
-        """One draw of each text, ``max_workers`` at a time (indices allocated in order)."""
-        n = min(len(texts), max(0, eng.remaining if eng.remaining is not None else len(texts)))
-        plan = [(Probe.make(t), 0) for t in texts[:n]]
-        plan = [(pr, eng.allocate(pr, 1)[0]) for pr, _ in plan]
-
-        async def all_of() -> list[str | None]:
-            return list(await asyncio.gather(*(_one(pr, i) for pr, i in plan)))
-
-        got = loop.run(all_of()) if plan else []
-        return got + [None] * (len(texts) - n)
-
-    def verdict(text: str) -> str | None:
-        return verdicts([text])[0]
-
-    def confirmed(text: str, first: str) -> bool:
-        again = verdict(text)
-        return again == first
-
-    def done() -> bool:
-        return bool(res.verdicts) and res.skew_after <= res.target_share
-
+    calls = _Calls(eng, loop, EvidencePool(), res, layer, progress)
     try:
-        # 0. the current verdict of every input (one draw each, concurrently)
-        eng.ledger.phase = "baseline"  # tokens per phase, as phase_calls counts the calls
-        for t, v in zip(texts, verdicts(texts), strict=True):
-            if v is not None:
-                res.verdicts[t] = v
-        res.phase_calls["baseline"] = eng.ledger.calls
-        if not res.verdicts:
-            res.stop_reason = "no usable verdict for the original inputs"
-            reasons = [o.no_decision.reason if o.no_decision is not None else
-                       f"{o.error.kind}: {o.error.message}" if o.error is not None else "?"
-                       for ev in pool for o in ev.draws.values()]
-            res.cause = eng.stop_cause or (max(set(reasons), key=reasons.count)
-                                           if reasons else None)
+        if not _baseline(calls, texts):
             return res
         modal = Counter(res.verdicts.values()).most_common(1)[0][0]
         res.modal_verdict = modal
-        minority_found: list[str] = []
         if from_probes:
             assert grammar is not None  # built (and checked) before any call
             grammar.set_verdicts([res.verdicts.get(t) for t in texts])
             res.grammar = grammar.summary()
-            _search_probes(res, grammar, modal=modal, rng=rng, eng=eng, pool=pool, loop=loop,
-                           verdicts=verdicts, done=done, phase=phase, tick=tick, conf=conf,
-                           generator=generator)
+            _search_probes(res, grammar, modal=modal, rng=rng, eng=eng, pool=calls.pool,
+                           loop=loop, verdicts=calls.verdicts, done=calls.done,
+                           phase=calls.phase, tick=calls.tick, conf=conf, generator=generator)
             return res
-
-        def consider(text: str) -> bool:
-            if text in res.verdicts or done() or not eng.can_afford(2):
-                return False
-            v = verdict(text)
-            if v is None or v == modal:
-                return False
-            if not confirmed(text, v):
-                return False
-            res.verdicts[text] = v
-            res.added.append(text)
-            minority_found.append(text)
-            return True
-
-        # 1. Hypothesis with targeting: a third of what is left
-        calls0 = eng.ledger.calls
-        eng.ledger.phase = "hypothesis_target"
-        phase[0] = "targeted search"
-        h_budget = max(0, (eng.remaining or 0) // 3)
-        if not done() and h_budget >= 4:
-            _targeted(arms, consider, h_budget, seed, eng, calls0)
-        res.phase_calls["hypothesis_target"] = eng.ledger.calls - calls0
-        eng.ledger.phase = "adaptive_search"
-
-        # 2. own adaptive search: Thompson sampling over arms (+ mutation of finds)
-        calls1 = eng.ledger.calls
-        phase[0] = "adaptive search"
-        pools = {} if done() else {name: _examples(s, 120, seed + i)
-                                   for i, (name, s) in enumerate(arms.items())}
-        muts = _mutations(seed, 200)
-        wins: Counter[str] = Counter()
-        tries: Counter[str] = Counter()
-        stale = 0
-        while not done() and eng.can_afford(2) and not eng.stopping:
-            names = [n for n in pools if pools[n]] + (["mutate"] if minority_found else [])
-            if not names:
-                break
-            # a batch of max_workers candidates, each from its own Thompson draw; the
-            # posteriors are updated once the batch is back
-            batch: list[tuple[str, str]] = []
-            for _ in range(cfg.max_workers):
-                names = [n for n in pools if pools[n]] + (["mutate"] if minority_found else [])
-                if not names:
-                    break
-                arm = max(names,
-                          key=lambda n: rng.betavariate(1 + wins[n], 1 + tries[n] - wins[n]))
-                if arm == "mutate":
-                    cand = rng.choice(muts).apply(rng.choice(minority_found))
-                else:
-                    cand = pools[arm].pop(0)
-                if cand not in res.verdicts and cand not in (c for _, c in batch):
-                    batch.append((arm, cand))
-                else:
-                    tries[arm] += 1  # a repeat: the arm is less promising, and no call made
-            if not batch:
-                stale += 1
-                if stale > 100:  # every arm only repeats what was tried: nothing new to find
-                    break
-                continue
-            stale = 0
-            firsts = verdicts([c for _, c in batch])
-            minority = [(a, c, v) for (a, c), v in zip(batch, firsts, strict=True)
-                        if v is not None and v != modal]
-            seconds = verdicts([c for _, c, _ in minority])
-            kept = {c for (_, c, v), again in zip(minority, seconds, strict=True) if again == v}
-            for arm, _ in batch:
-                tries[arm] += 1
-            for arm, cand, v in minority:
-                if cand in kept and not done():
-                    wins[arm] += 1
-                    res.verdicts[cand] = v
-                    res.added.append(cand)
-                    minority_found.append(cand)
-        res.phase_calls["adaptive_search"] = eng.ledger.calls - calls1
-
-        # 3. boundary pairs: mild edits of minority inputs that flip back to the modal
-        #    verdict, each decided as an invariance candidate beyond the agent's noise
-        calls2 = eng.ledger.calls
-        eng.ledger.phase = "boundary_pairs"
-        plans = []
-        for src in list(minority_found)[:8]:
-            edits = [(p.apply(src), {"name": p.name, **dict(p.params)})
-                     for p in _mildest_per_family(muts, src, per_family=1)]
-            edits += _word_deletions(src)
-            plans.append((src, [(fu, e) for fu, e in edits
-                                if fu != src and fu not in res.verdicts and fu.strip()]))
-        family = sum(len(e) for _, e in plans)
-        if family:
-            from ..relations import Candidate, Relation, RelationDecider, RelationOutcome
-
-            phase[0] = "boundary pairs"
-            decider = RelationDecider(eng, pool, alpha_candidate=alpha / family, progress=tick)
-            for src, edits in plans:
-                for fu, edit in edits:
-                    if not eng.can_afford(2) or eng.stopping:
-                        break
-                    rel = Relation(f"edit:{edit.get('name', 'edit')}", "invariant",
-                                   _constant(fu), layer=layer)
-                    sp, fp = Probe.make(src), Probe.make(fu)
-                    out = RelationOutcome(fp=sp.fp, follow_up_fp=fp.fp)
-                    loop.run(decider.decide([Candidate(rel, sp, fp, out)]))
-                    if out.status == CandidateStatus.CONFIRMED:
-                        flipped = pool.get(fp.fp).counts(layer).most_common(1)
-                        res.boundary_pairs.append(BoundaryPair(
-                            src, fu, edit, res.verdicts[src],
-                            flipped[0][0] if flipped else str(out.follow_up),
-                            dict(out.decision or {})))
-                        break
-        res.phase_calls["boundary_pairs"] = eng.ledger.calls - calls2
-        res.stop_reason = ("target share reached" if done() else
+        minority_found: list[str] = []
+        _targeted_phase(calls, arms, modal, minority_found, seed)
+        muts = _adaptive_phase(calls, arms, modal, minority_found, rng=rng, seed=seed,
+                               width=cfg.max_workers)
+        _boundary_pairs_phase(calls, minority_found, muts, alpha)
+        res.stop_reason = ("target share reached" if calls.done() else
                            "budget exhausted" if not eng.can_afford(2) else "search exhausted")
         return res
     finally:
@@ -601,6 +418,261 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
         res.ledger = eng.ledger.to_dict()
         loop.run(eng.aclose())
         loop.close()
+
+
+def _settings(config: EnlargeConfig | None, engine: EngineConfig | None, *, budget: int,
+              threshold: float, margin: float, seed: int, layer: str, alpha: float,
+              max_workers: int, engine_kwargs: Mapping[str, Any]) -> EnlargeConfig:
+    """:func:`enlarge`'s keywords over ``config``: one :class:`EnlargeConfig`."""
+    from ..engine import configured
+
+    if engine is not UNSET and engine is not None:
+        # enlarge's engine= keyword never brought the budget and the width (its rule
+        # before config= existed): they are enlarge's own keywords, with their defaults
+        budget = DEFAULT_BUDGET if budget is UNSET else budget
+        max_workers = 4 if max_workers is UNSET else max_workers
+    return configured(EnlargeConfig, config,
+                      {"threshold": threshold, "margin": margin, "seed": seed,
+                       "layer": layer, "alpha": alpha,
+                       "engine": _default_engine() if engine is None else engine,
+                       "budget": budget, "max_workers": max_workers, **engine_kwargs},
+                      where="enlarge")
+
+
+def _probe_grammar(texts: list[str], lexicon: Mapping[str, Sequence[str]] | None,
+                   generator: Any, conf: EnlargeConfig) -> tuple[Any, Any]:
+    """The grammar learnt from ``texts`` (and the generator as a callable) for a search from
+    the probes themselves; refuses, before any call, what it cannot learn from."""
+    from ..adapters import Adapter
+    from ._grammar import ProbeGrammar
+    from ._lexicons import check_lexicons
+
+    lex = check_lexicons(lexicon, where="enlarge")
+    if isinstance(generator, Adapter):  # an agent asked for rewrites of each probe
+        from ._from_probes import variations_from
+        generator = variations_from(generator)
+    if generator is not None and not callable(generator):
+        raise InvalidArgument("enlarge: generator must be a callable text -> list of "
+                              f"variations or an agent adapter, got "
+                              f"{type(generator).__name__}")
+    grammar = ProbeGrammar(texts, lexicon=lex, default_lexicons=conf.default_lexicons)
+    if generator is None and (len(texts) < MIN_PROBES or not grammar.learnable):
+        raise BadInput(f"enlarge: {len(texts)} input(s) with nothing that varies between "
+                       "them are too few to learn a probe grammar from"
+                       if len(texts) >= MIN_PROBES else
+                       f"enlarge: {len(texts)} input(s) are too few to learn a probe "
+                       "grammar from",
+                       f"give at least {MIN_PROBES} inputs of your real traffic (more "
+                       "varied ones teach more), a lexicon of the values that vary, a "
+                       "generator, or a strategy pack")
+    return grammar, generator
+
+
+class _Calls:
+    """One :func:`enlarge` run's agent calls: the engine on its loop, the evidence pool, the
+    result being built and the progress callback, shared by the run's steps."""
+
+    def __init__(self, eng: Engine, loop: Any, pool: Any, res: EnlargeResult, layer: str,
+                 progress: Callable[[str, int], None] | None) -> None:
+        self.eng, self.loop, self.pool, self.res = eng, loop, pool, res
+        self.layer = layer
+        self.progress = progress
+        self.phase = ["baseline"]  # the phase the progress callback is told (a cell)
+
+    def tick(self, n: int) -> None:
+        """``n`` more calls done, for the progress callback."""
+        if self.progress is not None:
+            self.progress(self.phase[0], n)
+
+    async def _one(self, probe: Probe, index: int) -> str | None:
+        try:
+            obs = await self.eng.draw(probe, index)
+        except DrawStopped:
+            return None
+        self.tick(1)
+        self.pool.add(probe.fp, index, obs)
+        return obs.key(self.layer)
+
+    def verdicts(self, texts: Sequence[str]) -> list[str | None]:
+        """One draw of each text, ``max_workers`` at a time (indices allocated in order)."""
+        from ..engine import Probe
+
+        eng = self.eng
+        n = min(len(texts), max(0, eng.remaining if eng.remaining is not None else len(texts)))
+        plan = [(Probe.make(t), 0) for t in texts[:n]]
+        plan = [(pr, eng.allocate(pr, 1)[0]) for pr, _ in plan]
+
+        async def all_of() -> list[str | None]:
+            return list(await asyncio.gather(*(self._one(pr, i) for pr, i in plan)))
+
+        got = self.loop.run(all_of()) if plan else []
+        return got + [None] * (len(texts) - n)
+
+    def verdict(self, text: str) -> str | None:
+        """One draw of ``text``."""
+        return self.verdicts([text])[0]
+
+    def done(self) -> bool:
+        """True once the modal verdict's share is down to the target."""
+        res = self.res
+        return bool(res.verdicts) and res.skew_after <= res.target_share
+
+
+def _baseline(calls: _Calls, texts: list[str]) -> bool:
+    """Step 0: the current verdict of every input (one draw each, concurrently). False,
+    with the stop reason and its likely cause recorded, when no input gave a verdict."""
+    eng, res = calls.eng, calls.res
+    eng.ledger.phase = "baseline"  # tokens per phase, as phase_calls counts the calls
+    for t, v in zip(texts, calls.verdicts(texts), strict=True):
+        if v is not None:
+            res.verdicts[t] = v
+    res.phase_calls["baseline"] = eng.ledger.calls
+    if res.verdicts:
+        return True
+    res.stop_reason = "no usable verdict for the original inputs"
+    reasons = [o.no_decision.reason if o.no_decision is not None else
+               f"{o.error.kind}: {o.error.message}" if o.error is not None else "?"
+               for ev in calls.pool for o in ev.draws.values()]
+    res.cause = eng.stop_cause or (max(set(reasons), key=reasons.count) if reasons else None)
+    return False
+
+
+def _targeted_phase(calls: _Calls, arms: dict[str, Any], modal: str,
+                    minority_found: list[str], seed: int) -> None:
+    """Step 1 (a pack or strategy): Hypothesis with targeting on a third of what is left;
+    each text with a minority verdict confirmed by a second draw is added."""
+    eng, res = calls.eng, calls.res
+
+    def consider(text: str) -> bool:
+        if text in res.verdicts or calls.done() or not eng.can_afford(2):
+            return False
+        v = calls.verdict(text)
+        if v is None or v == modal:
+            return False
+        if calls.verdict(text) != v:  # not confirmed by a second draw
+            return False
+        res.verdicts[text] = v
+        res.added.append(text)
+        minority_found.append(text)
+        return True
+
+    calls0 = eng.ledger.calls
+    eng.ledger.phase = "hypothesis_target"
+    calls.phase[0] = "targeted search"
+    h_budget = max(0, (eng.remaining or 0) // 3)
+    if not calls.done() and h_budget >= 4:
+        _targeted(arms, consider, h_budget, seed, eng, calls0)
+    res.phase_calls["hypothesis_target"] = eng.ledger.calls - calls0
+    eng.ledger.phase = "adaptive_search"
+
+
+def _adaptive_phase(calls: _Calls, arms: dict[str, Any], modal: str,
+                    minority_found: list[str], *, rng: random.Random, seed: int,
+                    width: int) -> list[Any]:
+    """Step 2: the own adaptive search, Thompson sampling over the arms (and mutations of
+    what was found), a batch of ``width`` candidates at a time; returns the mutations."""
+    eng, res = calls.eng, calls.res
+    calls1 = eng.ledger.calls
+    calls.phase[0] = "adaptive search"
+    pools = {} if calls.done() else {name: _examples(s, 120, seed + i)
+                                     for i, (name, s) in enumerate(arms.items())}
+    muts = _mutations(seed, 200)
+    wins: Counter[str] = Counter()
+    tries: Counter[str] = Counter()
+    stale = 0
+    while not calls.done() and eng.can_afford(2) and not eng.stopping:
+        names = [n for n in pools if pools[n]] + (["mutate"] if minority_found else [])
+        if not names:
+            break
+        batch = _thompson_batch(pools, muts, minority_found, wins, tries, rng=rng,
+                                width=width, tried=res.verdicts)
+        if not batch:
+            stale += 1
+            if stale > 100:  # every arm only repeats what was tried: nothing new to find
+                break
+            continue
+        stale = 0
+        firsts = calls.verdicts([c for _, c in batch])
+        minority = [(a, c, v) for (a, c), v in zip(batch, firsts, strict=True)
+                    if v is not None and v != modal]
+        seconds = calls.verdicts([c for _, c, _ in minority])
+        kept = {c for (_, c, v), again in zip(minority, seconds, strict=True) if again == v}
+        for arm, _ in batch:
+            tries[arm] += 1
+        for arm, cand, v in minority:
+            if cand in kept and not calls.done():
+                wins[arm] += 1
+                res.verdicts[cand] = v
+                res.added.append(cand)
+                minority_found.append(cand)
+    res.phase_calls["adaptive_search"] = eng.ledger.calls - calls1
+    return muts
+
+
+def _thompson_batch(pools: dict[str, list[str]], muts: list[Any], minority_found: list[str],
+                    wins: Counter[str], tries: Counter[str], *, rng: random.Random,
+                    width: int, tried: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Up to ``width`` new ``(arm, candidate)`` pairs, each arm from its own Thompson draw
+    (the posteriors are updated once the batch is back); a repeat counts as a try of its
+    arm, with no call made."""
+    batch: list[tuple[str, str]] = []
+    for _ in range(width):
+        names = [n for n in pools if pools[n]] + (["mutate"] if minority_found else [])
+        if not names:
+            break
+        arm = max(names, key=lambda n: rng.betavariate(1 + wins[n], 1 + tries[n] - wins[n]))
+        if arm == "mutate":
+            cand = rng.choice(muts).apply(rng.choice(minority_found))
+        else:
+            cand = pools[arm].pop(0)
+        if cand not in tried and cand not in (c for _, c in batch):
+            batch.append((arm, cand))
+        else:
+            tries[arm] += 1  # a repeat: the arm is less promising, and no call made
+    return batch
+
+
+def _boundary_pairs_phase(calls: _Calls, minority_found: list[str], muts: list[Any],
+                          alpha: float) -> None:
+    """Step 3: boundary pairs, mild edits of minority inputs that flip back to the modal
+    verdict, each decided as an invariance candidate beyond the agent's noise (the family
+    of every planned edit shares ``alpha``)."""
+    from ..engine import Probe
+
+    eng, res, pool, layer = calls.eng, calls.res, calls.pool, calls.layer
+    calls2 = eng.ledger.calls
+    eng.ledger.phase = "boundary_pairs"
+    plans = []
+    for src in list(minority_found)[:8]:
+        edits = [(p.apply(src), {"name": p.name, **dict(p.params)})
+                 for p in _mildest_per_family(muts, src, per_family=1)]
+        edits += _word_deletions(src)
+        plans.append((src, [(fu, e) for fu, e in edits
+                            if fu != src and fu not in res.verdicts and fu.strip()]))
+    family = sum(len(e) for _, e in plans)
+    if family:
+        from ..relations import Candidate, Relation, RelationDecider, RelationOutcome
+
+        calls.phase[0] = "boundary pairs"
+        decider = RelationDecider(eng, pool, alpha_candidate=alpha / family,
+                                  progress=calls.tick)
+        for src, edits in plans:
+            for fu, edit in edits:
+                if not eng.can_afford(2) or eng.stopping:
+                    break
+                rel = Relation(f"edit:{edit.get('name', 'edit')}", "invariant",
+                               _constant(fu), layer=layer)
+                sp, fp = Probe.make(src), Probe.make(fu)
+                out = RelationOutcome(fp=sp.fp, follow_up_fp=fp.fp)
+                calls.loop.run(decider.decide([Candidate(rel, sp, fp, out)]))
+                if out.status == CandidateStatus.CONFIRMED:
+                    flipped = pool.get(fp.fp).counts(layer).most_common(1)
+                    res.boundary_pairs.append(BoundaryPair(
+                        src, fu, edit, res.verdicts[src],
+                        flipped[0][0] if flipped else str(out.follow_up),
+                        dict(out.decision or {})))
+                    break
+    res.phase_calls["boundary_pairs"] = eng.ledger.calls - calls2
 
 
 def _constant(text: str) -> Callable[[str], str]:
@@ -683,9 +755,33 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
     calls1 = eng.ledger.calls
     eng.ledger.phase = "boundary_location"
     phase[0] = "boundary location"
+    _locate_boundaries(res, search.finds, eng=eng, pool=pool, loop=loop, conf=conf, tick=tick)
+    res.phase_calls["boundary_location"] = eng.ledger.calls - calls1
+
+    # what is left of the budget goes back to the search
+    calls2 = eng.ledger.calls
+    eng.ledger.phase = "probe_search"
+    if not done():
+        phase[0] = "search from your probes"
+        more = search_until(0) or more
+    res.phase_calls["probe_search"] += eng.ledger.calls - calls2
+    res.stop_reason = ("target share reached" if done() else
+                       "budget exhausted" if not eng.can_afford(2) else
+                       "interrupted" if eng.stopping else "search exhausted")
+    if not done() and not eng.stopping:
+        res.advice = _probe_advice(res, tried=len(search.tried) - len(res.original))
+
+
+def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: Engine,
+                       pool: Any, loop: Any, conf: EnlargeConfig,
+                       tick: Callable[[int], None]) -> None:
+    """Boundary location: for up to three finds, one per search arm (fewest edits first),
+    the parent and the find bisected to the adjacent pair whose verdicts differ beyond the
+    agent's noise (alpha shared by three); each attempt is recorded in ``res.boundaries``."""
     from ._boundary import alocate
+
     tried_arms: set[str] = set()
-    finds = [f for f in search.finds if f.text in res.verdicts]
+    finds = [f for f in search_finds if f.text in res.verdicts]
     order = sorted(finds, key=lambda f: (f.edits[0].arm in tried_arms, len(f.edits)))
     located = 0
     for f in order:
@@ -711,25 +807,15 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
                 loc.low, loc.high, {"name": loc.edit.get("kind", "edit"), **loc.edit,
                                     "describe": loc.describe()},
                 loc.low_verdict, loc.high_verdict, dict(loc.decision or {})))
-    res.phase_calls["boundary_location"] = eng.ledger.calls - calls1
 
-    # what is left of the budget goes back to the search
-    calls2 = eng.ledger.calls
-    eng.ledger.phase = "probe_search"
-    if not done():
-        phase[0] = "search from your probes"
-        more = search_until(0) or more
-    res.phase_calls["probe_search"] += eng.ledger.calls - calls2
-    res.stop_reason = ("target share reached" if done() else
-                       "budget exhausted" if not eng.can_afford(2) else
-                       "interrupted" if eng.stopping else "search exhausted")
-    if not done() and not eng.stopping:
-        tried = len(search.tried) - len(res.original)
-        res.advice = (
-            f"{tried} edit(s) of your probes were tried and "
-            + ("none changed the verdict" if not res.added else
-               f"{len(res.added)} changed it") +
-            ": the boundary may lie in words your probes never use (a keyword list, restricted "
-            "names). Add them through a lexicon (--lexicon FILE; lexicon= in Python), a probe "
-            "or two that holds them, a generator (--generator-agent), or try a strategy pack "
-            "(--strategy auto)")
+
+def _probe_advice(res: EnlargeResult, *, tried: int) -> str:
+    """Advice when the search from the probes ran out before the target share."""
+    return (
+        f"{tried} edit(s) of your probes were tried and "
+        + ("none changed the verdict" if not res.added else
+           f"{len(res.added)} changed it") +
+        ": the boundary may lie in words your probes never use (a keyword list, restricted "
+        "names). Add them through a lexicon (--lexicon FILE; lexicon= in Python), a probe "
+        "or two that holds them, a generator (--generator-agent), or try a strategy pack "
+        "(--strategy auto)")

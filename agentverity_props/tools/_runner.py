@@ -178,8 +178,9 @@ def _judge(index: int, obs: Observation, *, case: Case, sim_threshold: float | N
 async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts: RunOptions,
                     embedder: Any, budget_left: int | None, stop: _Stop | None = None,
                     engine: EngineConfig | None = None) -> tuple[CaseResult, int]:
-    from ..decide import BetaCS, pass_rate_rule
-    from ..engine import Engine, EngineConfig, Probe
+    """Run one case: its calls until the pass-rate rule decides, then its status."""
+    from ..decide import pass_rate_rule
+    from ..engine import EngineConfig
 
     suite, secrets = loaded.suite, loaded.secrets
     cfg = suite.config
@@ -205,16 +206,51 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
     else:
         config = replace(engine, budget=budget_left)
     rule = pass_rate_rule(threshold, alpha=cfg.alpha) if threshold < 1.0 else None
-    cs = BetaCS(cfg.alpha)
-    probe = Probe.make(_probe_text(case))
-    runs: list[RunResult] = []
-    decided_by = ""
+    drawn = await _draw_runs(case, adapter, config, rule, opts=opts, stop=stop,
+                             sim_threshold=sim_threshold, embedder=embedder, secrets=secrets,
+                             alpha=cfg.alpha, max_runs=max_runs)
+    if not drawn.status:
+        _settle_case(drawn, rule_free=rule is None, max_runs=max_runs, alpha=cfg.alpha)
+    assert drawn.status is not None  # decided while drawing, or settled above
+    runs = drawn.runs
+    n_ok = sum(r.status != "error" for r in runs)
+    interval = drawn.cs.interval() if n_ok else None
+    message = drawn.message
+    result = CaseResult(target=_redact(target, secrets), status=drawn.status,
+                        runs=tuple(runs), decided_by=drawn.decided_by, interval=interval,
+                        message=_redact(message, secrets) if message else None, **common)
+    return result, drawn.calls
+
+
+@dataclass
+class _CaseRuns:
+    """What one case's calls left: its runs, the interval's state, and the status when the
+    rule (or a call that failed the case) decided it while drawing."""
+
+    cs: Any
+    runs: list[RunResult]
     status: CaseStatus | None = None
-    message = None
+    decided_by: str = ""
+    message: str | None = None
+    cut_short: bool = False  # the call budget ran out
+    interrupted: bool = False
+    stop_cause: str | None = None  # the engine's own stop (fail_fast), not a signal
+    calls: int = 0
+
+
+async def _draw_runs(case: Case, adapter: Any, config: EngineConfig, rule: Any, *,
+                     opts: RunOptions, stop: _Stop | None, sim_threshold: float | None,
+                     embedder: Any, secrets: Any, alpha: float, max_runs: int) -> _CaseRuns:
+    """The case's calls, judged one by one, until the sequential pass-rate rule decides (a
+    failed call decides a ``min_pass_rate`` of 1), ``max_runs`` calls, three failed calls in
+    a row, the budget or a stop."""
+    from ..decide import BetaCS
+    from ..engine import Engine, Probe
+
+    out = _CaseRuns(cs=BetaCS(alpha), runs=[])
+    probe = Probe.make(_probe_text(case))
     consecutive_errors = 0
-    cut_short = False
     eng = Engine(adapter, config)
-    interrupted = False
     if stop is not None:
         stop.engine = eng
         if stop.requested:
@@ -224,76 +260,82 @@ async def _run_case(case: Case, *, loaded: LoadedSuite, sources: _Sources, opts:
             try:
                 obs = await eng.draw(probe)
             except BudgetExhausted as exc:
-                message = str(exc)
-                cut_short = True
+                out.message = str(exc)
+                out.cut_short = True
                 break
             except Interrupted:
-                interrupted = True
+                out.interrupted = True
                 break
             if opts.progress is not None:
                 opts.progress(f"case {case.name}", 1)
             trace_id = getattr(adapter, "last_trace_id", None)
             run = _judge(i, obs, case=case, sim_threshold=sim_threshold, embedder=embedder,
                          secrets=secrets, trace_id=trace_id)
-            runs.append(run)
+            out.runs.append(run)
             if run.status == "error":
                 consecutive_errors += 1
                 if consecutive_errors >= _MAX_CONSECUTIVE_ERRORS:
-                    message = f"stopped after {consecutive_errors} failed calls in a row"
+                    out.message = f"stopped after {consecutive_errors} failed calls in a row"
                     break
                 continue
             consecutive_errors = 0
             passed = run.status == "pass"
-            cs.update(passed)
+            out.cs.update(passed)
             if rule is None:
                 if not passed:
-                    status, decided_by = CaseStatus.FAIL, f"call {i + 1} failed (min_pass_rate 1)"
+                    out.status = CaseStatus.FAIL
+                    out.decided_by = f"call {i + 1} failed (min_pass_rate 1)"
                     break
             else:
                 d = rule.update(passed)
                 if d is not None:
-                    status = CaseStatus(d.call)
-                    decided_by = (f"sequential pass-rate test after {d.n} calls "
-                                  f"(e-value {d.e_value:.3g}, alpha {cfg.alpha:g})")
+                    out.status = CaseStatus(d.call)
+                    out.decided_by = (f"sequential pass-rate test after {d.n} calls "
+                                      f"(e-value {d.e_value:.3g}, alpha {alpha:g})")
                     break
-        calls = eng.ledger.calls
+        out.calls = eng.ledger.calls
     finally:
         eng.close()
+    out.stop_cause = eng.stop_cause
+    return out
+
+
+def _settle_case(drawn: _CaseRuns, *, rule_free: bool, max_runs: int, alpha: float) -> None:
+    """The status of a case its calls left undecided: a stop, the budget, no evidence, all
+    passed (``min_pass_rate`` 1), failed calls, or undecided (sets status, decided_by and
+    message)."""
+    runs = drawn.runs
     n_ok = sum(r.status != "error" for r in runs)
     n_err = len(runs) - n_ok
-    if not status:
-        if interrupted and eng.stop_cause:  # the engine's fail_fast, not a signal
-            status = CaseStatus.INCONCLUSIVE if n_ok else CaseStatus.ERROR
-            decided_by = f"the engine stopped after {len(runs)} of {max_runs} calls"
-            message = eng.stop_cause
-        elif interrupted:
-            status = CaseStatus.INCONCLUSIVE if n_ok else CaseStatus.ERROR
-            decided_by = f"interrupted after {len(runs)} of {max_runs} calls"
-            message = "interrupted (SIGINT/SIGTERM); rerun to finish this case"
-        elif cut_short:
-            status = CaseStatus.ERROR
-            decided_by = f"the call budget ran out after {len(runs)} of {max_runs} calls"
-        elif n_ok == 0:
-            status, decided_by = CaseStatus.ERROR, "no call produced evidence"
-            if runs and message is None:
-                message = runs[-1].error
-            elif runs:
-                message = f"{message}; last: {runs[-1].error}"
-        elif rule is None and n_err == 0:
-            status, decided_by = CaseStatus.PASS, f"all {n_ok} calls passed"
-        elif rule is None:
-            status, decided_by = CaseStatus.ERROR, f"{n_ok} calls passed, {n_err} failed to run"
-            last = next(r.error for r in reversed(runs) if r.status == "error")
-            message = f"{message + '; ' if message else ''}last error: {last}"
-        else:
-            status = CaseStatus.INCONCLUSIVE
-            decided_by = (f"undecided after {n_ok} calls: raise runs or lower min_pass_rate "
-                          f"(alpha {cfg.alpha:g})")
-    interval = cs.interval() if n_ok else None
-    result = CaseResult(target=_redact(target, secrets), status=status, runs=tuple(runs),
-                        decided_by=decided_by, interval=interval,
-                        message=_redact(message, secrets) if message else None, **common)
-    return result, calls
+    if drawn.interrupted and drawn.stop_cause:  # the engine's fail_fast, not a signal
+        drawn.status = CaseStatus.INCONCLUSIVE if n_ok else CaseStatus.ERROR
+        drawn.decided_by = f"the engine stopped after {len(runs)} of {max_runs} calls"
+        drawn.message = drawn.stop_cause
+    elif drawn.interrupted:
+        drawn.status = CaseStatus.INCONCLUSIVE if n_ok else CaseStatus.ERROR
+        drawn.decided_by = f"interrupted after {len(runs)} of {max_runs} calls"
+        drawn.message = "interrupted (SIGINT/SIGTERM); rerun to finish this case"
+    elif drawn.cut_short:
+        drawn.status = CaseStatus.ERROR
+        drawn.decided_by = f"the call budget ran out after {len(runs)} of {max_runs} calls"
+    elif n_ok == 0:
+        drawn.status, drawn.decided_by = CaseStatus.ERROR, "no call produced evidence"
+        if runs and drawn.message is None:
+            drawn.message = runs[-1].error
+        elif runs:
+            drawn.message = f"{drawn.message}; last: {runs[-1].error}"
+    elif rule_free and n_err == 0:
+        drawn.status, drawn.decided_by = CaseStatus.PASS, f"all {n_ok} calls passed"
+    elif rule_free:
+        drawn.status = CaseStatus.ERROR
+        drawn.decided_by = f"{n_ok} calls passed, {n_err} failed to run"
+        last = next(r.error for r in reversed(runs) if r.status == "error")
+        message = drawn.message
+        drawn.message = f"{message + '; ' if message else ''}last error: {last}"
+    else:
+        drawn.status = CaseStatus.INCONCLUSIVE
+        drawn.decided_by = (f"undecided after {n_ok} calls: raise runs or lower "
+                            f"min_pass_rate (alpha {alpha:g})")
 
 
 def _merged(options: RunOptions | None, config: ToolsConfig | None) -> RunOptions:

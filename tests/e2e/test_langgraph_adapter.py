@@ -9,12 +9,8 @@ output through ``with_structured_output``) runs on ``OfflineChatModel``, a real
 from __future__ import annotations
 
 import asyncio
-import json
 import random
-import subprocess
-import sys
 import textwrap
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -23,7 +19,6 @@ pytest.importorskip("langgraph")
 
 from typing import Annotated
 
-from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -31,9 +26,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from agentverity_props import agent_property
-from agentverity_props.adapters import as_adapter, load_agent, load_object
-from agentverity_props.adapters import from_langgraph as public_from_langgraph
+from agentverity_props.adapters import load_agent, load_object
 from agentverity_props.adapters._langgraph import LangGraphAdapter, from_langgraph
 from agentverity_props.engine import Engine, EngineConfig, Probe, run_sync
 from agentverity_props.errors import AgentCallError, BadInput, InvalidArgument, PropertyViolation
@@ -61,41 +54,21 @@ def gather(adapter, prompt: str, n: int):
 # ------------------------------------------------------------------ what one call leaves
 
 
-def test_answer_tools_statuses_arguments_and_usage():
+# tools, verdict and usage of one call: test_adapter_conformance.py (every framework)
+
+
+def test_answer_is_the_structured_response_and_tool_call_ids_are_the_messages():
     obs = support(seed=1).invoke("I want a refund for order 1001, it arrived broken.")
-    assert [(t.name, t.status) for t in obs.tools] == [("lookup_order", "success"),
-                                                       ("issue_refund", "success")]
-    assert dict(obs.tools[1].arguments) == {"order_id": "1001", "amount": 25.0}
     assert all(t.call_id and t.call_id.startswith("call_") for t in obs.tools)
     assert obs.text == "refunded $25.00 for order 1001"
-    assert obs.verdict == "refund"
     assert obs.raw == {"structured_response": {"verdict": "refund",
                                                "reply": "refunded $25.00 for order 1001"}}
-    # two tool-calling turns, one answer, one structured-output call: all four counted
-    assert obs.usage is not None
-    assert obs.usage.input_tokens > 0
-    assert obs.usage.total_tokens == obs.usage.input_tokens + obs.usage.output_tokens
-    assert obs.latency_s > 0
 
 
-def test_a_tool_that_errors_is_recorded_but_not_fired():
+def test_after_a_tool_that_errors_the_answer_says_so():
+    # the tools' statuses and what fired: test_adapter_conformance.py
     obs = support(seed=1).invoke(REFUND_OVER_LIMIT)
-    assert [(t.name, t.status) for t in obs.tools] == [("lookup_order", "success"),
-                                                       ("issue_refund", "error")]
-    assert obs.fired_tools() == ("lookup_order",)
-    assert obs.key("tools") == "lookup_order"
     assert obs.text == "I could not complete that; a supervisor will follow up."
-    lost = support(seed=1).invoke("I want a refund but I lost my order number.")
-    assert [(t.name, t.status) for t in lost.tools] == [("lookup_order", "error")]
-    assert lost.fired_tools() == ()
-
-
-def test_usage_reaches_the_cost_ledger():
-    with Engine(support(seed=2), EngineConfig(max_workers=2)) as eng:
-        obs = run_sync(eng.draws(Probe.make("How do I reset my password?"), 3))
-    assert eng.ledger.calls == 3
-    assert eng.ledger.input_tokens == sum(o.usage.input_tokens for o in obs) > 0
-    assert eng.ledger.total_tokens == sum(o.usage.total_tokens for o in obs)
 
 
 def test_usage_falls_back_to_the_messages_when_callbacks_are_a_manager():
@@ -177,26 +150,6 @@ def test_fail_fast_stops_an_engine_on_a_missing_verdict_key_with_the_cause():
 # ------------------------------------------------------------------ noise and fresh state
 
 
-def test_noisy_model_draws_from_its_own_random():
-    # ambiguous request: the alternative route with probability 0.5, deterministic at 0
-    noisy = Counter(o.verdict for o in gather(support(seed=4, ambiguity=0.5), AMBIGUOUS, 30))
-    assert set(noisy) == {"faq", "refund"}
-    assert Counter(o.verdict for o in gather(support(seed=4, ambiguity=0.0), AMBIGUOUS, 30)) \
-        == Counter({"faq": 30})
-
-    def sequence() -> list[str | None]:
-        adapter = support(seed=7, ambiguity=0.5)
-        out = []
-        for _ in range(12):
-            random.seed(0)  # Hypothesis reseeds the global random: the model must not care
-            out.append(adapter.invoke(AMBIGUOUS).verdict)
-        return out
-
-    first, second = sequence(), sequence()
-    assert first == second
-    assert len(set(first)) == 2
-
-
 def test_checkpointed_graph_gets_a_fresh_thread_per_call_and_forgets_it():
     saver = InMemorySaver()
     graph = ex["build_graph"](ex["OfflineChatModel"](rng=random.Random(0)), checkpointer=saver)
@@ -236,50 +189,6 @@ def test_factory_is_called_once_per_call():
 
 
 # ------------------------------------------------------------------ failures, timeouts
-
-
-class RateLimitError(Exception):
-    pass
-
-
-def failing_graph(exc: BaseException | None = None, sleep_s: float = 0.0):
-    class S(TypedDict):
-        messages: list
-
-    async def node(state: S) -> dict:
-        if sleep_s:
-            await asyncio.sleep(sleep_s)
-        if exc is not None:
-            raise exc
-        return {}
-
-    g = StateGraph(S)
-    g.add_node("n", node)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
-    return g.compile()
-
-
-def test_rate_limits_are_retried_other_errors_are_not():
-    with Engine(from_langgraph(failing_graph(RateLimitError("429 slow down"))),
-                EngineConfig(retries=2, backoff_base_s=0.0, backoff_max_s=0.0)) as eng:
-        obs = run_sync(eng.draw(Probe.make("hi")))
-    assert obs.error.kind == "rate_limit"
-    assert obs.error.attempts == 3
-    with Engine(from_langgraph(failing_graph(ValueError("broken node"))),
-                EngineConfig(retries=2)) as eng:
-        obs = run_sync(eng.draw(Probe.make("hi")))
-    assert obs.error.kind == "error"
-    assert obs.error.attempts == 1
-    assert "ValueError: broken node" in obs.error.message
-
-
-def test_engine_timeout_cancels_the_graph_on_its_loop():
-    with Engine(from_langgraph(failing_graph(sleep_s=30)),
-                EngineConfig(timeout_s=0.3, retries=0)) as eng:
-        obs = run_sync(eng.draw(Probe.make("hi")))
-    assert obs.error.kind == "timeout"
-    assert obs.error.attempts == 1
 
 
 def test_recursion_limit_names_the_fix():
@@ -359,126 +268,8 @@ def test_references_detect_graphs_and_factories(tmp_path):
     assert "builder.compile()" in err.value.fix
 
 
-def test_as_adapter_and_the_public_wrapper():
-    graph = decision_graph()
-    assert isinstance(as_adapter(graph), LangGraphAdapter)
-    adapter = public_from_langgraph(graph, input_key="question", input_as="text",
-                                    verdict="decision", identity="langgraph:x")
-    assert isinstance(adapter, LangGraphAdapter)
-    assert adapter.identity == "langgraph:x"
-
-
-# ------------------------------------------------------------------ @agent_property
-
-WORDS = ["hello", "please", "charged", "urgent", "order", "refund"]
-# n filler words then one word: the planted bug needs URGENT and more than 40 characters,
-# so the shrink-order minimum is six "hello" then "urgent" (42 characters)
-PLANTED_MINIMUM = "hello hello hello hello hello hello urgent"
-
-
-def test_agent_property_shrinks_the_planted_bug_to_its_minimum():
-    from agentverity_props.property import RECORDS
-
-    buggy = support(seed=11, ambiguity=0.2, planted_bug=True)
-
-    @agent_property(agent=buggy, budget=6000)
-    @seed(3)
-    @settings(database=None, max_examples=30, suppress_health_check=list(HealthCheck))
-    @given(prompt=st.builds(lambda n, w: " ".join(["hello"] * n + [w]), st.integers(0, 12),
-                            st.sampled_from(WORDS)))
-    def test_case_invariance(check, prompt):
-        check.invariant(prompt, prompt.upper(), name="case")
-
-    with pytest.raises(PropertyViolation):
-        test_case_invariance()
-    assert RECORDS[-1].minimal is not None
-    assert RECORDS[-1].minimal.source == PLANTED_MINIMUM
-
-
-def test_agent_property_holds_on_the_clean_noisy_graph():
-    clean = support(seed=11, ambiguity=0.2)
-
-    @agent_property(agent=clean, budget=4000)
-    @seed(3)
-    @settings(database=None, max_examples=15, suppress_health_check=list(HealthCheck))
-    @given(prompt=st.builds(lambda n, w: " ".join(["hello"] * n + [w]), st.integers(0, 12),
-                            st.sampled_from(WORDS)))
-    def test_case_invariance(check, prompt):
-        check.invariant(prompt, prompt.upper(), name="case")
-
-    test_case_invariance()
-
-
-# ------------------------------------------------------------------ the real CLI
-
-
-def cli(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "agentverity_props", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout, check=False)
-
-
-def test_cli_run_on_the_example_graph(tmp_path):
-    out = tmp_path / "run.json"
-    proc = cli("run", "--agent", "examples/langgraph_agent.py:make_agent", "--inputs",
-               str(SUPPORT_INPUTS), "--format", "json", "--output", str(out), "--no-progress",
-               "--budget", "400")
-    assert proc.returncode in (0, 1, 2), proc.stderr
-    data = json.loads(out.read_text())
-    assert data["agent"] == "langgraph:langgraph_agent.make_agent"
-    assert data["ledger"]["failures"] == 0
-    assert data["ledger"]["input_tokens"] > 0
-    assert data["meter"]["call"] in ("verdict-stochastic", "verdict-deterministic", "undecided")
-    assert data["ledger"]["calls"] <= 400
-    assert "Traceback" not in proc.stderr
-
-
-def test_cli_run_with_an_absent_verdict_key_stops_fast_with_the_keys():
-    proc = cli("run", "--agent", "examples/langgraph_agent.py:make_agent", "--inputs",
-               str(SUPPORT_INPUTS), "--verdict-key", "structured_response.label",
-               "--no-progress")
-    assert proc.returncode == 2
-    assert "structured_response.label" in proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stderr
-
-
-def test_cli_tools_cases_on_the_example_graph(tmp_path):
-    cases = tmp_path / "cases.yaml"
-    cases.write_text(textwrap.dedent("""
-        cases:
-          - name: refund looks the order up, then refunds
-            agent: langgraph_agent:make_agent
-            prompt: "I want a refund for order 1002"
-            runs: 3
-            tool_sequence: [lookup_order, issue_refund]
-            tool_args:
-              - {tool: issue_refund, arg: amount, equals: 120.0}
-          - name: FAQ, never a refund
-            agent: langgraph_agent:make_agent
-            prompt: "How do I reset my password?"
-            runs: 2
-            required_tools: [search_faq]
-            forbidden_tools: [issue_refund]
-          - name: a refund over the limit does not fire
-            agent: langgraph_agent:make_agent
-            prompt: "Refund order 1004 now"
-            runs: 2
-            required_tools: [lookup_order, issue_refund]
-    """))
-    out = tmp_path / "tools.json"
-    proc = cli("tools", "--config", str(cases), "--format", "json", "--output", str(out),
-               "--no-progress", cwd=ROOT / "examples")
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    report = json.loads(out.read_text())
-    assert report["span_sources"] == ["the agent framework's own messages"]  # no OTel needed
-    status = {c["name"]: c["status"] for c in report["cases"]}
-    assert status == {"refund looks the order up, then refunds": "pass",
-                      "FAQ, never a refund": "pass",
-                      "a refund over the limit does not fire": "fail"}
-    over = next(c for c in report["cases"] if c["name"].startswith("a refund over"))
-    run = over["runs"][0]
-    assert [(t["name"], t["status"]) for t in run["tools"]] == [("lookup_order", "success"),
-                                                                ("issue_refund", "error")]
-    assert any("issue_refund" in r for r in run["reasons"])
+# @agent_property, the CLI's run and tools, recorded token totals, retries and
+# timeouts, as_adapter: test_adapter_conformance.py (every framework)
 
 
 # ------------------------------------------------------------------ conversations
@@ -576,8 +367,3 @@ def test_conversation_machine_finds_the_multiturn_planted_bug():
     assert minimal.turns[1].tools == ("issue_refund",)
 
 
-def test_a_recorded_runs_token_totals_are_the_adapters_own_sums(tmp_path):
-    from _recorded_tokens import check_recorded_tokens
-
-    check_recorded_tokens(support(seed=4), ["How do I reset my password?",
-                                            "Refund order 1001 please", AMBIGUOUS], tmp_path)

@@ -15,7 +15,6 @@ import random
 import subprocess
 import sys
 import textwrap
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,8 +22,6 @@ import pytest
 
 pytest.importorskip("pydantic_ai")
 
-from hypothesis import HealthCheck, given, seed, settings
-from hypothesis import strategies as st
 from pydantic import BaseModel
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.exceptions import ModelHTTPError
@@ -32,12 +29,10 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typing_extensions import TypedDict
 
-from agentverity_props import agent_property
-from agentverity_props.adapters import as_adapter, load_agent, load_object
-from agentverity_props.adapters import from_pydantic_ai as public_from_pydantic_ai
+from agentverity_props.adapters import load_agent, load_object
 from agentverity_props.adapters._pydantic_ai import PydanticAIAdapter, from_pydantic_ai
 from agentverity_props.engine import Engine, EngineConfig, Probe, run_sync
-from agentverity_props.errors import AgentCallError, BadInput, InvalidArgument, PropertyViolation
+from agentverity_props.errors import AgentCallError, BadInput, InvalidArgument
 
 pytestmark = pytest.mark.e2e
 
@@ -99,36 +94,14 @@ def text(value: str):
 # ------------------------------------------------------------------ what one call leaves
 
 
-def test_answer_tools_statuses_arguments_and_usage():
+# tools, verdict and usage of one call, erroring tools (ModelRetry, ToolFailed):
+# test_adapter_conformance.py (every framework)
+
+
+def test_answer_is_the_structured_output_as_raw_and_its_json_as_text():
     obs = support(seed=1).invoke("I want a refund for order 1001, it arrived broken.")
-    assert [(t.name, t.status) for t in obs.tools] == [("lookup_order", "success"),
-                                                       ("issue_refund", "success")]
-    assert dict(obs.tools[0].arguments) == {"order_id": "1001"}
-    assert dict(obs.tools[1].arguments) == {"order_id": "1001", "amount": 25.0}
-    assert all(t.call_id for t in obs.tools)
-    assert obs.verdict == "refund"
     assert obs.raw == {"decision": "refund", "reply": "refunded $25.00 for order 1001"}
     assert json.loads(obs.text) == obs.raw
-    # three model requests (two tool turns and the answer), every one counted
-    assert obs.usage is not None
-    assert obs.usage.input_tokens > 0
-    assert obs.usage.output_tokens > 0
-    assert obs.usage.total_tokens == obs.usage.input_tokens + obs.usage.output_tokens
-    assert obs.latency_s > 0
-
-
-def test_erroring_tools_are_recorded_but_not_fired():
-    # ModelRetry: outcome 'retried'
-    over = support(seed=1).invoke("Refund order 1004 now")
-    assert [(t.name, t.status) for t in over.tools] == [("lookup_order", "success"),
-                                                        ("issue_refund", "error")]
-    assert over.fired_tools() == ("lookup_order",)
-    assert over.key("tools") == "lookup_order"
-    # ToolFailed: outcome 'failed'
-    unknown = support(seed=1).invoke("refund order 9999")
-    assert [(t.name, t.status) for t in unknown.tools] == [("lookup_order", "error")]
-    assert unknown.fired_tools() == ()
-    assert unknown.key("tools") == ""
 
 
 def test_validation_retries_and_unanswered_calls_are_errors_and_output_tools_are_left_out():
@@ -178,15 +151,6 @@ def test_a_tool_raising_anything_else_fails_the_call_never_a_verdict():
     assert obs.error.attempts == 1
     assert obs.verdict is None
     assert eng.ledger.failures == 1
-
-
-def test_usage_reaches_the_cost_ledger():
-    with Engine(support(seed=2), EngineConfig(max_workers=2)) as eng:
-        obs = run_sync(eng.draws(Probe.make("How do I reset my password?"), 3))
-    assert eng.ledger.calls == 3
-    assert eng.ledger.input_tokens == sum(o.usage.input_tokens for o in obs) > 0
-    assert eng.ledger.output_tokens == sum(o.usage.output_tokens for o in obs) > 0
-    assert eng.ledger.total_tokens == sum(o.usage.total_tokens for o in obs)
 
 
 # ------------------------------------------------------------------ verdicts
@@ -264,26 +228,6 @@ def test_fail_fast_stops_an_engine_on_a_missing_verdict_field_with_the_cause():
 
 
 # ------------------------------------------------------------------ noise and fresh state
-
-
-def test_noisy_model_draws_from_its_own_random():
-    # ambiguous request: the alternative route with probability 0.5, deterministic at 0
-    noisy = Counter(o.verdict for o in gather(support(seed=4, ambiguity=0.5), AMBIGUOUS, 40))
-    assert set(noisy) == {"faq", "refund"}
-    assert Counter(o.verdict for o in gather(support(seed=4, ambiguity=0.0), AMBIGUOUS, 20)) \
-        == Counter({"faq": 20})
-
-    def sequence() -> list[str | None]:
-        adapter = support(seed=7, ambiguity=0.5)
-        out = []
-        for _ in range(12):
-            random.seed(0)  # Hypothesis reseeds the global random: the model must not care
-            out.append(adapter.invoke(AMBIGUOUS).verdict)
-        return out
-
-    first, second = sequence(), sequence()
-    assert first == second
-    assert len(set(first)) == 2
 
 
 def test_every_call_starts_with_no_history_even_concurrently_on_one_agent():
@@ -378,23 +322,13 @@ def failing(exc: BaseException | None = None, sleep_s: float = 0.0) -> Agent:
     return Agent(FunctionModel(fn))
 
 
-def test_rate_limits_are_retried_other_errors_are_not():
-    limited = ModelHTTPError(429, "m", body="slow down")
-    with Engine(from_pydantic_ai(failing(limited)),
-                EngineConfig(retries=2, backoff_base_s=0.0, backoff_max_s=0.0)) as eng:
-        obs = run_sync(eng.draw(Probe.make("hi")))
-    assert obs.error.kind == "rate_limit"
-    assert obs.error.attempts == 3
+def test_a_server_error_is_retried_as_http_5xx():
+    # rate limits retried, other errors not, timeouts: test_adapter_conformance.py
     with Engine(from_pydantic_ai(failing(ModelHTTPError(503, "m"))),
                 EngineConfig(retries=1, backoff_base_s=0.0, backoff_max_s=0.0)) as eng:
         obs = run_sync(eng.draw(Probe.make("hi")))
     assert obs.error.kind == "http_5xx"
     assert obs.error.attempts == 2
-    with Engine(from_pydantic_ai(failing(ValueError("bad prompt"))),
-                EngineConfig(retries=2)) as eng:
-        obs = run_sync(eng.draw(Probe.make("hi")))
-    assert obs.error.kind == "error"
-    assert obs.error.attempts == 1
 
 
 def test_exhausted_output_retries_are_bad_output():
@@ -402,14 +336,6 @@ def test_exhausted_output_retries_are_bad_output():
     with pytest.raises(AgentCallError) as err:
         from_pydantic_ai(agent).invoke("x")
     assert err.value.kind == "bad_output"
-
-
-def test_engine_timeout_cancels_the_run_on_its_loop():
-    with Engine(from_pydantic_ai(failing(sleep_s=30)),
-                EngineConfig(timeout_s=0.3, retries=0)) as eng:
-        obs = run_sync(eng.draw(Probe.make("hi")))
-    assert obs.error.kind == "timeout"
-    assert obs.error.attempts == 1
 
 
 def test_eager_validation():
@@ -449,55 +375,8 @@ def test_references_detect_agents_and_factories(tmp_path):
         load_agent("inst.py:make_other", cwd=tmp_path)
 
 
-def test_as_adapter_and_the_public_wrapper():
-    agent = scripted([text("ok")])
-    assert isinstance(as_adapter(agent), PydanticAIAdapter)
-    adapter = public_from_pydantic_ai(agent, identity="pydantic-ai:x")
-    assert isinstance(adapter, PydanticAIAdapter)
-    assert adapter.identity == "pydantic-ai:x"
-    assert adapter.tool_source == "messages"
-
-
-# ------------------------------------------------------------------ @agent_property
-
-WORDS = ["hello", "please", "charged", "urgent", "order", "refund"]
-# n filler words then one word: the planted bug needs URGENT and more than 40 characters,
-# so the shrink-order minimum is six "hello" then "urgent" (42 characters)
-PLANTED_MINIMUM = "hello hello hello hello hello hello urgent"
-
-
-def test_agent_property_shrinks_the_planted_bug_to_its_minimum():
-    from agentverity_props.property import RECORDS
-
-    buggy = support(seed=11, ambiguity=0.2, planted_bug=True)
-
-    @agent_property(agent=buggy, budget=6000)
-    @seed(3)
-    @settings(database=None, max_examples=30, suppress_health_check=list(HealthCheck))
-    @given(prompt=st.builds(lambda n, w: " ".join(["hello"] * n + [w]), st.integers(0, 12),
-                            st.sampled_from(WORDS)))
-    def test_case_invariance(check, prompt):
-        check.invariant(prompt, prompt.upper(), name="case")
-
-    with pytest.raises(PropertyViolation):
-        test_case_invariance()
-    assert RECORDS[-1].minimal is not None
-    assert RECORDS[-1].minimal.source == PLANTED_MINIMUM
-
-
-def test_agent_property_holds_on_the_clean_noisy_agent():
-    # a bare pydantic_ai.Agent is accepted as is (its `decision` field is the verdict)
-    clean = ex["build_agent"](rng=random.Random(11), ambiguity=0.2)
-
-    @agent_property(agent=clean, budget=4000)
-    @seed(3)
-    @settings(database=None, max_examples=15, suppress_health_check=list(HealthCheck))
-    @given(prompt=st.builds(lambda n, w: " ".join(["hello"] * n + [w]), st.integers(0, 12),
-                            st.sampled_from(WORDS)))
-    def test_case_invariance(check, prompt):
-        check.invariant(prompt, prompt.upper(), name="case")
-
-    test_case_invariance()
+# @agent_property, the CLI's run and tools cases, recorded token totals, timeouts,
+# as_adapter: test_adapter_conformance.py (every framework)
 
 
 # ------------------------------------------------------------------ the real CLI
@@ -506,70 +385,6 @@ def test_agent_property_holds_on_the_clean_noisy_agent():
 def cli(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "agentverity_props", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout, check=False)
-
-
-def test_cli_run_on_the_example_agent(tmp_path):
-    out = tmp_path / "run.json"
-    proc = cli("run", "--agent", "examples/pydantic_ai_agent.py:make_agent", "--inputs",
-               str(SUPPORT_INPUTS), "--format", "json", "--output", str(out), "--no-progress",
-               "--budget", "300")
-    assert proc.returncode in (0, 1, 2), proc.stderr
-    data = json.loads(out.read_text())
-    assert data["agent"] == "pydantic-ai:pydantic_ai_agent.make_agent"
-    assert data["ledger"]["failures"] == 0
-    assert data["ledger"]["input_tokens"] > 0
-    assert data["meter"]["call"] in ("verdict-stochastic", "verdict-deterministic", "undecided")
-    assert data["ledger"]["calls"] <= 300
-    assert "Traceback" not in proc.stderr
-
-
-def test_cli_run_with_an_absent_verdict_key_stops_fast_with_the_keys():
-    proc = cli("run", "--agent", "examples/pydantic_ai_agent.py:make_agent", "--inputs",
-               str(SUPPORT_INPUTS), "--verdict-key", "label", "--no-progress")
-    assert proc.returncode == 2
-    out = proc.stdout + proc.stderr
-    assert "'label'" in out
-    assert "decision, reply" in out
-    assert "Traceback" not in proc.stderr
-
-
-def test_cli_tools_cases_on_the_example_agent(tmp_path):
-    cases = tmp_path / "cases.yaml"
-    cases.write_text(textwrap.dedent("""
-        cases:
-          - name: refund looks the order up, then refunds
-            agent: pydantic_ai_agent:make_agent
-            prompt: "I want a refund for order 1002"
-            runs: 3
-            tool_sequence: [lookup_order, issue_refund]
-            tool_args:
-              - {tool: issue_refund, arg: amount, equals: 120.0}
-          - name: FAQ, never a refund
-            agent: pydantic_ai_agent:make_agent
-            prompt: "How do I reset my password?"
-            runs: 2
-            required_tools: [search_faq]
-            forbidden_tools: [issue_refund]
-          - name: a refund over the limit does not fire
-            agent: pydantic_ai_agent:make_agent
-            prompt: "Refund order 1004 now"
-            runs: 2
-            required_tools: [lookup_order, issue_refund]
-    """))
-    out = tmp_path / "tools.json"
-    proc = cli("tools", "--config", str(cases), "--format", "json", "--output", str(out),
-               "--no-progress", cwd=ROOT / "examples")
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    report = json.loads(out.read_text())
-    status = {c["name"]: c["status"] for c in report["cases"]}
-    assert status == {"refund looks the order up, then refunds": "pass",
-                      "FAQ, never a refund": "pass",
-                      "a refund over the limit does not fire": "fail"}
-    over = next(c for c in report["cases"] if c["name"].startswith("a refund over"))
-    run = over["runs"][0]
-    assert [(t["name"], t["status"]) for t in run["tools"]] == [("lookup_order", "success"),
-                                                                ("issue_refund", "error")]
-    assert any("issue_refund" in r for r in run["reasons"])
 
 
 def test_cli_tools_on_the_shipped_case_file(tmp_path):
@@ -612,9 +427,3 @@ def test_instrumentation_spans_name_the_same_calls_as_the_messages():
     assert all("gen_ai.tool.status" not in s.attributes for s in spans)
 
 
-def test_a_recorded_runs_token_totals_are_the_adapters_own_sums(tmp_path):
-    from _recorded_tokens import check_recorded_tokens
-
-    check_recorded_tokens(support(seed=4), ["How do I reset my password?",
-                                            "I want a refund for order 1001, it arrived broken.",
-                                            "I was charged twice for order 1002."], tmp_path)
