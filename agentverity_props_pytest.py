@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import importlib
 import json
 import os
 import sys
@@ -380,9 +381,20 @@ def pytest_runtest_call(item: Any) -> Any:
     # the node id names the test's own draws in the store (parametrized cases apart)
     token = _CURRENT.set({**state.options, "test": item.nodeid} if state is not None
                          else None)
+    # the library's messages name settings as pytest does (--agentverity-budget N, ini
+    # agentverity_budget); imported only once a test imported the package
+    spoken = None
+    settings = sys.modules.get("agentverity_props._internal.settings")
+    if settings is None and "agentverity_props" in sys.modules:
+        settings = importlib.import_module("agentverity_props._internal.settings")
+    if settings is not None:
+        spoken = settings.speaking("pytest")
+        spoken.__enter__()
     try:
         yield
     finally:
+        if spoken is not None:
+            spoken.__exit__(None, None, None)
         _CURRENT.reset(token)
 
 

@@ -22,6 +22,7 @@ from time import monotonic, perf_counter
 from typing import Any, TypeVar
 
 from .._internal.fingerprint import short
+from .._internal.settings import setting
 from .._internal.signals import stop_on_signals
 from ..adapters import Adapter, as_adapter
 from ..errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument, ReplayMiss
@@ -263,8 +264,8 @@ class Engine:
             if found is None and self._mode == "replay":
                 raise ReplayMiss(
                     f"no recorded draw for probe {short(probe.fp)} index {index} of agent "
-                    f"{self._identity} in {store.location} — record first with --record or use "
-                    "auto")
+                    f"{self._identity} in {store.location} — record first with "
+                    f"{setting('record')} or use {setting('auto')}")
         return await self._live(probe, key)
 
     async def draws(self, probe: Probe, n: int) -> list[Observation]:
@@ -323,9 +324,7 @@ class Engine:
         while True:
             if attempt == 0 and not self.ledger.can_afford(1):
                 # spent already: fail now, not after queueing for a worker slot
-                raise BudgetExhausted(
-                    f"the agent-call budget of {self.ledger.budget} is spent — raise "
-                    "--budget, or replay recorded draws with --store")
+                raise _budget_spent(self.ledger.budget)
             if not await self._acquire_slot(sem, st):
                 raise _interrupted()
             held = True
@@ -356,9 +355,7 @@ class Engine:
                     slot = None
                 if not self.ledger.reserve(retry=attempt > 0):
                     if attempt == 0:
-                        raise BudgetExhausted(
-                            f"the agent-call budget of {self.ledger.budget} is spent — raise "
-                            "--budget, or replay recorded draws with --store")
+                        raise _budget_spent(self.ledger.budget)
                     message += " (not retried: the call budget is spent)"
                     break
                 attempt += 1
@@ -657,9 +654,15 @@ def _call_slots(limit: int | None) -> SharedSlots | None:
     return SharedSlots(f"agentverity-props-process-{os.getpid()}", limit, per_process=True)
 
 
+def _budget_spent(limit: int | None) -> BudgetExhausted:
+    return BudgetExhausted(f"the agent-call budget of {limit} is spent — raise "
+                           f"{setting('budget')}, or replay recorded draws with "
+                           f"{setting('store')}")
+
+
 def _interrupted() -> Interrupted:
     return Interrupted("run interrupted: no new agent call is started — finished calls are "
-                       "kept (and stored, with --store); rerun to continue")
+                       f"kept (and stored, with {setting('store')}); rerun to continue")
 
 
 def _release_from_thread(loop: asyncio.AbstractEventLoop, sem: asyncio.Semaphore,
