@@ -83,6 +83,8 @@ SETTINGS: dict[str, Spelling] = {
     "suppress_health_check": Spelling("--suppress-health-check", None, None,
                                       "suppress_health_check=", "NAME"),
     "seed": Spelling("--seed", None, None, "seed=", "N"),
+    "enlarge_threshold": Spelling("agentverity-props enlarge --threshold", None, None,
+                                  "enlarge(..., threshold={})", "X"),
     "price": Spelling("--price", None, None, "price"),
     "price_model": Spelling("--price-model", None, None, "Price.load(path, model=NAME)",
                             "NAME"),
@@ -93,6 +95,9 @@ SETTINGS: dict[str, Spelling] = {
                                 'tokens_per_call=TokensPerCall.stated("IN,OUT")', "IN,OUT"),
     "tokens_from": Spelling("--tokens-from", None, None, "TokensPerCall.measured({})", ""),
     "format_json": Spelling("--format json", None, None, "to_dict()"),
+    "lexicon": Spelling("--lexicon", None, None, "lexicon=", "FILE"),
+    "generator": Spelling("--generator-agent", None, None, "generator="),
+    "strategy": Spelling("--strategy", None, None, "strategy=", "PACK"),
 }
 
 _EDGE: contextvars.ContextVar[Edge] = contextvars.ContextVar("agentverity_edge",
@@ -118,13 +123,13 @@ def speaking(edge: Edge) -> Iterator[None]:
 
 def setting(key: str, value: object = None, *, edge: Edge | None = None) -> str:
     """The setting ``key`` as the running edge writes it, with ``value`` (default: its
-    placeholder, ``N``...; ``""`` for the bare name).
+    placeholder, ``N``...; ``""`` for the bare flag or keyword).
 
     >>> setting("budget", 500, edge="cli")
     '--budget 500'
     >>> setting("budget", edge="pytest")
     '--agentverity-budget N (ini agentverity_budget)'
-    >>> setting("budget", 500)
+    >>> setting("budget", 500, edge="python")
     'budget=500'
     """
     spelled = SETTINGS[key]  # a KeyError here is a bug in the library's message
@@ -138,8 +143,8 @@ def setting(key: str, value: object = None, *, edge: Edge | None = None) -> str:
     py = spelled.python
     if "{}" in py:
         return py.replace("{}", shown or "...")
-    if py.endswith("="):
-        return py + (shown if value is not None or shown else "...")
+    if py.endswith("="):  # a keyword: with its value, or bare (``budget``) for value ""
+        return py + shown if shown else py[:-1]
     return py
 
 

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from .._internal.outcome import StopReason
+from .._internal.settings import setting
 from ..decide import BernoulliSPRT, BetaCS, sprt_expected_n
 from ..engine import EngineConfig, EvidencePool
 from ..errors import (
@@ -418,12 +419,14 @@ def _with_advice(r: MeterResult, sprt: BernoulliSPRT) -> MeterResult:
             advice = (f"no usable pair of draws ({why}; failures: {kinds}): fix the agent or "
                       "its verdict extraction, then rerun")
         else:
-            advice = f"no usable pair of draws ({why}): raise --budget to at least 80"
+            advice = (f"no usable pair of draws ({why}): raise {setting('budget', '')} to at "
+                      "least 80")
         return replace(r, advice=advice)
     theta = min(max(r.estimate, 1e-4), 0.99)
     more = sprt_expected_n(sprt.p0, sprt.p1, theta, alpha=sprt.alpha, max_n=5000)
     if r.stop_reason == "interrupted":
-        advice = "interrupted: rerun (add --store PATH --record to keep draws across runs)"
+        advice = (f"interrupted: rerun (add {setting('store')} {setting('record')} to keep "
+                  "draws across runs)")
     elif r.stop_reason == StopReason.EVIDENCE:
         advice = (f"the recording ran out of draws: at the observed rate ~{r.estimate:.3f} a "
                   f"decision needs about {2 * more:.0f} more draws; record more repeats of "
@@ -431,11 +434,12 @@ def _with_advice(r: MeterResult, sprt: BernoulliSPRT) -> MeterResult:
     elif sprt.p0 < theta < sprt.p1:
         advice = (f"the disagreement rate ~{r.estimate:.3f} lies in the indifference zone "
                   f"({sprt.p0:g}, {sprt.p1:g}) around epsilon={r.epsilon:g}: deciding needs "
-                  f"~{2 * more:.0f} more calls (--budget); or pick a precision preset whose "
+                  f"~{2 * more:.0f} more calls ({setting('budget', '')}); or pick a precision "
+                  "preset whose "
                   "epsilon is further from it (cheap=0.10, strict=0.01), or treat the agent as "
                   "stochastic and rely on noise-calibrated relations")
     else:
         advice = (f"{r.stop_reason}: at the observed rate ~{r.estimate:.3f} a decision needs "
-                  f"about {2 * more:.0f} more calls; rerun with --budget "
-                  f"{int(r.calls + 2 * more + 20)}")
+                  f"about {2 * more:.0f} more calls; rerun with "
+                  f"{setting('budget', int(r.calls + 2 * more + 20))}")
     return replace(r, advice=advice)

@@ -29,6 +29,7 @@ import numpy as np
 
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus, Exit, RelationStatus, StopReason, exit_code
+from .._internal.settings import setting
 from ..decide import RUN_SHARES
 from ..engine import UNSET, EngineConfig, EvidencePool, ledger_part
 from ..errors import DrawStopped, InvalidArgument
@@ -307,6 +308,7 @@ class RunResult:
         """What to do next when the evidence is incomplete or undecided (never a guess that a
         rerun would not follow: budgets are the calls spent plus a floor for what is left)."""
         out: list[str] = []
+        budget_named = False  # a line above already says which budget to give
         budget = self.config.budget
         calls = int(self.ledger.get("calls", 0))
         cause = self.ledger.get("stop_cause")
@@ -337,28 +339,34 @@ class RunResult:
                     + cands * RUN_MAX_DRAWS)
             typical = min(typical, sure)
             out.append(f"the call budget ({budget}) ran out with {len(pending)} relation(s) "
-                       f"undecided: --budget {typical} is likely to be enough and --budget "
-                       f"{sure} is sure to be; add --store PATH to keep the calls made")
+                       f"undecided: {setting('budget', typical)} is likely to be enough and "
+                       f"{setting('budget', sure)} is sure to be; add {setting('store')} to "
+                       "keep the calls made")
+            budget_named = True
         elif self.meter.call == "undecided" and self.meter.advice:
             out.append(self.meter.advice)
         elif self.change is not None and self.change.status == "incomplete":
             more = (CHANGE_MAX_TRIALS - self.change.late_trials) * CHANGE_TRIAL_DRAWS
             out.append(f"the changed-agent check stopped after {self.change.late_trials} "
-                       f"trial(s): --budget {calls + more} lets it finish (or suppress it with "
-                       "--suppress-health-check changed_agent, and say so)")
+                       f"trial(s): {setting('budget', calls + more)} lets it finish (or suppress "
+                       f"it with {setting('suppress_health_check', 'changed_agent')}, and "
+                       "say so)")
+            budget_named = True
         short = self.unreachable_holds()
-        if short and not any("--budget" in a for a in out):
+        if short and not budget_named:
             out.append(short)
         untested = [r for r in self.relations if r.status == RelationStatus.NOT_TESTED]
         if untested:
             out.append(f"{len(untested)} requested relation(s) not tested "
                        f"({', '.join(r.relation.name for r in untested)}): give them evidence "
-                       "(record their follow-ups) or leave them out with --relations")
+                       "(record their follow-ups) or leave them out with "
+                       f"{setting('relations', '')}")
         undecided = [r for r in self.relations if r.status == RelationStatus.UNDECIDED]
         if undecided and not out:
             out.append(f"{len(undecided)} relation(s) stayed undecided: the agent is too noisy "
-                       "to bound their effect within the score cap; raise --tolerance (a looser "
-                       "claim) or --precision cheap, or accept the UNDECIDED status")
+                       "to bound their effect within the score cap; raise "
+                       f"{setting('tolerance', '')} (a looser claim) or "
+                       f"{setting('precision', 'cheap')}, or accept the UNDECIDED status")
         return out
 
     def unreachable_holds(self) -> str:
@@ -391,6 +399,7 @@ class RunResult:
 
     def to_dict(self, *, include_inputs: bool | None = None) -> dict[str, Any]:
         inc = self.config.include_inputs if include_inputs is None else include_inputs
+        keep = setting("include_inputs")
         cfg = self.config
         return {
             "schema": SCHEMA,
@@ -417,11 +426,11 @@ class RunResult:
             "ledger": ledger_part(self.ledger),
             "tokens": self.ledger.get("tokens"),
             "privacy": ("this report keeps the inputs' text (printed to stdout, or written "
-                        "with --include-inputs; the 'inputs' field maps each fingerprint to "
-                        "its text); a file written without --include-inputs keeps "
+                        f"with {keep}; the 'inputs' field maps each fingerprint to "
+                        f"its text); a file written without {keep} keeps "
                         "fingerprints only; no answer text is stored"
                         if inc else "inputs are identified by fingerprint only; no raw prompt "
-                        "or answer text is stored (use --include-inputs to keep prompts)"),
+                        f"or answer text is stored (use {keep} to keep prompts)"),
             "inputs": dict(self.inputs) if inc else None,
             **({"routes": self.routes.to_dict()} if self.routes is not None else {}),
             **({"follow_ups": self.follow_up_texts()} if inc else {}),
@@ -616,9 +625,10 @@ def budget_note(texts: Sequence[str], relations: Sequence[Relation], config: Run
     need = min_relation_calls(texts, relations, config.tol, per_input=per_input)
     if need <= config.budget:
         return ""
-    return (f"--budget {config.budget} cannot reach HOLDS on any relation at tolerance "
-            f"{config.tol:g}: bounding an effect below it takes at least {need} calls here "
-            f"besides the meter's; raise --budget (to {need + 100} or more) or --tolerance")
+    return (f"{setting('budget', config.budget)} cannot reach HOLDS on any relation at "
+            f"tolerance {config.tol:g}: bounding an effect below it takes at least {need} "
+            f"calls here besides the meter's; raise {setting('budget', '')} (to {need + 100} or "
+            f"more) or {setting('tolerance', '')}")
 
 
 def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],

@@ -414,8 +414,8 @@ def _check_magic(path: Path, *, empty_ok: bool = True) -> None:
         raise BadInput(f"store {path} cannot be read: {exc.strerror or exc}", _fix()) from None
     if not head and not empty_ok:  # reading: an empty file holds no recording
         raise BadInput(f"store {path} is not an agentverity-props store: the file is empty",
-                       "record into it first (--record), or pass the path of a recorded "
-                       "store")
+                       f"record into it first ({setting('record')}), or pass the path of "
+                       "a recorded store")
     if head and head != _SQLITE_MAGIC:  # an empty file is fine to write: SQLite initialises it
         raise BadInput(f"store {path} is not an agentverity-props store: not a SQLite file",
                        _fix())

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 from .._internal import hypothesis_shim
 from .._internal.agent_settings import agent_settings
 from .._internal.outcome import CandidateStatus
+from .._internal.settings import current_edge, setting
 from .._internal.unset import UNSET
 from ..diagnose import HealthCheck, blindness_from_keys
 from ..engine import EvidencePool, LoopThread
@@ -460,6 +461,13 @@ def agent_property(*, agent: Any, config: PropertyConfig | None = None,
     return decorate
 
 
+def _own_setting(key: str) -> str:
+    """A setting of the test as its caller sets it: the decorator's keyword (``budget=``),
+    and under the pytest plugin also the plugin's option."""
+    own = f"{key}= in @agent_property"
+    return own if current_edge() != "pytest" else f"{own} or {setting(key, '')}"
+
+
 def _plugin_option(name: str) -> Any:
     """The pytest plugin's option for the test running now (None outside pytest)."""
     plugin = sys.modules.get("agentverity_props_pytest")
@@ -535,7 +543,7 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                 record.status = "inconclusive"
                 failing = _failure_cause(engine)
                 fix = ("fix the agent (or its verdict extraction) and rerun" if failing else
-                       "raise budget= in @agent_property or --agentverity-budget")
+                       f"raise {_own_setting('budget')}")
                 raise Inconclusive(
                     f"no candidate could be decided ({record.undecided} undecided, "
                     f"{record.calls} calls, budget exhausted: {record.budget_exhausted}"
@@ -679,8 +687,8 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
         raise Inconclusive(
             f"the effect of {names} over the generated examples could not be bounded below "
             f"the tolerance {base['tolerance']:g} ({undecided[0].note or 'undecided'}; "
-            f"{record.calls} calls) — raise budget= in @agent_property or "
-            "--agentverity-budget, or tolerance=")
+            f"{record.calls} calls) — raise {_own_setting('budget')}, or "
+            f"{_own_setting('tolerance')}")
 
 
 def _example_excess(check: AgentCheck, c: Any) -> float:
@@ -699,8 +707,8 @@ def _after_pass(record: PropertyRecord, check: AgentCheck, base: dict[str, Any])
         record.status = "inconclusive"
         raise Inconclusive(
             f"agent-call budget ({record.calls} calls) ran out with {record.undecided} "
-            f"candidate(s) undecided and no confirmed violation — raise budget= in "
-            "@agent_property or --agentverity-budget")
+            f"candidate(s) undecided and no confirmed violation — raise "
+            f"{_own_setting('budget')}")
     keys = check.anchor_keys()
     if len(keys) >= 10 and HealthCheck.blind_probe_set not in suppressed:
         blind = blindness_from_keys(keys, alpha=record.alpha)

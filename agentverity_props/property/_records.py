@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..diagnose import HealthCheck
     from ..engine import EngineConfig
 
+from .._internal.settings import setting
 from ..relations import CandidateRecord
 
 COUNTEREXAMPLE_SCHEMA = "agentverity_props.counterexample/1"
@@ -172,8 +173,8 @@ class PropertyRecord(CandidateRecord):
             "seed": self.seed,
             "store": self.store,
             "hint": ("add the @example(...) line above @given to pin the case; rerun with "
-                     "--agentverity-store PATH --agentverity-store-mode replay to re-use "
-                     "the recorded draws") if ce else None,
+                     f"{setting('store')} {setting('replay')} to re-use the recorded "
+                     "draws") if ce else None,
         }
 
 

@@ -64,6 +64,7 @@ import numpy as np
 from .._internal.fingerprint import short
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CheckStatus, InputCheckStatus, StopReason, exit_code
+from .._internal.settings import setting
 from ..decide import CHECK_CHANGE_SHARE, confirmation_plan, confirmation_settled, drift_p_value
 from ..diagnose import RunConfig
 from ..engine import EvidencePool, ledger_part
@@ -220,7 +221,8 @@ def _prechecks(doc: Mapping[str, Any], probes: list[Probe], extractor_id: str) -
                 parts.append(f"{len(extra)} input(s) are not in the snapshot "
                              f"({', '.join(short(f) for f in extra[:3])})")
             if missing:
-                parts.append(f"{len(missing)} snapshot input(s) are missing from --inputs "
+                parts.append(f"{len(missing)} snapshot input(s) are missing from "
+                             f"{setting('inputs', '')} "
                              f"({', '.join(short(f) for f in missing[:3])})")
             salt = " (or AGENTVERITY_PROPS_SALT differs)" if scheme == "hmac-sha256" else ""
             out.append(Refusal("input-set", "; ".join(parts) + f"{salt} — pass the inputs "
@@ -228,7 +230,7 @@ def _prechecks(doc: Mapping[str, Any], probes: list[Probe], extractor_id: str) -
     if doc["config"]["extractor"] != extractor_id:
         out.append(Refusal("extractor", f"the snapshot's verdicts were extracted with "
                            f"{doc['config']['extractor']}, now {extractor_id} — use the same "
-                           "--verdict-key/--verdict-regex"))
+                           f"{setting('verdict')}"))
     return out
 
 
@@ -512,8 +514,8 @@ def _incomplete_msg(checks: list[InputCheck], stop: str) -> str:
     parts = [stop] if stop else []
     if bad:
         parts.append(f"{len(bad)} input(s) lack evidence ({', '.join(bad[:3])})")
-    return "the check is incomplete: " + "; ".join(parts) + " — fix the failures or raise " \
-        "--budget, then rerun"
+    return ("the check is incomplete: " + "; ".join(parts) + " — fix the failures or raise "
+            f"{setting('budget', '')}, then rerun")
 
 
 def _input_check(entry: Mapping[str, Any], tol: float, alpha_input: float,

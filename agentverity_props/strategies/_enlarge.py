@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus
+from .._internal.settings import setting
 from .._internal.unset import UNSET
 from ..errors import BadInput, DrawStopped, InvalidArgument
 
@@ -729,6 +730,6 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
             + ("none changed the verdict" if not res.added else
                f"{len(res.added)} changed it") +
             ": the boundary may lie in words your probes never use (a keyword list, restricted "
-            "names). Add them through a lexicon (--lexicon FILE; lexicon= in Python), a probe "
-            "or two that holds them, a generator (--generator-agent), or try a strategy pack "
-            "(--strategy auto)")
+            f"names). Add them through a lexicon ({setting('lexicon')}), a probe "
+            f"or two that holds them, a generator ({setting('generator', '')}), or try a "
+            f"strategy pack ({setting('strategy', 'auto')})")
