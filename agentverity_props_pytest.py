@@ -388,16 +388,16 @@ def pytest_runtest_call(item: Any) -> Any:
     token = _CURRENT.set({**state.options, "test": item.nodeid} if state is not None
                          else None)
     try:
-        with _speaking_pytest():
-            yield
+        yield
     finally:
         _CURRENT.reset(token)
 
 
 def _speaking_pytest() -> Any:
     """The library's messages name settings as pytest does (``--agentverity-budget N``, ini
-    ``agentverity_budget``) inside the block; the package is imported only when a test
-    already imported it."""
+    ``agentverity_budget``) inside the block: around what the plugin configures
+    (``@agent_property`` speaks pytest itself while the plugin runs it). The package is
+    imported only when a test already imported it."""
     if "agentverity_props" not in sys.modules:
         return contextlib.nullcontext()
     settings = importlib.import_module("agentverity_props._internal.settings")

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from .._internal import hypothesis_shim
 from .._internal.agent_settings import agent_settings
 from .._internal.outcome import CandidateStatus
-from .._internal.settings import current_edge, setting
+from .._internal.settings import current_edge, setting, speaking
 from .._internal.unset import UNSET
 from ..diagnose import HealthCheck, blindness_from_keys
 from ..engine import EvidencePool, LoopThread
@@ -465,7 +465,7 @@ def _own_setting(key: str) -> str:
     """A setting of the test as its caller sets it: the decorator's keyword (``budget=``),
     and under the pytest plugin also the plugin's option."""
     own = f"{key}= in @agent_property"
-    return own if current_edge() != "pytest" else f"{own} or {setting(key, '')}"
+    return own if current_edge() != "pytest" else f"{own} or {setting(key)}"
 
 
 def _plugin_option(name: str) -> Any:
@@ -475,9 +475,27 @@ def _plugin_option(name: str) -> Any:
     return current().get(name) if current is not None else None
 
 
+def _plugin_active() -> bool:
+    """True while the pytest plugin runs this test (its options apply to it)."""
+    plugin = sys.modules.get("agentverity_props_pytest")
+    current = getattr(plugin, "current_options", None)
+    return bool(current()) if current is not None else False
+
+
 def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                   engine_base: tuple[EngineConfig, str | None], max_candidates: int | None,
                   args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    __tracebackhide__ = True  # pytest: the failure is the user's test
+    # under the plugin, messages name its options (--agentverity-budget N): decided here, the
+    # edge where the plugin's settings meet the test's own; elsewhere the caller's terms
+    with speaking("pytest" if _plugin_active() else current_edge()):
+        return _run_property_in(test, wrapper, inner, base, engine_base, max_candidates,
+                                args, kwargs)
+
+
+def _run_property_in(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
+                     engine_base: tuple[EngineConfig, str | None], max_candidates: int | None,
+                     args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     __tracebackhide__ = True  # pytest: the failure is the user's test
     from ..engine import Engine
 
