@@ -221,7 +221,7 @@ def test_input_set_and_extractor_mismatch_make_no_call(snap):
     (r,) = chk.inadmissible
     assert r.rule == "input-set"
     assert "not in the snapshot" in r.message
-    assert "missing from --inputs" in r.message
+    assert "missing from the inputs passed" in r.message
     chk = compare_snapshot(agent, INPUTS, snap, config=RunConfig(extractor=by_key("v")))
     assert [r.rule for r in chk.inadmissible] == ["extractor"]
     assert calls == []
