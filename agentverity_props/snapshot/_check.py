@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ import numpy as np
 from .._internal.fingerprint import short
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CheckStatus, InputCheckStatus, StopReason, exit_code
+from .._internal.renamed import renamed
 from .._internal.settings import setting
 from ..decide import CHECK_CHANGE_SHARE, confirmation_plan, confirmation_settled, drift_p_value
 from ..diagnose import RunConfig
@@ -149,10 +151,19 @@ class CheckResult:
     admission: dict[str, Any]
     stability: dict[str, Any] | None
     calls: dict[str, Any]
-    tolerance: float
+    #: the per-input mismatch rate still called noise (the drift limit; not
+    #: ``RunConfig.tolerance``, the relations' effect limit)
+    drift_tolerance: float
     alpha_input: float
     ledger: dict[str, Any] = field(default_factory=dict)
     change: ChangeResult | None = None
+
+    @property
+    def tolerance(self) -> float:
+        """Deprecated: :attr:`drift_tolerance`."""
+        warnings.warn("CheckResult.tolerance is deprecated, use CheckResult.drift_tolerance",
+                      DeprecationWarning, stacklevel=2)
+        return self.drift_tolerance
 
     @property
     def drifted(self) -> list[str]:
@@ -170,7 +181,8 @@ class CheckResult:
             "inadmissible": [r.to_dict() for r in self.inadmissible],
             "admission": self.admission, "stability": self.stability,
             "drift": {"inputs": len(self.drifted), "fps": self.drifted,
-                      "tolerance": self.tolerance, "alpha_per_input": self.alpha_input,
+                      # check/1's published name of the drift tolerance
+                      "tolerance": self.drift_tolerance, "alpha_per_input": self.alpha_input,
                       "method": "curtailed test per input: worse than its own recorded rate "
                                 "(Fisher exact vs the snapshot's calibration draws) and than "
                                 "the tolerance (exact binomial); Bonferroni over inputs; "
@@ -243,10 +255,14 @@ async def _draw_key(eng: Engine, probe: Probe, layer: str) -> str | None:
 
 async def acompare_snapshot(agent: Any, inputs: Sequence[str],
                             snapshot: str | Path | Mapping[str, Any], *,
-                            config: RunConfig | None = None, tolerance: float | None = None,
+                            config: RunConfig | None = None,
+                            drift_tolerance: float | None = None,
                             engine: Engine | None = None,
-                            progress: Callable[[str, int], None] | None = None) -> CheckResult:
+                            progress: Callable[[str, int], None] | None = None,
+                            tolerance: float | None = None) -> CheckResult:
     """Async core of :func:`compare_snapshot`."""
+    drift_tolerance = renamed("acompare_snapshot", "tolerance", "drift_tolerance", tolerance,
+                              drift_tolerance)
     from ..decide import BernoulliSPRT
     from ..diagnose import DEFAULT_MAX_CALLS, run_meter
     from ..engine import Engine, Probe
@@ -257,9 +273,9 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
     cfg = doc["config"]
     eps, alpha, r, layer = (float(cfg["epsilon"]), float(cfg["alpha"]),
                             float(cfg["indifference"]), str(cfg["layer"]))
-    tol = min(0.49, eps * r) if tolerance is None else tolerance
-    if not (0.0 < tol < 0.5):
-        raise InvalidArgument(f"tolerance={tol!r} must be in (0, 0.5)")
+    tol = min(0.49, eps * r) if drift_tolerance is None else drift_tolerance
+    if tol.__class__ is bool or not isinstance(tol, (int, float)) or not (0.0 < tol < 0.5):
+        raise InvalidArgument(f"drift_tolerance={tol!r} must be in (0, 0.5)")
     texts = clean_inputs(inputs)
     probes = [Probe.make(t) for t in texts]
     n = len(probes)
@@ -599,8 +615,9 @@ def _calls(eng: Engine, doc: Mapping[str, Any], phase: dict[str, int]) -> dict[s
 
 def compare_snapshot(agent: Any, inputs: Sequence[str],
                      snapshot: str | Path | Mapping[str, Any], *,
-                     config: RunConfig | None = None, tolerance: float | None = None,
-                     progress: Callable[[str, int], None] | None = None) -> CheckResult:
+                     config: RunConfig | None = None, drift_tolerance: float | None = None,
+                     progress: Callable[[str, int], None] | None = None,
+                     tolerance: float | None = None) -> CheckResult:
     """Check the agent against a snapshot: sequential re-admission, then per-input drift.
 
     ``epsilon``, ``alpha``, ``indifference`` and ``layer`` come from the snapshot; ``config``
@@ -611,15 +628,20 @@ def compare_snapshot(agent: Any, inputs: Sequence[str],
         agent: the (new version of the) agent.
         inputs: the snapshot's inputs.
         snapshot: a snapshot file path or its loaded dict.
-        config: engine settings, seed, extractor.
-        tolerance: the per-input mismatch rate still called noise (default
-            ``epsilon * indifference``); drift also needs a rate above the input's own
-            recorded one.
+        config: engine settings, seed, extractor (its ``tolerance``, the relations' effect
+            limit, plays no part here).
+        drift_tolerance: the per-input mismatch rate still called noise (default
+            ``epsilon * indifference``, at most 0.49); drift also needs a rate above the
+            input's own recorded one.
+        tolerance: the deprecated old name of ``drift_tolerance`` (a
+            ``DeprecationWarning``).
 
     Returns:
         A :class:`CheckResult`: ``status`` clean / drift / inadmissible / incomplete,
         ``exit_code`` 0 / 1 / 2 / 2.
     """
     from ..engine import run_sync
+    drift_tolerance = renamed("compare_snapshot", "tolerance", "drift_tolerance", tolerance,
+                              drift_tolerance)
     return run_sync(acompare_snapshot(agent, inputs, snapshot, config=config,
-                                      tolerance=tolerance, progress=progress))
+                                      drift_tolerance=drift_tolerance, progress=progress))
