@@ -178,7 +178,7 @@ class MeterResult:
 class MeterConfig:
     """Everything :func:`~agentverity_props.diagnose.measure` can be told.
 
-    ``epsilon`` (or a ``precision`` preset) is the tolerance on the pair-disagreement rate,
+    ``epsilon`` (or a ``precision`` preset) is the meter's limit on the pair-disagreement rate,
     ``alpha`` the error rate of the call, ``indifference`` the SPRT's alternative ratio and
     ``layer`` what is compared (verdict, text, tools). How the agent is called is the nested
     ``engine``: its ``budget`` also caps the meter's calls, its ``seed`` seeds the pairing.
@@ -214,7 +214,7 @@ class MeterConfig:
 
     @property
     def eps(self) -> float:
-        """The resolved tolerance (``epsilon``, else the ``precision`` preset's, else 0.05)."""
+        """The resolved epsilon (``epsilon``, else the ``precision`` preset's, else 0.05)."""
         try:
             return resolve_epsilon(self.epsilon, self.precision)
         except InvalidArgument as exc:

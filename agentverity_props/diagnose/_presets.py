@@ -3,10 +3,10 @@ to build its choices)."""
 
 from __future__ import annotations
 
-#: ``--precision`` name -> epsilon (the meter's tolerance on the pair-disagreement rate)
+#: precision preset name -> epsilon (the meter's limit on the pair-disagreement rate)
 PRESETS: dict[str, float] = {"cheap": 0.10, "balanced": 0.05, "strict": 0.01}
 
-#: ``--precision`` name -> relation tolerance (the largest excess disagreement a HOLDS allows;
+#: precision preset name -> relation tolerance (the largest excess disagreement a HOLDS allows;
 #: the default, balanced, rules out a transform that changes one verdict in ten)
 TOLERANCE_PRESETS: dict[str, float] = {"cheap": 0.2, "balanced": 0.1, "strict": 0.05}
 DEFAULT_TOLERANCE = TOLERANCE_PRESETS["balanced"]
