@@ -202,7 +202,8 @@ class MeterConfig:
         if not isinstance(self.engine, EngineConfig):
             raise InvalidArgument(f"MeterConfig: engine must be an EngineConfig, got "
                                   f"{type(self.engine).__name__}; pass engine=EngineConfig(...)")
-        try:
+        try:  # epsilon resolved once, here: the meter reads ``eps``
+            object.__setattr__(self, "_eps", resolve_epsilon(self.epsilon, self.precision))
             validate_meter_args(epsilon=self.eps, alpha=self.alpha,
                                 indifference=self.indifference, layer=self.layer,
                                 max_calls=None)
@@ -214,11 +215,9 @@ class MeterConfig:
 
     @property
     def eps(self) -> float:
-        """The resolved epsilon (``epsilon``, else the ``precision`` preset's, else 0.05)."""
-        try:
-            return resolve_epsilon(self.epsilon, self.precision)
-        except InvalidArgument as exc:
-            raise InvalidArgument(f"MeterConfig: {exc}") from None
+        """The resolved epsilon (``epsilon``, else the ``precision`` preset's, else 0.05),
+        resolved once when the config was made."""
+        return self._eps  # type: ignore[attr-defined]
 
 
 def _finite(x: float) -> float | None:

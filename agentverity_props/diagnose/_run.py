@@ -159,8 +159,10 @@ class RunConfig:
                             ("tolerance", tolerance),
                             ("require_verdicts", _required(require_verdicts))):
             object.__setattr__(self, name, value)
+        # each default resolved once, here: the layers below read ``eps`` / ``tol``
         eps = resolve_epsilon(self.epsilon, self.precision)
-        resolve_tolerance(self.tolerance, self.precision)
+        object.__setattr__(self, "_eps", eps)
+        object.__setattr__(self, "_tol", resolve_tolerance(self.tolerance, self.precision))
         validate_meter_args(epsilon=eps, alpha=self.alpha, indifference=self.indifference,
                             layer=self.layer, max_calls=self.max_meter_calls)
         HealthCheck.parse(self.suppress_health_check)
@@ -201,12 +203,15 @@ class RunConfig:
 
     @property
     def eps(self) -> float:
-        return resolve_epsilon(self.epsilon, self.precision)
+        """The meter's epsilon (explicit, or the precision preset's, default 0.05), resolved
+        once when the config was made."""
+        return self._eps  # type: ignore[attr-defined]
 
     @property
     def tol(self) -> float:
-        """The relation tolerance (explicit, or the precision preset's, default 0.1)."""
-        return resolve_tolerance(self.tolerance, self.precision)
+        """The relation tolerance (explicit, or the precision preset's, default 0.1), resolved
+        once when the config was made."""
+        return self._tol  # type: ignore[attr-defined]
 
     def engine_config(self) -> EngineConfig:
         return self.engine
@@ -728,7 +733,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         relations: Sequence[Relation], *, alpha: float,
                         beta: float = DEFAULT_BETA, meter: MeterResult | None = None,
                         seed: int = 0, progress: Callable[[int], None] | None = None,
-                        tolerance: float | None = None) -> list[RelationResult]:
+                        tolerance: float = DEFAULT_TOLERANCE) -> list[RelationResult]:
     """Screen every (relation, input) pair, test the flagged inputs one by one, then decide
     every relation's pooled effect over the probe set (``relations/_pooled.py``, "Order").
 
@@ -752,7 +757,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         screen,
     )
 
-    tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
+    tol = tolerance  # resolved by the caller (RunConfig.tol)
     results = [RelationResult(r) for r in relations]
     jobs: list[EffectJob] = []
     for res in results:

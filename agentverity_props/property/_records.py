@@ -89,8 +89,8 @@ class PropertyConfig:
         if self.engine.error_policy != "record":
             raise bad("engine error_policy must be 'record' (a failed call is incomplete "
                       "evidence, never a verdict); drop error_policy='raise'")
-        try:
-            resolve_tolerance(self.tolerance, None)
+        try:  # the tolerance resolved once, here: the property reads ``tol``
+            object.__setattr__(self, "_tol", resolve_tolerance(self.tolerance, None))
             names = self.suppress_health_check
             checks = HealthCheck.parse((names,) if isinstance(names, str) else names)
             object.__setattr__(self, "suppress_health_check",
@@ -100,9 +100,8 @@ class PropertyConfig:
 
     @property
     def tol(self) -> float:
-        """The tolerance (explicit, else 0.1)."""
-        from ..diagnose import resolve_tolerance
-        return resolve_tolerance(self.tolerance, None)
+        """The tolerance (explicit, else 0.1), resolved once when the config was made."""
+        return self._tol  # type: ignore[attr-defined]
 
 
 @dataclass

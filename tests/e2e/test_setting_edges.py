@@ -26,7 +26,8 @@ def test_python_names_the_keyword() -> None:
     text = " ".join(res.advice)
     assert f"the call budget ({BUDGET}) ran out" in text
     assert "budget=" in text
-    assert "--budget" not in text and "--agentverity" not in text
+    assert "--budget" not in text
+    assert "--agentverity" not in text
 
 
 def test_the_cli_names_its_flag() -> None:
@@ -36,7 +37,9 @@ def test_the_cli_names_its_flag() -> None:
     out = proc.stdout + proc.stderr
     assert f"the call budget ({BUDGET}) ran out" in out, out
     assert "--budget " in out
-    assert "budget=" not in out and "--agentverity" not in out and "store_path" not in out
+    assert "budget=" not in out
+    assert "--agentverity" not in out
+    assert "store_path" not in out
 
 
 def test_pytest_names_the_plugins_option(pytester: pytest.Pytester) -> None:
@@ -56,4 +59,5 @@ def test_small_budget(check, prompt):
     assert "Inconclusive" in out
     assert "--agentverity-budget N (ini agentverity_budget)" in out
     assert "budget= in @agent_property" in out  # the test's own keyword works too
-    assert " --budget " not in out and "RunConfig" not in out
+    assert " --budget " not in out
+    assert "RunConfig" not in out
