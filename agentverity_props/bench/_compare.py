@@ -45,6 +45,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import StopReason
+from .._internal.settings import setting
 from ..decide import PooledEquivalence, PooledSign, sign_reachable
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ._compare_results import (
@@ -220,8 +221,9 @@ async def acompare_agents(agents: Sequence[Any], benchmark: Benchmark, *,
                 settled = [_settled(p, left) for p in pairs]
                 if all(settled):
                     stop = "decided" if all(x == "decided" for x in settled) else (
-                        f"futile: no outcome of the remaining runs up to --max-runs "
-                        f"{config.max_runs} can change the pass-rate verdict")
+                        "futile: no outcome of the remaining runs up to "
+                        f"{setting('max_runs', config.max_runs)} can change the pass-rate "
+                        "verdict")
                     break
             if any(e.stopping for e in engs):
                 stop = StopReason.INTERRUPTED
