@@ -65,7 +65,13 @@ from ..errors import (
     InvalidArgument,
 )
 from ..observation import LAYERS, Observation
-from ._presets import PRESETS
+from ._presets import (
+    DEFAULT_ALPHA,
+    DEFAULT_EPSILON,
+    DEFAULT_INDIFFERENCE,
+    DEFAULT_LAYER,
+    PRESETS,
+)
 
 if TYPE_CHECKING:
     from ..engine import Engine, Probe
@@ -193,9 +199,9 @@ class MeterConfig:
 
     epsilon: float | None = None
     precision: str | None = None
-    alpha: float = 0.05
-    indifference: float = 2.0
-    layer: str = "verdict"
+    alpha: float = DEFAULT_ALPHA
+    indifference: float = DEFAULT_INDIFFERENCE
+    layer: str = DEFAULT_LAYER
     engine: EngineConfig = field(default_factory=EngineConfig)
 
     def __post_init__(self) -> None:
@@ -232,7 +238,7 @@ def resolve_epsilon(epsilon: float | None, precision: str | None) -> float:
         if epsilon is not None and epsilon != PRESETS[precision]:
             raise InvalidArgument("give either precision or epsilon, not both")
         return PRESETS[precision]
-    eps = 0.05 if epsilon is None else epsilon
+    eps = DEFAULT_EPSILON if epsilon is None else epsilon
     if not (0.0 < eps < 0.5):
         raise InvalidArgument(f"epsilon={eps!r} must be in (0, 0.5), e.g. 0.05")
     return eps

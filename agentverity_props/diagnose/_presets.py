@@ -6,6 +6,13 @@ from __future__ import annotations
 #: precision preset name -> epsilon (the meter's limit on the pair-disagreement rate)
 PRESETS: dict[str, float] = {"cheap": 0.10, "balanced": 0.05, "strict": 0.01}
 
+#: the defaults of the analysis settings, in one place: RunConfig / MeterConfig take them as
+#: their defaults and the CLI shows them (no layer re-states a default of its own)
+DEFAULT_EPSILON = PRESETS["balanced"]
+DEFAULT_ALPHA = 0.05
+DEFAULT_INDIFFERENCE = 2.0
+DEFAULT_LAYER = "verdict"
+
 #: precision preset name -> relation tolerance (the largest excess disagreement a HOLDS allows;
 #: the default, balanced, rules out a transform that changes one verdict in ten)
 TOLERANCE_PRESETS: dict[str, float] = {"cheap": 0.2, "balanced": 0.1, "strict": 0.05}

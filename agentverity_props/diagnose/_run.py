@@ -67,7 +67,13 @@ from ._meter import (
     run_meter,
     validate_meter_args,
 )
-from ._presets import DEFAULT_TOLERANCE, resolve_tolerance
+from ._presets import (
+    DEFAULT_ALPHA,
+    DEFAULT_INDIFFERENCE,
+    DEFAULT_LAYER,
+    DEFAULT_TOLERANCE,
+    resolve_tolerance,
+)
 from ._routes import Routes, route_breakdown
 
 #: A HOLDS is wrong with at most this probability per relation (its effect is in fact at
@@ -139,7 +145,8 @@ class RunConfig:
     require_verdicts: tuple[str, ...]
 
     def __init__(self, *, epsilon: float | None = None, precision: str | None = None,
-                 alpha: float = 0.05, indifference: float = 2.0, layer: str = "verdict",
+                 alpha: float = DEFAULT_ALPHA, indifference: float = DEFAULT_INDIFFERENCE,
+                 layer: str = DEFAULT_LAYER,
                  max_meter_calls: int | None = None, blindness_threshold: float = 0.9,
                  suppress_health_check: Sequence[HealthCheck | str] = (),
                  include_inputs: bool = False, engine: EngineConfig | None = None,
