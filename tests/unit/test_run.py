@@ -47,7 +47,8 @@ def test_small_budget_is_undecided_with_advice_and_never_exceeded():
     m = measure(from_callable(gate), PROMPTS, budget=20, max_workers=3)
     assert m.call == "undecided"
     assert m.calls <= 20
-    assert "budget=" in m.advice and "--budget" not in m.advice  # Python terms
+    assert "budget=" in m.advice
+    assert "--budget" not in m.advice
 
 
 def test_failing_agent_is_incomplete_never_a_verdict():
