@@ -382,8 +382,8 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
     threshold, margin, alpha = conf.threshold, conf.margin, conf.alpha
     texts = clean_inputs(inputs)
     if budget < 2 * len(texts) + 4:
-        raise InvalidArgument(f"enlarge: budget={budget} is too small for {len(texts)} inputs;"
-                              f" give at least {2 * len(texts) + 4}")
+        raise InvalidArgument(f"enlarge: {setting('budget', budget)} is too small for "
+                              f"{len(texts)} inputs; give at least {2 * len(texts) + 4}")
     from_probes = strategy is None
     grammar = None
     if from_probes:
