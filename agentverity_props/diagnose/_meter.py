@@ -240,7 +240,8 @@ def resolve_epsilon(epsilon: float | None, precision: str | None) -> float:
         return PRESETS[precision]
     eps = DEFAULT_EPSILON if epsilon is None else epsilon
     if not (0.0 < eps < 0.5):
-        raise InvalidArgument(f"epsilon={eps!r} must be in (0, 0.5), e.g. 0.05")
+        raise InvalidArgument(f"{setting('epsilon', repr(eps))} must be in (0, 0.5), e.g. "
+                              f"{DEFAULT_EPSILON:g}")
     return eps
 
 

@@ -32,8 +32,10 @@ def resolve_tolerance(tolerance: float | None, precision: str | None) -> float:
         return TOLERANCE_PRESETS[precision]
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
             or not (0.0 < tolerance < 1.0):
+        from .._internal.settings import setting
         raise InvalidArgument(
-            f"tolerance={tolerance!r} must be in (0, 1): it is the excess share of verdicts a "
+            f"{setting('tolerance', repr(tolerance))} must be in (0, 1): it is the excess "
+            "share of verdicts a "
             "transform may change and still HOLD (0 would need infinitely many calls; use "
             "e.g. 0.05 for a strict check)")
     return float(tolerance)
