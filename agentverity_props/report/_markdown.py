@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._internal.settings import setting
 from ._markdown_kinds import KIND_RENDERERS
 from ._md import code, esc, head, kind_of, label, meaning, num, table, tail
 
@@ -326,7 +325,7 @@ def render_markdown(d: dict[str, Any], *, html: str | None = None, base: str | N
     if fn is None:
         from ..errors import BadInput
         raise BadInput(f"no markdown renderer for {d.get('schema')!r} results",
-                       f"use {setting('format_json')}")
+                       "use --format json")
     lines = fn(d, labels=labels)
     lines += tail(d, html, base)
     while lines and not lines[-1]:

@@ -37,6 +37,7 @@ NOT_SETTINGS = {
     ("bench/_model.py", "--runs"),                 # schema text of the bench file
     ("bench/_moves.py", "--early-stop"),           # MOVES_NOTE names a command line
     ("report/_bench.py", "--runs"),                # BENCH_EXIT, read by report/_kinds.py
+    ("report/_markdown.py", "--format"),           # render_markdown moves to report/_kinds.py
 }
 
 
