@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import importlib
 import json
 import os
 import sys
@@ -273,10 +274,16 @@ def _plain(data: Any) -> Any:
 def _payloads(item: Any, props: list[Any], convs: list[Any], include_inputs: bool
               ) -> list[dict[str, Any]]:
     """One record type for both kinds of test: what a run spent and found, as JSON."""
-    out: list[dict[str, Any]] = []
     # this session's own worker id (not the environment, which a pytest started from inside
     # an xdist worker inherits from the outer session)
     worker = (getattr(item.config, "workerinput", None) or {}).get("workerid")
+    with _speaking_pytest():  # a record's hints name the plugin's options
+        return _plain(_records_payload(item, props, convs, include_inputs, worker))
+
+
+def _records_payload(item: Any, props: list[Any], convs: list[Any], include_inputs: bool,
+                     worker: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     for rec in props:
         out.append({"kind": "property", "nodeid": item.nodeid, "index": len(out),
                     "worker": worker, "data": rec.to_dict()})
@@ -287,7 +294,7 @@ def _payloads(item: Any, props: list[Any], convs: list[Any], include_inputs: boo
                     "worker": worker,
                     "data": rec.to_dict(include_inputs=include_inputs),
                     "turn_texts": [[t.text for t in ce.turns] for ce in rec.minimal.values()]})
-    return _plain(out)
+    return out
 
 
 @pytest.fixture
@@ -384,6 +391,17 @@ def pytest_runtest_call(item: Any) -> Any:
         yield
     finally:
         _CURRENT.reset(token)
+
+
+def _speaking_pytest() -> Any:
+    """The library's messages name settings as pytest does (``--agentverity-budget N``, ini
+    ``agentverity_budget``) inside the block: around what the plugin configures
+    (``@agent_property`` speaks pytest itself while the plugin runs it). The package is
+    imported only when a test already imported it."""
+    if "agentverity_props" not in sys.modules:
+        return contextlib.nullcontext()
+    settings = importlib.import_module("agentverity_props._internal.settings")
+    return settings.speaking("pytest")
 
 
 @pytest.hookimpl(hookwrapper=True)

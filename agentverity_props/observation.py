@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._internal.jsonpath import MISSING, lookup, parse_path
+from ._internal.settings import setting
 from .errors import InvalidArgument
 
 __all__ = [
@@ -204,7 +205,7 @@ class VerdictExtractor:
         if len(verdict) > MAX_LABEL_CHARS:
             return _stamped(obs, None, NoDecision(
                 f"verdict label of {len(verdict)} characters is not categorical; choose the "
-                "label with --verdict-key or --verdict-regex (by_key / by_regex)"))
+                f"label with {setting('verdict')}"))
         if self.labels is not None and verdict not in self.labels:
             return _stamped(obs, None, NoDecision(f"unknown label {verdict[:40]!r}"))
         if verdict == obs.verdict and obs.no_decision is None:

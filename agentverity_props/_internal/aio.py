@@ -7,6 +7,8 @@ from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Generic, TypeVar
 
+from .settings import carry
+
 T = TypeVar("T")
 
 
@@ -21,7 +23,7 @@ def run_sync(coro: Awaitable[T]) -> T:
     except RuntimeError:
         return asyncio.run(_as_coroutine(coro)).value
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentverity-run") as pool:
-        return pool.submit(asyncio.run, _as_coroutine(coro)).result().value
+        return pool.submit(asyncio.run, carry(_as_coroutine(coro))).result().value
 
 
 class _Result(Generic[T]):

@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from .._internal.settings import setting
 from ..engine import Engine
 from ..errors import BadInput, EvidenceExhausted, InvalidArgument, ReplayMiss
 
@@ -122,8 +123,8 @@ def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
             raise BadInput(f"the {recording.source} evidence does not say in which order its "
                            "draws were made, and the dependent-draws check needs it",
                            "give every draw its order (JSONL: an integer 'order'; or "
-                           "--file-order when the lines are in call order), or pass "
-                           "--suppress-health-check dependent_draws")
+                           f"{setting('file_order')} when the lines are in call order), or "
+                           f"pass {setting('suppress_health_check', 'dependent_draws')}")
         notes.append("draw order unknown: the draws of an input are paired in file order, "
                      "assuming they are independent (the dependence check is suppressed)")
     else:
@@ -157,7 +158,8 @@ def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
             elif recording.source == "store":
                 untested.append((r, "no follow-up recorded: the store holds no draw of its "
                                     f"transform of any of the {len(moved)} input(s) it "
-                                    "changes (record with run --store and this relation)"))
+                                    f"changes (record with {setting('run_store')} and this "
+                                    "relation)"))
             else:
                 untested.append((r, f"its transform produced no recorded pair: of the "
                                     f"{len(moved)} recorded input(s) it changes, none becomes "
@@ -301,8 +303,8 @@ def keyless_json_hint(recording: Recording, extractor: Any) -> str | None:
     first = seen[0] if seen else "KEY"
     return (f"the answers are JSON objects with no {', '.join(VERDICT_KEYS[:-1])} or "
             f"{VERDICT_KEYS[-1]} key: {whole} whole answer(s) were taken as the verdict; pass "
-            f"--verdict-key {first} (keys seen: {', '.join(seen[:8]) or 'none'}) or "
-            "--verdict-regex to read the verdict from them")
+            f"{setting('verdict_key', first)} (keys seen: {', '.join(seen[:8]) or 'none'}) "
+            f"or {setting('verdict_regex')} to read the verdict from them")
 
 
 def evidence_summary(plan: AssessPlan, result: RunResult) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .._internal.settings import setting
 from ..errors import BadInput
 from ._recording import RecordedDraw, Recording, failed, group_draws, observed
 
@@ -114,7 +115,8 @@ def load_jsonl(path: str | Path, *, extractor: Any, file_order: bool = False,
             order = n
         draws.append(RecordedDraw(row.input, order, row.observation(extractor), where))
     how = ("the 'order' of each line" if draws and draws[0].order is not None and not file_order
-           else "the file's line order (--file-order)" if file_order else "unknown")
+           else f"the file's line order ({setting('file_order')})" if file_order
+           else "unknown")
     return group_draws(draws, source="jsonl", agent=agent or f"jsonl:{p.name}", order=how,
                        where=f"JSONL evidence file {p}")
 

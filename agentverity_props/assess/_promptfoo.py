@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .._internal.settings import setting
 from ..errors import BadInput
 from ._recording import RecordedDraw, Recording, failed, group_draws, observed
 
@@ -52,8 +53,8 @@ def load_promptfoo(path: str | Path, *, extractor: Any, provider: str | None = N
                       fix=_FIX)
     results = _results(data, p)
     rows = [_row(r, i, p) for i, r in enumerate(results)]
-    rows = _select(rows, p, "provider", provider, "--provider")
-    rows = _select(rows, p, "prompt", prompt_id, "--prompt-id")
+    rows = _select(rows, p, "provider", provider, setting("provider"))
+    rows = _select(rows, p, "prompt", prompt_id, setting("prompt_id"))
     cached = sum(r["cached"] for r in rows)
     notes = []
     if cached:

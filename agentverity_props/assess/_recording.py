@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .._internal.settings import setting
 from ..errors import BadInput
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def group_draws(draws: Iterable[RecordedDraw], *, source: str, agent: str, order
     if known and len(known) != len(items):
         missing = next(d for d in items if d.order is None)
         raise BadInput(f"{missing.where or where}: no draw order, while other draws have one",
-                       "give every draw its order, or none (and say --file-order)")
+                       f"give every draw its order, or none (and say {setting('file_order')})")
     order_known = bool(known)
     if order_known:
         seen: dict[int, RecordedDraw] = {}

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._internal.settings import setting
 from ..errors import BadInput
 from ._recording import RecordedInput, Recording
 
@@ -43,11 +44,12 @@ def load_store(path: str | Path, inputs: Sequence[str], *, extractor_id: str,
         rows = list(store.rows())
     agents = sorted({r.agent for r in rows})
     if not agents:
-        raise BadInput(f"store {p} holds no recorded draw", "record with run --store first")
+        raise BadInput(f"store {p} holds no recorded draw",
+                       f"record with {setting('run_store')} first")
     if agent is None:
         if len(agents) > 1:
             raise BadInput(f"store {p} holds draws of {len(agents)} agents "
-                           f"({', '.join(agents[:5])})", "choose one with --agent-id")
+                           f"({', '.join(agents[:5])})", f"choose one with {setting('agent_id')}")
         agent = agents[0]
     elif agent not in agents:
         raise BadInput(f"store {p} has no draws of agent {agent!r}",
@@ -58,7 +60,7 @@ def load_store(path: str | Path, inputs: Sequence[str], *, extractor_id: str,
     if not mine:
         raise BadInput(f"store {p} has draws of {agent} only under the verdict extraction(s) "
                        f"{', '.join(extractors)}, not {extractor_id}",
-                       "pass the --verdict-key/--verdict-regex the draws were recorded with")
+                       f"pass the {setting('verdict')} the draws were recorded with")
     by_fp: dict[str, list[tuple[int, object]]] = {}
     for r in mine:
         by_fp.setdefault(r.fp, []).append((r.draw_index, r.observation))
@@ -87,7 +89,7 @@ def load_store(path: str | Path, inputs: Sequence[str], *, extractor_id: str,
                      "fingerprints only) and are left out")
     if absent == len(recorded):
         raise BadInput(f"store {p} has no draw of any input of the probe set",
-                       "pass the probe set the draws were recorded with (--inputs)")
+                       f"pass the probe set the draws were recorded with ({setting('inputs', '')})")
     return Recording(source="store", agent=agent, inputs=tuple(recorded),
                      order="draw index (the order the engine planned the draws in)",
                      notes=tuple(notes), follow_ups=tuple(follow_ups), exact_replay=True)

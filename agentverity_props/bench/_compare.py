@@ -45,6 +45,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import StopReason
+from .._internal.settings import setting
 from ..decide import PooledEquivalence, PooledSign, sign_reachable
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ._compare_results import (
@@ -272,8 +273,8 @@ def _settled_stop(pairs: list[_Pair], items_left: int, max_runs: int) -> str:
     if not all(settled):
         return ""
     return "decided" if all(x == "decided" for x in settled) else (
-        f"futile: no outcome of the remaining runs up to --max-runs "
-        f"{max_runs} can change the pass-rate verdict")
+        "futile: no outcome of the remaining runs up to "
+        f"{setting('max_runs', max_runs)} can change the pass-rate verdict")
 
 
 def compare_agents(agents: Sequence[Any], benchmark: Benchmark, *,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .._internal.jsonpath import MISSING, lookup
+from .._internal.settings import setting
 from ..errors import BadInput
 from ..observation import Observation
 from ._model import (
@@ -62,7 +63,7 @@ def _preview(text: str) -> str:
 
 def _got(o: Observation, reveal: bool) -> str:
     return f", got {_preview(o.text)!r}" if reveal else " (the answer differs; " \
-        "--include-outputs shows it)"
+        f"{setting('include_outputs')} shows it)"
 
 
 def compile_evaluation(spec: Any, *, base_dir: Path) -> CompiledEvaluator:
@@ -134,7 +135,8 @@ def _json_path(spec: JsonPath) -> CompiledEvaluator:
         if _same(got, expected):
             return True, f"{spec.path} equals {expected!r}"
         if not reveal:
-            return False, f"{spec.path} is not {expected!r} (--include-outputs shows it)"
+            return False, (f"{spec.path} is not {expected!r} ({setting('include_outputs')} "
+                          "shows it)")
         return False, f"{spec.path} is {got!r}, expected {expected!r}"
 
     return CompiledEvaluator("json_path", f"json_path {spec.path} == {expected!r}", check)

@@ -15,6 +15,7 @@ from statistics import fmean
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._internal.outcome import StopReason, TaskStatus, exit_code
+from .._internal.settings import setting
 from ..decide import UNBIASED, EarlyStop, Estimates, StopRule, estimate
 from ..errors import InvalidArgument
 from ..results import BenchDocument
@@ -29,8 +30,9 @@ __all__ = ["SCHEMA", "AttemptRecord", "BenchConfig", "BenchResult", "EarlyStop",
 
 SCHEMA = BenchDocument.SCHEMA
 ESTIMATOR = UNBIASED
-PRIVACY_OFF = ("prompts and answers are identified by SHA-256 fingerprint only "
-               "(use --include-outputs to keep them)")
+def _privacy_off() -> str:
+    return ("prompts and answers are identified by SHA-256 fingerprint only "
+            f"(use {setting('include_outputs')} to keep them)")
 PRIVACY_ON = "prompts and answers (truncated to 2000 characters) are included"
 
 
@@ -361,13 +363,14 @@ class BenchResult:
                     f"P(PASS) <= {cfg.alpha / n:.3g} for a task whose true pass rate is <= "
                     f"threshold - {cfg.margin:g}, P(FAIL) <= {cfg.alpha / n:.3g} when it is "
                     f">= threshold + {cfg.margin:g}; at most {cfg.alpha:g} for any wrong "
-                    "verdict over the benchmark, at every --runs (the cap's exact final test "
+                    "verdict over the benchmark, whatever the cap on runs "
+                    f"({setting('runs', '')}; the cap's exact final test "
                     "included; a task it leaves undecided is UNDECIDED); assumes a task's "
                     "runs are independent with one pass rate")
         what = "curtailed: the verdict" if cfg.early_stop == "exact" else "the verdict"
         return (f"{what} of each task is whether at least ceil(threshold x runs) of its "
                 "planned runs pass; it describes these runs and claims no error rate about "
-                "the true pass rate (use --early-stop sequential for that)")
+                f"the true pass rate (use {setting('early_stop', 'sequential')} for that)")
 
     def task(self, task_id: str) -> TaskResult:
         for t in self.tasks:
@@ -406,7 +409,7 @@ class BenchResult:
             "tasks": [t.to_dict() for t in self.tasks],
             "ledger": ledger_part(self.ledger),
             "tokens": self.ledger.get("tokens"),
-            "privacy": PRIVACY_ON if cfg.include_outputs else PRIVACY_OFF,
+            "privacy": PRIVACY_ON if cfg.include_outputs else _privacy_off(),
         }
 
     def summary(self) -> str:

@@ -27,6 +27,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 class _LazyGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        # the library's messages name settings as the command line does (--budget N)
+        from .._internal.settings import speaking
+        with speaking("cli"):
+            return super().invoke(ctx)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 

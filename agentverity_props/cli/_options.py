@@ -240,21 +240,34 @@ def session(agents: Sequence[Any], config: EngineConfig,
 def analysis_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """What ``run``, ``assess`` and ``plan`` decide with: --precision --epsilon --alpha
     --tolerance --indifference --layer --relations --no-relations --suppress-health-check."""
+    # the library's defaults, shown, never re-stated
+    from ..diagnose import (
+        DEFAULT_ALPHA,
+        DEFAULT_EPSILON,
+        DEFAULT_INDIFFERENCE,
+        DEFAULT_LAYER,
+        DEFAULT_TOLERANCE,
+        PRESETS,
+        TOLERANCE_PRESETS,
+    )
     opts = [
         click.option("--precision", type=PRECISION_CHOICE, default=None,
-                     help="Epsilon preset: cheap 0.10, balanced 0.05, strict 0.01."),
+                     help="Epsilon preset: " + ", ".join(
+                         f"{k} {v:.2f}" for k, v in PRESETS.items()) + "."),
         click.option("--epsilon", type=float, default=None,
-                     help="Tolerance on the pair-disagreement rate (default 0.05)."),
-        click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05,
+                     help="The meter's limit on the pair-disagreement rate (default "
+                     f"{DEFAULT_EPSILON:g})."),
+        click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=DEFAULT_ALPHA,
                      show_default=True, help="Family-wise error rate of every finding."),
         click.option("--tolerance", type=float, default=None,
                      help="Largest relation effect (excess share of verdicts a transform "
-                     "changes) a HOLDS allows, in (0, 1); default 0.1 (precision cheap 0.2, "
-                     "strict 0.05)."),
-        click.option("--indifference", type=click.FloatRange(1.05, 10.0), default=2.0,
-                     show_default=True,
+                     f"changes) a HOLDS allows, in (0, 1); default {DEFAULT_TOLERANCE:g} "
+                     f"(precision cheap {TOLERANCE_PRESETS['cheap']:g}, strict "
+                     f"{TOLERANCE_PRESETS['strict']:g})."),
+        click.option("--indifference", type=click.FloatRange(1.05, 10.0),
+                     default=DEFAULT_INDIFFERENCE, show_default=True,
                      help="The meter's guarantees hold at epsilon/r and epsilon*r."),
-        click.option("--layer", type=LAYER_CHOICE, default="verdict", show_default=True),
+        click.option("--layer", type=LAYER_CHOICE, default=DEFAULT_LAYER, show_default=True),
         click.option("--relations", "relations_ref", default=None, metavar="REF|NAMES",
                      help="Built-in names (case,typo,...; opt-in: formatting, tool-injection, "
                      "injection=LABEL, obfuscation=LABEL[+LABEL]) or module:attr of a list "

@@ -218,9 +218,11 @@ def _drop(path: Path) -> None:
               help="The inputs the snapshot was made with.")
 @click.option("--snapshot", "snapshot_path", required=True, type=click.Path(),
               help="A snapshot file written by `agentverity-props snapshot`.")
-@click.option("--tolerance", type=click.FloatRange(0.001, 0.49), default=None,
+@click.option("--drift-tolerance", "--tolerance", "drift_tolerance",
+              type=click.FloatRange(0.001, 0.49), default=None,
               help="Per-input mismatch rate still called noise (default epsilon x 2); drift "
-                   "also needs a rate above the input's own recorded one.")
+                   "also needs a rate above the input's own recorded one. --tolerance is its "
+                   "old name, still accepted.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the report here (atomically) instead of stdout.")
@@ -230,13 +232,14 @@ def _drop(path: Path) -> None:
 @annotations_option
 @progress_option
 @engine_options
-def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: float | None,
+def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str,
+              drift_tolerance: float | None,
               fmt: str, output: str | None, include_inputs: bool, progress: bool,
               annotations: str, **eng: Any) -> int:
     """Check the agent against a snapshot: re-admit sequentially, then find drift.
 
     Drift on an input = its reference drawn less often than when the snapshot was made and
-    than 1 - tolerance; at most alpha of checks of an unchanged agent report any drift.
+    than 1 - drift tolerance; at most alpha of checks of an unchanged agent report any drift.
 
     Exit codes: 0 clean; 1 drift on at least one input; 2 the evidence is not admissible
     (the failed rule is named), incomplete, or bad input.
@@ -249,7 +252,7 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str, tolerance: f
     config = run_config(eng)
     agent = load_agent_ref(agent_ref)
     res = session([agent], config.engine, lambda engines, tick: acompare_snapshot(
-        agent, inputs, doc, config=config, tolerance=tolerance, engine=engines[0],
+        agent, inputs, doc, config=config, drift_tolerance=drift_tolerance, engine=engines[0],
         progress=tick), progress=progress)
     from ..report import render
     d = res.to_dict()

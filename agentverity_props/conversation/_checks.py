@@ -9,10 +9,12 @@ and says the *last* turn's verdict must not change.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .._internal.renamed import renamed
 from ..errors import InvalidArgument
 from ..observation import LAYERS, Observation, ToolCall
 
@@ -42,41 +44,65 @@ class TurnContext:
         return [(i + 1, t) for i, obs in enumerate(self.observations) for t in obs.tools]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Invariant:
     """A predicate every turn must satisfy (``fn(ctx) -> bool``, True when it holds).
 
     Args:
         name: short identifier (reports, the exception class ``<Name>Violation``).
         fn: the predicate on a :class:`TurnContext`; must be deterministic.
-        tolerance: the share of draws on which the predicate may fail without it being a
-            violation (default 0: it must never fail; a draw that fails is still confirmed by
-            fresh replays before it is reported).
+        allowed_rate: the share of draws on which the predicate may fail without it being
+            a violation (default 0: it must never fail; a draw that fails is still confirmed
+            by fresh replays before it is reported). The test's H0 is ``P(violated) <=
+            allowed_rate``.
         description: one line for reports.
+        tolerance: the deprecated old name of ``allowed_rate`` (a ``DeprecationWarning``).
     """
 
     name: str
     fn: Callable[[TurnContext], bool]
-    tolerance: float = 0.0
+    allowed_rate: float = 0.0
     description: str = ""
+
+    def __init__(self, name: str, fn: Callable[[TurnContext], bool],
+                 allowed_rate: float | None = None, description: str = "", *,
+                 tolerance: float | None = None) -> None:
+        rate = renamed("Invariant", "tolerance", "allowed_rate", tolerance, allowed_rate)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "fn", fn)
+        object.__setattr__(self, "allowed_rate", 0.0 if rate is None else rate)
+        object.__setattr__(self, "description", description)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise InvalidArgument("Invariant name must be a non-empty string")
         if not callable(self.fn):
             raise InvalidArgument(f"Invariant {self.name!r}: fn must be callable(ctx) -> bool")
-        if not (0.0 <= self.tolerance < 0.5):
-            raise InvalidArgument(f"Invariant {self.name!r}: tolerance={self.tolerance!r} "
+        rate = self.allowed_rate
+        if rate.__class__ is bool or not isinstance(rate, (int, float)) \
+                or not (0.0 <= rate < 0.5):
+            raise InvalidArgument(f"Invariant {self.name!r}: allowed_rate={rate!r} "
                                   "must be in [0, 0.5)")
+
+    @property
+    def tolerance(self) -> float:
+        """Deprecated: :attr:`allowed_rate`."""
+        warnings.warn("Invariant.tolerance is deprecated, use Invariant.allowed_rate",
+                      DeprecationWarning, stacklevel=2)
+        return self.allowed_rate
 
     def holds(self, ctx: TurnContext) -> bool:
         return bool(self.fn(ctx))
 
     def key(self) -> tuple[str, ...]:
-        return ("invariant", self.name, f"tolerance={self.tolerance!r}", _callable_key(self.fn))
+        # the published key spelling: the draws a store recorded keep their identity
+        return ("invariant", self.name, f"tolerance={self.allowed_rate!r}",
+                _callable_key(self.fn))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "invariant", "name": self.name, "tolerance": self.tolerance,
+        # "tolerance": the conversation result's published field (conversation/1)
+        return {"kind": "invariant", "name": self.name, "tolerance": self.allowed_rate,
                 "description": self.description}
 
 

@@ -5,7 +5,7 @@ turn sent in order, one engine draw per turn (so the budget, the ledger, concurr
 timeouts count turns, the calls an agent really receives). Replays of one conversation are
 numbered; replay ``r`` is the same transcript for every check that reads it.
 
-The *screen* of an invariant that must never fail (``tolerance == 0``) *continues* the screen
+The *screen* of an invariant that must never fail (``allowed_rate == 0``) *continues* the screen
 of ``C[:-1]`` when the session can be copied (the state machine's own run of the example, one
 new turn per step): a k-step example costs k calls to screen, not k(k+1)/2. That draw's prefix
 was seen before (by the shorter conversation's decision); it may still feed the violation
@@ -18,9 +18,9 @@ either. Every other draw is a replay from the first turn, independent of everyth
 * ``last``: the agent's observation of the conversation's last turn (conversation relations);
 * ``check``: an invariant at the last turn, as an Observation with verdict ``holds`` or
   ``violated``;
-* ``virtual``: the invariant's null — ``violated`` with probability ``tolerance`` from this
+* ``virtual``: the invariant's null — ``violated`` with probability ``allowed_rate`` from this
   object's own ``random.Random`` — so an invariant is decided by the same two e-processes as a
-  relation (H0: the conversation violates no more often than ``tolerance``). No agent call.
+  relation (H0: the conversation violates no more often than ``allowed_rate``). No agent call.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class _Target:
     kind: Kind
     turns: tuple[str, ...]
     invariant: Invariant | None = None
-    tolerance: float = 0.0
+    violation_rate: float = 0.0  # a virtual target: the rate it is violated at
 
 
 class ConversationDraws:
@@ -90,9 +90,10 @@ class ConversationDraws:
         key = fingerprint("\x1f".join(inv.key()))
         return self._register(Probe(turns[-1], f"{fp}#check:{key}"), _Target("check", turns, inv))
 
-    def virtual_probe(self, tolerance: float) -> Probe:
-        return self._register(Probe("", f"virtual:tolerance={tolerance!r}"),
-                              _Target("virtual", (), tolerance=tolerance))
+    def virtual_probe(self, allowed_rate: float) -> Probe:
+        # the probe's published spelling: recorded virtual draws keep their identity
+        return self._register(Probe("", f"virtual:tolerance={allowed_rate!r}"),
+                              _Target("virtual", (), violation_rate=allowed_rate))
 
     def _register(self, probe: Probe, target: _Target) -> Probe:
         self._targets.setdefault(probe.fp, target)
@@ -116,12 +117,12 @@ class ConversationDraws:
     async def draw(self, probe: Probe, index: int) -> Observation:
         target = self._targets[probe.fp]
         if target.kind == "virtual":
-            return Observation(verdict=VIOLATED if self._rng.random() < target.tolerance
+            return Observation(verdict=VIOLATED if self._rng.random() < target.violation_rate
                                else HOLDS)
         # the screen of a "never" invariant continues the shorter conversation's screen (see
         # the module docstring); every other draw is a replay from the first turn
         lineage = (index == 0 and target.kind == "check" and target.invariant is not None
-                   and target.invariant.tolerance == 0)
+                   and target.invariant.allowed_rate == 0)
         transcript = await self.replay(target.turns, LINEAGE if lineage else index)
         last = transcript[-1]
         if target.kind == "last" or len(transcript) < len(target.turns) or not last.ok:

@@ -124,7 +124,7 @@ class AgentStateMachine(RuleBasedStateMachine):
                     f"invariant '{inv.name}' violated at turn {len(self.turns)} of a "
                     f"{len(self.turns)}-turn conversation, beyond the agent's noise: "
                     f"{d.get('follow_up_violations')}/{d.get('follow_up_draws')} replays "
-                    f"violate (tolerance {inv.tolerance:g}; e-value "
+                    f"violate (allowed rate {inv.allowed_rate:g}; e-value "
                     f"{d.get('e_violation', 0):.3g} >= 1/{self._run.record.alpha_candidate:.3g})"
                     + _conversation_text(ce))
 

@@ -8,7 +8,7 @@ shrinker, the final replay) reads the cache, so agent noise never surfaces as ``
 
 * An **invariant** at the last turn of conversation ``C``: follow-up draws are replays of
   ``C`` scored ``holds``/``violated``; the "source" is a virtual coin that is ``violated``
-  with probability ``tolerance``, so H0 is ``P(violated) <= tolerance`` and a violation is
+  with probability ``allowed_rate``, so H0 is ``P(violated) <= allowed_rate`` and a violation is
   confirmed only by fresh replays of the conversation (rounds), never by the screen alone.
 * A **conversation relation**: source draws are replays of ``C`` (its last turn's verdict),
   follow-up draws replays of the edited conversation; H0 as for every relation: the edit makes
@@ -100,7 +100,7 @@ class ConversationRun:
             if learner is None:
                 learner = self._learners[inv.key()] = _InvariantLearner(self.draws.turn_noise)
             rel = Relation(inv.name, "invariant", _identity)
-            src = self.draws.virtual_probe(inv.tolerance)
+            src = self.draws.virtual_probe(inv.allowed_rate)
             fu = self.draws.check_probe(turns, inv)
             self._cache[key] = self._evaluate(rel, src, fu, learner)
             self._calls_at[key] = self.engine.ledger.calls

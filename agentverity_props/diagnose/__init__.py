@@ -25,7 +25,10 @@ _EXPORTS = {
     "blindness_from_keys": "._health", "check_dependence": "._health",
     "dependence_result": "._health",
     "DEFAULT_MAX_CALLS": "._meter", "PRESETS": "._presets",
-    "resolve_tolerance": "._presets",
+    "resolve_tolerance": "._presets", "DEFAULT_ALPHA": "._presets",
+    "DEFAULT_EPSILON": "._presets", "DEFAULT_INDIFFERENCE": "._presets",
+    "DEFAULT_LAYER": "._presets", "DEFAULT_TOLERANCE": "._presets",
+    "TOLERANCE_PRESETS": "._presets",
     "MeterConfig": "._meter", "MeterResult": "._meter",
     "run_meter": "._meter",
     "plan": "._plan",
@@ -57,6 +60,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._meter import DEFAULT_MAX_CALLS, MeterConfig, MeterResult, run_meter
     from ._plan import plan
     from ._plan_tokens import TokensPerCall
-    from ._presets import PRESETS, resolve_tolerance
+    from ._presets import (
+        DEFAULT_ALPHA,
+        DEFAULT_EPSILON,
+        DEFAULT_INDIFFERENCE,
+        DEFAULT_LAYER,
+        DEFAULT_TOLERANCE,
+        PRESETS,
+        TOLERANCE_PRESETS,
+        resolve_tolerance,
+    )
     from ._routes import parse_required_verdicts, route_breakdown
     from ._run import RunConfig, RunResult, arun, budget_note, measure, run

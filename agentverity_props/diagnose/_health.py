@@ -46,6 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._internal.settings import setting
 from ..decide import (
     BLINDNESS_BOUND_SHARE,
     DependenceTest,
@@ -267,7 +268,8 @@ class DependenceResult:
                 f"{_CAUSES[self.pattern]} and remove it, then rerun. If the agent keeps no "
                 "state between calls (a plain function, its random draws independent of "
                 "the call's position), this is a false alarm, which happens with probability "
-                f"<= {self.alpha:g}: rerun with another --seed; a real dependence fires again")
+                f"<= {self.alpha:g}: rerun with another {setting('seed', '')}; a real dependence "
+                "fires again")
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "estimand": self.estimand,

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from .._internal.outcome import StopReason
+from .._internal.settings import setting
 from ..decide import BernoulliSPRT, BetaCS, sprt_expected_n
 from ..engine import EngineConfig, EvidencePool
 from ..errors import (
@@ -64,7 +65,13 @@ from ..errors import (
     InvalidArgument,
 )
 from ..observation import LAYERS, Observation
-from ._presets import PRESETS
+from ._presets import (
+    DEFAULT_ALPHA,
+    DEFAULT_EPSILON,
+    DEFAULT_INDIFFERENCE,
+    DEFAULT_LAYER,
+    PRESETS,
+)
 
 if TYPE_CHECKING:
     from ..engine import Engine, Probe
@@ -177,7 +184,7 @@ class MeterResult:
 class MeterConfig:
     """Everything :func:`~agentverity_props.diagnose.measure` can be told.
 
-    ``epsilon`` (or a ``precision`` preset) is the tolerance on the pair-disagreement rate,
+    ``epsilon`` (or a ``precision`` preset) is the meter's limit on the pair-disagreement rate,
     ``alpha`` the error rate of the call, ``indifference`` the SPRT's alternative ratio and
     ``layer`` what is compared (verdict, text, tools). How the agent is called is the nested
     ``engine``: its ``budget`` also caps the meter's calls, its ``seed`` seeds the pairing.
@@ -192,16 +199,17 @@ class MeterConfig:
 
     epsilon: float | None = None
     precision: str | None = None
-    alpha: float = 0.05
-    indifference: float = 2.0
-    layer: str = "verdict"
+    alpha: float = DEFAULT_ALPHA
+    indifference: float = DEFAULT_INDIFFERENCE
+    layer: str = DEFAULT_LAYER
     engine: EngineConfig = field(default_factory=EngineConfig)
 
     def __post_init__(self) -> None:
         if not isinstance(self.engine, EngineConfig):
             raise InvalidArgument(f"MeterConfig: engine must be an EngineConfig, got "
                                   f"{type(self.engine).__name__}; pass engine=EngineConfig(...)")
-        try:
+        try:  # epsilon resolved once, here: the meter reads ``eps``
+            object.__setattr__(self, "_eps", resolve_epsilon(self.epsilon, self.precision))
             validate_meter_args(epsilon=self.eps, alpha=self.alpha,
                                 indifference=self.indifference, layer=self.layer,
                                 max_calls=None)
@@ -213,11 +221,9 @@ class MeterConfig:
 
     @property
     def eps(self) -> float:
-        """The resolved tolerance (``epsilon``, else the ``precision`` preset's, else 0.05)."""
-        try:
-            return resolve_epsilon(self.epsilon, self.precision)
-        except InvalidArgument as exc:
-            raise InvalidArgument(f"MeterConfig: {exc}") from None
+        """The resolved epsilon (``epsilon``, else the ``precision`` preset's, else 0.05),
+        resolved once when the config was made."""
+        return self._eps  # type: ignore[attr-defined]
 
 
 def _finite(x: float) -> float | None:
@@ -232,9 +238,10 @@ def resolve_epsilon(epsilon: float | None, precision: str | None) -> float:
         if epsilon is not None and epsilon != PRESETS[precision]:
             raise InvalidArgument("give either precision or epsilon, not both")
         return PRESETS[precision]
-    eps = 0.05 if epsilon is None else epsilon
+    eps = DEFAULT_EPSILON if epsilon is None else epsilon
     if not (0.0 < eps < 0.5):
-        raise InvalidArgument(f"epsilon={eps!r} must be in (0, 0.5), e.g. 0.05")
+        raise InvalidArgument(f"{setting('epsilon', repr(eps))} must be in (0, 0.5), e.g. "
+                              f"{DEFAULT_EPSILON:g}")
     return eps
 
 
@@ -418,12 +425,14 @@ def _with_advice(r: MeterResult, sprt: BernoulliSPRT) -> MeterResult:
             advice = (f"no usable pair of draws ({why}; failures: {kinds}): fix the agent or "
                       "its verdict extraction, then rerun")
         else:
-            advice = f"no usable pair of draws ({why}): raise --budget to at least 80"
+            advice = (f"no usable pair of draws ({why}): raise {setting('budget', '')} to at "
+                      "least 80")
         return replace(r, advice=advice)
     theta = min(max(r.estimate, 1e-4), 0.99)
     more = sprt_expected_n(sprt.p0, sprt.p1, theta, alpha=sprt.alpha, max_n=5000)
     if r.stop_reason == "interrupted":
-        advice = "interrupted: rerun (add --store PATH --record to keep draws across runs)"
+        advice = (f"interrupted: rerun (add {setting('store')} {setting('record')} to keep "
+                  "draws across runs)")
     elif r.stop_reason == StopReason.EVIDENCE:
         advice = (f"the recording ran out of draws: at the observed rate ~{r.estimate:.3f} a "
                   f"decision needs about {2 * more:.0f} more draws; record more repeats of "
@@ -431,11 +440,12 @@ def _with_advice(r: MeterResult, sprt: BernoulliSPRT) -> MeterResult:
     elif sprt.p0 < theta < sprt.p1:
         advice = (f"the disagreement rate ~{r.estimate:.3f} lies in the indifference zone "
                   f"({sprt.p0:g}, {sprt.p1:g}) around epsilon={r.epsilon:g}: deciding needs "
-                  f"~{2 * more:.0f} more calls (--budget); or pick a precision preset whose "
+                  f"~{2 * more:.0f} more calls ({setting('budget', '')}); or pick a precision "
+                  "preset whose "
                   "epsilon is further from it (cheap=0.10, strict=0.01), or treat the agent as "
                   "stochastic and rely on noise-calibrated relations")
     else:
         advice = (f"{r.stop_reason}: at the observed rate ~{r.estimate:.3f} a decision needs "
-                  f"about {2 * more:.0f} more calls; rerun with --budget "
-                  f"{int(r.calls + 2 * more + 20)}")
+                  f"about {2 * more:.0f} more calls; rerun with "
+                  f"{setting('budget', int(r.calls + 2 * more + 20))}")
     return replace(r, advice=advice)

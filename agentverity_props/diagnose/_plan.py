@@ -42,14 +42,16 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .._internal.inputs import clean_inputs
+from .._internal.settings import setting
 from ..errors import InvalidArgument
+from ..results import PlanDocument
 from ._plan_tokens import TokensPerCall, level_tokens
 
 if TYPE_CHECKING:
     from ..relations import Relation
     from ._run import RunConfig, RunResult
 
-PLAN_SCHEMA = "agentverity_props.plan/2"
+PLAN_SCHEMA = PlanDocument.SCHEMA
 #: The noise levels (pair disagreements, as ``run`` prints them) every plan shows: a
 #: noise-free agent, 0.1 and 0.25 (about 5% and 15% of calls flipped); ``noise=`` adds the
 #: user's own.
@@ -218,7 +220,7 @@ class PlanResult:
     def assumptions(self) -> list[str]:
         out = [
             "noise is the pair disagreement `run` prints (the probability that two calls of "
-            "one input disagree; copy it from a run's meter line into --noise)",
+            f"one input disagree; copy it from a run's meter line into {setting('noise', '')})",
             f"simulated: the real run pipeline against an offline agent that flips each call "
             f"to another of {len(LABELS)} labels with probability (2 - sqrt(4 - 6 x noise)) "
             f"/ 3, which gives that pair disagreement, equally on every input; "
@@ -228,10 +230,10 @@ class PlanResult:
             "less than an equally noisy one at the same overall pair disagreement",
             "every relation holds (a violation adds the calls that localise it)",
             f"{self.modal_share:.0%} of the inputs share one verdict, the rest another "
-            "(--modal-share)",
+            f"({setting('modal_share', '')})",
             ("the agent calls one tool per answer (tools-layer relations are exercised)"
              if self.tool_calls else "the agent calls no tool (tools-layer relations cost "
-             "nothing: pass --tool-calls if yours calls tools)"),
+             f"nothing: pass {setting('tool_calls')} if yours calls tools)"),
             "a budget makes a decision reachable when every simulated run took it within "
             "that many calls",
         ]

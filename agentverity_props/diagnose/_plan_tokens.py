@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._internal.settings import setting
 from ..errors import BadInput, InvalidArgument
 
 __all__ = ["TokensPerCall"]
@@ -62,7 +63,7 @@ class TokensPerCall:
         """``IN,OUT`` (``--tokens-per-call 420,12``)."""
         m = _PAIR.match(spec)
         if m is None:
-            raise BadInput(f"--tokens-per-call {spec!r} is not IN,OUT",
+            raise BadInput(f"{setting('tokens_per_call', repr(spec))} is not IN,OUT",
                            "give the input and output tokens of one call, e.g. 420,12")
         return cls(float(m.group(1)), float(m.group(2)), source="stated")
 
@@ -79,22 +80,22 @@ def _from_report(p: Path, shown: str) -> TokensPerCall:
     try:
         doc = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise BadInput(f"--tokens-from {shown}: not a readable JSON report "
-                       f"({type(exc).__name__})", "give a run/bench/check/enlarge --format "
-                       "json report, or a recorded store") from None
+        raise BadInput(f"{setting('tokens_from', shown)}: not a readable JSON report "
+                       f"({type(exc).__name__})", "give a run/bench/check/enlarge "
+                       f"{setting('format_json')} report, or a recorded store") from None
     tokens = doc.get("tokens") if isinstance(doc, dict) else None
     if tokens is None and isinstance(doc, dict) and isinstance(doc.get("agents"), list):
-        raise BadInput(f"--tokens-from {shown} is a comparison of several agents",
+        raise BadInput(f"{setting('tokens_from', shown)} is a comparison of several agents",
                        "give the report of one agent's run (or bench), or a recorded store")
     if not isinstance(tokens, dict):
-        raise BadInput(f"--tokens-from {shown} has no token totals (a report written before "
-                       "them, or not an agentverity-props report)",
-                       "re-run it with this version, or give --tokens-per-call IN,OUT")
+        raise BadInput(f"{setting('tokens_from', shown)} has no token totals (a report written "
+                       "before them, or not an agentverity-props report)",
+                       f"re-run it with this version, or give {setting('tokens_per_call')}")
     n, tin, tout = tokens.get("calls_reporting"), tokens.get("input"), tokens.get("output")
     if not (isinstance(n, int) and n > 0 and isinstance(tin, int) and isinstance(tout, int)):
         why = tokens.get("note") or "no input/output split"
-        raise BadInput(f"--tokens-from {shown}: the adapter's token usage is not there "
-                       f"({why})", "give --tokens-per-call IN,OUT")
+        raise BadInput(f"{setting('tokens_from', shown)}: the adapter's token usage is not there "
+                       f"({why})", f"give {setting('tokens_per_call')}")
     return TokensPerCall(tin / n, tout / n, source=f"report {p.name}", calls=n)
 
 
@@ -117,8 +118,9 @@ def _from_store(spec: str) -> TokensPerCall:
     finally:
         store.close()
     if not n:
-        raise BadInput(f"--tokens-from {spec}: no recorded draw carries input and output "
-                       "tokens (the adapter reports none)", "give --tokens-per-call IN,OUT")
+        raise BadInput(f"{setting('tokens_from', spec)}: no recorded draw carries input and "
+                       "output tokens (the adapter reports none)",
+                       f"give {setting('tokens_per_call')}")
     pooled = f", {len(agents)} agents pooled" if len(agents) > 1 else ""
     return TokensPerCall(tin / n, tout / n, source=f"store {location}{pooled}", calls=n)
 

@@ -3,10 +3,17 @@ to build its choices)."""
 
 from __future__ import annotations
 
-#: ``--precision`` name -> epsilon (the meter's tolerance on the pair-disagreement rate)
+#: precision preset name -> epsilon (the meter's limit on the pair-disagreement rate)
 PRESETS: dict[str, float] = {"cheap": 0.10, "balanced": 0.05, "strict": 0.01}
 
-#: ``--precision`` name -> relation tolerance (the largest excess disagreement a HOLDS allows;
+#: the defaults of the analysis settings, in one place: RunConfig / MeterConfig take them as
+#: their defaults and the CLI shows them (no layer re-states a default of its own)
+DEFAULT_EPSILON = PRESETS["balanced"]
+DEFAULT_ALPHA = 0.05
+DEFAULT_INDIFFERENCE = 2.0
+DEFAULT_LAYER = "verdict"
+
+#: precision preset name -> relation tolerance (the largest excess disagreement a HOLDS allows;
 #: the default, balanced, rules out a transform that changes one verdict in ten)
 TOLERANCE_PRESETS: dict[str, float] = {"cheap": 0.2, "balanced": 0.1, "strict": 0.05}
 DEFAULT_TOLERANCE = TOLERANCE_PRESETS["balanced"]
@@ -25,8 +32,10 @@ def resolve_tolerance(tolerance: float | None, precision: str | None) -> float:
         return TOLERANCE_PRESETS[precision]
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
             or not (0.0 < tolerance < 1.0):
+        from .._internal.settings import setting
         raise InvalidArgument(
-            f"tolerance={tolerance!r} must be in (0, 1): it is the excess share of verdicts a "
+            f"{setting('tolerance', repr(tolerance))} must be in (0, 1): it is the excess "
+            "share of verdicts a "
             "transform may change and still HOLD (0 would need infinitely many calls; use "
             "e.g. 0.05 for a strict check)")
     return float(tolerance)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._internal.settings import setting
 from ..errors import BadInput
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class Routes:
             return None
         return (f"required verdict(s) never produced: {', '.join(map(repr, self.missing))} "
                 f"(no draw of any of the {len(self.by_input) + self.unrouted} inputs gave "
-                "them; --require-verdicts): add inputs that reach them")
+                f"them; {setting('require_verdicts', '')}): add inputs that reach them")
 
     def to_dict(self) -> dict[str, Any]:
         return {"by": "majority verdict of each input's draws in this run",
@@ -182,7 +183,7 @@ def parse_required_verdicts(spec: str | None) -> tuple[str, ...]:
         try:
             raw = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise BadInput(f"--require-verdicts {text}: cannot read {path} "
+            raise BadInput(f"{setting('require_verdicts', text)}: cannot read {path} "
                            f"({type(exc).__name__})",
                            "give a UTF-8 file with one verdict label a line") from None
         items = [ln.split("#", 1)[0].strip() for ln in raw.splitlines()]
@@ -190,6 +191,6 @@ def parse_required_verdicts(spec: str | None) -> tuple[str, ...]:
         items = [x.strip() for x in text.split(",")]
     labels = tuple(dict.fromkeys(x for x in items if x))
     if not labels:
-        raise BadInput(f"--require-verdicts {spec!r} names no verdict",
+        raise BadInput(f"{setting('require_verdicts', repr(spec))} names no verdict",
                        "give labels separated by commas (faq,refund) or @FILE")
     return labels

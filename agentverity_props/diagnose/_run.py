@@ -29,6 +29,7 @@ import numpy as np
 
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus, Exit, RelationStatus, StopReason, exit_code
+from .._internal.settings import setting
 from ..decide import RUN_SHARES
 from ..engine import UNSET, EngineConfig, EvidencePool, ledger_part
 from ..errors import DrawStopped, InvalidArgument
@@ -42,6 +43,7 @@ from ..relations import (
     summarise,
     two_sided,
 )
+from ..results import RunDocument
 from ._change import (
     CHANGE_MAX_TRIALS,
     CHANGE_TRIAL_DRAWS,
@@ -66,7 +68,13 @@ from ._meter import (
     run_meter,
     validate_meter_args,
 )
-from ._presets import DEFAULT_TOLERANCE, resolve_tolerance
+from ._presets import (
+    DEFAULT_ALPHA,
+    DEFAULT_INDIFFERENCE,
+    DEFAULT_LAYER,
+    DEFAULT_TOLERANCE,
+    resolve_tolerance,
+)
 from ._routes import Routes, route_breakdown
 
 #: A HOLDS is wrong with at most this probability per relation (its effect is in fact at
@@ -78,7 +86,7 @@ if TYPE_CHECKING:
     from ..observation import Observation
 
 
-SCHEMA = "agentverity_props.run/3"
+SCHEMA = RunDocument.SCHEMA
 #: Draws one (relation, input) may spend in ``run`` before it is undecided: an input on which
 #: the agent is close to a coin flip cannot be decided at the family's alpha in any sensible
 #: number of calls, and ``run`` says so instead of spending the budget there.
@@ -138,7 +146,8 @@ class RunConfig:
     require_verdicts: tuple[str, ...]
 
     def __init__(self, *, epsilon: float | None = None, precision: str | None = None,
-                 alpha: float = 0.05, indifference: float = 2.0, layer: str = "verdict",
+                 alpha: float = DEFAULT_ALPHA, indifference: float = DEFAULT_INDIFFERENCE,
+                 layer: str = DEFAULT_LAYER,
                  max_meter_calls: int | None = None, blindness_threshold: float = 0.9,
                  suppress_health_check: Sequence[HealthCheck | str] = (),
                  include_inputs: bool = False, engine: EngineConfig | None = None,
@@ -158,8 +167,10 @@ class RunConfig:
                             ("tolerance", tolerance),
                             ("require_verdicts", _required(require_verdicts))):
             object.__setattr__(self, name, value)
+        # each default resolved once, here: the layers below read ``eps`` / ``tol``
         eps = resolve_epsilon(self.epsilon, self.precision)
-        resolve_tolerance(self.tolerance, self.precision)
+        object.__setattr__(self, "_eps", eps)
+        object.__setattr__(self, "_tol", resolve_tolerance(self.tolerance, self.precision))
         validate_meter_args(epsilon=eps, alpha=self.alpha, indifference=self.indifference,
                             layer=self.layer, max_calls=self.max_meter_calls)
         HealthCheck.parse(self.suppress_health_check)
@@ -200,12 +211,15 @@ class RunConfig:
 
     @property
     def eps(self) -> float:
-        return resolve_epsilon(self.epsilon, self.precision)
+        """The meter's epsilon (explicit, or the precision preset's, default 0.05), resolved
+        once when the config was made."""
+        return self._eps  # type: ignore[attr-defined]
 
     @property
     def tol(self) -> float:
-        """The relation tolerance (explicit, or the precision preset's, default 0.1)."""
-        return resolve_tolerance(self.tolerance, self.precision)
+        """The relation tolerance (explicit, or the precision preset's, default 0.1), resolved
+        once when the config was made."""
+        return self._tol  # type: ignore[attr-defined]
 
     def engine_config(self) -> EngineConfig:
         return self.engine
@@ -307,6 +321,7 @@ class RunResult:
         """What to do next when the evidence is incomplete or undecided (never a guess that a
         rerun would not follow: budgets are the calls spent plus a floor for what is left)."""
         out: list[str] = []
+        budget_named = False  # a line above already says which budget to give
         budget = self.config.budget
         calls = int(self.ledger.get("calls", 0))
         cause = self.ledger.get("stop_cause")
@@ -337,28 +352,34 @@ class RunResult:
                     + cands * RUN_MAX_DRAWS)
             typical = min(typical, sure)
             out.append(f"the call budget ({budget}) ran out with {len(pending)} relation(s) "
-                       f"undecided: --budget {typical} is likely to be enough and --budget "
-                       f"{sure} is sure to be; add --store PATH to keep the calls made")
+                       f"undecided: {setting('budget', typical)} is likely to be enough and "
+                       f"{setting('budget', sure)} is sure to be; add {setting('store')} to "
+                       "keep the calls made")
+            budget_named = True
         elif self.meter.call == "undecided" and self.meter.advice:
             out.append(self.meter.advice)
         elif self.change is not None and self.change.status == "incomplete":
             more = (CHANGE_MAX_TRIALS - self.change.late_trials) * CHANGE_TRIAL_DRAWS
             out.append(f"the changed-agent check stopped after {self.change.late_trials} "
-                       f"trial(s): --budget {calls + more} lets it finish (or suppress it with "
-                       "--suppress-health-check changed_agent, and say so)")
+                       f"trial(s): {setting('budget', calls + more)} lets it finish (or suppress "
+                       f"it with {setting('suppress_health_check', 'changed_agent')}, and "
+                       "say so)")
+            budget_named = True
         short = self.unreachable_holds()
-        if short and not any("--budget" in a for a in out):
+        if short and not budget_named:
             out.append(short)
         untested = [r for r in self.relations if r.status == RelationStatus.NOT_TESTED]
         if untested:
             out.append(f"{len(untested)} requested relation(s) not tested "
                        f"({', '.join(r.relation.name for r in untested)}): give them evidence "
-                       "(record their follow-ups) or leave them out with --relations")
+                       "(record their follow-ups) or leave them out with "
+                       f"{setting('relations', '')}")
         undecided = [r for r in self.relations if r.status == RelationStatus.UNDECIDED]
         if undecided and not out:
             out.append(f"{len(undecided)} relation(s) stayed undecided: the agent is too noisy "
-                       "to bound their effect within the score cap; raise --tolerance (a looser "
-                       "claim) or --precision cheap, or accept the UNDECIDED status")
+                       "to bound their effect within the score cap; raise "
+                       f"{setting('tolerance', '')} (a looser claim) or "
+                       f"{setting('precision', 'cheap')}, or accept the UNDECIDED status")
         return out
 
     def unreachable_holds(self) -> str:
@@ -391,6 +412,7 @@ class RunResult:
 
     def to_dict(self, *, include_inputs: bool | None = None) -> dict[str, Any]:
         inc = self.config.include_inputs if include_inputs is None else include_inputs
+        keep = setting("include_inputs")
         cfg = self.config
         return {
             "schema": SCHEMA,
@@ -417,11 +439,11 @@ class RunResult:
             "ledger": ledger_part(self.ledger),
             "tokens": self.ledger.get("tokens"),
             "privacy": ("this report keeps the inputs' text (printed to stdout, or written "
-                        "with --include-inputs; the 'inputs' field maps each fingerprint to "
-                        "its text); a file written without --include-inputs keeps "
+                        f"with {keep}; the 'inputs' field maps each fingerprint to "
+                        f"its text); a file written without {keep} keeps "
                         "fingerprints only; no answer text is stored"
                         if inc else "inputs are identified by fingerprint only; no raw prompt "
-                        "or answer text is stored (use --include-inputs to keep prompts)"),
+                        f"or answer text is stored (use {keep} to keep prompts)"),
             "inputs": dict(self.inputs) if inc else None,
             **({"routes": self.routes.to_dict()} if self.routes is not None else {}),
             **({"follow_ups": self.follow_up_texts()} if inc else {}),
@@ -616,9 +638,10 @@ def budget_note(texts: Sequence[str], relations: Sequence[Relation], config: Run
     need = min_relation_calls(texts, relations, config.tol, per_input=per_input)
     if need <= config.budget:
         return ""
-    return (f"--budget {config.budget} cannot reach HOLDS on any relation at tolerance "
-            f"{config.tol:g}: bounding an effect below it takes at least {need} calls here "
-            f"besides the meter's; raise --budget (to {need + 100} or more) or --tolerance")
+    return (f"{setting('budget', config.budget)} cannot reach HOLDS on any relation at "
+            f"tolerance {config.tol:g}: bounding an effect below it takes at least {need} "
+            f"calls here besides the meter's; raise {setting('budget', '')} (to {need + 100} or "
+            f"more) or {setting('tolerance', '')}")
 
 
 def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
@@ -718,7 +741,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         relations: Sequence[Relation], *, alpha: float,
                         beta: float = DEFAULT_BETA, meter: MeterResult | None = None,
                         seed: int = 0, progress: Callable[[int], None] | None = None,
-                        tolerance: float | None = None) -> list[RelationResult]:
+                        tolerance: float = DEFAULT_TOLERANCE) -> list[RelationResult]:
     """Screen every (relation, input) pair, test the flagged inputs one by one, then decide
     every relation's pooled effect over the probe set (``relations/_pooled.py``, "Order").
 
@@ -742,7 +765,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         screen,
     )
 
-    tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
+    tol = tolerance  # resolved by the caller (RunConfig.tol)
     results = [RelationResult(r) for r in relations]
     jobs: list[EffectJob] = []
     for res in results:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from .._internal.settings import setting
 from .._internal.unset import UNSET
 from ..errors import InvalidArgument
 from ..observation import DEFAULT_EXTRACTOR, VerdictExtractor
@@ -137,7 +138,7 @@ class EngineConfig:
         object.__setattr__(self, "store_mode", mode)
         if mode != "off" and self.store_path is None:
             raise InvalidArgument(f"store_mode={mode!r} needs a store_path; pass "
-                                  "store_path='draws.db' (CLI: --store FILE)")
+                                  f"{setting('store', repr('draws.db'))}")
         if mode == "off" and self.store_path is not None:
             raise InvalidArgument("store_path is set but store_mode is 'off'; pass "
                                   "store_mode='auto', 'record' or 'replay', or drop store_path")

@@ -22,11 +22,11 @@ from time import monotonic, perf_counter
 from typing import Any, TypeVar
 
 from .._internal.fingerprint import short
+from .._internal.settings import setting
 from .._internal.signals import stop_on_signals
 from ..adapters import Adapter, as_adapter
 from ..errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument, ReplayMiss
 from ..observation import CallFailure, Observation, coerce_output
-from ._budget import Budget
 from ._config import EngineConfig
 from ._deadline import Deadlines
 from ._ledger import Ledger
@@ -116,7 +116,6 @@ class Engine:
         self.config = config
         self.ledger = Ledger(config.budget)
         self.ledger.price = config.price
-        self._budget = Budget(config.budget)
         self._backoff = Backoff(config.backoff_base_s, config.backoff_max_s, config.seed)
         #: a rate limit with Retry-After pauses every call, not only the draw that got it
         self._paused_until = 0.0
@@ -265,8 +264,8 @@ class Engine:
             if found is None and self._mode == "replay":
                 raise ReplayMiss(
                     f"no recorded draw for probe {short(probe.fp)} index {index} of agent "
-                    f"{self._identity} in {store.location} — record first with --record or use "
-                    "auto")
+                    f"{self._identity} in {store.location} — record first with "
+                    f"{setting('record')} or use {setting('auto')}")
         return await self._live(probe, key)
 
     async def draws(self, probe: Probe, n: int) -> list[Observation]:
@@ -323,11 +322,9 @@ class Engine:
         exc: Exception | None = None
         covered = 0.0  # this draw has already waited until then (its own backoff)
         while True:
-            if attempt == 0 and not self._budget.can_afford(1):
+            if attempt == 0 and not self.ledger.can_afford(1):
                 # spent already: fail now, not after queueing for a worker slot
-                raise BudgetExhausted(
-                    f"the agent-call budget of {self._budget.limit} is spent — raise "
-                    "--budget, or replay recorded draws with --store")
+                raise _budget_spent(self.ledger.budget)
             if not await self._acquire_slot(sem, st):
                 raise _interrupted()
             held = True
@@ -356,14 +353,11 @@ class Engine:
                         break
                     slot.release()  # a pause began while this draw waited: sleep it first
                     slot = None
-                if not self._budget.take():
+                if not self.ledger.reserve(retry=attempt > 0):
                     if attempt == 0:
-                        raise BudgetExhausted(
-                            f"the agent-call budget of {self._budget.limit} is spent — raise "
-                            "--budget, or replay recorded draws with --store")
+                        raise _budget_spent(self.ledger.budget)
                     message += " (not retried: the call budget is spent)"
                     break
-                self.ledger.note_call(retry=attempt > 0)
                 attempt += 1
                 job: Job | None = None
                 t0 = perf_counter()
@@ -480,11 +474,11 @@ class Engine:
     @property
     def remaining(self) -> int | None:
         """Live calls left in the budget (None = unlimited)."""
-        return self._budget.remaining
+        return self.ledger.budget_remaining
 
     def can_afford(self, n: int) -> bool:
         """True if ``n`` more live calls fit in the budget (replayed draws are free)."""
-        return self._budget.can_afford(n)
+        return self.ledger.can_afford(n)
 
     @property
     def live_only(self) -> bool:
@@ -660,9 +654,15 @@ def _call_slots(limit: int | None) -> SharedSlots | None:
     return SharedSlots(f"agentverity-props-process-{os.getpid()}", limit, per_process=True)
 
 
+def _budget_spent(limit: int | None) -> BudgetExhausted:
+    return BudgetExhausted(f"the agent-call budget of {limit} is spent — raise "
+                           f"{setting('budget')}, or replay recorded draws with "
+                           f"{setting('store')}")
+
+
 def _interrupted() -> Interrupted:
     return Interrupted("run interrupted: no new agent call is started — finished calls are "
-                       "kept (and stored, with --store); rerun to continue")
+                       f"kept (and stored, with {setting('store')}); rerun to continue")
 
 
 def _release_from_thread(loop: asyncio.AbstractEventLoop, sem: asyncio.Semaphore,

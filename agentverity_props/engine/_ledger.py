@@ -1,4 +1,8 @@
-"""The ledger: what a run's agent calls cost and how they went."""
+"""The ledger: the run's agent-call budget, what its calls cost and how they went.
+
+The ledger is the one owner of the hard call budget: :meth:`Ledger.reserve` takes a unit and
+counts the call in one step, so the calls counted and the budget spent can never disagree.
+"""
 
 from __future__ import annotations
 
@@ -16,13 +20,15 @@ _SAMPLES_PER_KIND = 20
 
 
 class Ledger:
-    """Thread-safe tally of the engine's live calls, plain data.
+    """Thread-safe owner of the engine's call budget and tally of its live calls.
 
     Counts describe *this run's* live calls: a replayed draw only adds to ``replayed``
     (its recorded latency, tokens and failure are not this run's cost).
 
     Attributes:
-        calls: live attempts made (first tries and retries; each spent one budget unit).
+        calls: live attempts made (first tries and retries; each spent one budget unit,
+            taken by :meth:`reserve` *before* the agent is called and never given back, so
+            the agent is never invoked more than ``budget`` times even when calls race).
         replayed: draws served from the store, free.
         retries: attempts that were retries of a retryable failure.
         failures: draws that ended in failure after their last attempt.
@@ -63,11 +69,21 @@ class Ledger:
 
     # -- updates (called by the engine) ---------------------------------------------------
 
-    def note_call(self, *, retry: bool = False) -> None:
+    def reserve(self, *, retry: bool = False) -> bool:
+        """Take one unit of the budget for a live attempt and count it; False (nothing
+        taken, nothing counted) when the budget is spent."""
         with self._lock:
+            if self.budget is not None and self.calls >= self.budget:
+                return False
             self.calls += 1
             if retry:
                 self.retries += 1
+            return True
+
+    def can_afford(self, n: int) -> bool:
+        """True if ``n`` more live calls fit in the budget."""
+        with self._lock:
+            return self.budget is None or self.budget - self.calls >= n
 
     def note_replay(self) -> None:
         with self._lock:
@@ -110,6 +126,7 @@ class Ledger:
 
     @property
     def budget_remaining(self) -> int | None:
+        """Live calls left in the budget (None = unlimited)."""
         if self.budget is None:
             return None
         return max(0, self.budget - self.calls)

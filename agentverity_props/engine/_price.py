@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
+from .._internal.settings import setting
 from ..errors import BadInput, InvalidArgument
 
 __all__ = ["Price", "parse_price"]
@@ -93,12 +94,14 @@ class Price:
         return _load(Path(path), model, source=str(path))
 
 
-def parse_price(spec: str, *, model: str | None = None, option: str = "--price") -> Price:
+def parse_price(spec: str, *, model: str | None = None, option: str | None = None) -> Price:
     """``IN,OUT`` (prices per 1k input and output tokens) or the path of a price file.
 
     >>> parse_price("0.15,0.6").output_per_1k
     0.6
     """
+    if option is None:
+        option = setting("price")
     m = _INLINE.match(spec)
     if m is not None:
         try:
@@ -139,7 +142,7 @@ def _load(path: Path, model: str | None, *, source: str, option: str = "price fi
         if len(data) > 1:
             names = ", ".join(sorted(map(str, data))[:8])
             raise BadInput(f"{option} {source} lists {len(data)} models ({names})",
-                           "pick one with --price-model NAME (Price.load(path, model=...))")
+                           f"pick one with {setting('price_model')}")
         model = str(next(iter(data)))
     if model not in data:
         names = ", ".join(sorted(map(str, data))[:8])

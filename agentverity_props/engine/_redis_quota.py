@@ -42,6 +42,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .._internal.settings import setting
 from ..errors import BadInput, InvalidArgument
 
 __all__ = ["LEASE_S", "RENEW_S", "RedisPause", "RedisSlot", "RedisSlots"]
@@ -55,7 +56,8 @@ _POLL_FIRST_S = 0.002
 _POLL_MAX_S = 0.05
 #: a Retry-After beyond this is not believed (one day), as for the pause file
 _MAX_PAUSE_S = 86_400.0
-_FIX = "start it, or check the host, port and password of the --store URL"
+def _fix() -> str:
+    return f"start it, or check the host, port and password of the {setting('store', 'URL')}"
 
 # KEYS: slots zset; ARGV: size, lease ms, token
 _TAKE = """
@@ -171,7 +173,7 @@ class RedisSlots:
             return fn()
         except self._errors as exc:
             raise BadInput(f"store {self.location} cannot be reached for the shared call "
-                           f"slots ({type(exc).__name__}: {str(exc)[:120]})", _FIX) from None
+                           f"slots ({type(exc).__name__}: {str(exc)[:120]})", _fix()) from None
 
     def try_acquire(self) -> RedisSlot | None:
         """A free slot now, else None (never blocks on a taken slot)."""

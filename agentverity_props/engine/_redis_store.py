@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from .._internal.settings import setting
 from ..errors import BadInput
 from ..observation import Observation
 from ._runner import check_namespace, runner_namespace
@@ -30,7 +31,8 @@ __all__ = ["RedisStore"]
 
 FORMAT = "agentverity-props-store"
 VERSION = 1
-_FIX = "start it, or check the host, port and password of the --store URL"
+def _fix() -> str:
+    return f"start it, or check the host, port and password of the {setting('store', 'URL')}"
 
 # KEYS: group hash, groups hash; ARGV: field, value, overwrite, group id, group JSON
 _PUT = """
@@ -94,7 +96,7 @@ class RedisStore(ClosesOnce):
             if must_exist:
                 self.close()
                 raise BadInput(f"store {self.location} holds no recording",
-                               "record first with --record or use auto")
+                               f"record first with {setting('record')} or use {setting('auto')}")
             self._call(lambda: self._r.hset(self._prefix + "meta", mapping={
                 "format": FORMAT, "version": str(VERSION)}))
         elif meta.get(b"format") != FORMAT.encode():
@@ -112,7 +114,7 @@ class RedisStore(ClosesOnce):
             return fn()
         except self._errors as exc:
             raise BadInput(f"store {self.location} cannot be reached "
-                           f"({type(exc).__name__}: {str(exc)[:120]})", _FIX) from None
+                           f"({type(exc).__name__}: {str(exc)[:120]})", _fix()) from None
 
     @staticmethod
     def _group(agent: str, fp: str, extractor: str) -> tuple[str, str]:

@@ -6,6 +6,7 @@ import os
 import re
 import socket
 
+from .._internal.settings import setting
 from ..errors import InvalidArgument
 
 __all__ = ["RUNNER_ENV", "check_namespace", "runner_namespace"]
@@ -21,13 +22,14 @@ _CI_JOBS = (
     ("GITHUB_RUN_ID", "github-{GITHUB_RUN_ID}-{GITHUB_RUN_ATTEMPT}-{GITHUB_JOB}-{host}"),
 )
 _NAME = re.compile(r"[^\x00-\x1f\x7f]{0,120}")
-_NAME_FIX = "use up to 120 printable characters, e.g. --runner ci-shard-1"
+def _name_fix() -> str:
+    return f"use up to 120 printable characters, e.g. {setting('runner', 'ci-shard-1')}"
 
 
 def check_namespace(name: str, what: str = "runner namespace") -> str:
     """``name`` if it can name a namespace, else :class:`InvalidArgument`."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise InvalidArgument(f"{what} {str(name)[:40]!r} is not usable; {_NAME_FIX}")
+        raise InvalidArgument(f"{what} {str(name)[:40]!r} is not usable; {_name_fix()}")
     return name
 
 

@@ -14,6 +14,8 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._internal.settings import carry
+
 if TYPE_CHECKING:
     from ._config import EngineConfig
     from ._engine import Engine
@@ -31,7 +33,9 @@ class LoopThread:
         self._thread.start()
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+        # the caller's edge goes with it: a message formed in the loop names settings in the
+        # caller's terms (_internal/settings.py)
+        return asyncio.run_coroutine_threadsafe(carry(coro), self.loop).result()
 
     def close(self) -> None:
         # as asyncio.run does: pending async generators are closed in their loop (an HTTP

@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from .._internal.settings import setting
 from ..errors import BadInput
 from ..observation import Observation
 
@@ -38,16 +39,18 @@ SCHEMA_VERSION = 2
 APPLICATION_ID = 0x41565053
 _BUSY_TIMEOUT_S = 30.0
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-_FIX = "pass a new path with --store or delete it"
+def _fix() -> str:
+    return f"pass a new path with {setting('store')} or delete it"
 
 
-_DAMAGED_FIX = ("delete it (or move it aside) and record again, or pass a new path with "
-                "--store")
+def _damaged_fix() -> str:
+    return ("delete it (or move it aside) and record again, or pass a new path with "
+            + setting("store"))
 
 
 def sqlite3_damaged(path: Path, why: str) -> BadInput:
     """The one-line error for a store whose file is corrupted (a damaged page, a cut file)."""
-    return BadInput(f"store {path} is damaged ({' '.join(why.split())[:120]})", _DAMAGED_FIX)
+    return BadInput(f"store {path} is damaged ({' '.join(why.split())[:120]})", _damaged_fix())
 
 
 def _guarded(method: Any) -> Any:
@@ -208,11 +211,11 @@ class Store(ClosesOnce):
         if not self.path.exists():
             if not create or read_only:
                 raise BadInput(f"store {self.path} does not exist",
-                               "record first with --record or use auto")
+                               f"record first with {setting('record')} or use {setting('auto')}")
             self.path.parent.mkdir(parents=True, exist_ok=True)
         elif self.path.is_dir():
             raise BadInput(f"store {self.path} is a directory, not an agentverity-props store",
-                           _FIX)
+                           _fix())
         else:
             _check_magic(self.path, empty_ok=not read_only)
         try:
@@ -230,7 +233,7 @@ class Store(ClosesOnce):
                 self._conn = sqlite3.connect(str(self.path), timeout=_BUSY_TIMEOUT_S,
                                              isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
-            raise BadInput(f"store {self.path} cannot be opened: {exc}", _FIX) from None
+            raise BadInput(f"store {self.path} cannot be opened: {exc}", _fix()) from None
         try:
             self._setup()
         except sqlite3.DatabaseError as exc:
@@ -239,14 +242,14 @@ class Store(ClosesOnce):
                 if "locked" in str(exc):
                     raise BadInput(f"store {self.path} stayed locked by another process for "
                                    f"{_BUSY_TIMEOUT_S:g} s", "wait for it to finish or pass "
-                                   "another path with --store") from None
+                                   f"another path with {setting('store')}") from None
                 raise BadInput(f"store {self.path} cannot be used: {exc}",
                                "check the file and folder are writable, or pass another "
-                               "path with --store") from None
+                               f"path with {setting('store')}") from None
             if "malformed" in str(exc):
                 raise sqlite3_damaged(self.path, str(exc)) from None
             raise BadInput(f"store {self.path} is not an agentverity-props store: {exc}",
-                           _FIX) from None
+                           _fix()) from None
         except BaseException:
             self._conn.close()
             raise
@@ -264,14 +267,14 @@ class Store(ClosesOnce):
             what = (f"a SQLite database made by another program (tables: "
                     f"{', '.join(tables[:5])})" if tables else "an empty SQLite database")
             raise BadInput(f"store {self.path} is not an agentverity-props store: it is {what}",
-                           _FIX)
+                           _fix())
         if app_id == 0 and version == 0:
             self._create_schema()
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             version = conn.execute("PRAGMA user_version").fetchone()[0]
         if app_id != APPLICATION_ID:
             raise BadInput(f"store {self.path} is not an agentverity-props store: it is a "
-                           "SQLite database made by another program", _FIX)
+                           "SQLite database made by another program", _fix())
         if version > SCHEMA_VERSION:
             raise BadInput(f"store {self.path} has schema version {version}, newer than this "
                            f"agentverity-props understands ({SCHEMA_VERSION})",
@@ -306,7 +309,7 @@ class Store(ClosesOnce):
                     "SELECT name FROM sqlite_master WHERE type = 'table'")]
                 if tables:
                     raise BadInput(f"store {self.path} is not an agentverity-props store: it "
-                                   f"holds other tables ({', '.join(tables[:5])})", _FIX)
+                                   f"holds other tables ({', '.join(tables[:5])})", _fix())
                 conn.execute(_SCHEMA)
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -427,14 +430,14 @@ def _check_magic(path: Path, *, empty_ok: bool = True) -> None:
         with path.open("rb") as fh:
             head = fh.read(len(_SQLITE_MAGIC))
     except OSError as exc:
-        raise BadInput(f"store {path} cannot be read: {exc.strerror or exc}", _FIX) from None
+        raise BadInput(f"store {path} cannot be read: {exc.strerror or exc}", _fix()) from None
     if not head and not empty_ok:  # reading: an empty file holds no recording
         raise BadInput(f"store {path} is not an agentverity-props store: the file is empty",
-                       "record into it first (--record), or pass the path of a recorded "
-                       "store")
+                       f"record into it first ({setting('record')}), or pass the path of "
+                       "a recorded store")
     if head and head != _SQLITE_MAGIC:  # an empty file is fine to write: SQLite initialises it
         raise BadInput(f"store {path} is not an agentverity-props store: not a SQLite file",
-                       _FIX)
+                       _fix())
 
 
 def _retry_locked(fn: Any) -> Any:

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from .._internal.settings import setting
 from ..errors import BadInput, InvalidArgument
 from ..observation import Observation
 from ._backend import Key, StoreBackend
@@ -307,7 +308,7 @@ def open_store(spec: Any, *, mode: str = "auto", namespace: str | None = None,
     elif str(spec).endswith(".jsonl"):
         if not replay:
             raise BadInput(f"store {spec} is a JSON Lines export, which is read only",
-                           "replay it with --replay, or merge it into a store with "
+                           f"replay it with {setting('replay')}, or merge it into a store with "
                            "`agentverity-props store merge`")
         store = JsonlStore(_path(spec), namespace=runner_namespace(namespace))
     else:

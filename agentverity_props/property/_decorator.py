@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 from .._internal import hypothesis_shim
 from .._internal.agent_settings import agent_settings
 from .._internal.outcome import CandidateStatus
+from .._internal.settings import current_edge, setting, speaking
 from .._internal.unset import UNSET
 from ..diagnose import HealthCheck, blindness_from_keys
 from ..engine import EvidencePool, LoopThread
@@ -477,6 +478,13 @@ def agent_property(*, agent: Any, config: PropertyConfig | None = None,
     return decorate
 
 
+def _own_setting(key: str) -> str:
+    """A setting of the test as its caller sets it: the decorator's keyword (``budget=``),
+    and under the pytest plugin also the plugin's option."""
+    own = f"{key}= in @agent_property"
+    return own if current_edge() != "pytest" else f"{own} or {setting(key)}"
+
+
 def _plugin_option(name: str) -> Any:
     """The pytest plugin's option for the test running now (None outside pytest)."""
     plugin = sys.modules.get("agentverity_props_pytest")
@@ -484,9 +492,27 @@ def _plugin_option(name: str) -> Any:
     return current().get(name) if current is not None else None
 
 
+def _plugin_active() -> bool:
+    """True while the pytest plugin runs this test (its options apply to it)."""
+    plugin = sys.modules.get("agentverity_props_pytest")
+    current = getattr(plugin, "current_options", None)
+    return bool(current()) if current is not None else False
+
+
 def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                   engine_base: tuple[EngineConfig, str | None], max_candidates: int | None,
                   args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    __tracebackhide__ = True  # pytest: the failure is the user's test
+    # under the plugin, messages name its options (--agentverity-budget N): decided here, the
+    # edge where the plugin's settings meet the test's own; elsewhere the caller's terms
+    with speaking("pytest" if _plugin_active() else current_edge()):
+        return _run_property_in(test, wrapper, inner, base, engine_base, max_candidates,
+                                args, kwargs)
+
+
+def _run_property_in(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
+                     engine_base: tuple[EngineConfig, str | None], max_candidates: int | None,
+                     args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     __tracebackhide__ = True  # pytest: the failure is the user's test
     from ..engine import Engine
 
@@ -552,7 +578,7 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                 record.status = "inconclusive"
                 failing = _failure_cause(engine)
                 fix = ("fix the agent (or its verdict extraction) and rerun" if failing else
-                       "raise budget= in @agent_property or --agentverity-budget")
+                       f"raise {_own_setting('budget')}")
                 raise Inconclusive(
                     f"no candidate could be decided ({record.undecided} undecided, "
                     f"{record.calls} calls, budget exhausted: {record.budget_exhausted}"
@@ -723,8 +749,8 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
         raise Inconclusive(
             f"the effect of {names} over the generated examples could not be bounded below "
             f"the tolerance {base['tolerance']:g} ({undecided[0].note or 'undecided'}; "
-            f"{record.calls} calls) — raise budget= in @agent_property or "
-            "--agentverity-budget, or tolerance=")
+            f"{record.calls} calls) — raise {_own_setting('budget')}, or "
+            f"{_own_setting('tolerance')}")
 
 
 #: Examples of a relation decided in full after the first phase, most unlike their
@@ -800,8 +826,8 @@ def _after_pass(record: PropertyRecord, check: AgentCheck, base: dict[str, Any],
         record.status = "inconclusive"
         raise Inconclusive(
             f"agent-call budget ({record.calls} calls) ran out with {record.undecided} "
-            f"candidate(s) undecided and no confirmed violation — raise budget= in "
-            "@agent_property or --agentverity-budget")
+            f"candidate(s) undecided and no confirmed violation — raise "
+            f"{_own_setting('budget')}")
     keys = check.anchor_keys()
     if len(keys) >= 10 and HealthCheck.blind_probe_set not in suppressed:
         blind = blindness_from_keys(keys, alpha=record.alpha)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..diagnose import HealthCheck
     from ..engine import EngineConfig
 
+from .._internal.settings import setting
 from ..relations import CandidateRecord
 from ..results import CounterexampleDocument
 
@@ -89,8 +90,8 @@ class PropertyConfig:
         if self.engine.error_policy != "record":
             raise bad("engine error_policy must be 'record' (a failed call is incomplete "
                       "evidence, never a verdict); drop error_policy='raise'")
-        try:
-            resolve_tolerance(self.tolerance, None)
+        try:  # the tolerance resolved once, here: the property reads ``tol``
+            object.__setattr__(self, "_tol", resolve_tolerance(self.tolerance, None))
             names = self.suppress_health_check
             checks = HealthCheck.parse((names,) if isinstance(names, str) else names)
             object.__setattr__(self, "suppress_health_check",
@@ -100,9 +101,8 @@ class PropertyConfig:
 
     @property
     def tol(self) -> float:
-        """The tolerance (explicit, else 0.1)."""
-        from ..diagnose import resolve_tolerance
-        return resolve_tolerance(self.tolerance, None)
+        """The tolerance (explicit, else 0.1), resolved once when the config was made."""
+        return self._tol  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -173,8 +173,8 @@ class PropertyRecord(CandidateRecord):
             "seed": self.seed,
             "store": self.store,
             "hint": ("add the @example(...) line above @given to pin the case; rerun with "
-                     "--agentverity-store PATH --agentverity-store-mode replay to re-use "
-                     "the recorded draws") if ce else None,
+                     f"{setting('store')} {setting('replay')} to re-use the recorded "
+                     "draws") if ce else None,
         }
 
 

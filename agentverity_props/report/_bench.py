@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.markup import escape as _e
 
+from .._internal.settings import setting
 from .._internal.shown import for_text
 from ._text import _console, tokens_text
 
@@ -60,7 +61,8 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
     undecided = [r for r in d["tasks"] if r["status"] == "UNDECIDED"]
     for r in undecided[:20]:
         con.print(f"  [yellow]?[/] {_e(r['id'])}: {r['passes']}/{r['runs']} passed, "
-                  f"{_e(r['decided_by'])}; raise --runs or widen --margin")
+                  f"{_e(r['decided_by'])}; raise {setting('runs', '')} or widen "
+                  f"{setting('margin', '')}")
     if failing or undecided:
         con.print()
     if isinstance(d.get("moved"), dict):
@@ -153,8 +155,8 @@ def _more(m: dict[str, Any]) -> str:
         return ""
     if fr.get("rounds") is None:
         return str(fr["note"])
-    return (f"~{fr['rounds']} more runs per task likely decide it (--max-runs "
-            f"{fr.get('max_runs_hint', '?')}; {fr['note']})")
+    return (f"~{fr['rounds']} more runs per task likely decide it "
+            f"({setting('max_runs', fr.get('max_runs_hint', '?'))}; {fr['note']})")
 
 
 def _e_shown(m: dict[str, Any]) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._internal.settings import setting
 from .._internal.shown import for_text
 
 _PHASES = (("meter", "meter"), ("blindness", "blindness (+top-up)"),
@@ -176,7 +177,7 @@ def _budget_lines(d: dict[str, Any]) -> list[str]:
     if cfg["budget"] is not None:
         ok = [_pct(lv["noise"]) for lv in levels if lv.get("budget_enough")]
         short = [_pct(lv["noise"]) for lv in levels if not lv.get("budget_enough")]
-        msg = f"--budget {cfg['budget']}: "
+        msg = f"{setting('budget', cfg['budget'])}: "
         if ok:
             msg += f"enough for the whole run at noise {', '.join(ok)}"
             if short:

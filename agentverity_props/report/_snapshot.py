@@ -8,6 +8,7 @@ from typing import Any
 from rich.markup import escape as _e
 
 from .._internal.fingerprint import short
+from .._internal.settings import setting
 from .._internal.shown import for_text
 from ._bench import _finish
 from ._text import _console, tokens_text
@@ -104,14 +105,15 @@ def _reference_lines(con: Any, d: dict[str, Any], labels: dict[str, str] | None)
                       for k, v in sorted(refs.items(), key=lambda kv: -kv[1])[:8])
     con.print(f"  References: {_e(shown)}")
     if d["inputs"]:
-        con.print("  Review each reference before --accept-reference (sorted by verdict):")
+        con.print(f"  Review each reference before {setting('accept_reference')} (sorted by "
+                  "verdict):")
         con.print(_review_table(d, labels))
         if any(e["reference"] is None for e in d["inputs"]):
             con.print("  [dim]– : no reference yet (the input was not drawn before the "
                       "refusal)[/]")
         if len(d["inputs"]) > REVIEW_ROWS:
-            con.print(f"  ... {len(d['inputs']) - REVIEW_ROWS} more: --format json lists "
-                      "every input")
+            con.print(f"  ... {len(d['inputs']) - REVIEW_ROWS} more: "
+                      f"{setting('format_json')} lists every input")
     flipped = sum(1 for e in d["inputs"] if e["flipped"])
     if flipped:
         con.print(f"  {flipped} input(s) gave more than one verdict while measured")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from .._internal.settings import setting
+
 EXIT_MEANING = {0: "clean: no finding",
                 1: "finding: blind probe set, confirmed violation, dependent draws or a "
                    "changed agent",
@@ -397,6 +399,6 @@ def _evidence(con: Any, ev: dict[str, Any], inputs: dict[str, Any]) -> None:
             i["counts"].items(), key=lambda kv: -kv[1] if isinstance(kv[1], int) else 0))
         con.print(f"    {label}: {counts}")
     if len(split) > SHOWN_SPLIT:
-        con.print(f"    ... and {len(split) - SHOWN_SPLIT} more (--format json has each "
-                  "input's counts)")
+        con.print(f"    ... and {len(split) - SHOWN_SPLIT} more ({setting('format_json')} "
+                  "has each input's counts)")
     con.print()

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,8 @@ import numpy as np
 from .._internal.fingerprint import short
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CheckStatus, InputCheckStatus, StopReason, exit_code
+from .._internal.renamed import renamed
+from .._internal.settings import setting
 from ..decide import CHECK_CHANGE_SHARE, confirmation_plan, confirmation_settled, drift_p_value
 from ..diagnose import RunConfig
 from ..engine import EvidencePool, ledger_part
@@ -149,10 +152,19 @@ class CheckResult:
     admission: dict[str, Any]
     stability: dict[str, Any] | None
     calls: dict[str, Any]
-    tolerance: float
+    #: the per-input mismatch rate still called noise (the drift limit; not
+    #: ``RunConfig.tolerance``, the relations' effect limit)
+    drift_tolerance: float
     alpha_input: float
     ledger: dict[str, Any] = field(default_factory=dict)
     change: ChangeResult | None = None
+
+    @property
+    def tolerance(self) -> float:
+        """Deprecated: :attr:`drift_tolerance`."""
+        warnings.warn("CheckResult.tolerance is deprecated, use CheckResult.drift_tolerance",
+                      DeprecationWarning, stacklevel=2)
+        return self.drift_tolerance
 
     @property
     def drifted(self) -> list[str]:
@@ -170,7 +182,8 @@ class CheckResult:
             "inadmissible": [r.to_dict() for r in self.inadmissible],
             "admission": self.admission, "stability": self.stability,
             "drift": {"inputs": len(self.drifted), "fps": self.drifted,
-                      "tolerance": self.tolerance, "alpha_per_input": self.alpha_input,
+                      # check/1's published name of the drift tolerance
+                      "tolerance": self.drift_tolerance, "alpha_per_input": self.alpha_input,
                       "method": "curtailed test per input: worse than its own recorded rate "
                                 "(Fisher exact vs the snapshot's calibration draws) and than "
                                 "the tolerance (exact binomial); Bonferroni over inputs; "
@@ -221,7 +234,8 @@ def _prechecks(doc: Mapping[str, Any], probes: list[Probe], extractor_id: str) -
                 parts.append(f"{len(extra)} input(s) are not in the snapshot "
                              f"({', '.join(short(f) for f in extra[:3])})")
             if missing:
-                parts.append(f"{len(missing)} snapshot input(s) are missing from --inputs "
+                parts.append(f"{len(missing)} snapshot input(s) are missing from "
+                             f"{setting('inputs', '')} "
                              f"({', '.join(short(f) for f in missing[:3])})")
             salt = " (or AGENTVERITY_PROPS_SALT differs)" if scheme == "hmac-sha256" else ""
             out.append(Refusal("input-set", "; ".join(parts) + f"{salt} — pass the inputs "
@@ -229,7 +243,7 @@ def _prechecks(doc: Mapping[str, Any], probes: list[Probe], extractor_id: str) -
     if doc["config"]["extractor"] != extractor_id:
         out.append(Refusal("extractor", f"the snapshot's verdicts were extracted with "
                            f"{doc['config']['extractor']}, now {extractor_id} — use the same "
-                           "--verdict-key/--verdict-regex"))
+                           f"{setting('verdict')}"))
     return out
 
 
@@ -242,10 +256,14 @@ async def _draw_key(eng: Engine, probe: Probe, layer: str) -> str | None:
 
 async def acompare_snapshot(agent: Any, inputs: Sequence[str],
                             snapshot: str | Path | Mapping[str, Any], *,
-                            config: RunConfig | None = None, tolerance: float | None = None,
+                            config: RunConfig | None = None,
+                            drift_tolerance: float | None = None,
                             engine: Engine | None = None,
-                            progress: Callable[[str, int], None] | None = None) -> CheckResult:
+                            progress: Callable[[str, int], None] | None = None,
+                            tolerance: float | None = None) -> CheckResult:
     """Async core of :func:`compare_snapshot`."""
+    drift_tolerance = renamed("acompare_snapshot", "tolerance", "drift_tolerance", tolerance,
+                              drift_tolerance)
     from ..decide import BernoulliSPRT
     from ..engine import Engine, Probe
 
@@ -255,9 +273,9 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
     cfg = doc["config"]
     eps, alpha, r, layer = (float(cfg["epsilon"]), float(cfg["alpha"]),
                             float(cfg["indifference"]), str(cfg["layer"]))
-    tol = min(0.49, eps * r) if tolerance is None else tolerance
-    if not (0.0 < tol < 0.5):
-        raise InvalidArgument(f"tolerance={tol!r} must be in (0, 0.5)")
+    tol = min(0.49, eps * r) if drift_tolerance is None else drift_tolerance
+    if tol.__class__ is bool or not isinstance(tol, (int, float)) or not (0.0 < tol < 0.5):
+        raise InvalidArgument(f"drift_tolerance={tol!r} must be in (0, 0.5)")
     texts = clean_inputs(inputs)
     probes = [Probe.make(t) for t in texts]
     n = len(probes)
@@ -567,8 +585,8 @@ def _incomplete_msg(checks: list[InputCheck], stop: str) -> str:
     parts = [stop] if stop else []
     if bad:
         parts.append(f"{len(bad)} input(s) lack evidence ({', '.join(bad[:3])})")
-    return "the check is incomplete: " + "; ".join(parts) + " — fix the failures or raise " \
-        "--budget, then rerun"
+    return ("the check is incomplete: " + "; ".join(parts) + " — fix the failures or raise "
+            f"{setting('budget', '')}, then rerun")
 
 
 def _input_check(entry: Mapping[str, Any], tol: float, alpha_input: float,
@@ -652,8 +670,9 @@ def _calls(eng: Engine, doc: Mapping[str, Any], phase: dict[str, int]) -> dict[s
 
 def compare_snapshot(agent: Any, inputs: Sequence[str],
                      snapshot: str | Path | Mapping[str, Any], *,
-                     config: RunConfig | None = None, tolerance: float | None = None,
-                     progress: Callable[[str, int], None] | None = None) -> CheckResult:
+                     config: RunConfig | None = None, drift_tolerance: float | None = None,
+                     progress: Callable[[str, int], None] | None = None,
+                     tolerance: float | None = None) -> CheckResult:
     """Check the agent against a snapshot: sequential re-admission, then per-input drift.
 
     ``epsilon``, ``alpha``, ``indifference`` and ``layer`` come from the snapshot; ``config``
@@ -664,15 +683,20 @@ def compare_snapshot(agent: Any, inputs: Sequence[str],
         agent: the (new version of the) agent.
         inputs: the snapshot's inputs.
         snapshot: a snapshot file path or its loaded dict.
-        config: engine settings, seed, extractor.
-        tolerance: the per-input mismatch rate still called noise (default
-            ``epsilon * indifference``); drift also needs a rate above the input's own
-            recorded one.
+        config: engine settings, seed, extractor (its ``tolerance``, the relations' effect
+            limit, plays no part here).
+        drift_tolerance: the per-input mismatch rate still called noise (default
+            ``epsilon * indifference``, at most 0.49); drift also needs a rate above the
+            input's own recorded one.
+        tolerance: the deprecated old name of ``drift_tolerance`` (a
+            ``DeprecationWarning``).
 
     Returns:
         A :class:`CheckResult`: ``status`` clean / drift / inadmissible / incomplete,
         ``exit_code`` 0 / 1 / 2 / 2.
     """
     from ..engine import run_sync
+    drift_tolerance = renamed("compare_snapshot", "tolerance", "drift_tolerance", tolerance,
+                              drift_tolerance)
     return run_sync(acompare_snapshot(agent, inputs, snapshot, config=config,
-                                      tolerance=tolerance, progress=progress))
+                                      drift_tolerance=drift_tolerance, progress=progress))

@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.fingerprint import fingerprint, salt_from_env, short
 from .._internal.inputs import clean_inputs
+from .._internal.settings import setting
 from ..diagnose import ChangeResult, RunConfig, RunResult, arun, change_result
 from ..errors import (
     BadInput,
@@ -393,8 +394,8 @@ def _blindness_fix(b: BlindnessResult, *, n_inputs: int) -> str:
     modal_inputs = b.share * n_inputs
     need = max(1, math.ceil(modal_inputs / target - n_inputs))
     return (f"add at least {need} input(s) whose verdict is not '{b.modal_verdict}' (share "
-            f"{target:.0%} or less leaves room for the interval): agentverity-props enlarge "
-            f"--threshold {min(0.99, max(0.51, target)):.2f} does it")
+            f"{target:.0%} or less leaves room for the interval): "
+            f"{setting('enlarge_threshold', f'{min(0.99, max(0.51, target)):.2f}')} does it")
 
 
 def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *,
@@ -418,7 +419,7 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
         if not why:
             why.append(m.stop_reason or "evidence incomplete")
         out.append(Refusal("complete", "the run is incomplete: " + "; ".join(why)
-                           + " — fix the failures or raise --budget, then rerun"))
+                           + f" — fix the failures or raise {setting('budget', '')}, then rerun"))
     if m.call != "verdict-deterministic":
         out.append(Refusal("verdict-deterministic", (
             f"the meter calls the verdict {m.call} at epsilon {m.epsilon:g} (pair "
@@ -451,8 +452,7 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
         out.append(Refusal("required-verdicts", missing))
     if not accepted:
         out.append(Refusal("accepted", "the references were not approved — review the "
-                           "verdicts, then rerun with --accept-reference "
-                           "(accept_reference=True)"))
+                           f"verdicts, then rerun with {setting('accept_reference')}"))
     return out
 
 

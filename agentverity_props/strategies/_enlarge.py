@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus
+from .._internal.settings import setting
 from .._internal.unset import UNSET
 from ..errors import BadInput, DrawStopped, InvalidArgument
 from ..results import EnlargeDocument
@@ -374,8 +375,8 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
     threshold, margin, alpha = conf.threshold, conf.margin, conf.alpha
     texts = clean_inputs(inputs)
     if budget < 2 * len(texts) + 4:
-        raise InvalidArgument(f"enlarge: budget={budget} is too small for {len(texts)} inputs;"
-                              f" give at least {2 * len(texts) + 4}")
+        raise InvalidArgument(f"enlarge: {setting('budget', budget)} is too small for "
+                              f"{len(texts)} inputs; give at least {2 * len(texts) + 4}")
     from_probes = strategy is None
     grammar = None
     if from_probes:
@@ -816,6 +817,6 @@ def _probe_advice(res: EnlargeResult, *, tried: int) -> str:
         + ("none changed the verdict" if not res.added else
            f"{len(res.added)} changed it") +
         ": the boundary may lie in words your probes never use (a keyword list, restricted "
-        "names). Add them through a lexicon (--lexicon FILE; lexicon= in Python), a probe "
-        "or two that holds them, a generator (--generator-agent), or try a strategy pack "
-        "(--strategy auto)")
+        f"names). Add them through a lexicon ({setting('lexicon')}), a probe "
+        f"or two that holds them, a generator ({setting('generator', '')}), or try a "
+        f"strategy pack ({setting('strategy', 'auto')})")

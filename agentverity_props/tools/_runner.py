@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CaseStatus
+from .._internal.settings import setting
 from .._internal.signals import stop_on_signals
 from ..errors import BudgetExhausted, Interrupted
 from ..observation import Observation
@@ -92,7 +93,8 @@ class _Sources:
                 from ..errors import BadInput
                 raise BadInput(f"cannot start the OTLP receiver on 127.0.0.1:{port}: "
                                f"{exc.strerror or exc}",
-                               "pick a free port with --otlp-port (0 = any free port)") from None
+                               f"pick a free port with {setting('otlp_port', '')} (0 = any free "
+                               "port)") from None
             self.otlp = OTLPReceiverSource(self.receiver)
 
     def describe(self) -> tuple[str, ...]:

@@ -113,12 +113,17 @@ def test_snapshot_and_check_exit_codes(work):
     assert "attack plan" not in (work / "s.json").read_text()
 
     chk = ["check", *base, "--snapshot", "s.json", "--format", "json"]
-    clean, drift, stoch, missing = run_many([
+    clean, drift, stoch, missing, new_name, old_name = run_many([
         [*chk, "--agent", "agents.py:gate"],
         [*chk, "--agent", "agents.py:drifted"],
         [*chk, "--agent", "agents.py:noisy"],
         ["check", "--agent", "agents.py:gate", *base, "--snapshot", "nope.json"],
+        [*chk, "--agent", "agents.py:gate", "--drift-tolerance", "0.3"],
+        [*chk, "--agent", "agents.py:gate", "--tolerance", "0.3"],  # the old name still works
     ], work)
+    for named in (new_name, old_name):
+        assert named.returncode == 0, named.stderr
+        assert json.loads(named.stdout)["drift"]["tolerance"] == 0.3
     assert clean.returncode == 0, clean.stderr
     d = json.loads(clean.stdout)
     assert d["status"] == "clean"

@@ -1,6 +1,6 @@
 """Simulation tests of conversation decisions (``agentverity_props.conversation``).
 
-1. *False violations*: an invariant that fails on exactly ``tolerance`` of a conversation's
+1. *False violations*: an invariant that fails on exactly ``allowed_rate`` of a conversation's
    replays (H0 at its boundary) is confirmed on at most ``alpha_candidate`` of conversations;
    so is a conversation relation whose edit leaves the last turn's (noisy) verdict
    distribution unchanged;
@@ -63,9 +63,9 @@ def _bound(rate: float, n: int) -> float:
 INV = never_before("issue_refund", required="lookup_order")
 
 
-def test_invariant_at_its_tolerance_is_confirmed_at_most_alpha():
+def test_invariant_at_its_allowed_rate_is_confirmed_at_most_alpha():
     tol, alpha, n = 0.2, 0.1, 150
-    inv = Invariant("refund_after_lookup", INV.fn, tolerance=tol)
+    inv = Invariant("refund_after_lookup", INV.fn, allowed_rate=tol)
     run = _run(_refund_agent(tol, seed=1), alpha=alpha)
     try:
         outs = [run.invariant(("order 1002", f"refund please {i}"), inv) for i in range(n)]

@@ -102,7 +102,7 @@ def _two_providers() -> dict:
 
 def test_several_providers_are_refused_unless_one_is_chosen(tmp_path: Path) -> None:
     p = write(tmp_path, _two_providers())
-    with pytest.raises(BadInput, match=r"2 providers.*not noise.*--provider"):
+    with pytest.raises(BadInput, match=r"2 providers.*not noise.*provider=NAME"):
         load_promptfoo(p, extractor=ROUTE)
     rec = load_promptfoo(p, extractor=ROUTE, provider="anthropic:claude-haiku")
     assert rec.agent == "promptfoo:anthropic:claude-haiku"
@@ -118,7 +118,7 @@ def test_several_prompts_are_refused_unless_one_is_chosen(tmp_path: Path) -> Non
         r["promptIdx"], r["promptId"] = 1, "b7e2"
     data["results"]["results"] += other
     p = write(tmp_path, data)
-    with pytest.raises(BadInput, match=r"2 prompts.*--prompt-id"):
+    with pytest.raises(BadInput, match=r"2 prompts.*prompt_id=ID"):
         load_promptfoo(p, extractor=ROUTE)
     assert load_promptfoo(p, extractor=ROUTE, prompt_id="1").draws == 78
     assert load_promptfoo(p, extractor=ROUTE, prompt_id="b7e2").draws == 78
@@ -328,7 +328,7 @@ def test_store_refusals(tmp_path: Path) -> None:
     with Store(store) as s:
         for agent in ("a", "b"):
             s.put((agent, Probe.make("hi").fp, "default", 0), Observation(verdict="x"))
-    with pytest.raises(BadInput, match=r"2 agents.*--agent-id"):
+    with pytest.raises(BadInput, match=r"2 agents.*agent=ID"):
         load_store(store, ["hi"], extractor_id="default")
     with pytest.raises(BadInput, match="only under the verdict extraction"):
         load_store(store, ["hi"], extractor_id="key:route", agent="a")
@@ -571,7 +571,7 @@ def test_json_answers_without_a_verdict_key_get_a_hint_naming_the_keys(tmp_path:
                            RunConfig())
     hint = [n for n in plan.notes if "no verdict, decision or label key" in n]
     assert len(hint) == 1
-    assert "--verdict-key route" in hint[0]
+    assert "extractor=by_key(route)" in hint[0]  # Python terms
     assert "keys seen: route, why" in hint[0]
     # with the key, or with answers run reads by itself ('decision'), no hint
     keyed = plan_assessment(load_jsonl(path, extractor=by_key("route")), None, RunConfig(

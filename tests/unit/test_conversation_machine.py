@@ -144,8 +144,21 @@ def test_relations_edit_an_earlier_turn_only():
         repeat_turn().apply(turns, 2, "refund")
     with pytest.raises(InvalidArgument):
         ConversationRelation("x", "insert")
-    with pytest.raises(InvalidArgument, match="tolerance"):
-        Invariant("x", lambda ctx: True, tolerance=0.7)
+    with pytest.raises(InvalidArgument, match="allowed_rate"):
+        Invariant("x", lambda ctx: True, allowed_rate=0.7)
+
+
+def test_invariant_tolerance_is_the_deprecated_name_of_allowed_rate():
+    with pytest.warns(DeprecationWarning, match="use allowed_rate="):
+        old = Invariant("x", lambda ctx: True, tolerance=0.2)
+    assert old.allowed_rate == 0.2
+    assert old.key() == Invariant("x", old.fn, allowed_rate=0.2).key()  # same draws
+    assert old.to_dict()["tolerance"] == 0.2  # the published result field keeps its name
+    with pytest.warns(DeprecationWarning, match="allowed_rate"):
+        assert old.tolerance == 0.2
+    with pytest.raises(InvalidArgument, match="give allowed_rate= only"):
+        Invariant("x", lambda ctx: True, allowed_rate=0.1, tolerance=0.1)
+    assert Invariant("x", old.fn, 0.1).allowed_rate == 0.1  # positional: the same place
 
 
 # -- replays through the engine ----------------------------------------------------------

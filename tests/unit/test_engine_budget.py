@@ -81,3 +81,33 @@ def test_budget_is_never_exceeded(max_workers, budget, retries, seed, failure_ra
     if failure_rate == 0.0:
         assert failed == []
         assert eng.ledger.retries == 0
+
+
+def test_the_ledger_is_the_one_owner_of_the_budget() -> None:
+    """Reserving a unit and counting the call are one step: racing threads take exactly
+    ``budget`` units, the count never exceeds it, and a refused reservation counts nothing."""
+    from agentverity_props.engine._ledger import Ledger
+
+    led = Ledger(budget=50)
+    taken: list[bool] = []
+    lock = threading.Lock()
+
+    def worker(retry: bool) -> None:
+        for _ in range(20):
+            ok = led.reserve(retry=retry)
+            with lock:
+                taken.append(ok)
+
+    threads = [threading.Thread(target=worker, args=(i % 2 == 1,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(taken) == 50 == led.calls
+    assert led.budget_remaining == 0
+    assert not led.can_afford(1)
+    assert led.retries <= led.calls
+    assert led.to_dict()["budget_remaining"] == 0
+    free = Ledger()  # no budget: every reservation succeeds and is counted
+    assert all(free.reserve() for _ in range(5))
+    assert (free.calls, free.budget_remaining, free.can_afford(10**9)) == (5, None, True)

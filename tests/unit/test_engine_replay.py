@@ -89,7 +89,7 @@ def test_replay_miss_names_the_draw_and_the_fix(tmp_path):
     msg = str(info.value)
     assert p.short in msg
     assert "index 2" in msg
-    assert "record first with --record or use auto" in msg
+    assert 'record first with store_mode="record" or use store_mode="auto"' in msg  # Python
 
 
 def test_replay_needs_an_existing_store(tmp_path):

@@ -72,18 +72,9 @@ def test_each_schema_name_is_written_once_in_the_package() -> None:
     files = [*sorted((root / "agentverity_props").rglob("*.py")),
              root / "agentverity_props_pytest.py"]
     texts = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
-    # folders other helpers own in this round still spell two names out; each must equal the
-    # model's (checked below) until their one line reads it from the model too
-    pending = {"agentverity_props/diagnose/_run.py": "RunDocument",
-               "agentverity_props/diagnose/_plan.py": "PlanDocument"}
     for entry in RESULT_KINDS:
         where = [f for f, t in texts.items() for _ in re.finditer(re.escape(entry.schema), t)]
-        outside = [f for f in where if f not in pending]
-        assert outside == [f"agentverity_props/results/_{entry.kind}.py"], (entry.schema, where)
-    for f, model in pending.items():
-        names = re.findall(r'"(agentverity_props\.[a-z_]+/[0-9]+)"', texts[f])
-        assert all(n == getattr(__import__("agentverity_props.results", fromlist=[model]),
-                                model).SCHEMA for n in names), (f, names)
+        assert where == [f"agentverity_props/results/_{entry.kind}.py"], (entry.schema, where)
 
 
 def test_a_run_1_file_migrates_through_run_2_to_run_3() -> None:

@@ -221,7 +221,7 @@ def test_input_set_and_extractor_mismatch_make_no_call(snap):
     (r,) = chk.inadmissible
     assert r.rule == "input-set"
     assert "not in the snapshot" in r.message
-    assert "missing from --inputs" in r.message
+    assert "missing from the inputs passed" in r.message
     chk = compare_snapshot(agent, INPUTS, snap, config=RunConfig(extractor=by_key("v")))
     assert [r.rule for r in chk.inadmissible] == ["extractor"]
     assert calls == []
@@ -241,8 +241,23 @@ def test_confirmation_plan(snap):
     k, c = confirmation_plan(0.45, 0.05 / 100)
     assert c <= k
     assert k > 10
-    with pytest.raises(InvalidArgument):
-        compare_snapshot(gate, INPUTS, snap, tolerance=0.9)
+    with pytest.raises(InvalidArgument, match="drift_tolerance"):
+        compare_snapshot(gate, INPUTS, snap, drift_tolerance=0.9)
+
+
+def test_check_tolerance_is_the_deprecated_name_of_drift_tolerance(snap):
+    with pytest.warns(DeprecationWarning, match="use drift_tolerance="):
+        old = compare_snapshot(gate, INPUTS, snap, tolerance=0.3)
+    new = compare_snapshot(gate, INPUTS, snap, drift_tolerance=0.3)
+    assert old.drift_tolerance == new.drift_tolerance == 0.3
+    assert old.to_dict()["drift"]["tolerance"] == 0.3  # check/1's published field
+    # RunConfig.tolerance is the relations' effect limit: not the drift limit
+    other = compare_snapshot(gate, INPUTS, snap, config=RunConfig(tolerance=0.3))
+    assert other.drift_tolerance != 0.3
+    with pytest.warns(DeprecationWarning, match="drift_tolerance"):
+        assert old.tolerance == 0.3
+    with pytest.raises(InvalidArgument, match="give drift_tolerance= only"):
+        compare_snapshot(gate, INPUTS, snap, drift_tolerance=0.3, tolerance=0.3)
 
 
 # ------------------------------------------------------------------ calibration (snapshot/2)

@@ -100,7 +100,7 @@ def test_a_file_that_is_not_sqlite_is_bad_input(tmp_path):
     path.write_text("just some notes, not a database\n" * 20)
     with pytest.raises(BadInput, match="not an agentverity-props store") as info:
         Store(path)
-    assert "--store" in str(info.value)
+    assert "store_path=PATH" in str(info.value)  # the Python keyword
     assert path.read_text().startswith("just some notes")  # left untouched
 
 

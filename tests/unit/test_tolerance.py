@@ -55,7 +55,7 @@ def test_a_budget_that_cannot_reach_holds_is_said_before_any_call() -> None:
     assert budget_note(texts, CASE, RunConfig(budget=5000)) == ""
     res = run(from_callable(lambda p: "allow"), texts, CASE,
               config=RunConfig(budget=20, max_workers=1))
-    assert any("cannot reach HOLDS" in a or "--budget" in a for a in res.advice)
+    assert any("cannot reach HOLDS" in a or "budget=" in a for a in res.advice)
     assert str(res.relations[0].status) != "HOLDS"
 
 
@@ -93,3 +93,39 @@ def test_a_run_2_file_is_read_as_run_3(tmp_path: Path) -> None:
     assert back["relations"][0]["effect"] is None
     assert "version 2" in back["relations"][0]["statement"]
     jsonschema.validate(back, SCHEMA)
+
+
+def test_defaults_are_resolved_once_where_the_config_is_made(monkeypatch) -> None:
+    """RunConfig, MeterConfig and PropertyConfig resolve epsilon / tolerance once; the layers
+    below read the resolved value (no layer re-applies a default of its own)."""
+    import inspect
+
+    from agentverity_props.diagnose import _meter, _run
+    from agentverity_props.diagnose._meter import MeterConfig
+    from agentverity_props.property._records import PropertyConfig
+
+    calls = {"tol": 0, "eps": 0}
+    real_tol, real_eps = _run.resolve_tolerance, _run.resolve_epsilon
+
+    def count_tol(*a):
+        calls["tol"] += 1
+        return real_tol(*a)
+
+    def count_eps(*a):
+        calls["eps"] += 1
+        return real_eps(*a)
+
+    monkeypatch.setattr(_run, "resolve_tolerance", count_tol)
+    monkeypatch.setattr(_run, "resolve_epsilon", count_eps)
+    monkeypatch.setattr(_meter, "resolve_epsilon", count_eps)
+    cfg = RunConfig(precision="cheap")
+    assert [cfg.tol, cfg.tol, cfg.eps, cfg.eps] == [0.2, 0.2, 0.10, 0.10]
+    assert calls == {"tol": 1, "eps": 1}
+    meter = MeterConfig(precision="strict")
+    assert (meter.eps, meter.eps) == (0.01, 0.01)
+    assert calls["eps"] == 2
+    assert PropertyConfig().tol == 0.1
+    assert PropertyConfig(tolerance=0.3).tol == 0.3
+    # the relation procedure takes a resolved tolerance, never None
+    default = inspect.signature(_run.run_relations).parameters["tolerance"].default
+    assert isinstance(default, float)
