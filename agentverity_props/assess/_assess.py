@@ -281,7 +281,7 @@ def keyless_json_hint(recording: Recording, extractor: Any) -> str | None:
     >>> rec = Recording(source="jsonl", agent="a", inputs=(RecordedInput("hi", (obs,)),),
     ...                 order="file")
     >>> keyless_json_hint(rec, DEFAULT_EXTRACTOR)  # doctest: +ELLIPSIS
-    'the answers are JSON objects with no verdict, ... pass --verdict-key route ...'
+    'the answers are JSON objects with no verdict, ... pass extractor=by_key(route) ...'
     """
     from ..observation import DEFAULT_EXTRACTOR, VERDICT_KEYS
 

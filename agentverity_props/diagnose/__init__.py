@@ -23,7 +23,7 @@ _EXPORTS = {
     "change_result": "._change", "change_settled": "._change", "check_change": "._change",
     "BlindnessResult": "._health", "HealthCheck": "._health",
     "blindness_from_keys": "._health", "check_dependence": "._health",
-    "dependence_result": "._health",
+    "dependence_result": "._health", "dependence_targets": "._health",
     "DEFAULT_MAX_CALLS": "._meter", "PRESETS": "._presets",
     "resolve_tolerance": "._presets", "DEFAULT_ALPHA": "._presets",
     "DEFAULT_EPSILON": "._presets", "DEFAULT_INDIFFERENCE": "._presets",
@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover
         blindness_from_keys,
         check_dependence,
         dependence_result,
+        dependence_targets,
     )
     from ._meter import DEFAULT_MAX_CALLS, MeterConfig, MeterResult, run_meter
     from ._plan import plan

@@ -259,12 +259,21 @@ class AgentCheck:
         if HealthCheck.dependent_draws in self._opts.suppress_health_check:
             return ""
         if self._dependence is None:
-            from ..decide import DependenceTest
-            from ..diagnose import check_dependence
+            import random
 
+            from ..decide import DependenceTest
+            from ..diagnose import check_dependence, dependence_targets
+
+            # the confirmed pair first, then the examples' other inputs that were seen to
+            # flip, most able to show a cache first (chosen from earlier draws: the blocks
+            # are fresh, so the test keeps its alpha)
+            seen = {p.fp: p for _, ex in self._seen.values() for s_, f_, _ in ex.values()
+                    for p in (s_, f_) if p.fp not in (fu.fp, src.fp)}
+            more = dependence_targets(list(seen.values()), self._pool, rel.layer,
+                                      random.Random(f"dependence:{self._record.seed}"))
             test = DependenceTest(alpha=self._record.alpha)
-            self._loop.run(check_dependence(self._engine, [fu, src], self._pool, test,
-                                            layer=rel.layer, blocks=4))
+            self._loop.run(check_dependence(self._engine, [fu, src, *more[:4]], self._pool,
+                                            test, layer=rel.layer, blocks=8))
             from ..diagnose import dependence_result
             self._dependence = dependence_result(test, calls=0).warning()
             if self._dependence:
