@@ -143,6 +143,34 @@ def one(make_gate: Callable[[int, bool], Any], prop: str, seed: int, gate_kind: 
             "direction": _direction(msg), "shrunk": outcome == "fails" and "not shrunk" not in msg}
 
 
+def trigger_examples(prop: str, seed: int) -> int:
+    """How many distinct generated examples hold the bug's trigger (an all-caps word on either
+    side), replaying the seed's generation without any agent: before a confirmation the test
+    rejects only examples whose follow-up equals the source, a fact of the text, so the
+    examples a passing test saw are these."""
+    from hypothesis import HealthCheck, given, reject, settings
+    from hypothesis import seed as hseed
+
+    from agentverity_props.strategies import case_changes, follow_ups, from_pack
+
+    seen: set[tuple[str, str]] = set()
+    strat = (from_pack("moderation") if prop == "lower"
+             else follow_ups(from_pack("moderation"), case_changes()))
+
+    @hseed(seed)
+    @settings(database=None, max_examples=20, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(x=strat)
+    def gen(x: Any) -> None:
+        src, fu = (x, x.lower()) if prop == "lower" else (x[0], x[2])
+        if src == fu:
+            reject()
+        seen.add((src, fu))
+
+    gen()
+    return sum(bool(CAPS.search(a) or CAPS.search(b)) for a, b in seen)
+
+
 def _direction(msg: str) -> str:
     """How the failure was decided: a confirmed example in the reverse direction (the
     follow-up more decided than its source) or the forward one (its draws leave the source's
@@ -183,7 +211,7 @@ def rows_from_log(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def render(rows: list[dict[str, Any]], *, fake: bool, minutes: float) -> str:
+def render(rows: list[dict[str, Any]], *, fake: bool, minutes: float, note: str = "") -> str:
     lines = [
         "## `@agent_property` on a real LLM: a planted bug found and shrunk",
         "",
@@ -197,16 +225,20 @@ def render(rows: list[dict[str, Any]], *, fake: bool, minutes: float) -> str:
         "`@seed(seed)`): `lower`",
         "(`check.invariant(p, p.lower())` on `from_pack(\"moderation\")`) and `case_changes` "
         "(`follow_ups(from_pack(\"moderation\"), case_changes())`).",
-        "*Trigger*: the reported minimal counterexample holds an all-caps word (the bug's cause).",
+        "*Trigger*: the reported minimal counterexample holds an all-caps word (the bug's cause). "
+        "*Examples with the trigger*: distinct",
+        "generated examples holding one (the seed's generation replayed without the agent; a test "
+        "that passed saw exactly these): where none was generated, a pass is right.",
         "",
-        "| property | gate | seed | outcome | direction | trigger in the example | calls | model "
-        "calls | s |",
-        "|---|---|---:|---|---|---|---:|---:|---:|",
+        "| property | gate | seed | examples with the trigger | outcome | direction | trigger in "
+        "the example | calls | model calls | s |",
+        "|---|---|---:|---:|---|---|---|---:|---:|---:|",
     ]
     for r in rows:
         ex = " / ".join(f"`{t[:60]}`" for t in r["example"]) if r["example"] else "–"
         trig = ("yes: " + ex) if r["trigger"] else ("no" if r["example"] else "–")
-        lines.append(f"| `{r['prop']}` | {r['gate']} | {r['seed']} | {r['outcome']} | "
+        n_trig = trigger_examples(r["prop"], r["seed"])
+        lines.append(f"| `{r['prop']}` | {r['gate']} | {r['seed']} | {n_trig} | {r['outcome']} | "
                      f"{r['direction']} | {trig} | {r['calls']:,} | "
                      f"{'–' if r['model_calls'] is None else format(r['model_calls'], ',')} | "
                      f"{r['seconds']:.0f} |")
@@ -217,13 +249,14 @@ def render(rows: list[dict[str, Any]], *, fake: bool, minutes: float) -> str:
         if not bug and not clean:
             continue
         found = sum(r["outcome"] == "fails" and r["trigger"] for r in bug)
+        could = sum(trigger_examples(prop, r["seed"]) > 0 for r in bug)
         false = sum(r["outcome"] == "fails" for r in clean)
         lines.append(f"- `{prop}`: bug found with its trigger in {found} of {len(bug)} seed(s) "
-                     f"(goal >= 2 of 3); clean gate failed in {false} of {len(clean)} "
-                     "(goal 0).")
+                     f"(goal >= 2 of 3), {found} of the {could} whose examples held a trigger; "
+                     f"clean gate failed in {false} of {len(clean)} (goal 0).")
     lines += ["", ("*A sampled stand-in, not the model (`--fake`).* " if fake else "")
               + f"Python {platform.python_version()}, {platform.machine()}, "
-              f"{os.cpu_count()} CPU(s); {minutes:.1f} min in all."]
+              f"{os.cpu_count()} CPU(s); {minutes:.1f} min in all." + (f" {note}" if note else "")]
     return "\n".join(lines)
 
 
@@ -235,12 +268,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fake", action="store_true", help="a sampled stand-in; writes nothing")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--output", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    ap.add_argument("--note", default="", help="a sentence for the footer (how it was run)")
     ap.add_argument("--from-log", type=Path, action="append", default=[],
                     help="render the rows an earlier run printed (repeatable); no run")
     args = ap.parse_args(argv)
     if args.from_log:
         rows = [r for p in args.from_log for r in rows_from_log(p)]
-        text = render(rows, fake=False, minutes=sum(r["seconds"] for r in rows) / 60)
+        text = render(rows, fake=False, minutes=sum(r["seconds"] for r in rows) / 60,
+                      note=args.note)
         print(text)
         if not args.no_write:
             write_section(args.output, SECTION, text)
@@ -264,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{prop:13} {g:5} seed {seed}: {r['outcome']:12} {r['direction']:13} "
                       f"trigger={r['trigger']!s:5} calls {r['calls']:5} "
                       f"{r['seconds']:6.0f} s {r['example']}", flush=True)
-    text = render(rows, fake=args.fake, minutes=(time.perf_counter() - t0) / 60)
+    text = render(rows, fake=args.fake, minutes=(time.perf_counter() - t0) / 60, note=args.note)
     print(text)
     if not (args.fake or args.no_write):
         write_section(args.output, SECTION, text)
