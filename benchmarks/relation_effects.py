@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _docs import write_section
+from _docs import markers, write_section
 
 from agentverity_props import RunConfig, from_callable, run
 from agentverity_props.relations import select_builtins
@@ -310,7 +310,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--only", default="", help="run the scenarios whose name contains this")
     ap.add_argument("--write", action="store_true", help=f"write the table into {DOC.name}")
+    ap.add_argument("--properties-only", action="store_true",
+                    help="run only the @agent_property table and, with --write, replace just "
+                    "that table (and its seed count) in the section")
     args = ap.parse_args(argv)
+    if args.properties_only:
+        plines = property_table(args.seeds)
+        if args.write:
+            start, end = markers(SECTION)
+            text = DOC.read_text(encoding="utf-8")
+            body = text[text.index(start) + len(start):text.index(end)].strip("\n")
+            head = body.index("| `@agent_property`")
+            tail = body.index("\n\n", head)
+            note = "\n\n*`@agent_property` table: re-run alone"
+            body = body[:head] + "\n".join(plines) + body[tail:].split(note)[0]
+            body += (f"{note}, {args.seeds} seeds per row: `python benchmarks/"
+                     f"relation_effects.py --properties-only --seeds {args.seeds} --write`.*")
+            write_section(DOC, SECTION, body)
+        return 0
     lines = ["| scenario | relations tallied | HOLDS | VIOLATED | neither | mean calls | "
              "max calls | mean seconds | goal |", "|---|---|---|---|---|---|---|---|---|"]
     for sc in SCENARIOS:
