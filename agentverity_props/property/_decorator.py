@@ -664,12 +664,12 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
     (the relation procedure of ``run``, at ``alpha / 2`` over the relations): a violation
     fails the test, an undecided one (budget) is ``Inconclusive``.
 
-    A violation is first looked for in its examples: the ``LOCAL_SUSPECTS`` most unlike
-    their sources are decided in full, one by one (each at ``alpha_candidate``, within the
-    candidates' family quota). One that is confirmed is met again on a second run of the
-    Hypothesis test over the same examples (``rerun``; cached outcomes cost no call), where it
-    fails and Hypothesis shrinks it. Only if none is confirmed is the violation reported as
-    diffuse."""
+    First the examples the screen flagged (e-value >= ``FLAG`` either way), then, on a
+    pooled violation, its examples most unlike their sources, are decided in full, at most
+    ``LOCAL_SUSPECTS`` each time (each at ``alpha_candidate``, within the candidates' family
+    quota). One that is confirmed is met again on a second run of the Hypothesis test over the
+    same examples (``rerun``; cached outcomes cost no call), where it fails and Hypothesis
+    shrinks it. Only if none is confirmed is a pooled violation reported as diffuse."""
     __tracebackhide__ = True  # pytest: the failure is the user's test
     from ..decide import EffectTest, relation_alpha_split
     from ..relations import (
@@ -686,12 +686,11 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
     rels = [(rel, seen) for rel, seen in check._seen.values() if seen]
     if not rels:
         return
-    from ..relations import Candidate as _Candidate
     for rel, seen in rels:
         # examples whose screen already leaned toward a violation (either direction), as
         # `run` tests its flagged inputs before the pooled epochs: a bug on a few examples
         # is found on them, not diluted in the pooled mean
-        flagged = [_Candidate(rel, src, fu, RelationOutcome(fp=src.fp, follow_up_fp=fu.fp))
+        flagged = [Candidate(rel, src, fu, RelationOutcome(fp=src.fp, follow_up_fp=fu.fp))
                    for src, fu, out in seen.values()
                    if out.status == CandidateStatus.UNDECIDED and _screen_evidence(out) >= FLAG]
         _confirm_suspects(record, check, rel, flagged, rerun)
