@@ -20,7 +20,8 @@ Each function or rule states its estimand and its error rate.
   stop cannot change the decision): :func:`wilson`, :func:`clopper_pearson`, and the
   curtailed exact binomial test (:func:`confirmation_plan`), and the curtailed two-sample
   drift test of ``check`` against an input's own recorded rate (:func:`drift_plan`,
-  :func:`drift_p_value`, p-values that account for the stopping rule).
+  :func:`drift_p_value`, p-values that account for the stopping rule), and a relation's
+  pooled effect on a recording, decided once on all its draws (:class:`FixedEffect`).
 """
 
 from ._alpha import (
@@ -53,6 +54,7 @@ from ._estimate import (
     pass_hat_k,
     stop_distribution,
 )
+from ._fixed_effect import MIN_DRAWS, FixedEffect, Kernel, u_statistic
 from ._intervals import clopper_pearson, wilson
 from ._local import LocalTest
 from ._paired import (

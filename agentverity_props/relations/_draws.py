@@ -13,7 +13,7 @@ from ..errors import DrawStopped, EvidenceExhausted
 from ._model import Relation, RelationResult
 
 if TYPE_CHECKING:
-    from ..decide import EffectTest
+    from ..decide import EffectTest, FixedEffect
     from ..engine import Engine, EvidencePool, Probe
     from ..observation import Observation
     from ._procedure import Candidate
@@ -28,7 +28,8 @@ class EffectJob:
 
     result: RelationResult
     candidates: list[Candidate]
-    test: EffectTest
+    #: the sequential test; on a recording, the fixed-sample one (relations/_pooled.py)
+    test: EffectTest | FixedEffect
     note: str = ""
     incomplete: bool = False
     by_input: dict[str, list[Candidate]] = field(default_factory=dict)

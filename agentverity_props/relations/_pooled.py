@@ -48,12 +48,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
-from ..decide import LocalTest
+from ..decide import MIN_DRAWS as FIXED_MIN_DRAWS
+from ..decide import EffectTest, LocalTest
 from ._draws import MAX_SCORES, EffectJob, draw_all, two_sided
 from ._model import Relation
 from ._procedure import Candidate, reference
 
 if TYPE_CHECKING:
+    from ..decide import Kernel
     from ..engine import Engine, EvidencePool, Probe
     from ..observation import Observation
 
@@ -61,8 +63,6 @@ if TYPE_CHECKING:
 #: of a quarter of ``min(inputs, SWEEP_MAX)`` inputs, at least ``MIN_EPOCH``.
 SWEEP_MAX = 64
 MIN_EPOCH = 8
-#: The largest block on a recording (``assess``).
-FINITE_BLOCK = 4
 #: The smallest suspicion (a share of verdicts) that admits an input of a relation VIOLATED
 #: by its pooled test (not screened) to its own test.
 ADMIT_SUSPICION = 0.25
@@ -215,6 +215,9 @@ class PooledEffects:
 
     async def run(self) -> None:
         await self.prepare()
+        if self.engine.finite_evidence:
+            await self._fixed_sample()
+            return
         while True:
             live = [j for j in self.jobs if j.live and j.test.scores() < self.max_scores]
             if not live or self.engine.stopping:
@@ -239,9 +242,7 @@ class PooledEffects:
         return all(any(k is not None for k in ev.keys(layer)) for layer in layers)
 
     def _epoch_inputs(self) -> list[Probe]:
-        if self.epochs == 0 or self.engine.finite_evidence:
-            # a recording's draws are free: every epoch visits every input once, until the
-            # recording runs out (an epoch of every input is as valid as a sample)
+        if self.epochs == 0:
             order = list(self.inputs)
             self.rng.shuffle(order)
             return order
@@ -279,9 +280,6 @@ class PooledEffects:
             rounds.append((x, s_idx, fus))
         if not rounds:
             return False
-        if self.engine.finite_evidence and self._ran_out(plan, rounds, live):
-            left = [j for j in live if not j.incomplete]
-            return await self._epoch(left) if left else False
         if not self.engine.can_afford(len(plan)):
             for j in live:
                 j.incomplete = True
@@ -342,7 +340,7 @@ class PooledEffects:
         if self.epochs == 1 and self.adapt_block:
             self._adapt(rounds, got)
         for j in live:
-            if not j.incomplete:
+            if not j.incomplete and isinstance(j.test, EffectTest):
                 j.test.feed(batch[id(j)])
                 if j.test.status != "undecided" and j.decided_at is None:
                     led = self.engine.ledger
@@ -365,47 +363,103 @@ class PooledEffects:
                 dis.append(sum(a != b for a, b in pairs) / len(pairs))
         if dis:
             self.block = block_size(sum(dis) / len(dis))
-            if self.engine.finite_evidence:
-                # a recording holds a few dozen draws an input: more, smaller blocks
-                # score it better than a few large ones (each score's bet is capped)
-                self.block = min(self.block, FINITE_BLOCK)
 
-    def _ran_out(self, plan: Sequence[tuple[Probe, int]], rounds: Sequence[Any],
-                 live: Sequence[EffectJob]) -> bool:
-        """Whether this epoch wants draws the recording does not hold; if so the indices are
-        given back and every job that wanted one stops, its note saying the recording ran
-        out (the epoch is then planned again for the other jobs)."""
-        short = {p.fp for p, _ in plan if (self.engine.evidence_left(p) or 0) < 0}
-        if not short:
-            return False
-        by_probe: dict[str, tuple[Probe, list[int]]] = {}
-        for p, i in plan:
-            by_probe.setdefault(p.fp, (p, []))[1].append(i)
-        for p, idx in by_probe.values():
-            self.engine.release(p, idx)
-        for x, s_idx, fus in rounds:
-            # the epoch is planned again: none of its indices was scored
-            self.used.get(x.fp, set()).difference_update(s_idx)
-            for _, c, f_idx in fus:
-                self.used.get(c.follow_up.fp, set()).difference_update(f_idx)
-        wanting: set[int] = set()
-        for x, _, fus in rounds:
-            for j, c, _ in fus:
-                if x.fp in short or c.follow_up.fp in short:
-                    wanting.add(id(j))
-        for j in live:
-            if id(j) in wanting:
+    async def _fixed_sample(self) -> None:
+        """A recording's pooled decision (``assess`` of a file): every draw it holds is read
+        (free: nothing is called), then each relation is decided once on all of them by
+        :class:`~agentverity_props.decide.FixedEffect`, at the same alpha and beta as the
+        sequential test. A sequential test would leave most of a recording unread: its bets
+        are capped, so it needs many small scores where a recording has a few dozen draws
+        an input (docs/statistics.md §3, "On a recording")."""
+        from ..decide import FixedEffect
+
+        probes: dict[str, Probe] = {}
+        for x in self.inputs:
+            probes[x.fp] = x
+            for j in self.jobs:
+                for c in j.by_input.get(x.fp, ()):
+                    probes[c.follow_up.fp] = c.follow_up
+        plan = [(p, i) for p in probes.values()
+                for i in self.engine.allocate(p, max(0, self.engine.evidence_left(p) or 0))]
+        if plan:
+            await self._draw_all(plan)
+        self.epochs = 1
+        if self.progress is not None:
+            self.progress(len(plan))
+        led = self.engine.ledger
+        for j in self.jobs:
+            if not j.unexercised:
+                j.unexercised = layer_never_varied(j, self.pool)
+            if j.unexercised:
+                continue
+            rel = j.result.relation
+            layer = rel.layer
+            fx = FixedEffect(tolerance=j.test.tolerance, alpha=j.test.alpha,
+                             beta=j.test.beta, sides=j.test.sides)
+            sources, follow_ups, missing = [], [], 0
+            for c in j.candidates:
+                sk = list(self.pool.get(c.source.fp).keys(layer))
+                fk = list(self.pool.get(c.follow_up.fp).keys(layer))
+                missing += sum(k is None for k in sk + fk)
+                src = [k for k in sk if k is not None]
+                fus = [k for k in fk if k is not None]
+                sources.append(src)
+                follow_ups.append(fus)
+                c.outcome.draws += len(fk)
+                if fus and c.outcome.follow_up is None:
+                    c.outcome.follow_up = fus[0]
+                    c.outcome.raw = bool(src) and not rel.holds(reference_of(src), fus[0])
+            j.test = fx
+            if missing:
+                fx.batches = 1
                 j.incomplete = True
-                j.note = (f"the recording ran out after {self.epochs} epoch(s) "
-                          f"({j.test.scores()} scores): an epoch needs a further draw of "
-                          f"{len(short)} recorded input(s) that it does not hold; record more "
-                          "repeats of each input and its follow-ups")
-        return True
+                j.note = (f"{missing} recorded draw(s) of this relation's inputs gave no "
+                          f"{layer}: no pooled decision is made from the rest (a failed or "
+                          "unreadable answer is missing evidence, never a verdict)")
+                continue
+            fx.add(sources, follow_ups)
+            fx.decide(*_kernels(rel, fx.sides))
+            j.decided_at = led.calls + led.replayed
+            j.note = (f"fixed sample: every recorded draw ({fx.draws} draws of {fx.scores()} "
+                      "input pair(s)), decided once")
+            if fx.left_out:
+                j.note += (f"; {fx.left_out} pair(s) with fewer than {FIXED_MIN_DRAWS} draws "
+                           "of the input or of its follow-up left out")
+            if fx.status == "undecided":
+                # the whole recording is read: an undecided effect needs more recorded draws
+                j.incomplete = True
+                j.note += ("; undecided: the recording ran out (record more repeats of each "
+                           "input and its follow-ups)")
+            if fx.status == "undecided" and not fx.scores():
+                j.note = (f"the recording holds too few draws: no (input, follow-up) pair has "
+                          f"{FIXED_MIN_DRAWS} or more of each; record more repeats of each "
+                          "input and its follow-ups")
 
     async def _draw_all(self, plan: Sequence[tuple[Probe, int]], *, shuffle: bool = False
                         ) -> dict[tuple[str, int], Observation]:
         return await draw_all(self.engine, self.pool, plan,
                               rng=self.rng if shuffle else None, exhausted=self.exhausted)
+
+
+def _kernels(rel: Relation, sides: int) -> tuple[list[Kernel], list[Kernel]]:
+    """The fixed-sample test's kernels per side, as the exact scores define them: forward
+    "the relation fails" between a source and a follow-up, and between two sources;
+    reverse (invariants) plain disagreement."""
+    def fails(a: Any, b: Any) -> bool:
+        return not rel.holds(a, b)
+
+    def baseline(a: Any, b: Any) -> bool:
+        return bool(rel.baseline_violates(a, b))
+
+    def differ(a: Any, b: Any) -> bool:
+        return bool(a != b)
+
+    cross: list[Kernel] = [fails]
+    base: list[Kernel] = [baseline]
+    if sides == 2:
+        cross.append(differ)
+        base.append(differ)
+    return cross, base
 
 
 def _any_tool(pool: EvidencePool, fp: str) -> bool:

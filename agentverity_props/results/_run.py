@@ -199,6 +199,13 @@ class Effect(Model):
     per_input: PerInputScreen | None = None
     decided_at_call: Annotated[int, Field(ge=0)] | None = None
     """The run's draws (live and replayed) when the pooled test decided (``plan`` reads it)."""
+    test: str | None = None
+    """How it was decided when not by the sequential test: on a recording, a fixed sample of
+    every recorded draw."""
+    draws: Annotated[int, Field(ge=0)] | None = None
+    """The recorded draws the fixed-sample decision read."""
+    inputs_left_out: Annotated[int, Field(ge=0)] | None = None
+    """Pairs with too few draws for the fixed sample."""
 
 
 class Relation(Model):
