@@ -22,12 +22,12 @@ a store's, whose default is ``run``'s built-ins) with no such pair is ``NOT TEST
 2: incomplete evidence, never clean); a file's default built-ins without a pair are left
 out, and said so.
 
-Whole recordings. A file's draws are free, so the relation epochs visit every input each
-time (valid for the pooled test as a sample is) until the recording runs out, and the
-draws the epochs could never use (an input recorded more often than the one that runs out
-first) join the earlier draws every score is computed against: every recorded draw is
-evidence. A store is replayed in ``run``'s own schedule instead, so that its decisions are
-the run's.
+Whole recordings. A file's draws are free, so after the per-input screen and the local
+tests each relation's pooled effect is decided once on every recorded draw of its inputs
+and follow-ups (:class:`~agentverity_props.decide.FixedEffect`, a fixed sample: full
+U-statistics, normal-approximation bounds checked by simulation), instead of by the
+sequential epochs, whose capped bets would leave most of a recording unread or undecided.
+A store is replayed in ``run``'s own schedule instead, so that its decisions are the run's.
 """
 
 from __future__ import annotations
@@ -178,8 +178,8 @@ def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
         notes.append(f"requested relation(s) NOT TESTED, no recorded pair: "
                      f"{', '.join(r.name for r, _ in untested)} (exit 2)")
     if kept and not recording.exact_replay:
-        notes.append("every epoch of a relation visits every input until the recording "
-                     "runs out: all the recorded draws are evidence")
+        notes.append("each relation's pooled effect is decided once on every recorded draw "
+                     "of its inputs and follow-ups (a fixed sample)")
     return AssessPlan(recording, tuple(kept), tuple(notes), tuple(untested),
                       tuple(r.name for r in rels))
 

@@ -67,8 +67,7 @@ class Recording:
             probes of the meter).
         exact_replay: the draws are a ``run``'s own (a record store): they are replayed in
             ``run``'s schedule, so the same seed and workers give the run's decisions. Else
-            (a file) every epoch of a relation visits every input until the recording runs
-            out, so that all the recorded draws are used.
+            (a file) each relation's pooled effect is decided once on every recorded draw.
     """
 
     source: str

@@ -255,7 +255,7 @@ class RunResult:
                 f"{a * ALPHA_SHARES['relations']:g} (half over the pooled effects, half over "
                 "the inputs tested one by one); each HOLDS is wrong with probability <= "
                 f"{DEFAULT_BETA:g} (the effect is in fact >= the tolerance "
-                f"{self.config.tol:g}); "
+                f"{self.config.tol:g}){self._fixed_caveat()}; "
                 f"blindness at {a * ALPHA_SHARES['blindness']:g}, dependent draws at "
                 f"{a * ALPHA_SHARES['dependence']:g}, a changed agent at "
                 f"{a * ALPHA_SHARES['stationarity']:g}; the meter's call is wrong with "
@@ -263,6 +263,14 @@ class RunResult:
                 "input are independent given the input (the dependence check tests it) and "
                 "that the agent does not change during the run ("
                 + self._change_note() + ")")
+
+    def _fixed_caveat(self) -> str:
+        """A recording's pooled effects are decided on a fixed sample: say the rates are
+        approximate there (decide.FixedEffect)."""
+        if any((r.effect or {}).get("test") for r in self.relations):
+            return (", and its pooled effect's rates on a recording are normal approximations "
+                    "over every recorded draw")
+        return ""
 
     def _meter_caveat(self) -> str:
         m = self.meter

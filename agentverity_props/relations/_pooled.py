@@ -5,16 +5,19 @@ the agent's own noise, over the probe set. ``run`` decides it with this module; 
 ``@agent_property`` test uses :class:`PooledEffects` over the examples it generated, after its
 per-example decisions (docs/statistics.md, "Relation effects"):
 
-**Scores.** A round on an input ``x`` draws two fresh sources ``s_1, s_2`` (shared by every
-relation of ``x``) and, per relation, one fresh follow-up (two, ``f_1, f_2``, for a two-sided
-relation), and scores the round from these draws alone (:func:`exact_scores`):
+**Scores.** A round on an input ``x`` takes a *block*: ``b`` source draws (shared by every
+relation of ``x``) and, per relation, ``b`` follow-up draws (``b`` from the agent's noise,
+:func:`block_size`; the first epoch takes at least what the per-input screen needs), and
+scores the round from these draws alone (:func:`exact_scores`, U-statistics):
 
-* forward: ``Z = mean_ij V(s_i, f_j) - mean V0(s_1, s_2)``, where ``V`` is "the relation fails
-  between a source verdict and a follow-up" and ``V0`` the same for a source re-draw (for an
-  invariant: ``[s_i != f_j] - [s_1 != s_2]``). Its mean is the *excess disagreement*: how much
-  more often a follow-up disagrees with a source draw than two source draws do;
-* reverse (invariant relations only): ``Z' = mean_ij [s_i != f_j] - [f_1 != f_2]``: how much
-  more often a source draw disagrees with a follow-up than two follow-ups do. It sees a
+* forward: ``Z = mean_ij V(s_i, f_j) - mean_{i != i'} V0(s_i, s_i')``, where ``V`` is "the
+  relation fails between a source verdict and a follow-up" and ``V0`` the same for a source
+  re-draw (for an invariant: ``[s_i != f_j] - [s_i != s_i']``). Its mean is the *excess
+  disagreement*: how much more often a follow-up disagrees with a source draw than two
+  source draws do;
+* reverse (invariant relations only): ``Z' = mean_ij [s_i != f_j] - mean_{j < j'} [f_j !=
+  f_j']``: how much more often a source draw disagrees with a follow-up than two follow-ups
+  do. It sees a
   transform that makes the agent *more* decided (0.75 -> 1.00 ``block``: forward -0.125,
   reverse +0.25).
 
@@ -37,6 +40,10 @@ flagged input is tested on its own (:func:`localise`, the betting e-processes of
 confirmed input is a counterexample), then the epochs run (:meth:`PooledEffects.run`),
 scoring the draws those made before drawing more (:meth:`PooledEffects._take`). A relation a
 confirmed input already made VIOLATED runs one epoch only, for its printed effect.
+
+**On a recording** (``assess`` of a file: the engine's ``finite_evidence``) no epoch runs:
+every draw the recording holds is read and each relation is decided once on all of them
+(:meth:`PooledEffects._fixed_sample`, :class:`~agentverity_props.decide.FixedEffect`).
 """
 
 from __future__ import annotations
@@ -254,9 +261,9 @@ class PooledEffects:
     async def _epoch(self, live: list[EffectJob]) -> bool:
         """One epoch for the live jobs; False when it could not be made (budget, stop).
 
-        Each round of an input draws two fresh sources (shared by its relations) and, per
-        relation, one fresh follow-up (two for a two-sided relation): the scores are
-        :func:`exact_scores` of these draws alone."""
+        Each round of an input takes a block of ``self.block`` source draws (shared by its
+        relations) and, per relation, as many follow-up draws (the first epoch: at least
+        ``first_follow_ups``), scored by :func:`exact_scores` of these draws alone."""
         inputs = self._epoch_inputs()
         plan: list[tuple[Probe, int]] = []
         rounds: list[tuple[Probe, list[int], list[tuple[EffectJob, Candidate, list[int]]]]] = []
@@ -381,6 +388,7 @@ class PooledEffects:
                     probes[c.follow_up.fp] = c.follow_up
         plan = [(p, i) for p in probes.values()
                 for i in self.engine.allocate(p, max(0, self.engine.evidence_left(p) or 0))]
+        fresh = Counter(p.fp for p, _ in plan)
         if plan:
             await self._draw_all(plan)
         self.epochs = 1
@@ -405,7 +413,9 @@ class PooledEffects:
                 fus = [k for k in fk if k is not None]
                 sources.append(src)
                 follow_ups.append(fus)
-                c.outcome.draws += len(fk)
+                # the draws read for this decision (the screen's and the local tests' were
+                # counted there)
+                c.outcome.draws += fresh[c.source.fp] + fresh[c.follow_up.fp]
                 if fus and c.outcome.follow_up is None:
                     c.outcome.follow_up = fus[0]
                     c.outcome.raw = bool(src) and not rel.holds(reference_of(src), fus[0])

@@ -121,4 +121,5 @@ def test_an_input_with_too_few_draws_is_left_out_and_none_is_undecided() -> None
     t = FixedEffect(tolerance=TOL, alpha=0.05, beta=BETA, sides=2)
     t.add([["a", "a"]], [["a", "a", "a"]])
     assert t.decide([_ne, _ne], [_ne, _ne]) == "undecided"
-    assert t.left_out == 1 and t.scores() == 0
+    assert t.left_out == 1
+    assert t.scores() == 0
