@@ -802,8 +802,9 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         for c in j.candidates:
             j.by_input.setdefault(c.source.fp, []).append(c)
     from ..decide import quiet_clearance
-    # the per-input screen first, then the pooled epochs (which score the screen's draws
-    # before drawing more), then the flagged inputs one by one
+    # the per-input screen first, then the flagged inputs one by one, then the pooled epochs
+    # (which score the screen's and the local tests' draws before drawing more; on a
+    # recording, one fixed-sample decision on every recorded draw)
     pooled = PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress,
                            first_follow_ups=quiet_clearance(beta), block=block_size(pair),
                            adapt_block=True)
