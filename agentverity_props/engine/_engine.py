@@ -180,9 +180,10 @@ class Engine:
 
     # -- draw indices -----------------------------------------------------------------------
 
-    #: True when the draws come from a finite recording (``assess``): the relation procedure
-    #: then visits every input in each epoch and stops a relation when the recording runs out
-    #: (:meth:`evidence_left`), instead of sampling inputs to save calls.
+    #: True when the draws come from a finite recording (``assess`` of a file): the relation
+    #: procedure then reads every recorded draw (:meth:`evidence_left`) and decides each
+    #: relation's pooled effect once on all of them, instead of in epochs that sample inputs
+    #: to save calls.
     finite_evidence = False
 
     def evidence_left(self, probe: Probe) -> int | None:

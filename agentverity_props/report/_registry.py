@@ -1,9 +1,11 @@
 """The registry of result kinds: one entry per kind, used by every command and ``report``.
 
 This is the one table of kinds. An entry holds everything that goes with a kind: its model
-(the class itself, from :mod:`agentverity_props.results`: the schema name written today, the
-older versions its migrations read, the published JSON Schema), the text, JUnit, Markdown and
-HTML renderers, its CI annotations, the meaning of each exit code and the title reports show.
+(the schema name written today, the older versions its migrations read, the published JSON
+Schema; named here by the name :mod:`agentverity_props.results` exports it under and
+imported when first used, so importing ``report`` loads no pydantic), the text, JUnit,
+Markdown and HTML renderers, its CI annotations, the meaning of each exit code and the title
+reports show.
 ``load_result``, ``check_result``, ``render``, ``render_markdown`` and ``findings``
 (``_kinds``), ``document_for``, the validation of every written result (``_json``), the HTML
 page's header and the schema files (``python -m agentverity_props.report``) all read it;
@@ -16,21 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from ..results import (
-    BenchDocument,
-    CheckDocument,
-    CompareDocument,
-    ConversationDocument,
-    CounterexampleDocument,
-    Document,
-    EnlargeDocument,
-    PlanDocument,
-    RunDocument,
-    SnapshotDocument,
-    ToolsDocument,
-)
 from . import (
     _annotations,
     _bench,
@@ -48,6 +37,9 @@ from . import (
 )
 from ._annotations import Finding
 
+if TYPE_CHECKING:
+    from ..results import Document
+
 __all__ = ["RESULT_KINDS", "ResultKind", "document_for", "kind_for", "kind_named"]
 
 Renderer = Callable[..., str]
@@ -61,9 +53,8 @@ class ResultKind:
     """What goes with one kind of result file.
 
     Attributes:
-        model: the kind's model (a :class:`~agentverity_props.results.Document`): its
-            ``SCHEMA`` is the version written today, its ``MIGRATIONS`` the older ones read,
-            its ``KIND`` the short name, its ``FILE`` the published schema's name.
+        model_name: the name :mod:`agentverity_props.results` exports the kind's model
+            under (``"RunDocument"``); :attr:`model` is the class.
         title: how reports name the kind.
         exit_meanings: what each exit code of the command that writes it means.
         text, junit: renderers ``fn(result_dict, **options) -> str`` (None: no such view).
@@ -77,7 +68,7 @@ class ResultKind:
             renderers, checked only for being a JSON object with this schema name).
     """
 
-    model: type[Document]
+    model_name: str
     title: str
     exit_meanings: Mapping[int, str]
     text: Renderer | None = None
@@ -86,6 +77,14 @@ class ResultKind:
     markdown: Lines | None = None
     findings: Findings | None = None
     legacy: tuple[str, ...] = ()
+
+    @property
+    def model(self) -> type[Document]:
+        """The kind's model (a :class:`~agentverity_props.results.Document`), imported on
+        first use: its ``SCHEMA`` is the version written today, its ``MIGRATIONS`` the older
+        ones read, its ``KIND`` the short name, its ``FILE`` the published schema's name."""
+        from .. import results
+        return cast("type[Document]", getattr(results, self.model_name))
 
     @property
     def kind(self) -> str:
@@ -108,42 +107,42 @@ class ResultKind:
 
 
 RESULT_KINDS: tuple[ResultKind, ...] = (
-    ResultKind(RunDocument, "run", _text.EXIT_MEANING, text=_text.render_run_text,
+    ResultKind("RunDocument", "run", _text.EXIT_MEANING, text=_text.render_run_text,
                junit=_junit.render_junit, html=_html_kinds.run_context,
                markdown=_markdown.run_lines, findings=_annotations.run_findings),
-    ResultKind(CounterexampleDocument, "counterexample", _html_kinds.CX_EXIT,
+    ResultKind("CounterexampleDocument", "counterexample", _html_kinds.CX_EXIT,
                html=_html_kinds.counterexample_context,
                markdown=_markdown_kinds.counterexample_lines,
                findings=_annotations.tests_findings),
-    ResultKind(ConversationDocument, "conversation tests",
+    ResultKind("ConversationDocument", "conversation tests",
                _html_conversation.CONVERSATION_EXIT,
                text=_conversation.render_conversation_text,
                junit=_conversation.render_conversation_junit,
                html=_html_conversation.conversation_context,
                markdown=_markdown_kinds.conversation_lines,
                findings=_annotations.tests_findings),
-    ResultKind(BenchDocument, "benchmark", _bench.BENCH_EXIT,
+    ResultKind("BenchDocument", "benchmark", _bench.BENCH_EXIT,
                text=_bench.render_bench_text, junit=_bench.render_bench_junit,
                html=_html_bench.bench_context, markdown=_markdown.bench_lines,
                findings=_annotations.bench_findings),
-    ResultKind(CompareDocument, "A/B comparison", _bench.COMPARE_EXIT,
+    ResultKind("CompareDocument", "A/B comparison", _bench.COMPARE_EXIT,
                text=_bench.render_compare_text, junit=_bench.render_compare_junit,
                html=_html_bench.compare_context, markdown=_markdown.compare_lines,
                findings=_annotations.compare_findings),
-    ResultKind(SnapshotDocument, "snapshot", _snapshot.SNAPSHOT_EXIT,
+    ResultKind("SnapshotDocument", "snapshot", _snapshot.SNAPSHOT_EXIT,
                text=_snapshot.render_snapshot_text, junit=_snapshot.render_snapshot_junit,
                markdown=_markdown.snapshot_lines, findings=_annotations.snapshot_findings),
-    ResultKind(CheckDocument, "check", _snapshot.CHECK_EXIT,
+    ResultKind("CheckDocument", "check", _snapshot.CHECK_EXIT,
                text=_snapshot.render_check_text, junit=_snapshot.render_check_junit,
                markdown=_markdown.check_lines, findings=_annotations.check_findings,
                legacy=("agentverity_props.check/1",)),
-    ResultKind(PlanDocument, "plan", _plan.PLAN_EXIT, text=_plan.render_plan_text,
+    ResultKind("PlanDocument", "plan", _plan.PLAN_EXIT, text=_plan.render_plan_text,
                markdown=_markdown_kinds.plan_lines),
-    ResultKind(ToolsDocument, "tool-call cases", _tools.TOOLS_EXIT,
+    ResultKind("ToolsDocument", "tool-call cases", _tools.TOOLS_EXIT,
                text=_tools.render_tools_text, junit=_tools.render_tools_junit,
                html=_html_kinds.tools_context, markdown=_markdown_kinds.tools_lines,
                findings=_annotations.tools_findings),
-    ResultKind(EnlargeDocument, "enlarged probe set", _html_kinds.ENLARGE_EXIT,
+    ResultKind("EnlargeDocument", "enlarged probe set", _html_kinds.ENLARGE_EXIT,
                html=_html_kinds.enlarge_context, markdown=_markdown_kinds.enlarge_lines,
                findings=_annotations.enlarge_findings),
 )

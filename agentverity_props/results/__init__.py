@@ -8,7 +8,8 @@ its JSON Schema is the one published in ``docs/schemas/`` (generated from the mo
 file is ``Document.model_validate``, with older versions migrated first by the model's own
 ``mode="before"`` validator (``Document.MIGRATIONS``). The list of kinds, and which
 renderers, exit meanings and title go with each, is the one registry in
-``agentverity_props.report`` (``RESULT_KINDS``, which holds these classes).
+``agentverity_props.report`` (``RESULT_KINDS``, which names these classes and imports each
+when first used).
 
 Names load lazily (PEP 562): pydantic only when a model is used; the migrations need none.
 """

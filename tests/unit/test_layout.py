@@ -56,7 +56,9 @@ def _imports(path: Path, *, runtime_only: bool = False) -> list[tuple[str, list[
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            if target == PKG or target.startswith(PKG + "."):
+            if target == PKG:  # ``from .. import results``: the folder itself
+                out.extend((f"{PKG}.{a.name}", [], node.lineno) for a in node.names)
+            elif target.startswith(PKG + "."):
                 out.append((target, [a.name for a in node.names], node.lineno))
         elif isinstance(node, ast.Import):
             for a in node.names:

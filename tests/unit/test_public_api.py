@@ -98,6 +98,18 @@ def test_import_is_light():
     assert out == "[]"
 
 
+def test_importing_report_loads_no_pydantic():
+    """The registry names each kind's model and imports it on first use: a renderer of a
+    result dict needs no model, so ``import agentverity_props.report`` loads no pydantic
+    (nor any result model)."""
+    code = ("import sys, agentverity_props.report; "
+            "print(sorted(m for m in sys.modules if m == 'pydantic' "
+            "or m.startswith(('pydantic.', 'agentverity_props.results.'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
+
+
 def test_unknown_attribute_is_an_attribute_error():
     with pytest.raises(AttributeError):
         agentverity_props.no_such_name  # noqa: B018

@@ -161,22 +161,24 @@ def test_a_newer_version_of_a_known_kind_says_so(tmp_path: Path) -> None:
 
 def test_the_recipe_for_a_result_kind_makes_it_load_validate_and_render(
         monkeypatch, tmp_path: Path, capsys) -> None:
-    """docs/architecture.md's recipe "a result kind", followed in a test: a model (step 2) and
-    one ``ResultKind`` in the registry with its renderers (step 3); nothing else. Then the
-    public paths take the new kind: ``load_result``, ``agentverity-props report FILE`` (text,
-    JUnit, Markdown, JSON, HTML), ``document_for``, the schema writer (step 5) and the check
-    of every written result, and a wrong field is one line (exit 2 in the CLI)."""
+    """docs/architecture.md's recipe "a result kind", followed in a test: a model (step 1),
+    exported by ``results`` (step 2), and one ``ResultKind`` in the registry with its
+    renderers (step 5); nothing else. Then the public paths take the new kind:
+    ``load_result``, ``agentverity-props report FILE`` (text, JUnit, Markdown, JSON, HTML),
+    ``document_for``, the schema writer (step 6) and the check of every written result, and
+    a wrong field is one line (exit 2 in the CLI)."""
     from typing import Annotated, ClassVar, Literal
 
     import jsonschema
     from pydantic import Field
 
+    from agentverity_props import results
     from agentverity_props.cli import main
     from agentverity_props.report import _registry as registry
     from agentverity_props.report import dumps, render, render_html
     from agentverity_props.report.__main__ import main as write_schemas
 
-    class DemoDocument(Document):  # step 2: results/_demo.py
+    class DemoDocument(Document):  # step 1: results/_demo.py
         """Written by a demo feature."""
 
         TITLE: ClassVar[str] = "agentverity-props demo result"
@@ -185,14 +187,15 @@ def test_the_recipe_for_a_result_kind_makes_it_load_validate_and_render(
         answers: Annotated[int, Field(ge=0)]
         exit_code: Literal[0, 1]
 
-    entry = registry.ResultKind(  # step 3: report/_registry.py
-        DemoDocument, "demo", {0: "answered", 1: "unanswered"},
+    monkeypatch.setattr(results, "DemoDocument", DemoDocument, raising=False)  # step 2
+    entry = registry.ResultKind(  # step 5: report/_registry.py
+        "DemoDocument", "demo", {0: "answered", 1: "unanswered"},
         text=lambda r, **_: f"{r['answers']} answers",
         markdown=lambda r, **_: ["### demo", "", f"{r['answers']} answers"],
         junit=lambda r: f"<testsuite tests=\"{r['answers']}\"/>")
     monkeypatch.setattr(registry, "RESULT_KINDS", (*registry.RESULT_KINDS, entry))
 
-    good = {"schema": DemoDocument.SCHEMA, "answers": 3, "exit_code": 0}  # step 1: to_dict()
+    good = {"schema": DemoDocument.SCHEMA, "answers": 3, "exit_code": 0}  # step 3: to_dict()
     assert DemoDocument.SCHEMA == "agentverity_props.demo/1"
     assert (DemoDocument.KIND, DemoDocument.FILE) == ("demo", "demo.schema.json")
     assert kind_for(good["schema"]) is entry
@@ -211,7 +214,7 @@ def test_the_recipe_for_a_result_kind_makes_it_load_validate_and_render(
         assert done.value.code == 0, fmt
         assert want in capsys.readouterr().out, fmt
 
-    assert write_schemas([str(tmp_path / "schemas")]) == 0  # step 5
+    assert write_schemas([str(tmp_path / "schemas")]) == 0  # step 6
     capsys.readouterr()
     schema = json.loads((tmp_path / "schemas" / "demo.schema.json").read_text())
     assert schema["title"] == "agentverity-props demo result"
