@@ -293,7 +293,9 @@ PROMPTS = st.builds(lambda n, w: " ".join(["hello"] * n + [w]), st.integers(0, 8
 def test_case(check, prompt):
     check.invariant(prompt, prompt.upper(), name="case")
 
-@agent_property(agent=gate, budget=1500)
+# the noisy gate's draws depend on thread timing (one generator, several workers): a clean
+# 20%-noise relation needs up to about 2,000 calls to pass, so it gets the default budget
+@agent_property(agent=gate, budget=4000)
 @settings(max_examples=15)
 @given(prompt=PROMPTS)
 def test_whitespace(check, prompt):
