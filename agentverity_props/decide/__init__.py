@@ -55,6 +55,7 @@ from ._estimate import (
     stop_distribution,
 )
 from ._fixed_effect import MIN_DRAWS, FixedEffect, Kernel, u_statistic
+from ._fixed_local import exact_split_p, holm
 from ._intervals import clopper_pearson, wilson
 from ._local import LocalTest
 from ._paired import (

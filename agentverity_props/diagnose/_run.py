@@ -809,11 +809,21 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                            first_follow_ups=quiet_clearance(beta), block=block_size(pair),
                            adapt_block=True)
     await pooled.prepare()
+    seq_local, local_alpha = list(jobs), split["local"]
+    if eng.finite_evidence:
+        # a recording file: an invariant relation's inputs are tested one by one on every
+        # recorded draw (an exact test, relations/_pooled.py) with the jobs' share of the
+        # local alpha; the others keep the sequential local tests with theirs
+        fixed = [j for j in jobs if two_sided(j.result.relation)]
+        seq_local = [j for j in jobs if not two_sided(j.result.relation)]
+        pooled.fixed_local = {id(j): local_alpha / len(jobs) for j in fixed}
+        local_alpha *= len(seq_local) / len(jobs)
     if not eng.stopping:
         await screen(eng, pool, jobs, beta=beta, pair_disagreement=pair, seed=seed,
                      progress=progress)
-        await localise(eng, pool, jobs, alpha=split["local"], max_rounds=RUN_MAX_ROUNDS,
-                       seed=seed, progress=progress)
+        if seq_local:
+            await localise(eng, pool, seq_local, alpha=local_alpha,
+                           max_rounds=RUN_MAX_ROUNDS, seed=seed, progress=progress)
     for j in jobs:
         # a confirmed counterexample decides the relation: one epoch shows its effect
         j.settled = any(c.outcome.status == CandidateStatus.CONFIRMED for c in j.candidates)

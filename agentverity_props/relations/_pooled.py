@@ -186,6 +186,9 @@ class PooledEffects:
         self.floor: dict[str, int] = {}
         self.used: dict[str, set[int]] = {}
         self.prepared = False
+        #: on a recording: the jobs (by id) whose inputs are tested one by one on every
+        #: recorded draw, each with its share of the local alpha (``run`` sets it)
+        self.fixed_local: dict[int, float] = {}
 
     async def prepare(self) -> None:
         """Before any epoch (and before the per-input screen, which ``run`` makes first):
@@ -429,6 +432,8 @@ class PooledEffects:
                 continue
             fx.add(sources, follow_ups)
             fx.decide(*_kernels(rel, fx.sides))
+            if id(j) in self.fixed_local:
+                self._fixed_local(j, sources, follow_ups, self.fixed_local[id(j)])
             j.decided_at = led.calls + led.replayed
             j.note = (f"fixed sample: every recorded draw ({fx.draws} draws of {fx.scores()} "
                       "input pair(s)), decided once")
@@ -444,6 +449,40 @@ class PooledEffects:
                 j.note = (f"the recording holds too few draws: no (input, follow-up) pair has "
                           f"{FIXED_MIN_DRAWS} or more of each; record more repeats of each "
                           "input and its follow-ups")
+
+    def _fixed_local(self, job: EffectJob, sources: list[list[str]],
+                     follow_ups: list[list[str]], alpha: float) -> None:
+        """A recording's inputs tested one by one on every recorded draw (an invariant
+        relation): the exact split test of :func:`~agentverity_props.decide.exact_split_p`
+        per input with at least ``FIXED_MIN_DRAWS`` draws a side, Holm's step-down over them
+        at ``alpha`` (the relation's share of the local alpha); a rejected input is a
+        confirmed counterexample, as a confirmed local test is in ``run``."""
+        from ..decide import exact_split_p, holm
+
+        rel = job.result.relation
+        tested = [(c, s, f) for c, s, f in zip(job.candidates, sources, follow_ups,
+                                               strict=True)
+                  if len(s) >= FIXED_MIN_DRAWS and len(f) >= FIXED_MIN_DRAWS]
+        ps = [exact_split_p(s, f, seed=c.source.fp) for c, s, f in tested]
+        for (c, s, f), p, hit in zip(tested, ps, holm(ps, alpha), strict=True):
+            ref = reference_of(s)
+            out = c.outcome
+            out.source, out.follow_up = ref, reference_of(f)
+            out.decision = {
+                "test": ("fixed sample: exact split test of the input's recorded draws "
+                         "(H0: source and follow-up share one verdict distribution), Holm "
+                         "over the relation's inputs; e_violation is 1/p"),
+                "call": "confirmed" if hit else "pass",
+                "alpha": alpha / len(tested), "e_violation": 1.0 / max(p, 1e-300),
+                "p_value": p, "rounds": 0,
+                "follow_up_violations": sum(not rel.holds(ref, x) for x in f),
+                "follow_up_draws": len(f),
+                "source_violations": sum(rel.baseline_violates(ref, x) for x in s),
+                "source_draws": len(s)}
+            if hit:
+                out.status = CandidateStatus.CONFIRMED
+                out.note = (f"confirmed on every recorded draw: exact split test p = {p:.2g} "
+                            f"(Holm over {len(tested)} input(s) at alpha {alpha:.2g})")
 
     async def _draw_all(self, plan: Sequence[tuple[Probe, int]], *, shuffle: bool = False
                         ) -> dict[tuple[str, int], Observation]:

@@ -490,6 +490,26 @@ def test_a_recording_is_used_whole_holds_clean_and_violated_on_a_planted_bug(
     assert all(s == "VIOLATED" and c == 1 for s, c, _ in got[True]), got[True]
 
 
+@pytest.mark.parametrize(("name", "status", "code"), [("smollm2_upper.jsonl", "HOLDS", 0),
+                                                     ("smollm2_upper_bug.jsonl", "VIOLATED", 1)])
+def test_a_real_models_recording_holds_clean_and_is_violated_by_its_planted_bug(
+        name: str, status: str, code: int) -> None:
+    # recorded from SmolLM2-135M-Instruct at temperature 0.8 by
+    # benchmarks/real_llm_recording.py (ten prompts and their upper-cased forms, 24 answers
+    # each); the bug answers a mostly upper-case prompt 'block' on half its calls, so its
+    # effect (+0.135) is near the tolerance: it is found through an input confirmed on its
+    # own by the exact split test on every recorded draw
+    path = Path(__file__).resolve().parents[2] / "examples" / "recorded" / name
+    r = assess(load_jsonl(path, extractor=by_key("label")), [UPPER])
+    (rel,) = r.relations
+    assert str(rel.status) == status, rel.statement()
+    assert r.exit_code == code
+    assert r.ledger["calls"] == 0
+    assert r.ledger["replayed"] == 480
+    if status == "VIOLATED":
+        assert rel.calibrated_violations >= 1
+
+
 def test_a_short_recording_says_it_ran_out_never_budget_or_interrupt(tmp_path: Path) -> None:
     path = lines(tmp_path, sampled_model_rows(2, bug=False, draws=6))
     r = assess(load_jsonl(path, extractor=by_key("label")), [UPPER])
