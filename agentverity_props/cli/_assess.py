@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..engine import EngineConfig
 from ._common import write_output
-from ._options import analysis_options, engine_config, report_options
+from ._options import analysis_options, default_of, engine_config, report_options
 
 if TYPE_CHECKING:
     from ..assess import Recording
@@ -35,9 +36,10 @@ if TYPE_CHECKING:
               help="Verdict = group 1 of this regex searched in the answer text, as in run.")
 @analysis_options
 @report_options
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=int, default=default_of(EngineConfig, "seed"), show_default=True,
               help="Seed of the input sampling (as run's: same seed, same draws).")
-@click.option("--max-workers", type=click.IntRange(1, 256), default=4, show_default=True,
+@click.option("--max-workers", type=click.IntRange(1, 256),
+              default=default_of(EngineConfig, "max_workers"), show_default=True,
               help="run's --max-workers: sets the meter's waves, so that assessing a store "
                    "run recorded replays the draws run made.")
 def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: str | None,

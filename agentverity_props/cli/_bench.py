@@ -13,9 +13,17 @@ from typing import Any
 
 import click
 
+from ..bench import BenchConfig, CompareConfig
 from ._ci import FORMATS, annotations_option, publish
 from ._common import use_color, write_output
-from ._options import engine_config, engine_options, load_agent_ref, progress_option, session
+from ._options import (
+    default_of,
+    engine_config,
+    engine_options,
+    load_agent_ref,
+    progress_option,
+    session,
+)
 
 _FORMATS = click.Choice(list(FORMATS))
 
@@ -42,19 +50,23 @@ def _phase(tick: Callable[[str, int], None] | None,
               help="Benchmark YAML (agentverdict's format is accepted unchanged).")
 @click.option("--runs", type=click.IntRange(1, 100_000), default=None,
               help="Runs per task (default: the file's runs, else 1).")
-@click.option("--early-stop", type=click.Choice(["exact", "sequential"]), default="exact",
-              show_default=True, help="exact: stop a task once its full-run verdict is "
+@click.option("--early-stop", type=click.Choice(["exact", "sequential"]),
+              default=default_of(BenchConfig, "early_stop"), show_default=True,
+              help="exact: stop a task once its full-run verdict is "
               "certain; sequential: anytime-valid pass-rate SPRT per task (error rate "
               "alpha/tasks; a task not decided by --runs is UNDECIDED, exit 2).")
 @click.option("--no-early-stop", is_flag=True,
               help="Run every task --runs times (per-task counts as agentverdict's runner).")
-@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
-@click.option("--margin", type=click.FloatRange(0.001, 0.49), default=0.05, show_default=True,
+@click.option("--alpha", type=click.FloatRange(0.0001, 0.49),
+              default=default_of(BenchConfig, "alpha"), show_default=True)
+@click.option("--margin", type=click.FloatRange(0.001, 0.49),
+              default=default_of(BenchConfig, "margin"), show_default=True,
               help="Sequential mode: indifference zone around the threshold (a wider one "
               "decides in fewer runs; at threshold 1.0 a PASS needs about "
               "ln(tasks/alpha) / -ln(1 - margin) clean runs).")
-@click.option("--interval", type=click.Choice(["exact", "wilson"]), default="exact",
-              show_default=True, help="Reliability interval: Clopper-Pearson or Wilson.")
+@click.option("--interval", type=click.Choice(["exact", "wilson"]),
+              default=default_of(BenchConfig, "interval"), show_default=True,
+              help="Reliability interval: Clopper-Pearson or Wilson.")
 @click.option("--include-outputs", is_flag=True, help="Keep prompts and answers in the report.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
@@ -137,20 +149,26 @@ def runs_override_note(bench: Any, runs: int | None) -> str | None:
 @click.argument("agent_refs", nargs=-1, required=True, metavar="REF_A REF_B [REF_C ...]")
 @click.option("--benchmark", "benchmark_path", required=True, type=click.Path(),
               help="Benchmark YAML; every agent runs the same tasks in the same order.")
-@click.option("--max-runs", "--runs", "max_runs", type=click.IntRange(1, 100_000), default=50,
-              show_default=True, help="At most this many paired runs of every task (stops "
+@click.option("--max-runs", "--runs", "max_runs", type=click.IntRange(1, 100_000),
+              default=default_of(CompareConfig, "max_runs"), show_default=True,
+              help="At most this many paired runs of every task (stops "
               "earlier once decided); --runs is accepted as agentverdict spells it.")
-@click.option("--min-runs", type=click.IntRange(1, 100_000), default=1, show_default=True)
-@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True,
+@click.option("--min-runs", type=click.IntRange(1, 100_000),
+              default=default_of(CompareConfig, "min_runs"), show_default=True)
+@click.option("--alpha", type=click.FloatRange(0.0001, 0.49),
+              default=default_of(CompareConfig, "alpha"), show_default=True,
               help="Family-wise error rate of every verdict printed (overall and per task).")
-@click.option("--margin", type=click.FloatRange(0.001, 0.999), default=0.10, show_default=True,
+@click.option("--margin", type=click.FloatRange(0.001, 0.999),
+              default=default_of(CompareConfig, "margin"), show_default=True,
               help="Equivalence margin on the pass rate: two agents are 'equivalent within "
               "the margin' once their mean pass-rate difference is shown inside (-margin, "
               "margin) at alpha (0.1 = ten percentage points).")
-@click.option("--latency-margin", type=click.FloatRange(0.0, 10.0), default=0.10,
-              show_default=True, help="Practical difference for latency: a call wins only "
+@click.option("--latency-margin", type=click.FloatRange(0.0, 10.0),
+              default=default_of(CompareConfig, "latency_margin"), show_default=True,
+              help="Practical difference for latency: a call wins only "
               "when the other took more than 1 + this times as long (0.1 = 10% slower).")
-@click.option("--warmup", type=click.IntRange(0, 100), default=1, show_default=True,
+@click.option("--warmup", type=click.IntRange(0, 100),
+              default=default_of(CompareConfig, "warmup"), show_default=True,
               help="Untimed calls per agent before the first paired run (counted in the "
               "budget, not in the statistics).")
 @click.option("--include-outputs", is_flag=True, help="Keep answers in the report.")

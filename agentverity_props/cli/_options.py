@@ -18,19 +18,40 @@ T = TypeVar("T")
 StoreModeName = Literal["off", "record", "replay", "auto"]
 
 
+def default_of(config: type[Any], name: str) -> Any:
+    """The default of field ``name`` of the config dataclass ``config`` (its factory's value
+    for a field made by one): an option showing it restates nothing, so each default is
+    written once, in its config."""
+    import dataclasses
+
+    field = next(f for f in dataclasses.fields(config) if f.name == name)
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    assert field.default is not dataclasses.MISSING, f"{config.__name__}.{name} has none"
+    return field.default
+
+
 def engine_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """--budget --max-workers --timeout --retries --error-policy --store --record/--replay ..."""
+    from ..engine import EngineConfig
+
+    def default(name: str) -> Any:
+        return default_of(EngineConfig, name)
+
     opts = [
         click.option("--budget", type=click.IntRange(min=1), default=None,
                      help="Hard cap on agent calls (retries included). Default: no cap."),
-        click.option("--max-workers", type=click.IntRange(1, 256), default=4, show_default=True,
-                     help="Concurrent agent calls across distinct inputs."),
-        click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), default=60.0,
-                     show_default=True, help="Seconds per agent call."),
-        click.option("--retries", type=click.IntRange(0, 20), default=2, show_default=True,
+        click.option("--max-workers", type=click.IntRange(1, 256), default=default("max_workers"),
+                     show_default=True, help="Concurrent agent calls across distinct inputs."),
+        click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001),
+                     default=default("timeout_s"), show_default=True,
+                     help="Seconds per agent call."),
+        click.option("--retries", type=click.IntRange(0, 20), default=default("retries"),
+                     show_default=True,
                      help="Retries for transient failures (rate limits, 5xx, timeouts)."),
-        click.option("--error-policy", type=click.Choice(["record", "raise"]), default="record",
-                     show_default=True, help="record: keep failures as incomplete evidence; "
+        click.option("--error-policy", type=click.Choice(["record", "raise"]),
+                     default=default("error_policy"), show_default=True,
+                     help="record: keep failures as incomplete evidence; "
                      "raise: stop at the first failed call."),
         click.option("--store", "store_path", default=None, metavar="PATH|URL",
                      help="Record/replay store: a SQLite file, a .jsonl export (replay), or "
@@ -54,7 +75,7 @@ def engine_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      "reported."),
         click.option("--price-model", default=None, metavar="NAME",
                      help="The model of --price FILE to use (needed when it lists several)."),
-        click.option("--seed", type=int, default=0, show_default=True,
+        click.option("--seed", type=int, default=default("seed"), show_default=True,
                      help="Seed of the input sampling (same seed + store = same result)."),
         click.option("--verdict-key", default=None,
                      help="Verdict = this key of a dict result (dotted path)."),

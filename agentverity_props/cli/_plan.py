@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
+from ..engine import EngineConfig
 from ._common import write_output
-from ._options import analysis_options, engine_config
+from ._options import analysis_options, default_of, engine_config
 from ._run import load_relations
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?\s*$")
@@ -35,9 +36,11 @@ def parse_latency(text: str | None) -> float | None:
 @analysis_options
 @click.option("--budget", type=click.IntRange(min=1), default=None,
               help="The run's call budget: plan says at which noise it is enough.")
-@click.option("--max-workers", type=click.IntRange(1, 256), default=4, show_default=True,
+@click.option("--max-workers", type=click.IntRange(1, 256),
+              default=default_of(EngineConfig, "max_workers"), show_default=True,
               help="The run's concurrent calls (the wall time divides by it).")
-@click.option("--seed", type=int, default=0, show_default=True, help="The run's seed.")
+@click.option("--seed", type=int, default=default_of(EngineConfig, "seed"), show_default=True,
+              help="The run's seed.")
 @click.option("--latency", default=None, metavar="DURATION",
               help="Seconds per agent call (2s, 500ms, 1.5): adds the wall time.")
 @click.option("--noise", "noises", type=click.FloatRange(0.0, 0.66), multiple=True,

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from ..diagnose import DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_LAYER
 from ._ci import FORMATS, annotations_option, publish
 from ._common import use_color, write_output
 from ._options import (
@@ -39,10 +40,10 @@ _FORMATS = click.Choice(list(FORMATS))
               help="Approve the reference verdicts (without it nothing is written: a preview).")
 @click.option("--precision", type=PRECISION_CHOICE, default=None)
 @click.option("--epsilon", type=float, default=None,
-              help="Tolerance on the pair-disagreement rate (default 0.05).")
-@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=0.05, show_default=True)
-@click.option("--layer", type=LAYER_CHOICE, default="verdict",
+              help=f"Tolerance on the pair-disagreement rate (default {DEFAULT_EPSILON:g}).")
+@click.option("--alpha", type=click.FloatRange(0.0001, 0.49), default=DEFAULT_ALPHA,
               show_default=True)
+@click.option("--layer", type=LAYER_CHOICE, default=DEFAULT_LAYER, show_default=True)
 @click.option("--calibration-draws", type=click.IntRange(1, 100), default=6, show_default=True,
               help="Fresh draws per input after the references are fixed: the rate check "
                    "tests each input against (more here, fewer confirmation draws later).")

@@ -261,137 +261,192 @@ async def run_meter(engine: Engine, probes: list[Probe], pool: EvidencePool, *, 
                     alpha: float, indifference: float = 2.0, layer: str = "verdict",
                     max_calls: int | None = None, seed: int = 0,
                     progress: Any = None) -> MeterResult:
-    """Run the meter through ``engine`` over ``probes``; draws land in ``pool``."""
+    """Run the meter through ``engine`` over ``probes``; draws land in ``pool``.
+
+    Wave after wave (module docstring, "Spread pairs"): plan the wave, draw it, feed its
+    trials to the SPRT in the order they were planned; then the call, with its advice."""
     validate_meter_args(epsilon=epsilon, alpha=alpha, indifference=indifference, layer=layer,
                         max_calls=max_calls)
-    p0, p1 = epsilon / indifference, min(1.0, epsilon * indifference)
-    sprt = BernoulliSPRT(p0, p1, alpha=alpha)
-    cs = BetaCS(alpha)
-    rng = np.random.default_rng(seed)
-    cap = DEFAULT_MAX_CALLS if max_calls is None else max_calls
-    calls0 = engine.ledger.calls
-    # trials in flight at once. Up to a wave's other trials may finish after the decision:
-    # they are kept as evidence, never discarded.
-    workers = max(1, engine.config.max_workers)
+    meter = _Meter(engine, probes, pool, epsilon=epsilon, alpha=alpha,
+                   indifference=indifference, layer=layer, max_calls=max_calls, seed=seed,
+                   progress=progress)
+    while wave := meter.plan_wave():
+        firsts, seconds = await meter.draw_wave(wave)
+        for k, (probe, idx) in enumerate(wave.trials):
+            meter.feed(probe, idx, firsts[k], seconds.get(k))
+    return meter.result()
 
-    first_draws: list[tuple[str, int]] = []
-    scheduled = 0
-    pairs = disagreements = failures = 0
-    fail_kinds: Counter[str] = Counter()
-    flips: Counter[str] = Counter()
-    pair_count: Counter[str] = Counter()
-    history: list[tuple[int, float, float]] = []
-    stop_reason = ""
-    decision = None
-    # a wave of trials: every first draw, then every second draw in a shuffled order, so the
-    # two draws of a pair are never back to back (module docstring, "Spread pairs")
-    wave_size = max(3, workers)
 
-    def may_schedule() -> bool:
-        nonlocal stop_reason
-        if decision is not None or stop_reason:
+@dataclass(frozen=True)
+class _Wave:
+    """One wave of trials, fixed before any of its draws: each trial's input and its two
+    draw indices, and the order in which the second draws are made."""
+
+    trials: list[tuple[Probe, list[int]]]
+    order: list[int]
+
+    def __bool__(self) -> bool:
+        return bool(self.trials)
+
+
+class _Meter:
+    """One run of the meter: its SPRT, confidence sequence and generator, and the tally of
+    the trials fed so far."""
+
+    def __init__(self, engine: Engine, probes: list[Probe], pool: EvidencePool, *,
+                 epsilon: float, alpha: float, indifference: float, layer: str,
+                 max_calls: int | None, seed: int, progress: Any) -> None:
+        self.engine, self.probes, self.pool, self.layer = engine, probes, pool, layer
+        self.epsilon, self.alpha, self.indifference = epsilon, alpha, indifference
+        self.progress = progress
+        p0, p1 = epsilon / indifference, min(1.0, epsilon * indifference)
+        self.sprt = BernoulliSPRT(p0, p1, alpha=alpha)
+        self.cs = BetaCS(alpha)
+        self.rng = np.random.default_rng(seed)
+        self.cap = DEFAULT_MAX_CALLS if max_calls is None else max_calls
+        self.calls0 = engine.ledger.calls
+        # trials in flight at once. Up to a wave's other trials may finish after the
+        # decision: they are kept as evidence, never discarded.
+        workers = max(1, engine.config.max_workers)
+        # a wave of trials: every first draw, then every second draw in a shuffled order, so
+        # the two draws of a pair are never back to back (module docstring, "Spread pairs")
+        self.wave_size = max(3, workers)
+        self.scheduled = 0
+        self.decision: Any = None  # the SPRT's Decision, once it decides
+        self.stop_reason = ""
+        self.pairs = self.disagreements = self.failures = 0
+        self.fail_kinds: Counter[str] = Counter()
+        self.flips: Counter[str] = Counter()
+        self.pair_count: Counter[str] = Counter()
+        self.first_draws: list[tuple[str, int]] = []
+        self.history: list[tuple[int, float, float]] = []
+
+    def may_schedule(self) -> bool:
+        """Whether one more trial may be planned: not once decided or stopped, nor when the
+        engine is stopping, the meter's call cap or the engine's budget has no room for two
+        more calls (the first reason found becomes the stop reason)."""
+        if self.decision is not None or self.stop_reason:
             return False
-        if engine.stopping:
-            stop_reason = StopReason.INTERRUPTED
+        if self.engine.stopping:
+            self.stop_reason = StopReason.INTERRUPTED
             return False
-        if 2 * scheduled + 2 > cap:
-            stop_reason = f"meter call cap reached ({cap} calls)"
+        if 2 * self.scheduled + 2 > self.cap:
+            self.stop_reason = f"meter call cap reached ({self.cap} calls)"
             return False
-        if not engine.can_afford(2):
-            stop_reason = StopReason.BUDGET
+        if not self.engine.can_afford(2):
+            self.stop_reason = StopReason.BUDGET
             return False
         return True
 
-    async def one(probe: Probe, idx: int) -> Observation | DrawStopped:
-        try:
-            obs = await engine.draw(probe, idx)
-        except DrawStopped as exc:
-            return exc
-        pool.add(probe.fp, idx, obs)
-        return obs
-
-    def stopped(exc: DrawStopped) -> None:
-        nonlocal failures, stop_reason
-        kind = getattr(exc, "kind", type(exc).__name__)
-        fail_kinds[str(kind)] += 1
-        failures += 1
-        if not stop_reason:
-            stop_reason = {BudgetExhausted: StopReason.BUDGET,
-                           EvidenceExhausted: StopReason.EVIDENCE,
-                           Interrupted: StopReason.INTERRUPTED}.get(
-                type(exc), f"agent call failed ({kind}) under error policy 'raise'")
-
-    while True:
-        # The wave is planned (inputs, draw indices, order of the second draws) from the
-        # meter's own generator before any of its draws, and the next wave only once this
-        # one is fed: the draws requested depend on outcomes only, never on timing.
-        wave: list[tuple[Probe, list[int]]] = []
-        size = max(2, min(wave_size, _fewest_to_decide(sprt)))
-        while len(wave) < size and may_schedule():
-            probe = probes[int(rng.integers(len(probes)))]
-            wave.append((probe, engine.allocate(probe, 2)))
-            scheduled += 1
-        if not wave:
-            break
-        order = [int(i) for i in rng.permutation(len(wave))]
-        if len(order) > 1 and order[0] == len(wave) - 1:
+    def plan_wave(self) -> _Wave:
+        """The next wave, planned from the meter's own generator before any of its draws
+        (and only once the previous wave is fed): the draws requested depend on outcomes
+        only, never on timing. At most as many trials as the SPRT needs to decide at its
+        fastest; empty when no trial may be scheduled."""
+        trials: list[tuple[Probe, list[int]]] = []
+        size = max(2, min(self.wave_size, _fewest_to_decide(self.sprt)))
+        while len(trials) < size and self.may_schedule():
+            probe = self.probes[int(self.rng.integers(len(self.probes)))]
+            trials.append((probe, self.engine.allocate(probe, 2)))
+            self.scheduled += 1
+        if not trials:
+            return _Wave(trials, [])
+        order = [int(i) for i in self.rng.permutation(len(trials))]
+        if len(order) > 1 and order[0] == len(trials) - 1:
             # the last first draw's partner never comes right after it
             order[0], order[1] = order[1], order[0]
-        firsts = await asyncio.gather(*(one(p, idx[0]) for p, idx in wave))
-        seconds: dict[int, Observation | DrawStopped] = {}
-        todo = [k for k in order if isinstance(firsts[k], Observation)]
-        got = await asyncio.gather(*(one(wave[k][0], wave[k][1][1]) for k in todo))
-        seconds = dict(zip(todo, got, strict=True))
-        # feed the wave's trials in the order they were planned, one at a time
-        for k, (probe, idx) in enumerate(wave):
-            a, b = firsts[k], seconds.get(k)
-            if isinstance(a, DrawStopped):
-                stopped(a)
-                continue
-            if isinstance(b, DrawStopped):
-                stopped(b)
-                continue
-            assert b is not None
-            ka, kb = a.key(layer), b.key(layer)
-            if ka is None or kb is None:
-                for o in (a, b):
-                    if o.key(layer) is None:
-                        failures += 1
-                        fail_kinds[o.error.kind if o.error else "no_decision"] += 1
-                continue
-            pairs += 1
-            first_draws.append((probe.fp, idx[0]))
-            pair_count[probe.fp] += 1
-            dis = ka != kb
-            disagreements += dis
-            flips[probe.fp] += dis
-            cs.update(dis)
-            history.append((2 * pairs, *cs.interval()))
-            if decision is None:
-                decision = sprt.update(dis)
-            if progress is not None:
-                progress(2)
+        return _Wave(trials, order)
 
-    ci_low, ci_high = cs.interval()
-    if decision is None:
-        call: MeterCall = "undecided"
-        e_value = math.exp(max(sprt.llr, -sprt.llr)) if sprt.n else 1.0
-    else:
-        call = "verdict-deterministic" if decision.call == "low" else "verdict-stochastic"
-        e_value = decision.e_value
-        stop_reason = stop_reason or "decided"
-    per_input = _per_input(probes, pool, layer, pair_count, flips)
-    calls = engine.ledger.calls - calls0
-    complete = failures == 0 and stop_reason != StopReason.INTERRUPTED
-    result = MeterResult(
-        call=call, epsilon=epsilon, alpha=alpha, indifference=indifference, layer=layer,
-        calls=calls, draws=sum(e.draws for e in per_input), pairs=pairs,
-        disagreements=disagreements,
-        ci_low=ci_low, ci_high=ci_high, e_value=e_value, complete=complete,
-        failures=failures, failure_kinds=dict(fail_kinds), advice="", per_input=per_input,
-        history=tuple(history), stop_reason=stop_reason or "decided",
-        first_draws=tuple(first_draws))
-    return _with_advice(result, sprt)
+    async def draw_wave(self, wave: _Wave) -> tuple[list[Observation | DrawStopped],
+                                                    dict[int, Observation | DrawStopped]]:
+        """Every first draw of the wave, then the second draw of each trial whose first
+        draw was made, in the wave's order: (first draws, second draws by trial index)."""
+        firsts = await asyncio.gather(*(self._one(p, idx[0]) for p, idx in wave.trials))
+        todo = [k for k in wave.order if isinstance(firsts[k], Observation)]
+        got = await asyncio.gather(*(self._one(wave.trials[k][0], wave.trials[k][1][1])
+                                     for k in todo))
+        return list(firsts), dict(zip(todo, got, strict=True))
+
+    async def _one(self, probe: Probe, idx: int) -> Observation | DrawStopped:
+        """One draw, kept in the pool; a stopped draw is returned, not raised."""
+        try:
+            obs = await self.engine.draw(probe, idx)
+        except DrawStopped as exc:
+            return exc
+        self.pool.add(probe.fp, idx, obs)
+        return obs
+
+    def feed(self, probe: Probe, idx: list[int], a: Observation | DrawStopped,
+             b: Observation | DrawStopped | None) -> None:
+        """One trial's outcome: a stopped draw or a draw without a key at the layer counts
+        as a failure (and no pair); otherwise the pair's disagreement updates the tally,
+        the confidence sequence and, until it decides, the SPRT."""
+        if isinstance(a, DrawStopped):
+            self._stopped(a)
+            return
+        if isinstance(b, DrawStopped):
+            self._stopped(b)
+            return
+        assert b is not None
+        ka, kb = a.key(self.layer), b.key(self.layer)
+        if ka is None or kb is None:
+            for o in (a, b):
+                if o.key(self.layer) is None:
+                    self.failures += 1
+                    self.fail_kinds[o.error.kind if o.error else "no_decision"] += 1
+            return
+        self.pairs += 1
+        self.first_draws.append((probe.fp, idx[0]))
+        self.pair_count[probe.fp] += 1
+        dis = ka != kb
+        self.disagreements += dis
+        self.flips[probe.fp] += dis
+        self.cs.update(dis)
+        self.history.append((2 * self.pairs, *self.cs.interval()))
+        if self.decision is None:
+            self.decision = self.sprt.update(dis)
+        if self.progress is not None:
+            self.progress(2)
+
+    def _stopped(self, exc: DrawStopped) -> None:
+        """A draw the engine stopped: a failure of its kind, and (the first time) the stop
+        reason its type names."""
+        kind = getattr(exc, "kind", type(exc).__name__)
+        self.fail_kinds[str(kind)] += 1
+        self.failures += 1
+        if not self.stop_reason:
+            self.stop_reason = {BudgetExhausted: StopReason.BUDGET,
+                                EvidenceExhausted: StopReason.EVIDENCE,
+                                Interrupted: StopReason.INTERRUPTED}.get(
+                type(exc), f"agent call failed ({kind}) under error policy 'raise'")
+
+    def result(self) -> MeterResult:
+        """The call (``undecided`` without an SPRT decision, its e-value then the larger
+        likelihood ratio), the evidence behind it, and the advice when undecided."""
+        sprt = self.sprt
+        ci_low, ci_high = self.cs.interval()
+        stop_reason = self.stop_reason
+        if self.decision is None:
+            call: MeterCall = "undecided"
+            e_value = math.exp(max(sprt.llr, -sprt.llr)) if sprt.n else 1.0
+        else:
+            call = ("verdict-deterministic" if self.decision.call == "low"
+                    else "verdict-stochastic")
+            e_value = self.decision.e_value
+            stop_reason = stop_reason or "decided"
+        per_input = _per_input(self.probes, self.pool, self.layer, self.pair_count,
+                               self.flips)
+        calls = self.engine.ledger.calls - self.calls0
+        complete = self.failures == 0 and stop_reason != StopReason.INTERRUPTED
+        result = MeterResult(
+            call=call, epsilon=self.epsilon, alpha=self.alpha, indifference=self.indifference,
+            layer=self.layer, calls=calls, draws=sum(e.draws for e in per_input),
+            pairs=self.pairs, disagreements=self.disagreements,
+            ci_low=ci_low, ci_high=ci_high, e_value=e_value, complete=complete,
+            failures=self.failures, failure_kinds=dict(self.fail_kinds), advice="",
+            per_input=per_input, history=tuple(self.history),
+            stop_reason=stop_reason or "decided", first_draws=tuple(self.first_draws))
+        return _with_advice(result, sprt)
 
 
 def _fewest_to_decide(sprt: BernoulliSPRT) -> int:

@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
 from time import monotonic, perf_counter
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from .._internal.fingerprint import short
 from .._internal.settings import setting
@@ -314,7 +314,13 @@ class Engine:
 
     async def _attempts(self, text: str, st: _LoopState,
                         loop: asyncio.AbstractEventLoop) -> tuple[Observation, Exception | None]:
-        """Attempt the call until success, a final failure, or no budget left."""
+        """Attempt the call until success, a final failure, or no budget left.
+
+        Each attempt holds a worker slot while it waits out a pause and takes the session's
+        slot (:meth:`_wait_for_call`), reserves one call of the budget, and calls the agent
+        (:meth:`_call`); a retryable failure is retried, while retries remain, after its
+        backoff (:meth:`_back_off`). The final failure is the observation returned, with the
+        exception that caused it."""
         sem = st.sem
         attempt = 0
         kind = message = ""
@@ -328,105 +334,120 @@ class Engine:
                 raise _budget_spent(self.ledger.budget)
             if not await self._acquire_slot(sem, st):
                 raise _interrupted()
-            held = True
-            slot: Slot | None = None
+            turn = _Turn()
             try:
-                while True:
-                    # the service asked every caller to wait (429 + Retry-After): checked with
-                    # the slot held, so no call slips in between the 429 and the end of the pause
-                    paused_until = self._pause_deadline()
-                    wait = paused_until - max(monotonic(), covered)
-                    if wait > 0:
-                        await self._sleep(wait)
-                        covered = paused_until
-                    if self._stopping:
-                        raise _interrupted()
-                    if self._slots is None:
-                        break
-                    # the session's slot, only around the call: never held while pausing
-                    slot = self._slots.try_acquire()
-                    if slot is not None:
-                        break
-                    slot = await self._slots.acquire(lambda: self._stopping)
-                    if slot is None:
-                        raise _interrupted()
-                    if self._pause_deadline() <= max(monotonic(), covered):
-                        break
-                    slot.release()  # a pause began while this draw waited: sleep it first
-                    slot = None
+                turn.slot, covered = await self._wait_for_call(covered)
                 if not self.ledger.reserve(retry=attempt > 0):
                     if attempt == 0:
                         raise _budget_spent(self.ledger.budget)
                     message += " (not retried: the call budget is spent)"
                     break
                 attempt += 1
-                job: Job | None = None
-                t0 = perf_counter()
-                try:
-                    if self._is_async:
-                        aw: Awaitable[Observation] = self.agent.ainvoke(text)
-                    else:
-                        job = self._pool().submit(self.agent.invoke, text)
-                        aw = job.fut
-                    try:
-                        deadlines = st.deadlines
-                        if deadlines is None:
-                            obs = await aw
-                        else:
-                            entry = deadlines.start()
-                            try:
-                                obs = await aw
-                            except asyncio.CancelledError:
-                                if entry.expired and deadlines.settle(entry):
-                                    raise TimeoutError from None
-                                raise
-                            else:
-                                if entry.expired:  # it answered as the deadline passed: keep it
-                                    deadlines.settle(entry)
-                            finally:
-                                deadlines.finish(entry)
-                    finally:
-                        # A thread cannot be stopped: a timed-out sync call keeps its slot
-                        # until the agent returns, so the agent never sees > max_workers calls.
-                        if job is not None and not job.finished and self._executor is not None \
-                                and self._executor.abandon(job,
-                                                           _release_from_thread(loop, sem, slot)):
-                            held = False
-                    if obs.__class__ is not Observation:  # a third-party adapter's output
-                        obs = coerce_output(obs)
-                except Exception as err:  # every failure becomes evidence
-                    exc = err
-                    kind, message, retryable, retry_after = classify(
-                        err, self._timeout_s, sync=job is not None, prompt=text)
-                    if kind == "timeout":
-                        self.ledger.note_timeout()
-                    if retry_after is not None:
-                        self._paused_until = max(self._paused_until, monotonic() + retry_after)
-                        if self._shared_pause is not None:
-                            self._shared_pause.extend(retry_after)
-                else:
-                    latency = perf_counter() - t0
-                    obs = self._extract(obs)
-                    if not obs.latency_s:
-                        obs = replace(obs, latency_s=latency)
-                    self.ledger.note_success(obs)
-                    return obs, None
+                got = await self._call(text, st, loop, turn)
+                if isinstance(got, Observation):
+                    return got, None
+                kind, message, retryable, retry_after, exc = got
             finally:
-                if held:
-                    if slot is not None:
-                        slot.release()
+                if turn.held:
+                    if turn.slot is not None:
+                        turn.slot.release()
                     sem.release()
             if not retryable or attempt > self._retries:
                 break
             if self._stopping:
                 raise _interrupted()
-            now = monotonic()
-            delay = max(self._backoff.delay(attempt, retry_after), self._pause_deadline() - now)
-            await self._sleep(delay)
-            covered = now + delay
+            covered = await self._back_off(attempt, retry_after)
         self.ledger.note_failure(kind, message)
         failure = CallFailure(kind, message, retryable, attempt)
         return Observation(error=failure), exc
+
+    async def _wait_for_call(self, covered: float) -> tuple[Slot | None, float]:
+        """With the worker slot held, wait until a call may start: any pause the service
+        asked for (429 + Retry-After; checked with the slot held, so no call slips in between
+        the 429 and the end of the pause) is slept first, then the session's slot is taken
+        (only around the call: never held while pausing, so a pause that began while this
+        draw waited for it is slept before taking it again). ``covered``: until when this
+        draw has already waited. Returns the session's slot (None without a session) and the
+        new ``covered``; raises :class:`Interrupted` once the engine is stopping."""
+        slot: Slot | None = None
+        while True:
+            paused_until = self._pause_deadline()
+            wait = paused_until - max(monotonic(), covered)
+            if wait > 0:
+                await self._sleep(wait)
+                covered = paused_until
+            if self._stopping:
+                raise _interrupted()
+            if self._slots is None:
+                break
+            slot = self._slots.try_acquire()
+            if slot is not None:
+                break
+            slot = await self._slots.acquire(lambda: self._stopping)
+            if slot is None:
+                raise _interrupted()
+            if self._pause_deadline() <= max(monotonic(), covered):
+                break
+            slot.release()  # a pause began while this draw waited: sleep it first
+            slot = None
+        return slot, covered
+
+    async def _call(self, text: str, st: _LoopState, loop: asyncio.AbstractEventLoop,
+                    turn: _Turn) -> Observation | _Failed:
+        """One call of the agent, within the per-call deadline: its answer (coerced,
+        extracted, its latency set, noted in the ledger), or the failure it raised, classified
+        (:meth:`_failed`). A timed-out sync call hands its slots to its thread
+        (``turn.held`` becomes False)."""
+        job: Job | None = None
+        t0 = perf_counter()
+        try:
+            if self._is_async:
+                aw: Awaitable[Observation] = self.agent.ainvoke(text)
+            else:
+                job = self._pool().submit(self.agent.invoke, text)
+                aw = job.fut
+            try:
+                obs = await _within_deadline(aw, st.deadlines)
+            finally:
+                # A thread cannot be stopped: a timed-out sync call keeps its slot until the
+                # agent returns, so the agent never sees > max_workers calls.
+                if job is not None and not job.finished and self._executor is not None \
+                        and self._executor.abandon(job,
+                                                   _release_from_thread(loop, st.sem, turn.slot)):
+                    turn.held = False
+            if obs.__class__ is not Observation:  # a third-party adapter's output
+                obs = coerce_output(obs)
+        except Exception as err:  # every failure becomes evidence
+            return self._failed(err, sync=job is not None, text=text)
+        latency = perf_counter() - t0
+        obs = self._extract(obs)
+        if not obs.latency_s:
+            obs = replace(obs, latency_s=latency)
+        self.ledger.note_success(obs)
+        return obs
+
+    def _failed(self, err: Exception, *, sync: bool, text: str) -> _Failed:
+        """A failed call as evidence: its kind, message and whether it is retryable
+        (:func:`classify`); a timeout is noted in the ledger, and a Retry-After pauses every
+        caller of this engine (and of the session, when one is shared)."""
+        kind, message, retryable, retry_after = classify(err, self._timeout_s, sync=sync,
+                                                         prompt=text)
+        if kind == "timeout":
+            self.ledger.note_timeout()
+        if retry_after is not None:
+            self._paused_until = max(self._paused_until, monotonic() + retry_after)
+            if self._shared_pause is not None:
+                self._shared_pause.extend(retry_after)
+        return _Failed(kind, message, retryable, retry_after, err)
+
+    async def _back_off(self, attempt: int, retry_after: float | None) -> float:
+        """Sleep before attempt ``attempt + 1``: the backoff's delay (the service's
+        Retry-After when it gave one), or longer while a pause lasts. Returns until when this
+        draw has waited."""
+        now = monotonic()
+        delay = max(self._backoff.delay(attempt, retry_after), self._pause_deadline() - now)
+        await self._sleep(delay)
+        return now + delay
 
     def _pause_deadline(self) -> float:
         """Until when (monotonic) every call waits: this engine's own 429 pause, or the
@@ -653,6 +674,50 @@ def _call_slots(limit: int | None) -> SharedSlots | None:
     if folder:
         return SharedSlots(folder, limit)
     return SharedSlots(f"agentverity-props-process-{os.getpid()}", limit, per_process=True)
+
+
+class _Turn:
+    """The slots one attempt holds: the engine's worker slot (always) and the session's
+    ``slot`` (None without one). ``held`` is False once a thread releases them instead (an
+    abandoned sync call, released when the agent returns)."""
+
+    __slots__ = ("held", "slot")
+
+    def __init__(self) -> None:
+        self.held = True
+        self.slot: Slot | None = None
+
+
+class _Failed(NamedTuple):
+    """A failed call: its kind, message, whether it may be retried, the service's
+    Retry-After (None: not given) and the exception raised."""
+
+    kind: str
+    message: str
+    retryable: bool
+    retry_after: float | None
+    exc: Exception
+
+
+async def _within_deadline(aw: Awaitable[Observation], deadlines: Deadlines | None
+                           ) -> Observation:
+    """The answer ``aw`` gives; past the per-call deadline a :class:`TimeoutError` (an
+    answer that arrives as the deadline passes is kept)."""
+    if deadlines is None:
+        return await aw
+    entry = deadlines.start()
+    try:
+        obs = await aw
+    except asyncio.CancelledError:
+        if entry.expired and deadlines.settle(entry):
+            raise TimeoutError from None
+        raise
+    else:
+        if entry.expired:  # it answered as the deadline passed: keep it
+            deadlines.settle(entry)
+    finally:
+        deadlines.finish(entry)
+    return obs
 
 
 def _budget_spent(limit: int | None) -> BudgetExhausted:

@@ -418,73 +418,99 @@ def agent_property(*, agent: Any, config: PropertyConfig | None = None,
     Defaults for agents (25 examples, no deadline, no explain phase) apply wherever the
     user's ``@settings`` does not set a value.
     """
-    from ..adapters import as_adapter
-    from ..engine import configured
-
     given: dict[str, Any] = {
         "epsilon": epsilon, "alpha": alpha, "beta": beta, "budget": budget, "layer": layer,
         "tolerance": tolerance, "holds_error": holds_error, "max_candidates": max_candidates,
         "max_workers": max_workers, "timeout_s": timeout_s, "store_path": store_path,
         "store_mode": store_mode, "extractor": extractor,
         "suppress_health_check": suppress_health_check, **engine_kwargs}
-    # a store mode without a store path: the path is the pytest plugin's, known at run time
-    plugin_mode = None
-    if store_mode is not UNSET and store_mode is not None and store_path is UNSET and (
-            config is None or config.engine.store_path is None):
-        plugin_mode = given.pop("store_mode")
-    conf = configured(PropertyConfig, config, given, where="agent_property")
-    adapter = as_adapter(agent)
-    eng = conf.engine
-    base: dict[str, Any] = {
-        "agent": adapter, "alpha": conf.alpha, "beta": conf.beta, "epsilon": conf.epsilon,
-        "layer": conf.layer, "suppress_health_check": frozenset(conf.suppress_health_check),
-        "tolerance": conf.tol, "holds_error": conf.holds_error}
-    engine_base = (eng, plugin_mode)
-    max_candidates = conf.max_candidates
+    conf, plugin_mode = _property_config(config, given)
+    base = _base_options(agent, conf)
+    engine_base = (conf.engine, plugin_mode)
 
     def decorate(test: Callable[..., Any]) -> Callable[..., Any]:
-        if not getattr(test, "is_hypothesis_test", False):
-            raise InvalidArgument(
-                f"@agent_property must be applied above @given (on {test.__name__}): "
-                "@agent_property(agent=...) then @given(...) then def test(check, ...)")
-        inner = test.hypothesis.inner_test  # type: ignore[attr-defined]
-        params = list(inspect.signature(test).parameters.values())
-        if "check" not in [p.name for p in params]:
-            raise InvalidArgument(
-                f"{test.__name__} must take a `check` argument that @given does not draw: "
-                "def test(check, prompt): ...")
-        outer_sig = inspect.Signature([p for p in params if p.name != "check"])
-
-        def with_check(*args: Any, **kwargs: Any) -> Any:
-            # Hypothesis's documented hook (``test.hypothesis.inner_test``): every example
-            # runs through here with the arguments @given drew, so the check of the running
-            # test is handed over and those arguments are known for the @example line
-            __tracebackhide__ = True  # pytest: the failure is the user's test
-            check = _RUNNING.get()
-            if check is None:
-                raise InvalidArgument(f"{test.__name__} runs under @agent_property only: call "
-                                      "the decorated test, not its inner Hypothesis test")
-            check._given = {k: v for k, v in kwargs.items() if k != "check"}
-            kwargs["check"] = check
-            return inner(*args, **kwargs)
-
-        functools.update_wrapper(with_check, inner)
-        test.hypothesis.inner_test = with_check  # type: ignore[attr-defined]
-
-        @functools.wraps(test)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            __tracebackhide__ = True  # pytest: the failure is the user's test
-            return _run_property(test, wrapper, inner, base, engine_base, max_candidates,
-                                 args, kwargs)
-
-        wrapper.__signature__ = outer_sig  # type: ignore[attr-defined]
-        # our defaults must not look like a user's @settings (that would make a user's
-        # @settings above us an error); they are merged at call time instead.
-        hypothesis_shim.drop_applied_mark(wrapper)
-        wrapper._agentverity_property = True  # type: ignore[attr-defined]
-        return wrapper
+        return _decorated(test, base, engine_base, conf.max_candidates)
 
     return decorate
+
+
+def _property_config(config: PropertyConfig | None, given: dict[str, Any]
+                     ) -> tuple[PropertyConfig, str | None]:
+    """The test's settings: ``given`` (the keywords, UNSET when left out) over ``config``;
+    and a store mode given without a store path, kept apart (the path is the pytest
+    plugin's, known at run time)."""
+    from ..engine import configured
+
+    plugin_mode = None
+    mode, path = given["store_mode"], given["store_path"]
+    if mode is not UNSET and mode is not None and path is UNSET and (
+            config is None or config.engine.store_path is None):
+        plugin_mode = given.pop("store_mode")
+    return configured(PropertyConfig, config, given, where="agent_property"), plugin_mode
+
+
+def _base_options(agent: Any, conf: PropertyConfig) -> dict[str, Any]:
+    """The options every run of the test starts from (the adapter, and the settings of
+    :class:`_Options` the pytest plugin may still override at run time)."""
+    from ..adapters import as_adapter
+
+    return {
+        "agent": as_adapter(agent), "alpha": conf.alpha, "beta": conf.beta,
+        "epsilon": conf.epsilon, "layer": conf.layer,
+        "suppress_health_check": frozenset(conf.suppress_health_check),
+        "tolerance": conf.tol, "holds_error": conf.holds_error}
+
+
+def _decorated(test: Callable[..., Any], base: dict[str, Any],
+               engine_base: tuple[EngineConfig, str | None],
+               max_candidates: int | None) -> Callable[..., Any]:
+    """The property test replacing ``test`` (a Hypothesis test taking ``check``): called
+    without ``check``, it runs ``test`` with the check of a fresh run
+    (:func:`_run_property`)."""
+    if not getattr(test, "is_hypothesis_test", False):
+        raise InvalidArgument(
+            f"@agent_property must be applied above @given (on {test.__name__}): "
+            "@agent_property(agent=...) then @given(...) then def test(check, ...)")
+    inner = test.hypothesis.inner_test  # type: ignore[attr-defined]
+    params = list(inspect.signature(test).parameters.values())
+    if "check" not in [p.name for p in params]:
+        raise InvalidArgument(
+            f"{test.__name__} must take a `check` argument that @given does not draw: "
+            "def test(check, prompt): ...")
+    outer_sig = inspect.Signature([p for p in params if p.name != "check"])
+    _hand_check_over(test, inner)
+
+    @functools.wraps(test)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # pytest: the failure is the user's test
+        return _run_property(test, wrapper, inner, base, engine_base, max_candidates,
+                             args, kwargs)
+
+    wrapper.__signature__ = outer_sig  # type: ignore[attr-defined]
+    # our defaults must not look like a user's @settings (that would make a user's
+    # @settings above us an error); they are merged at call time instead.
+    hypothesis_shim.drop_applied_mark(wrapper)
+    wrapper._agentverity_property = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _hand_check_over(test: Any, inner: Callable[..., Any]) -> None:
+    """Route every example of ``test`` through Hypothesis's documented hook
+    (``test.hypothesis.inner_test``): each runs with the arguments @given drew, so the check
+    of the running test is handed over and those arguments are known for the @example
+    line."""
+    def with_check(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # pytest: the failure is the user's test
+        check = _RUNNING.get()
+        if check is None:
+            raise InvalidArgument(f"{test.__name__} runs under @agent_property only: call "
+                                  "the decorated test, not its inner Hypothesis test")
+        check._given = {k: v for k, v in kwargs.items() if k != "check"}
+        kwargs["check"] = check
+        return inner(*args, **kwargs)
+
+    functools.update_wrapper(with_check, inner)
+    test.hypothesis.inner_test = with_check
 
 
 def _own_setting(key: str) -> str:
@@ -522,31 +548,16 @@ def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
 def _run_property_in(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
                      engine_base: tuple[EngineConfig, str | None], max_candidates: int | None,
                      args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """One run of the property test: its store and Hypothesis settings, the settings the
+    pytest plugin overrides, a fresh record, engine and check; then the test itself
+    (:func:`_run_test`), the pooled effects once it passed, and its health warnings. The
+    engine is closed and the record's calls counted however the test ends."""
     __tracebackhide__ = True  # pytest: the failure is the user's test
     from ..engine import Engine
 
-    above = hypothesis_shim.settings_applied(wrapper)
-    below = hypothesis_shim.settings_applied(test)
-    if not hasattr(test, "_agentverity_original_settings"):
-        test._agentverity_original_settings = hypothesis_shim.settings_of(test)
-    user_settings = (hypothesis_shim.settings_of(wrapper) if above
-                     else test._agentverity_original_settings)
     eng_cfg, plugin_mode = engine_base
-    store_path: Any
-    mode: str
-    if eng_cfg.store_mode != "off":  # a store of its own; the plugin's mode beats "auto"
-        store_path, mode = eng_cfg.store_path, eng_cfg.store_mode
-        if mode == "auto":
-            mode = _plugin_option("store_mode") or mode
-    else:  # no store of its own: the pytest plugin's
-        store_path = _plugin_option("store")
-        mode = plugin_mode or _plugin_option("store_mode") or ("auto" if store_path else "off")
-    # no @settings anywhere: the loaded profile is the user's choice
-    merged = agent_settings(user_settings if above or below else None,
-                            replayable=mode != "off")
-    hypothesis_shim.use_settings(test, merged)
-    hypothesis_shim.copy_decorations(wrapper, test)
-
+    store_path, mode = _store_of(eng_cfg, plugin_mode)
+    merged = _apply_settings(test, wrapper, replayable=mode != "off")
     budget = _plugin_option("budget") or eng_cfg.budget
     alpha = _plugin_option("alpha") or base["alpha"]
     epsilon = _plugin_option("epsilon") or base["epsilon"]
@@ -554,14 +565,8 @@ def _run_property_in(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
         base = {**base, "tolerance": _plugin_option("tolerance")}
     m = max_candidates or (merged.max_examples + 200)
     name = f"{getattr(inner, '__module__', '?')}::{getattr(inner, '__qualname__', '?')}"
-    # the relations' split (decide/_alpha.py): half of alpha for the examples confirmed one
-    # by one (each at alpha / 2 / max_candidates), half for the pooled effects
-    from ..decide import RELATION_SHARES
-    record = PropertyRecord(test=name, agent=base["agent"].identity, alpha=alpha,
-                            alpha_candidate=alpha * RELATION_SHARES["local"] / m,
-                            max_candidates=m,
-                            seed=hypothesis_shim.seed_of(test),
-                            store=_store_name(store_path))
+    record = _new_record(test, name, base, alpha=alpha, max_candidates=m,
+                         store_path=store_path)
     cfg = replace(eng_cfg, budget=budget, store_path=store_path,
                   store_mode=mode)  # type: ignore[arg-type]
     loop = LoopThread()
@@ -576,31 +581,7 @@ def _run_property_in(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
         RECORDS.append(record)
     token = _RUNNING.set(check)
     try:
-        try:
-            result = test(*args, check=check, **kwargs)
-        except PropertyViolation:
-            record.status = "failed"
-            raise
-        except Exception as exc:
-            from hypothesis.errors import Unsatisfiable
-            if isinstance(exc, Unsatisfiable) and record.undecided:
-                record.status = "inconclusive"
-                failing = _failure_cause(engine)
-                fix = ("fix the agent (or its verdict extraction) and rerun" if failing else
-                       f"raise {_own_setting('budget')}")
-                raise Inconclusive(
-                    f"no candidate could be decided ({record.undecided} undecided, "
-                    f"{record.calls} calls, budget exhausted: {record.budget_exhausted}"
-                    + (f"; the agent's calls failed: {failing}" if failing else "")
-                    + f") — {fix}") from exc
-            record.status = "failed" if _contains_violation(exc) else "error"
-            raise
-        except BaseException as exc:
-            if _contains_violation(exc):
-                record.status = "failed"
-            else:
-                record.status = "error"
-            raise
+        result = _run_test(test, args, kwargs, check, record, engine)
         seed = hypothesis_shim.replay_seed(test)
 
         def rerun() -> None:
@@ -619,6 +600,85 @@ def _run_property_in(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
         loop.close()
         led = engine.ledger
         record.calls, record.replayed = led.calls, led.replayed
+
+
+def _store_of(eng_cfg: EngineConfig, plugin_mode: str | None) -> tuple[Any, str]:
+    """The store the test records to or replays from, and its mode: the test's own store
+    (the plugin's mode beats ``auto``), else the pytest plugin's (``off`` without one)."""
+    if eng_cfg.store_mode != "off":  # a store of its own; the plugin's mode beats "auto"
+        mode: str = eng_cfg.store_mode
+        if mode == "auto":
+            mode = _plugin_option("store_mode") or mode
+        return eng_cfg.store_path, mode
+    # no store of its own: the pytest plugin's
+    store_path = _plugin_option("store")
+    return store_path, (plugin_mode or _plugin_option("store_mode")
+                        or ("auto" if store_path else "off"))
+
+
+def _apply_settings(test: Any, wrapper: Any, *, replayable: bool) -> Any:
+    """Give ``test`` the Hypothesis settings of an agent-priced test: the user's
+    ``@settings`` (above or below the decorator) over the agent defaults, or the loaded
+    profile when there is no ``@settings`` anywhere; returns them."""
+    above = hypothesis_shim.settings_applied(wrapper)
+    below = hypothesis_shim.settings_applied(test)
+    if not hasattr(test, "_agentverity_original_settings"):
+        test._agentverity_original_settings = hypothesis_shim.settings_of(test)
+    user_settings = (hypothesis_shim.settings_of(wrapper) if above
+                     else test._agentverity_original_settings)
+    # no @settings anywhere: the loaded profile is the user's choice
+    merged = agent_settings(user_settings if above or below else None,
+                            replayable=replayable)
+    hypothesis_shim.use_settings(test, merged)
+    hypothesis_shim.copy_decorations(wrapper, test)
+    return merged
+
+
+def _new_record(test: Any, name: str, base: dict[str, Any], *, alpha: float,
+                max_candidates: int, store_path: Any) -> PropertyRecord:
+    """The record of this run of the test, with the alpha of each example confirmed one by
+    one: the relations' split (decide/_alpha.py) gives half of ``alpha`` to those examples
+    (each at alpha / 2 / max_candidates), half to the pooled effects."""
+    from ..decide import RELATION_SHARES
+    return PropertyRecord(test=name, agent=base["agent"].identity, alpha=alpha,
+                          alpha_candidate=alpha * RELATION_SHARES["local"] / max_candidates,
+                          max_candidates=max_candidates,
+                          seed=hypothesis_shim.seed_of(test),
+                          store=_store_name(store_path))
+
+
+def _run_test(test: Any, args: tuple[Any, ...], kwargs: dict[str, Any], check: AgentCheck,
+              record: PropertyRecord, engine: Engine) -> Any:
+    """Run the Hypothesis test with ``check`` and return its result; when it raises, the
+    record's status says how it ended (``failed`` on a violation, ``error`` otherwise), and
+    a run where Hypothesis found no candidate it could decide raises :class:`Inconclusive`
+    (with the agent's failures when its calls failed) instead."""
+    __tracebackhide__ = True  # pytest: the failure is the user's test
+    try:
+        return test(*args, check=check, **kwargs)
+    except PropertyViolation:
+        record.status = "failed"
+        raise
+    except Exception as exc:
+        from hypothesis.errors import Unsatisfiable
+        if isinstance(exc, Unsatisfiable) and record.undecided:
+            record.status = "inconclusive"
+            failing = _failure_cause(engine)
+            fix = ("fix the agent (or its verdict extraction) and rerun" if failing else
+                   f"raise {_own_setting('budget')}")
+            raise Inconclusive(
+                f"no candidate could be decided ({record.undecided} undecided, "
+                f"{record.calls} calls, budget exhausted: {record.budget_exhausted}"
+                + (f"; the agent's calls failed: {failing}" if failing else "")
+                + f") — {fix}") from exc
+        record.status = "failed" if _contains_violation(exc) else "error"
+        raise
+    except BaseException as exc:
+        if _contains_violation(exc):
+            record.status = "failed"
+        else:
+            record.status = "error"
+        raise
 
 
 def _store_name(store: Any) -> str | None:

@@ -196,6 +196,13 @@ CX_EXIT = {0: "every property test passed", 1: "a property test failed (confirme
            2: "a property test errored or was inconclusive"}
 
 
+def tests_exit(d: dict[str, Any]) -> int:
+    """The exit code of a report of tests (counterexample and conversation results record
+    none): 1 when a test failed, else 2 when one did not pass, else 0."""
+    statuses = {str(t.get("status")) for t in d.get("tests") or ()}
+    return 1 if "failed" in statuses else 2 if statuses - {"passed"} else 0
+
+
 def diff_segments(a: str, b: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """Character diff of ``a`` and ``b`` as (kind, text) runs: kind is ``same`` or ``diff``.
 
@@ -263,6 +270,12 @@ def counterexample_context(d: dict[str, Any]) -> dict[str, Any]:
 ENLARGE_EXIT = {0: "the enlarged set's modal share is below the threshold",
                 1: "the budget ran out before the modal share fell below the threshold "
                    "(the partial set is still written)"}
+
+
+def enlarge_exit(d: dict[str, Any]) -> int:
+    """The exit code of the command that wrote an enlarged probe set (it records none): 2
+    when incomplete, else 0 on success, 1 when the budget ran out first."""
+    return 2 if not d.get("complete", True) else 0 if d.get("success") else 1
 
 
 def enlarge_context(d: dict[str, Any]) -> dict[str, Any]:

@@ -1,10 +1,12 @@
 """Reading and rendering a result through its kind's entry in the registry (``_registry``):
 ``load_result`` / ``check_result`` (migrate, validate with the model: one line naming the
 first bad field), ``render`` (every command's ``--format`` output and ``report``'s),
-``render_markdown`` (a kind's Markdown body, framed) and ``findings`` (its CI annotations).
+``render_markdown`` (a kind's Markdown body, framed), ``findings`` (its CI annotations) and
+``derived_exit`` (the exit code of the command that wrote a result).
 
 The ``boundary`` command's result is the one dict with no schema (and no kind in the
-registry): it is told by its shape, and its Markdown and findings are named here."""
+registry): it is told by its shape, and its Markdown, findings and exit code are named
+here."""
 
 from __future__ import annotations
 
@@ -14,11 +16,12 @@ from typing import Any
 from ..errors import BadInput
 from ._annotations import Finding, boundary_findings
 from ._json import dumps, read_json
-from ._markdown_kinds import boundary_lines
-from ._md import kind_of, tail
+from ._markdown_kinds import boundary_exit, boundary_lines
+from ._md import exit_of, kind_of, tail
 from ._registry import kind_for, kind_named
 
-__all__ = ["check_result", "findings", "load_result", "render", "render_markdown"]
+__all__ = ["check_result", "derived_exit", "findings", "load_result", "render",
+           "render_markdown"]
 
 
 def render(result: dict[str, Any], fmt: str, **options: Any) -> str:
@@ -52,10 +55,27 @@ def render_markdown(d: dict[str, Any], *, html: str | None = None, base: str | N
     if body is None:
         raise BadInput(f"no markdown renderer for {d.get('schema')!r} results",
                        "use --format json")
-    lines = [*body(d, labels=labels), *tail(d, html, base)]
+    ec = derived_exit(d)
+    shown = d if ec is None else {**d, "exit_code": ec}  # the heading shows the derived code
+    lines = [*body(shown, labels=labels), *tail(d, html, base)]
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines) + "\n"
+
+
+def derived_exit(d: dict[str, Any]) -> int | None:
+    """The exit code of the command that wrote ``d``: the one it records, else the one its
+    kind's registry entry derives (``ResultKind.derive_exit``, for the formats that record
+    none), else, for the ``boundary`` command's result, its status's; None when neither
+    knows."""
+    recorded = exit_of(d)
+    if recorded is not None:
+        return recorded
+    schema = d.get("schema")
+    entry = kind_named(schema) if isinstance(schema, str) else None
+    if entry is not None:
+        return entry.derive_exit(d) if entry.derive_exit is not None else None
+    return boundary_exit(d) if kind_of(d) == "boundary" else None
 
 
 def findings(d: dict[str, Any]) -> list[Finding]:

@@ -11,8 +11,8 @@ from typing import Any
 from .._internal.fingerprint import short
 from ._md import code, esc, fence, head, meaning, num, table
 
-__all__ = ["boundary_lines", "conversation_lines", "counterexample_lines", "enlarge_lines",
-           "plan_lines", "tools_lines"]
+__all__ = ["boundary_exit", "boundary_lines", "conversation_lines", "counterexample_lines",
+           "enlarge_lines", "plan_lines", "tools_lines"]
 
 
 def plan_lines(d: dict[str, Any], **_: Any) -> list[str]:
@@ -161,6 +161,12 @@ def conversation_lines(d: dict[str, Any], **_: Any) -> list[str]:
         if blob:
             out += ["Reproduce:", "", *fence(str(blob), "python"), ""]
     return out
+
+
+def boundary_exit(d: dict[str, Any]) -> int:
+    """The exit code of the ``boundary`` command (its result records none): 0 when a crossing
+    was located, 1 when there is none or it stayed undecided, 2 otherwise."""
+    return {"located": 0, "no-crossing": 1, "undecided": 1}.get(str(d.get("status")), 2)
 
 
 def boundary_lines(d: dict[str, Any], **_: Any) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Any
 from .._internal.fingerprint import short
 from .._internal.shown import visible
 
-__all__ = ["code", "derived_exit", "esc", "fence", "head", "kind_of", "label", "link", "meaning",
+__all__ = ["code", "esc", "exit_of", "fence", "head", "kind_of", "label", "link", "meaning",
            "num", "pct", "table", "tail"]
 
 # what can start markup inside a line: emphasis, code, links and images, HTML, entities,
@@ -127,26 +127,11 @@ def link(label: str, target: str, *, base: str | None = None) -> str:
 _MARK = {0: "✅", 1: "❌", 2: "⚠️"}
 
 
-def derived_exit(d: dict[str, Any]) -> int | None:
-    """The exit code of the command that wrote ``d`` (derived for the formats that record
-    none: snapshot from its admission, enlarge from its success, property-test reports from
-    their tests, plan always 0)."""
+def exit_of(d: dict[str, Any]) -> int | None:
+    """The exit code ``d`` records (None: none). A Markdown body is given its result with the
+    exit code its kind derives when the format records none (``render_markdown``)."""
     code_ = d.get("exit_code")
-    if isinstance(code_, int) and not isinstance(code_, bool):
-        return code_
-    kind = kind_of(d)
-    if kind == "snapshot":
-        return 0 if (d.get("admission") or {}).get("admitted") else 2
-    if kind == "enlarge":
-        return 2 if not d.get("complete", True) else 0 if d.get("success") else 1
-    if kind in ("counterexample", "conversation"):
-        statuses = {str(t.get("status")) for t in d.get("tests") or ()}
-        return 1 if "failed" in statuses else 2 if statuses - {"passed"} else 0
-    if kind == "plan":
-        return 0
-    if kind == "boundary":
-        return {"located": 0, "no-crossing": 1, "undecided": 1}.get(str(d.get("status")), 2)
-    return None
+    return code_ if isinstance(code_, int) and not isinstance(code_, bool) else None
 
 
 def kind_of(d: dict[str, Any]) -> str:
@@ -160,7 +145,7 @@ def kind_of(d: dict[str, Any]) -> str:
 def head(title: str, d: dict[str, Any], meaning: str, who: str | None) -> list[str]:
     """The heading (command, ✅/❌/⚠️ and the exit code), the code's meaning, and ``who``
     (a line naming the agent and the size of the run, already Markdown)."""
-    ec = derived_exit(d)
+    ec = exit_of(d)
     mark = _MARK.get(ec, "") if ec is not None else ""
     out = [f"### agentverity-props {title}: {mark} exit {ec if ec is not None else '?'}", ""]
     out.append(f"**{esc(meaning)}**" if meaning else "")
@@ -188,6 +173,6 @@ def label(fp: Any, names: dict[str, Any] | None) -> str:
 
 
 def meaning(meanings: dict[int, str], d: dict[str, Any]) -> str:
-    """What the result's (derived) exit code means for its kind."""
-    ec = derived_exit(d)
+    """What the result's exit code means for its kind."""
+    ec = exit_of(d)
     return meanings.get(ec, "") if ec is not None else ""

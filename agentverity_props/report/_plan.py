@@ -16,6 +16,13 @@ _PHASES = (("meter", "meter"), ("blindness", "blindness (+top-up)"),
 PLAN_EXIT = {0: "plan simulated: no agent was called", 2: "bad input: nothing was simulated"}
 
 
+def plan_exit(d: dict[str, Any]) -> int:
+    """The exit code of the command that wrote a plan (a plan records none): always 0, as a
+    plan is written only once simulated."""
+    return 0
+
+
+
 def _pct(p: float) -> str:
     """A noise level (a pair disagreement) as run's meter prints it."""
     return f"{p:.3g}"

@@ -4,11 +4,13 @@ This is the one table of kinds. An entry holds everything that goes with a kind:
 (the schema name written today, the older versions its migrations read, the published JSON
 Schema; named here by the name :mod:`agentverity_props.results` exports it under and
 imported when first used, so importing ``report`` loads no pydantic), the text, JUnit,
-Markdown and HTML renderers, its CI annotations, the meaning of each exit code and the title
+Markdown and HTML renderers, its CI annotations, the meaning of each exit code (and, for a
+kind whose results record none, how the exit code is derived from a result) and the title
 reports show.
 ``load_result``, ``check_result``, ``render``, ``render_markdown`` and ``findings``
-(``_kinds``), ``document_for``, the validation of every written result (``_json``), the HTML
-page's header and the schema files (``python -m agentverity_props.report``) all read it;
+(``_kinds``), ``derived_exit`` (``_kinds``), ``document_for``, the validation of every written
+result (``_json``), the HTML page's header and the schema files (``python -m
+agentverity_props.report``) all read it;
 they look an entry up when called, so nothing keeps a copy of the table. Adding a result
 kind is one model in ``results/`` and one :class:`ResultKind` here (docs/architecture.md
 lists every file).
@@ -46,6 +48,7 @@ Renderer = Callable[..., str]
 Context = Callable[[dict[str, Any]], dict[str, Any]]
 Lines = Callable[..., list[str]]
 Findings = Callable[[dict[str, Any]], list[Finding]]
+Exit = Callable[[dict[str, Any]], int]
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,9 @@ class ResultKind:
         findings: the CI annotations of a result ``fn(result_dict) -> [Finding]`` (None:
             none).
         html: the HTML view's context builder (None: the generic tree of the JSON).
+        derive_exit: the exit code of the command that wrote a result, derived from the
+            result ``fn(result_dict) -> int``, for a kind whose results record no
+            ``exit_code`` (None: they record it).
         legacy: older versions read as written, with no migration (rendered by the same
             renderers, checked only for being a JSON object with this schema name).
     """
@@ -76,6 +82,7 @@ class ResultKind:
     html: Context | None = None
     markdown: Lines | None = None
     findings: Findings | None = None
+    derive_exit: Exit | None = None
     legacy: tuple[str, ...] = ()
 
     @property
@@ -113,14 +120,14 @@ RESULT_KINDS: tuple[ResultKind, ...] = (
     ResultKind("CounterexampleDocument", "counterexample", _html_kinds.CX_EXIT,
                html=_html_kinds.counterexample_context,
                markdown=_markdown_kinds.counterexample_lines,
-               findings=_annotations.tests_findings),
+               findings=_annotations.tests_findings, derive_exit=_html_kinds.tests_exit),
     ResultKind("ConversationDocument", "conversation tests",
                _html_conversation.CONVERSATION_EXIT,
                text=_conversation.render_conversation_text,
                junit=_conversation.render_conversation_junit,
                html=_html_conversation.conversation_context,
                markdown=_markdown_kinds.conversation_lines,
-               findings=_annotations.tests_findings),
+               findings=_annotations.tests_findings, derive_exit=_html_kinds.tests_exit),
     ResultKind("BenchDocument", "benchmark", _bench.BENCH_EXIT,
                text=_bench.render_bench_text, junit=_bench.render_bench_junit,
                html=_html_bench.bench_context, markdown=_markdown.bench_lines,
@@ -131,20 +138,21 @@ RESULT_KINDS: tuple[ResultKind, ...] = (
                findings=_annotations.compare_findings),
     ResultKind("SnapshotDocument", "snapshot", _snapshot.SNAPSHOT_EXIT,
                text=_snapshot.render_snapshot_text, junit=_snapshot.render_snapshot_junit,
-               markdown=_markdown.snapshot_lines, findings=_annotations.snapshot_findings),
+               markdown=_markdown.snapshot_lines, findings=_annotations.snapshot_findings,
+               derive_exit=_snapshot.snapshot_exit),
     ResultKind("CheckDocument", "check", _snapshot.CHECK_EXIT,
                text=_snapshot.render_check_text, junit=_snapshot.render_check_junit,
                markdown=_markdown.check_lines, findings=_annotations.check_findings,
                legacy=("agentverity_props.check/1",)),
     ResultKind("PlanDocument", "plan", _plan.PLAN_EXIT, text=_plan.render_plan_text,
-               markdown=_markdown_kinds.plan_lines),
+               markdown=_markdown_kinds.plan_lines, derive_exit=_plan.plan_exit),
     ResultKind("ToolsDocument", "tool-call cases", _tools.TOOLS_EXIT,
                text=_tools.render_tools_text, junit=_tools.render_tools_junit,
                html=_html_kinds.tools_context, markdown=_markdown_kinds.tools_lines,
                findings=_annotations.tools_findings),
     ResultKind("EnlargeDocument", "enlarged probe set", _html_kinds.ENLARGE_EXIT,
                html=_html_kinds.enlarge_context, markdown=_markdown_kinds.enlarge_lines,
-               findings=_annotations.enlarge_findings),
+               findings=_annotations.enlarge_findings, derive_exit=_html_kinds.enlarge_exit),
 )
 
 

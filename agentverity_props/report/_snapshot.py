@@ -18,6 +18,13 @@ SNAPSHOT_EXIT = {0: "snapshot admitted and written",
 CHECK_EXIT = {0: "clean: re-admitted, no drift",
               1: "drift confirmed on at least one input, or the agent changed during the check",
               2: "not admissible or incomplete (see above)"}
+
+
+def snapshot_exit(d: dict[str, Any]) -> int:
+    """The exit code of the command that wrote a snapshot (a snapshot records none): 0
+    admitted, 2 refused."""
+    return 0 if (d.get("admission") or {}).get("admitted") else 2
+
 _IN_STYLE = {"clean": "green", "drift": "red", "noise": "yellow", "incomplete": "red",
              "unconfirmed": "yellow", "unscreened": "red"}
 

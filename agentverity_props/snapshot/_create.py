@@ -206,17 +206,13 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
                            calibration_draws: int = CALIBRATION_DRAWS,
                            progress: Callable[[str, int], None] | None = None
                            ) -> SnapshotResult:
-    """Async core of :func:`create_snapshot`."""
-    from .._internal.version import __version__
+    """Async core of :func:`create_snapshot`: the run (meter and blindness), the reference
+    draws, the calibration round and its changed-agent check, in that order (calls counted
+    per phase), then the admission and the document."""
     from ..engine import Engine, Probe
 
     config = config or RunConfig()
-    if not isinstance(accept_reference, bool):
-        raise InvalidArgument("accept_reference must be True or False")
-    if isinstance(calibration_draws, bool) or not isinstance(calibration_draws, int) \
-            or not 1 <= calibration_draws <= 100:
-        raise InvalidArgument(f"calibration_draws={calibration_draws!r} must be an integer "
-                              f"from 1 to 100 (default {CALIBRATION_DRAWS})")
+    _check_arguments(accept_reference, calibration_draws)
     texts = clean_inputs(inputs)
     own = engine is None
     eng = engine or Engine(agent, config.engine_config())
@@ -227,31 +223,11 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
         calls_before = eng.ledger.calls
         eng.ledger.phase = "reference"  # tokens per phase, as the calls below
         probes = [Probe.make(t) for t in texts]
-        evidence = {e.fp: e for e in run.meter.per_input}
-        counts = {p.fp: Counter({reference_form(k, layer): v for k, v in
-                                 evidence[p.fp].counts.items()}) for p in probes}
-        # references are only worth completing when no other rule already refuses
-        viable = run.complete and run.meter.call == "verdict-deterministic" and \
-            run.blindness.status == "ok" and not (run.routes and run.routes.missing)
-        if viable:
-            tops = await asyncio.gather(*(_top_up(eng, p, counts[p.fp], layer)
-                                          for p in probes))
-        else:
-            tops = [(0, 0)] * len(probes)
+        refs = await _references(eng, probes, run, layer)
         ref_calls = eng.ledger.calls - calls_before
-        # calibration: fresh draws once every reference is fixed (module doc)
-        refs = {p.fp: majority(counts[p.fp]) for p in probes}
-        cals: list[dict[str, int] | None] = [None] * len(probes)
-        cal_keys: list[list[str]] = []
         eng.ledger.phase = "calibration"
-        if viable and all(refs.values()):
-            got = await asyncio.gather(*(
-                _calibrate(eng, p, str(refs[p.fp]), layer, calibration_draws)
-                for p in probes))
-            cals = [c for c, _ in got]
-            cal_keys = [k for _, k in got]
-            if progress is not None:
-                progress("calibration", calibration_draws * len(probes))
+        cals, cal_keys = await _calibration_round(eng, probes, refs, layer, calibration_draws,
+                                                  progress)
         calls_change = eng.ledger.calls
         eng.ledger.phase = "change"
         run = replace(run, change=await _calibration_change(
@@ -262,71 +238,16 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
         cal_failed = sum(c["failures"] for c in cals if c is not None)
         tol = min(0.49, config.eps * config.indifference)
         alpha_input = config.alpha / len(probes)
-        rows = []
-        no_ref: list[str] = []
-        tied: list[str] = []
-        for p, (extra, fails), cal in zip(probes, tops, cals, strict=True):
-            ev = evidence[p.fp]
-            ref = refs[p.fp]
-            c = counts[p.fp]
-            if ref is None and viable:
-                (tied if sum(c.values()) else no_ref).append(p.short)
-            row: dict[str, Any] = {"fp": p.fp, "reference": ref, "draws": ev.draws + extra,
-                                   "counts": dict(c), "failures": ev.failures + fails,
-                                   "flipped": len(c) > 1, "calibration": cal}
-            status = ""
-            if cal is not None and not cal["failures"]:
-                status = input_plan(row, tolerance=tol, alpha_input=alpha_input)[1]
-            row["status"] = status or None
-            row["note"] = input_note(row, status) if status else ""
-            rows.append(row)
-        refusals = _rules(run, no_ref, tied, accept_reference, interrupted=eng.stopping,
-                          layer=layer, cal_failed=cal_failed)
-        if run.change is not None and run.change.fired:
-            at = len(refusals) - (bool(refusals) and refusals[-1].rule == "accepted")
-            refusals.insert(at, Refusal("unchanged-agent", run.change.warning()
-                                    + " — the calibration contradicts the admission: a "
-                                    "reference would describe an agent that is gone"))
-        scheme = probes[0].fp.split(":", 1)[0]
-        m, b = run.meter, run.blindness
-        doc = {
-            "schema": SCHEMA,
-            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "tool_version": __version__,
-            "agent": run.agent,
-            "admission": {"admitted": not refusals, "rules": [
-                {"rule": r, "passed": all(x.rule != r for x in refusals),
-                 "message": "; ".join(x.message for x in refusals if x.rule == r) or "ok"}
-                for r in RULES]},
-            "config": {"epsilon": config.eps, "alpha": config.alpha,
-                       "indifference": config.indifference, "layer": layer,
-                       "extractor": config.extractor.config_id, "seed": config.seed,
-                       "blindness_threshold": config.blindness_threshold},
-            "fingerprints": {"scheme": scheme, "salted": scheme.startswith("hmac")},
-            "reference_form": "fingerprint" if layer == "text" else "literal",
-            "calibration": {
-                "draws_per_input": calibration_draws if any(cals) else 0,
-                "source": "independent",
-                "tolerance": tol, "alpha_per_input": alpha_input,
-                "borderline": [r["fp"] for r in rows if r["status"] == "borderline"],
-                "untestable": [r["fp"] for r in rows if r["status"] == "untestable"],
-                "note": "fresh draws after the references were fixed; check tests each "
-                        "input against its own recorded mismatch rate"},
-            "inputs": rows,
-            "meter": {"call": m.call, "calls": m.calls, "pairs": m.pairs,
-                      "disagreements": m.disagreements,
-                      "estimate": m.estimate if m.pairs else None, "ci_low": m.ci_low,
-                      "ci_high": m.ci_high, "e_value": m.e_value, "guarantee": m.guarantee(),
-                      "stop_reason": m.stop_reason, "advice": m.advice},
-            "blindness": _private_blindness(b.to_dict(), layer),
-            "stationarity": None if run.change is None else run.change.to_dict(),
-            "calls": {"total": eng.ledger.calls, "meter": run.phase_calls.get("meter", 0),
-                      "blindness": run.phase_calls.get("blindness", 0),
-                      "reference": ref_calls, "calibration": cal_calls,
-                      "change": calls_change, "replayed": eng.ledger.replayed},
-            "tokens": eng.ledger.tokens(),
-            "privacy": PRIVACY,
-        }
+        rows, no_ref, tied = _input_rows(probes, run, refs, cals, tolerance=tol,
+                                         alpha_input=alpha_input)
+        refusals = _admission(run, no_ref, tied, accept_reference, interrupted=eng.stopping,
+                              layer=layer, cal_failed=cal_failed)
+        doc = _document(run, config, eng, probes, rows, refusals,
+                        calibration={
+                            "draws_per_input": calibration_draws if any(cals) else 0,
+                            "tolerance": tol, "alpha_per_input": alpha_input},
+                        calls={"reference": ref_calls, "calibration": cal_calls,
+                               "change": calls_change})
         result = SnapshotResult(document=doc, refusals=tuple(refusals), run=run)
         if output is not None and result.admitted:
             result = result.write(output)
@@ -334,6 +255,167 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
     finally:
         if own:
             await eng.aclose()
+
+
+def _check_arguments(accept_reference: Any, calibration_draws: Any) -> None:
+    """Refuse an ``accept_reference`` that is not a bool and a ``calibration_draws`` that is
+    not an integer from 1 to 100, before any call."""
+    if not isinstance(accept_reference, bool):
+        raise InvalidArgument("accept_reference must be True or False")
+    if isinstance(calibration_draws, bool) or not isinstance(calibration_draws, int) \
+            or not 1 <= calibration_draws <= 100:
+        raise InvalidArgument(f"calibration_draws={calibration_draws!r} must be an integer "
+                              f"from 1 to 100 (default {CALIBRATION_DRAWS})")
+
+
+@dataclass(frozen=True)
+class _References:
+    """Each input's reference draws: the meter's, topped up (only when ``viable``) until
+    they have a strict majority.
+
+    Attributes:
+        viable: no rule other than the references' own already refuses (the run is
+            complete, the verdict deterministic, the probe set not blind, no required verdict
+            missing): only then are references worth completing, and calibrating.
+        counts: per fingerprint, the count of each reference form (:func:`reference_form`).
+        top_ups: per input (in probe order), the top-up's (draws, failures).
+        refs: per fingerprint, the strict-majority reference (None: tied or no draw).
+    """
+
+    viable: bool
+    counts: dict[str, Counter[str]]
+    top_ups: list[tuple[int, int]]
+    refs: dict[str, str | None]
+
+
+async def _references(eng: Engine, probes: list[Probe], run: RunResult,
+                      layer: str) -> _References:
+    """The references: the meter's counts per input, topped up concurrently when viable
+    (:class:`_References`); a refusal costs no extra call."""
+    evidence = {e.fp: e for e in run.meter.per_input}
+    counts = {p.fp: Counter({reference_form(k, layer): v for k, v in
+                             evidence[p.fp].counts.items()}) for p in probes}
+    viable = run.complete and run.meter.call == "verdict-deterministic" and \
+        run.blindness.status == "ok" and not (run.routes and run.routes.missing)
+    if viable:
+        tops = list(await asyncio.gather(*(_top_up(eng, p, counts[p.fp], layer)
+                                           for p in probes)))
+    else:
+        tops = [(0, 0)] * len(probes)
+    return _References(viable=viable, counts=counts, top_ups=tops,
+                       refs={p.fp: majority(counts[p.fp]) for p in probes})
+
+
+async def _calibration_round(eng: Engine, probes: list[Probe], refs: _References, layer: str,
+                             m: int, progress: Callable[[str, int], None] | None
+                             ) -> tuple[list[dict[str, int] | None], list[list[str]]]:
+    """The calibration (module doc): ``m`` fresh draws of every input once every reference
+    is fixed, made only when the references are viable and every input has one. Per input
+    (in probe order) its draws, mismatches and failures (None: not calibrated), and the keys
+    the changed-agent check scores ([] when not calibrated)."""
+    if not (refs.viable and all(refs.refs.values())):
+        return [None] * len(probes), []
+    got = await asyncio.gather(*(_calibrate(eng, p, str(refs.refs[p.fp]), layer, m)
+                                 for p in probes))
+    if progress is not None:
+        progress("calibration", m * len(probes))
+    return [c for c, _ in got], [k for _, k in got]
+
+
+def _input_rows(probes: list[Probe], run: RunResult, refs: _References,
+                cals: list[dict[str, int] | None], *, tolerance: float, alpha_input: float
+                ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Each input's row of the document (its reference, draws, counts, calibration and, once
+    calibrated without a failure, its drift status and note), and the inputs (short
+    fingerprints) that have no reference although viable: those with no usable draw, and
+    those whose draws tie."""
+    evidence = {e.fp: e for e in run.meter.per_input}
+    rows = []
+    no_ref: list[str] = []
+    tied: list[str] = []
+    for p, (extra, fails), cal in zip(probes, refs.top_ups, cals, strict=True):
+        ev = evidence[p.fp]
+        ref = refs.refs[p.fp]
+        c = refs.counts[p.fp]
+        if ref is None and refs.viable:
+            (tied if sum(c.values()) else no_ref).append(p.short)
+        row: dict[str, Any] = {"fp": p.fp, "reference": ref, "draws": ev.draws + extra,
+                               "counts": dict(c), "failures": ev.failures + fails,
+                               "flipped": len(c) > 1, "calibration": cal}
+        status = ""
+        if cal is not None and not cal["failures"]:
+            status = input_plan(row, tolerance=tolerance, alpha_input=alpha_input)[1]
+        row["status"] = status or None
+        row["note"] = input_note(row, status) if status else ""
+        rows.append(row)
+    return rows, no_ref, tied
+
+
+def _admission(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *,
+               interrupted: bool, layer: str, cal_failed: int) -> list[Refusal]:
+    """The failed admission rules (:func:`_rules`), with ``unchanged-agent`` in its place
+    (before ``accepted``) when the calibration's changed-agent check fired."""
+    refusals = _rules(run, no_ref, tied, accepted, interrupted=interrupted, layer=layer,
+                      cal_failed=cal_failed)
+    if run.change is not None and run.change.fired:
+        at = len(refusals) - (bool(refusals) and refusals[-1].rule == "accepted")
+        refusals.insert(at, Refusal("unchanged-agent", run.change.warning()
+                                    + " — the calibration contradicts the admission: a "
+                                    "reference would describe an agent that is gone"))
+    return refusals
+
+
+def _document(run: RunResult, config: RunConfig, eng: Engine, probes: list[Probe],
+              rows: list[dict[str, Any]], refusals: list[Refusal], *,
+              calibration: dict[str, Any], calls: dict[str, int]) -> dict[str, Any]:
+    """The snapshot/2 document: the admission (every rule, passed or not), the config, the
+    rows, the calibration (``calibration``: draws per input, tolerance, alpha per input),
+    the meter, blindness and changed-agent evidence, and the calls per phase (``calls``:
+    reference, calibration and change; the run's phases from ``run``)."""
+    from .._internal.version import __version__
+
+    layer = config.layer
+    scheme = probes[0].fp.split(":", 1)[0]
+    m, b = run.meter, run.blindness
+    return {
+        "schema": SCHEMA,
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "tool_version": __version__,
+        "agent": run.agent,
+        "admission": {"admitted": not refusals, "rules": [
+            {"rule": r, "passed": all(x.rule != r for x in refusals),
+             "message": "; ".join(x.message for x in refusals if x.rule == r) or "ok"}
+            for r in RULES]},
+        "config": {"epsilon": config.eps, "alpha": config.alpha,
+                   "indifference": config.indifference, "layer": layer,
+                   "extractor": config.extractor.config_id, "seed": config.seed,
+                   "blindness_threshold": config.blindness_threshold},
+        "fingerprints": {"scheme": scheme, "salted": scheme.startswith("hmac")},
+        "reference_form": "fingerprint" if layer == "text" else "literal",
+        "calibration": {
+            "draws_per_input": calibration["draws_per_input"],
+            "source": "independent",
+            "tolerance": calibration["tolerance"],
+            "alpha_per_input": calibration["alpha_per_input"],
+            "borderline": [r["fp"] for r in rows if r["status"] == "borderline"],
+            "untestable": [r["fp"] for r in rows if r["status"] == "untestable"],
+            "note": "fresh draws after the references were fixed; check tests each "
+                    "input against its own recorded mismatch rate"},
+        "inputs": rows,
+        "meter": {"call": m.call, "calls": m.calls, "pairs": m.pairs,
+                  "disagreements": m.disagreements,
+                  "estimate": m.estimate if m.pairs else None, "ci_low": m.ci_low,
+                  "ci_high": m.ci_high, "e_value": m.e_value, "guarantee": m.guarantee(),
+                  "stop_reason": m.stop_reason, "advice": m.advice},
+        "blindness": _private_blindness(b.to_dict(), layer),
+        "stationarity": None if run.change is None else run.change.to_dict(),
+        "calls": {"total": eng.ledger.calls, "meter": run.phase_calls.get("meter", 0),
+                  "blindness": run.phase_calls.get("blindness", 0),
+                  "reference": calls["reference"], "calibration": calls["calibration"],
+                  "change": calls["change"], "replayed": eng.ledger.replayed},
+        "tokens": eng.ledger.tokens(),
+        "privacy": PRIVACY,
+    }
 
 
 async def _calibration_change(eng: Engine, probes: list[Probe], run: RunResult,

@@ -166,7 +166,8 @@ def test_the_recipe_for_a_result_kind_makes_it_load_validate_and_render(
     renderers (step 5); nothing else. Then the public paths take the new kind:
     ``load_result``, ``agentverity-props report FILE`` (text, JUnit, Markdown, JSON, HTML),
     ``document_for``, the schema writer (step 6) and the check of every written result, and
-    a wrong field is one line (exit 2 in the CLI)."""
+    a wrong field is one line (exit 2 in the CLI). The demo records no exit code: its entry
+    derives it, and the Markdown heading shows it."""
     from typing import Annotated, ClassVar, Literal
 
     import jsonschema
@@ -177,6 +178,8 @@ def test_the_recipe_for_a_result_kind_makes_it_load_validate_and_render(
     from agentverity_props.report import _registry as registry
     from agentverity_props.report import dumps, render, render_html
     from agentverity_props.report.__main__ import main as write_schemas
+    from agentverity_props.report._kinds import derived_exit
+    from agentverity_props.report._md import head, meaning
 
     class DemoDocument(Document):  # step 1: results/_demo.py
         """Written by a demo feature."""
@@ -185,17 +188,19 @@ def test_the_recipe_for_a_result_kind_makes_it_load_validate_and_render(
 
         schema_: Annotated[Literal["agentverity_props.demo/1"], Field(alias="schema")]
         answers: Annotated[int, Field(ge=0)]
-        exit_code: Literal[0, 1]
 
     monkeypatch.setattr(results, "DemoDocument", DemoDocument, raising=False)  # step 2
+    meanings = {0: "answered", 1: "unanswered"}
     entry = registry.ResultKind(  # step 5: report/_registry.py
-        "DemoDocument", "demo", {0: "answered", 1: "unanswered"},
+        "DemoDocument", "demo", meanings,
         text=lambda r, **_: f"{r['answers']} answers",
-        markdown=lambda r, **_: ["### demo", "", f"{r['answers']} answers"],
-        junit=lambda r: f"<testsuite tests=\"{r['answers']}\"/>")
+        markdown=lambda r, **_: [*head("demo", r, meaning(meanings, r), None),
+                                 f"{r['answers']} answers"],
+        junit=lambda r: f"<testsuite tests=\"{r['answers']}\"/>",
+        derive_exit=lambda r: 0 if r["answers"] else 1)
     monkeypatch.setattr(registry, "RESULT_KINDS", (*registry.RESULT_KINDS, entry))
 
-    good = {"schema": DemoDocument.SCHEMA, "answers": 3, "exit_code": 0}  # step 3: to_dict()
+    good = {"schema": DemoDocument.SCHEMA, "answers": 3}  # step 3: to_dict()
     assert DemoDocument.SCHEMA == "agentverity_props.demo/1"
     assert (DemoDocument.KIND, DemoDocument.FILE) == ("demo", "demo.schema.json")
     assert kind_for(good["schema"]) is entry
@@ -206,6 +211,9 @@ def test_the_recipe_for_a_result_kind_makes_it_load_validate_and_render(
     assert render(good, "text") == "3 answers"
     assert json.loads(render(good, "json")) == good
     assert "3" in render(good, "markdown")
+    assert (derived_exit(good), derived_exit({**good, "answers": 0})) == (0, 1)
+    assert "exit 1" in render({**good, "answers": 0}, "markdown")
+    assert "**unanswered**" in render({**good, "answers": 0}, "markdown")
     assert "demo" in render_html(good)
 
     for fmt, want in (("text", "3 answers"), ("junit", 'tests="3"'), ("json", '"answers": 3')):
