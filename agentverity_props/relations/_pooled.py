@@ -17,9 +17,8 @@ scores the round from these draws alone (:func:`exact_scores`, U-statistics):
   source draws do;
 * reverse (invariant relations only): ``Z' = mean_ij [s_i != f_j] - mean_{j < j'} [f_j !=
   f_j']``: how much more often a source draw disagrees with a follow-up than two follow-ups
-  do. It sees a
-  transform that makes the agent *more* decided (0.75 -> 1.00 ``block``: forward -0.125,
-  reverse +0.25).
+  do. It sees a transform that makes the agent *more* decided (0.75 -> 1.00 ``block``:
+  forward -0.125, reverse +0.25).
 
 The draws of an input are independent given the input, so each score's conditional mean
 given everything drawn before is the input's effect on that side, exactly. A HOLDS needs
@@ -43,7 +42,9 @@ confirmed input already made VIOLATED runs one epoch only, for its printed effec
 
 **On a recording** (``assess`` of a file: the engine's ``finite_evidence``) no epoch runs:
 every draw the recording holds is read and each relation is decided once on all of them
-(:meth:`PooledEffects._fixed_sample`, :class:`~agentverity_props.decide.FixedEffect`).
+(:meth:`PooledEffects._fixed_sample`, :class:`~agentverity_props.decide.FixedEffect`); an
+invariant relation's inputs are then tested one by one on the same draws
+(:meth:`PooledEffects._fixed_local`) in place of :func:`localise`.
 """
 
 from __future__ import annotations
