@@ -16,7 +16,7 @@ import contextlib
 import os
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
 from time import monotonic, perf_counter
 from typing import Any, NamedTuple, TypeVar
@@ -190,6 +190,15 @@ class Engine:
         """Draws of ``probe`` the evidence holds beyond those allocated (None: no limit, a
         live agent; negative: more were allocated than it holds)."""
         return None
+
+    def release(self, probe: Probe, indices: Sequence[int]) -> None:
+        """Give back indices just allocated and not drawn (the latest of ``probe``), so a
+        finite recording's draws are not skipped."""
+        if not indices:
+            return
+        with self._counter_lock:
+            if self._counters.get(probe.fp, 0) == max(indices) + 1:
+                self._counters[probe.fp] = min(indices)
 
     def allocate(self, probe: Probe, n: int = 1) -> list[int]:
         """Reserve the next ``n`` draw indices of ``probe`` (a per-probe counter from 0).
