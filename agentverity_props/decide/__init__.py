@@ -41,6 +41,7 @@ from ._blindness import (
     max_share_at_least,
     mixture_share_bounds,
 )
+from ._candidate import Alternative, CandidateTest, EvidenceLearner, round_bets
 from ._clearing import Clearing, against_holding, quiet_clearance
 from ._dependence import DependenceTest, block_e_value
 from ._drift import curtailed_reject_probability, drift_p_value, drift_plan, fisher_tail
@@ -67,7 +68,6 @@ from ._paired import (
     sign_log_e,
     sign_reachable,
 )
-from ._relation_test import Alternative, CandidateTest, EvidenceLearner, round_bets
 from ._rules import BernoulliSPRT, BetaCS, beta_cs_interval, pass_rate_rule, sprt_expected_n
 from ._stationarity import ChangeTest, early_upper_bound, pair_disagreement
 from ._task_rule import EarlyStop, TaskRule, cap_cuts, clean_pass_runs, runs_to_pass

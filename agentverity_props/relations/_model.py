@@ -5,7 +5,7 @@ the follow-up's verdict must relate to the source's: equal (``invariant``), orde
 (``monotone``), or a stated expected value (``directional``). An input the transform leaves
 unchanged is *skipped*, never a pass. How a (relation, source, follow-up) candidate is decided
 is in :mod:`agentverity_props.relations._procedure` and
-:mod:`agentverity_props.decide._relation_test`.
+:mod:`agentverity_props.decide._candidate`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Simulation tests of the relation-candidate decision: each error-rate claim of
-``agentverity_props.decide._relation_test`` and ``agentverity_props.relations._procedure`` is
+``agentverity_props.decide._candidate`` and ``agentverity_props.relations._procedure`` is
 checked here, and would fail if its claim were false.
 
-Notation (the module docstring of ``_relation_test``): ``r`` is the reference (the modal
+Notation (the module docstring of ``_candidate``): ``r`` is the reference (the modal
 verdict of the source's draws), ``v = P(a follow-up draw violates against r)`` and
 ``u = P(a source re-draw violates against r)``.
 
