@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._internal.outcome import StopReason, TaskStatus, exit_code
 from .._internal.settings import setting
-from ..decide import UNBIASED, EarlyStop, Estimates, StopRule, estimate
+from ..decide import UNBIASED, EarlyStop, Estimates, StopRule, bonferroni, estimate
 from ..errors import InvalidArgument
 from ..results import BenchDocument
 from ._metrics import k_values, pass_at_k, pass_hat_k, percentile, rate_interval, share_of_mode
@@ -359,9 +359,10 @@ class BenchResult:
         cfg = self.config
         n = len(self.tasks)
         if cfg.early_stop == "sequential":
+            each = bonferroni(cfg.alpha, n)
             return (f"sequential pass-rate SPRT per task at alpha/tasks = {cfg.alpha:g}/{n}: "
-                    f"P(PASS) <= {cfg.alpha / n:.3g} for a task whose true pass rate is <= "
-                    f"threshold - {cfg.margin:g}, P(FAIL) <= {cfg.alpha / n:.3g} when it is "
+                    f"P(PASS) <= {each:.3g} for a task whose true pass rate is <= "
+                    f"threshold - {cfg.margin:g}, P(FAIL) <= {each:.3g} when it is "
                     f">= threshold + {cfg.margin:g}; at most {cfg.alpha:g} for any wrong "
                     "verdict over the benchmark, whatever the cap on runs "
                     f"({setting('runs', '')}; the cap's exact final test "

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.fingerprint import fingerprint, salt_from_env
 from .._internal.outcome import StopReason, TaskStatus
-from ..decide import TaskRule
+from ..decide import TaskRule, bonferroni
 from ..errors import BudgetExhausted, Interrupted, InvalidArgument
 from ..observation import Observation
 from ._evaluators import EvaluatorError
@@ -140,7 +140,7 @@ async def arun_benchmark(agent: Any, benchmark: Benchmark, *, config: BenchConfi
     own = engine is None
     eng = engine or Engine(agent, config.engine_config())
     try:
-        alpha_task = config.alpha / len(bench.tasks)
+        alpha_task = bonferroni(config.alpha, len(bench.tasks))
         # indices reserved up front in task order: record and replay agree even when two
         # tasks share a prompt and run concurrently
         plan = []

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..decide import Alternative, EvidenceLearner
+from ..decide import Alternative, EvidenceLearner, bonferroni
 from ..engine import Engine, EvidencePool, LoopThread
 from ..relations import Candidate, Relation, RelationDecider, RelationOutcome
 from ._checks import ConversationRelation, Invariant, TurnContext
@@ -84,7 +84,7 @@ class ConversationRun:
         self.beta = config.beta
         self.record = ConversationRecord(
             test=test, agent=agent.identity, alpha=config.alpha,
-            alpha_candidate=config.alpha / max_candidates, beta=config.beta,
+            alpha_candidate=bonferroni(config.alpha, max_candidates), beta=config.beta,
             max_candidates=max_candidates, max_turns=config.max_turns)
         self._cache: dict[tuple[object, ...], RelationOutcome] = {}
         self._calls_at: dict[tuple[object, ...], int] = {}

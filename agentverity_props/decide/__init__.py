@@ -31,8 +31,13 @@ from ._alpha import (
     COMPARE_WEIGHTS,
     RELATION_SHARES,
     RUN_SHARES,
+    bonferroni,
+    candidate_alpha,
+    check_alpha_split,
     compare_alpha_split,
+    local_family_split,
     relation_alpha_split,
+    spending_alpha,
 )
 from ._binomial import binomial_tail, confirmation_plan, confirmation_settled
 from ._blindness import (

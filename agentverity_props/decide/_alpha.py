@@ -1,5 +1,7 @@
 """Every split of a family-wise ``alpha``, in one place (``run``, ``check``, ``compare``,
-the relations of ``run`` and ``@agent_property``, blindness's two bounds).
+``bench``, ``snapshot``, ``enlarge`` and its boundary search, the relations of ``run``,
+``@agent_property`` and conversation tests, blindness's two bounds; tests/unit/
+test_alpha_splits.py fails if a module outside ``decide/`` divides an alpha itself).
 
 Each command that prints several decisions promises one family-wise error rate: the
 probability that *any* of them is wrong is at most ``alpha``. It gets there by giving each
@@ -11,8 +13,9 @@ valid at its own share. docs/statistics.md ("Multiplicity") explains the choice 
 from __future__ import annotations
 
 __all__ = ["BLINDNESS_BOUND_SHARE", "CHECK_CHANGE_SHARE", "COMPARE_METRICS",
-           "COMPARE_WEIGHTS", "RELATION_SHARES", "RUN_SHARES", "compare_alpha_split",
-           "relation_alpha_split"]
+           "COMPARE_WEIGHTS", "RELATION_SHARES", "RUN_SHARES", "bonferroni", "candidate_alpha",
+           "check_alpha_split", "compare_alpha_split",
+           "local_family_split", "relation_alpha_split", "spending_alpha"]
 
 #: ``run``: the four kinds of finding (relations are split again: half over the pooled
 #: effects, half over the inputs tested one by one; blindness: half per bound).
@@ -40,8 +43,63 @@ def relation_alpha_split(alpha: float, relations: int) -> dict[str, float]:
             "local": alpha * RELATION_SHARES["local"]}
 
 
+def bonferroni(alpha: float, members: int) -> float:
+    """Each member's alpha when ``members`` decisions share ``alpha`` equally (the inputs of a
+    snapshot, the tasks of a benchmark, the inputs a relation tests one by one, the
+    candidate pairs of enlarge's boundary search). ``members`` below 1 counts as one.
+
+    >>> bonferroni(0.05, 4), bonferroni(0.05, 0)
+    (0.0125, 0.05)
+    """
+    return alpha / max(1, members)
+
+
+def candidate_alpha(alpha: float, max_candidates: int) -> float:
+    """The alpha of each example an ``@agent_property`` test confirms one by one: the
+    relations' local half, split over at most ``max_candidates`` examples.
+
+    >>> candidate_alpha(0.05, 5)
+    0.005
+    """
+    return alpha * RELATION_SHARES["local"] / max_candidates
+
+
+def local_family_split(alpha_local: float, fixed: int, sequential: int) -> tuple[float, float]:
+    """On a recording, the relations' local alpha over its two kinds of per-input test:
+    each of the ``fixed`` relations tested by the exact split test gets ``alpha_local / R``
+    (``R = fixed + sequential``; Holm over its inputs), and the ``sequential`` ones share
+    the rest (split again over the inputs admitted).
+
+    >>> local_family_split(0.0125, 1, 1)
+    (0.00625, 0.00625)
+    """
+    total = fixed + sequential
+    return alpha_local / total, alpha_local * sequential / total
+
+
+def spending_alpha(alpha: float, attempt: int) -> float:
+    """The alpha of the ``attempt``-th test (from 1) of a sequence of tests run until one
+    succeeds: ``alpha / 2^attempt``, which sums to at most ``alpha`` however many are run.
+
+    >>> spending_alpha(0.05, 1), sum(spending_alpha(0.05, k) for k in range(1, 60)) <= 0.05
+    (0.025, True)
+    """
+    return alpha / 2 ** attempt
+
+
 #: ``check``: the changed-during-the-check test; drift over the inputs gets the rest.
 CHECK_CHANGE_SHARE = 0.125
+
+
+def check_alpha_split(alpha: float, inputs: int) -> tuple[float, float]:
+    """``check``'s alpha: the changed-during-the-check test's share, and each input's drift
+    test's (the rest, Bonferroni over the inputs).
+
+    >>> check_alpha_split(0.05, 5)
+    (0.00625, 0.00875)
+    """
+    change = alpha * CHECK_CHANGE_SHARE
+    return change, (alpha - change) / max(1, inputs)
 
 #: ``compare``: the paired metrics, per pair of agents.
 COMPARE_METRICS = ("pass_rate", "error_rate", "latency")

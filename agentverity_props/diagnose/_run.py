@@ -762,20 +762,12 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     input. The meter's pairs size the first bets, the screen's noise prior, and are the
     first source draws.
     """
-    from ..decide import EffectTest, relation_alpha_split
+    from ..decide import local_family_split, relation_alpha_split
     from ..engine import Probe
-    from ..relations import (
-        EffectJob,
-        PooledEffects,
-        block_size,
-        localise,
-        prior_variance,
-        screen,
-    )
+    from ..relations import PooledEffects, block_size, effect_jobs, localise, screen
 
-    tol = tolerance  # resolved by the caller (RunConfig.tol)
     results = [RelationResult(r) for r in relations]
-    jobs: list[EffectJob] = []
+    groups: list[tuple[RelationResult, list[Candidate]]] = []
     for res in results:
         cands: list[Candidate] = []
         for p in probes:
@@ -787,20 +779,14 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                 out.status = CandidateStatus.SKIPPED
                 continue
             cands.append(Candidate(res.relation, p, fu, out))
-        if cands:
-            jobs.append(EffectJob(res, cands, EffectTest(tolerance=tol, alpha=0.5, beta=beta)))
+        groups.append((res, cands))
+    pair = (meter.disagreements / meter.pairs) if meter is not None and meter.pairs else None
+    # tolerance: resolved by the caller (RunConfig.tol)
+    jobs = effect_jobs(groups, tolerance=tolerance, alpha=alpha, beta=beta,
+                       pair_disagreement=pair)
     if not jobs:
         return results
-    pair = (meter.disagreements / meter.pairs) if meter is not None and meter.pairs else None
     split = relation_alpha_split(alpha, len(jobs))
-    for j in jobs:
-        rel = j.result.relation
-        sides = 2 if two_sided(rel) else 1
-        j.test = EffectTest(tolerance=tol, alpha=split["pooled"], beta=beta, sides=sides,
-                            prior_var=prior_variance(pair if rel.layer == "verdict" else None,
-                                                     block_size(pair)))
-        for c in j.candidates:
-            j.by_input.setdefault(c.source.fp, []).append(c)
     from ..decide import quiet_clearance
     # the per-input screen first, then the flagged inputs one by one, then the pooled epochs
     # (which score the screen's and the local tests' draws before drawing more; on a
@@ -816,8 +802,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         # local alpha; the others keep the sequential local tests with theirs
         fixed = [j for j in jobs if two_sided(j.result.relation)]
         seq_local = [j for j in jobs if not two_sided(j.result.relation)]
-        pooled.fixed_local = {id(j): local_alpha / len(jobs) for j in fixed}
-        local_alpha *= len(seq_local) / len(jobs)
+        each, local_alpha = local_family_split(local_alpha, len(fixed), len(seq_local))
+        pooled.fixed_local = {id(j): each for j in fixed}
     if not eng.stopping:
         await screen(eng, pool, jobs, beta=beta, pair_disagreement=pair, seed=seed,
                      progress=progress)

@@ -639,9 +639,9 @@ def _new_record(test: Any, name: str, base: dict[str, Any], *, alpha: float,
     """The record of this run of the test, with the alpha of each example confirmed one by
     one: the relations' split (decide/_alpha.py) gives half of ``alpha`` to those examples
     (each at alpha / 2 / max_candidates), half to the pooled effects."""
-    from ..decide import RELATION_SHARES
+    from ..decide import candidate_alpha
     return PropertyRecord(test=name, agent=base["agent"].identity, alpha=alpha,
-                          alpha_candidate=alpha * RELATION_SHARES["local"] / max_candidates,
+                          alpha_candidate=candidate_alpha(alpha, max_candidates),
                           max_candidates=max_candidates,
                           seed=hypothesis_shim.seed_of(test),
                           store=_store_name(store_path))
@@ -731,16 +731,13 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
     same examples (``rerun``; cached outcomes cost no call), where it fails and Hypothesis
     shrinks it. Only if none is confirmed is a pooled violation reported as diffuse."""
     __tracebackhide__ = True  # pytest: the failure is the user's test
-    from ..decide import EffectTest, relation_alpha_split
     from ..relations import (
         Candidate,
-        EffectJob,
         PooledEffects,
         RelationResult,
         block_size,
-        prior_variance,
+        effect_jobs,
         summarise,
-        two_sided,
     )
 
     rels = [(rel, seen) for rel, seen in check._seen.values() if seen]
@@ -754,29 +751,24 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
                    for src, fu, out in seen.values()
                    if out.status == CandidateStatus.UNDECIDED and _screen_evidence(out) >= FLAG]
         _confirm_suspects(record, check, rel, flagged, rerun)
-    jobs: list[Any] = []
+    groups = []
     probes: dict[str, Any] = {}
     pair = None
     if check.learner.noise_n:
         u = check.learner.noise()
         pair = 2 * u * (1 - u)
     for rel, seen in rels:
-        cands = []
+        cands: list[Candidate] = []
         for src, fu, out in seen.values():
             if out.status == CandidateStatus.INCOMPLETE:
                 continue
             probes.setdefault(src.fp, src)
             cands.append(Candidate(rel, src, fu, RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)))
-        if not cands:
-            continue
-        test = EffectTest(tolerance=base["tolerance"],
-                          alpha=relation_alpha_split(record.alpha, len(rels))["pooled"],
-                          beta=base["holds_error"], sides=2 if two_sided(rel) else 1,
-                          prior_var=prior_variance(pair, block_size(pair)))
-        job = EffectJob(RelationResult(rel), cands, test)
-        for c in cands:
-            job.by_input.setdefault(c.source.fp, []).append(c)
-        jobs.append(job)
+        groups.append((RelationResult(rel), cands))
+    # the noise behind `pair` is the learner's, measured on every layer the test checks
+    jobs = effect_jobs(groups, tolerance=base["tolerance"], alpha=record.alpha,
+                       beta=base["holds_error"], pair_disagreement=pair,
+                       verdict_prior_only=False, family=len(rels))
     if not jobs:
         return
     check._loop.run(PooledEffects(check._engine, check._pool, jobs, list(probes.values()),

@@ -27,11 +27,10 @@ from ._model import Relation, RelationOutcome, RelationResult
 from ._pooled import (
     MAX_SCORES,
     SWEEP_MAX,
-    EffectJob,
     PooledEffects,
     block_size,
+    effect_jobs,
     localise,
-    prior_variance,
     summarise,
     suspicion,
     two_sided,

@@ -57,9 +57,9 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
 from ..decide import MIN_DRAWS as FIXED_MIN_DRAWS
-from ..decide import EffectTest, LocalTest
+from ..decide import EffectTest, LocalTest, bonferroni, relation_alpha_split
 from ._draws import MAX_SCORES, EffectJob, draw_all, two_sided
-from ._model import Relation
+from ._model import Relation, RelationResult
 from ._procedure import Candidate, reference
 
 if TYPE_CHECKING:
@@ -474,7 +474,7 @@ class PooledEffects:
                          "(H0: source and follow-up share one verdict distribution), Holm "
                          "over the relation's inputs; e_violation is 1/p"),
                 "call": "confirmed" if hit else "pass",
-                "alpha": alpha / len(tested), "e_violation": 1.0 / max(p, 1e-300),
+                "alpha": bonferroni(alpha, len(tested)), "e_violation": 1.0 / max(p, 1e-300),
                 "p_value": p, "rounds": 0,
                 "follow_up_violations": sum(not rel.holds(ref, x) for x in f),
                 "follow_up_draws": len(f),
@@ -594,7 +594,8 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
             if id(c) not in picked and c.outcome.status == CandidateStatus.PENDING:
                 c.outcome.status = CandidateStatus.CLEAN
                 c.outcome.source = reference(pool, c.source.fp, j.result.relation.layer)
-    tests = {id(c): LocalTest(alpha / m, 2 if two_sided(c.relation) else 1) for c in chosen}
+    tests = {id(c): LocalTest(bonferroni(alpha, m), 2 if two_sided(c.relation) else 1)
+             for c in chosen}
 
     async def run_rounds(live: list[Candidate]) -> None:
         rng = random.Random(f"local:{seed}")
@@ -751,6 +752,32 @@ def prior_variance(pair_disagreement: float | None, block: int = 2) -> float:
     if pair_disagreement is None:
         return 0.25
     return min(0.25, 2.4 * pair_disagreement / block ** 2 + 0.002)
+
+
+def effect_jobs(groups: Sequence[tuple[RelationResult, list[Candidate]]], *, tolerance: float,
+                alpha: float, beta: float, pair_disagreement: float | None,
+                verdict_prior_only: bool = True, family: int | None = None) -> list[EffectJob]:
+    """One pooled job per relation with candidates, as ``run`` and ``@agent_property`` both
+    decide them: each relation's :class:`~agentverity_props.decide.EffectTest` at its share
+    of ``alpha`` (:func:`~agentverity_props.decide.relation_alpha_split` over the relations
+    kept, then over the relation's sides), ``beta`` per relation, and a prior variance from
+    the agent's pair disagreement (``verdict_prior_only``: only for a verdict-layer relation,
+    the layer that disagreement was measured on); candidates grouped by input. ``family``:
+    the relations ``alpha`` is split over (default: those with candidates)."""
+    kept = [(res, cands) for res, cands in groups if cands]
+    alpha_each = relation_alpha_split(alpha, len(kept) if family is None else family)["pooled"]
+    jobs = []
+    for res, cands in kept:
+        rel = res.relation
+        pair = pair_disagreement if rel.layer == "verdict" or not verdict_prior_only else None
+        test = EffectTest(tolerance=tolerance, alpha=alpha_each, beta=beta,
+                          sides=2 if two_sided(rel) else 1,
+                          prior_var=prior_variance(pair, block_size(pair_disagreement)))
+        job = EffectJob(res, cands, test)
+        for c in cands:
+            job.by_input.setdefault(c.source.fp, []).append(c)
+        jobs.append(job)
+    return jobs
 
 
 def summarise(job: EffectJob) -> dict[str, Any]:

@@ -67,7 +67,13 @@ from .._internal.inputs import clean_inputs
 from .._internal.outcome import CheckStatus, InputCheckStatus, StopReason, exit_code
 from .._internal.renamed import renamed
 from .._internal.settings import setting
-from ..decide import CHECK_CHANGE_SHARE, confirmation_plan, confirmation_settled, drift_p_value
+from ..decide import (
+    CHECK_CHANGE_SHARE,
+    check_alpha_split,
+    confirmation_plan,
+    confirmation_settled,
+    drift_p_value,
+)
 from ..diagnose import RunConfig
 from ..engine import EvidencePool, ledger_part
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
@@ -279,8 +285,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
     texts = clean_inputs(inputs)
     probes = [Probe.make(t) for t in texts]
     n = len(probes)
-    alpha_change = alpha * CHANGE_SHARE
-    alpha_input = (alpha - alpha_change) / max(n, len(doc["inputs"]))
+    alpha_change, alpha_input = check_alpha_split(alpha, max(n, len(doc["inputs"])))
     cal_doc = doc.get("calibration") or {}
     meta = {"created_at": doc["created_at"], "agent": doc["agent"], "epsilon": eps,
             "alpha": alpha, "indifference": r, "layer": layer, "inputs": len(doc["inputs"]),

@@ -237,7 +237,8 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
         cal_calls = eng.ledger.calls - calls_before - ref_calls - calls_change
         cal_failed = sum(c["failures"] for c in cals if c is not None)
         tol = min(0.49, config.eps * config.indifference)
-        alpha_input = config.alpha / len(probes)
+        from ..decide import bonferroni
+        alpha_input = bonferroni(config.alpha, len(probes))
         rows, no_ref, tied = _input_rows(probes, run, refs, cals, tolerance=tol,
                                          alpha_input=alpha_input)
         refusals = _admission(run, no_ref, tied, accept_reference, interrupted=eng.stopping,

@@ -556,6 +556,8 @@ async def alocate(engine: Engine, pool: EvidencePool, a: str, b: str, *, layer: 
     ``alpha``, ``layer`` and
     ``resolution`` are replaced by the keywords.
     """
+    from ..decide import spending_alpha
+
     if not isinstance(a, str) or not isinstance(b, str):
         raise InvalidArgument("locate_boundary: a and b must be strings")
     if not a.strip() or not b.strip():
@@ -614,7 +616,7 @@ async def alocate(engine: Engine, pool: EvidencePool, a: str, b: str, *, layer: 
                 attempts += 1
                 # a wider pair that is not confirmed at the pace it needs gives way to the next
                 # one (futility); the adjacent pair gets every draw allowed
-                outcome, decision = await loc.confirm(lo, hi, alpha / 2 ** attempts,
+                outcome, decision = await loc.confirm(lo, hi, spending_alpha(alpha, attempts),
                                                       futility=n_level > 0)
                 pair = {"low": lo, "high": hi, "low_verdict": loc.modal(lo),
                         "high_verdict": loc.modal(hi), "decision": decision}

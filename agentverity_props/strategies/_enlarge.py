@@ -53,6 +53,8 @@ SCHEMA = EnlargeDocument.SCHEMA
 #: fewer probes than this give the grammar no frames to compare (without a lexicon or a
 #: generator, enlarge refuses with advice instead of adding noise)
 MIN_PROBES = 3
+#: at most this many boundaries are located (one per search arm), each at ``alpha / 3``
+MAX_LOCATED = 3
 
 
 #: enlarge's call budget when none is given
@@ -652,10 +654,11 @@ def _boundary_pairs_phase(calls: _Calls, minority_found: list[str], muts: list[A
                             if fu != src and fu not in res.verdicts and fu.strip()]))
     family = sum(len(e) for _, e in plans)
     if family:
+        from ..decide import bonferroni
         from ..relations import Candidate, Relation, RelationDecider, RelationOutcome
 
         calls.phase[0] = "boundary pairs"
-        decider = RelationDecider(eng, pool, alpha_candidate=alpha / family,
+        decider = RelationDecider(eng, pool, alpha_candidate=bonferroni(alpha, family),
                                   progress=calls.tick)
         for src, edits in plans:
             for fu, edit in edits:
@@ -779,6 +782,7 @@ def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: 
     """Boundary location: for up to three finds, one per search arm (fewest edits first),
     the parent and the find bisected to the adjacent pair whose verdicts differ beyond the
     agent's noise (alpha shared by three); each attempt is recorded in ``res.boundaries``."""
+    from ..decide import bonferroni
     from ._boundary import alocate
 
     tried_arms: set[str] = set()
@@ -786,7 +790,7 @@ def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: 
     order = sorted(finds, key=lambda f: (f.edits[0].arm in tried_arms, len(f.edits)))
     located = 0
     for f in order:
-        if located >= 3 or eng.stopping or not eng.can_afford(8):
+        if located >= MAX_LOCATED or eng.stopping or not eng.can_afford(8):
             break
         arm = f.edits[0].arm if f.edits else "generator"
         if arm in tried_arms:
@@ -795,7 +799,8 @@ def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: 
         left = eng.remaining or 0
         share = left if located == 0 and not res.boundaries else left // 2
         loc = loop.run(alocate(eng, pool, f.parent, f.text, layer=conf.layer,
-                               alpha=conf.alpha / 3, a_verdict=res.verdicts.get(f.parent),
+                               alpha=bonferroni(conf.alpha, MAX_LOCATED),
+                               a_verdict=res.verdicts.get(f.parent),
                                b_verdict=f.verdict, max_calls=min(share, 120),
                                resolution=conf.resolution, progress=tick))
         d = loc.to_dict()
