@@ -49,14 +49,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Literal
-
-import numpy as np
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InvalidArgument
 
-#: The candidate means the confidence sequence tracks (plus the tolerance and zero).
-GRID = np.round(np.linspace(-1.0, 1.0, 401), 6)
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@cache
+def grid() -> np.ndarray:
+    """The candidate means the confidence sequence tracks (plus the tolerance and zero),
+    made on first use so that importing ``decide`` loads no numpy."""
+    import numpy as np
+    return np.round(np.linspace(-1.0, 1.0, 401), 6)
+
 #: Largest share of the wealth a bet may put at risk (a bet of ``c / (1 - m)`` loses at most
 #: a share ``c`` on the worst score): near one, so that a quiet agent (scores all zero) can
 #: reach ``1/beta`` in ``log(1/beta) / log(1 / (1 - delta))`` scores, the least any test of a
@@ -86,6 +94,7 @@ class EffectTest:
 
     def __init__(self, *, tolerance: float, alpha: float, beta: float, sides: int = 1,
                  prior_var: float = 0.25) -> None:
+        import numpy as np
         if not (0.0 < tolerance < 1.0):
             raise InvalidArgument(f"tolerance={tolerance!r} must be in (0, 1)")
         for name, val in (("alpha", alpha), ("beta", beta)):
@@ -96,11 +105,11 @@ class EffectTest:
         self.tolerance, self.alpha, self.beta, self.sides = tolerance, alpha, beta, sides
         self.alpha_side = alpha / sides
         self.prior_var = min(max(prior_var, 1e-4), 1.0)
-        grid = np.unique(np.concatenate([GRID, [0.0, tolerance]]))
-        self.grid = grid
-        self._i_delta = int(np.searchsorted(grid, tolerance))
-        self._i_zero = int(np.searchsorted(grid, 0.0))
-        shape = (sides, grid.size)
+        points = np.unique(np.concatenate([grid(), [0.0, tolerance]]))
+        self.grid = points
+        self._i_delta = int(np.searchsorted(points, tolerance))
+        self._i_zero = int(np.searchsorted(points, 0.0))
+        shape = (sides, points.size)
         self.log_up = np.zeros(shape)      # log U(m), per side
         self.log_lo = np.zeros(shape)      # log L(m), per side
         self.rej_up = np.zeros(shape, bool)  # U(m) ever >= 1/beta
@@ -114,6 +123,7 @@ class EffectTest:
 
     def feed(self, batch: Sequence[Sequence[float]]) -> EffectStatus:
         """One batch: a sequence of scores per side (a side may have none in a batch)."""
+        import numpy as np
         if len(batch) != self.sides:
             raise InvalidArgument(f"EffectTest.feed: {len(batch)} sides, expected {self.sides}")
         for s, scores in enumerate(batch):
@@ -137,6 +147,7 @@ class EffectTest:
     def _bets(self, s: int) -> tuple[np.ndarray, np.ndarray]:
         """aGRAPA bets for side ``s`` from earlier batches: the growth-optimal fraction
         ``(mean gap) / (variance + gap^2)`` for a plug-in mean and variance, capped."""
+        import numpy as np
         n = self.n[s]
         mean = self.sum[s] / (n + PRIOR_WEIGHT)
         raw = self.sumsq[s] / n - (self.sum[s] / n) ** 2 if n else 0.0

@@ -48,11 +48,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 from statistics import NormalDist
-from typing import Any, Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InvalidArgument
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Fewest draws of an input on each side for it to enter the sample (the jackknife of the
 #: source re-draw term deletes one of at least three).
@@ -64,6 +65,7 @@ Kernel = Callable[[Any, Any], bool]
 
 def _matrix(a: Sequence[Hashable], b: Sequence[Hashable], kernel: Kernel) -> np.ndarray:
     """``kernel(a_i, b_j)`` as a 0/1 matrix, the kernel called once per distinct pair."""
+    import numpy as np
     ua, ia = np.unique(np.asarray([str(x) for x in a]), return_inverse=True)
     ub, ib = np.unique(np.asarray([str(x) for x in b]), return_inverse=True)
     first_a = {str(x): x for x in a}
@@ -84,6 +86,7 @@ def u_statistic(sources: Sequence[Hashable], follow_ups: Sequence[Hashable], cro
     >>> u, round(v, 4)
     (0.5, 0.0833)
     """
+    import numpy as np
     n, m = len(sources), len(follow_ups)
     c = _matrix(sources, follow_ups, cross)
     ys = sources if base_on == "sources" else follow_ups
@@ -148,6 +151,7 @@ class FixedEffect:
     def decide(self, cross: Sequence[Kernel], base: Sequence[Kernel]) -> FixedStatus:
         """The decision over every input added: ``cross[side]`` and ``base[side]`` are the
         side's kernels (the reverse side's base is taken over the follow-ups)."""
+        import numpy as np
         self.batches = 1
         self._n = len(self._inputs)
         if not self._inputs:

@@ -110,6 +110,18 @@ def test_importing_report_loads_no_pydantic():
     assert out == "[]"
 
 
+def test_importing_decide_loads_no_numpy():
+    """docs/architecture.md: ``decide/`` is pure, "numpy/scipy load on first use": importing
+    it (and ``report/``, which shows its intervals) loads neither; deciding does."""
+    code = ("import sys, agentverity_props.decide as d, agentverity_props.report; "
+            "before = [m for m in ('numpy', 'scipy') if m in sys.modules]; "
+            "t = d.EffectTest(tolerance=0.1, alpha=0.05, beta=0.05); t.feed([[0.0] * 20]); "
+            "print(before, 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[] True"
+
+
 def test_unknown_attribute_is_an_attribute_error():
     with pytest.raises(AttributeError):
         agentverity_props.no_such_name  # noqa: B018
