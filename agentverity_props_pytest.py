@@ -17,7 +17,6 @@ a folder of N call slots, which bounds the agent calls in flight of the whole se
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import importlib
 import json
 import os
@@ -83,14 +82,10 @@ class _Session:
 
 _SESSION = pytest.StashKey[_Session]()
 _N_BEFORE = pytest.StashKey[tuple[int, int]]()
-#: the options of the test running now (set around each test call, read by the decorator)
-_CURRENT: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
-    "agentverity_options", default=None)
-
-
-def current_options() -> dict[str, Any]:
-    """The plugin options of the test running now ({} outside a pytest test call)."""
-    return _CURRENT.get() or {}
+def _channel() -> Any:
+    """The package's one channel for the options of the test running now (a light module:
+    the package's ``__init__`` loads nothing heavy)."""
+    return importlib.import_module("agentverity_props._internal.plugin")
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -385,12 +380,9 @@ def pytest_runtest_call(item: Any) -> Any:
     state = item.config.stash.get(_SESSION, None)
     item.stash[_N_BEFORE] = (len(_live(_PROPERTY_MODULE)), len(_live(_CONVERSATION_MODULE)))
     # the node id names the test's own draws in the store (parametrized cases apart)
-    token = _CURRENT.set({**state.options, "test": item.nodeid} if state is not None
-                         else None)
-    try:
+    with _channel().running_test({**state.options, "test": item.nodeid}
+                                 if state is not None else None):
         yield
-    finally:
-        _CURRENT.reset(token)
 
 
 def _speaking_pytest() -> Any:

@@ -44,7 +44,6 @@ import functools
 import inspect
 import json
 import os
-import sys
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -53,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 from .._internal import hypothesis_shim
 from .._internal.agent_settings import agent_settings
 from .._internal.outcome import CandidateStatus
+from .._internal.plugin import plugin_options
 from .._internal.settings import current_edge, setting, speaking
 from .._internal.unset import UNSET
 from ..diagnose import HealthCheck, blindness_from_keys
@@ -522,16 +522,12 @@ def _own_setting(key: str) -> str:
 
 def _plugin_option(name: str) -> Any:
     """The pytest plugin's option for the test running now (None outside pytest)."""
-    plugin = sys.modules.get("agentverity_props_pytest")
-    current = getattr(plugin, "current_options", None)
-    return current().get(name) if current is not None else None
+    return plugin_options().get(name)
 
 
 def _plugin_active() -> bool:
     """True while the pytest plugin runs this test (its options apply to it)."""
-    plugin = sys.modules.get("agentverity_props_pytest")
-    current = getattr(plugin, "current_options", None)
-    return bool(current()) if current is not None else False
+    return bool(plugin_options())
 
 
 def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],

@@ -315,6 +315,26 @@ def test_the_plugin_reaches_the_package_through_public_folders_only() -> None:
         assert not any(p.startswith("_") for p in parts[2:]), module
 
 
+def test_no_module_of_the_package_reads_the_plugin() -> None:
+    """The package never reaches up to the plugin (by import, by ``sys.modules`` or by
+    name): the plugin hands over the options of the test running now through
+    ``_internal/plugin.py`` alone, the one channel docs/architecture.md names."""
+    plugin_module = PLUGIN.stem
+    readers = []
+    for path in sorted(PKG_DIR.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        code = [n for n in ast.walk(tree)
+                if (isinstance(n, ast.Constant) and n.value == plugin_module)
+                or (isinstance(n, ast.Import) and any(a.name == plugin_module for a in n.names))
+                or (isinstance(n, ast.ImportFrom) and n.module == plugin_module)]
+        if code:
+            readers.append(str(path.relative_to(ROOT)))
+    assert readers == []
+    channel = ast.parse(PLUGIN.read_text(encoding="utf-8"))
+    assert f"{PKG}._internal.plugin" in {n.value for n in ast.walk(channel)
+                                          if isinstance(n, ast.Constant)}
+
+
 def _stated_imports() -> dict[str, set[str]]:
     """Each folder paragraph of docs/architecture.md (``**`name/`**.``) and its sentence
     ``Imports: `a/`, `b/` ...`` -> the folders named there."""
