@@ -183,17 +183,18 @@ def render_html(result: dict[str, Any], *, source: str | None = None,
     schema = str(result.get("schema", "?"))
     kind, version = kind_of(schema)
     entry = _entry(schema)
-    exit_code = result.get("exit_code")
+    from ._kinds import derived_exit
+    # the exit code the result records, else the one its kind's registry entry derives (the
+    # same derivation as the Markdown heading and `report`'s exit code): no view derives its own
+    recorded = result.get("exit_code")
+    exit_code = recorded if isinstance(recorded, int) else derived_exit(result)
     ctx: dict[str, Any] = {"r": result, "schema": schema, "kind": kind, "version": version,
                            "title": entry.title if entry else kind, "agent": _agent(result),
-                           "source": source, "exit_code": exit_code, "exit_derived": False,
+                           "source": source, "exit_code": exit_code,
+                           "exit_derived": not isinstance(recorded, int) and exit_code is not None,
                            "fallback_reason": None}
     ctx["date"], ctx["date_note"] = _date(result, now)
     ctx["raw_json"], ctx["raw_truncated"] = _raw_json(result)
-    if kind == "snapshot" and exit_code is None and isinstance(result.get("admission"), dict):
-        # a snapshot file exists only when admitted; a refused preview exits 2
-        ctx["exit_code"] = 0 if result["admission"].get("admitted") else 2
-        ctx["exit_derived"] = True
     ctx["exit_meanings"] = dict(entry.exit_meanings) if entry else _GENERIC_EXIT
     builder = entry.html if entry else None
     if builder is not None:
@@ -210,7 +211,7 @@ def render_html(result: dict[str, Any], *, source: str | None = None,
 
 
 def _page(env: Any, markupsafe: Any, template: str, ctx: dict[str, Any], kind: str) -> str:
-    exit_code = ctx["exit_code"]  # a view may derive it when the format has none
+    exit_code = ctx["exit_code"]
     meanings = ctx.get("exit_meanings") or _GENERIC_EXIT
     if isinstance(exit_code, int):
         ctx["exit_meaning"] = meanings.get(exit_code, "–")

@@ -31,9 +31,8 @@ def conversation_context(d: dict[str, Any]) -> dict[str, Any]:
                         "edited": [_turn(x) for x in ce.get("follow_up") or ()], "d": dec})
         tests.append({**t, "cls": _CLASS.get(t.get("status"), "muted"), "ces": ces})
     statuses = [t.get("status") for t in d["tests"]]
-    code = 1 if "failed" in statuses else 2 if {"error", "inconclusive"} & set(statuses) else 0
     counts = {s: statuses.count(s) for s in ("passed", "failed", "error", "inconclusive")}
-    return {"exit_meanings": CONVERSATION_EXIT, "exit_code": code, "exit_derived": True,
+    return {"exit_meanings": CONVERSATION_EXIT,
             "agent": ", ".join(dict.fromkeys(str(t.get("agent")) for t in d["tests"])) or "–",
             "tests": tests,
             "summary": [(k, str(v), _CLASS[k] if v else "muted") for k, v in counts.items()]}

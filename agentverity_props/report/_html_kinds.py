@@ -249,7 +249,6 @@ def counterexample_context(d: dict[str, Any]) -> dict[str, Any]:
             marks.append(P.Interval(label, fv / fd, *P.wilson(fv, fd), color=P.RED,
                                     offset=0.17, marker="s"))
     statuses = [t.get("status") for t in d["tests"]]
-    code = 1 if "failed" in statuses else 2 if {"error", "inconclusive"} & set(statuses) else 0
     counts = {s: statuses.count(s) for s in ("passed", "failed", "error", "inconclusive")}
     agents = list(dict.fromkeys(str(t.get("agent")) for t in d["tests"]))
     plots = {"evidence": P.intervals_svg(
@@ -258,8 +257,8 @@ def counterexample_context(d: dict[str, Any]) -> dict[str, Any]:
         xlim=(-0.02, 1.02),
         legend=[("o", P.GREY, "source re-draws (the agent's noise)"),
                 ("s", P.RED, "follow-up draws")])}
-    return {"exit_meanings": CX_EXIT, "exit_code": code, "exit_derived": True,
-            "agent": ", ".join(agents) or "–", "tests": tests, "plots": plots,
+    return {"exit_meanings": CX_EXIT, "agent": ", ".join(agents) or "–", "tests": tests,
+            "plots": plots,
             "summary": [(k, str(v), _TEST_CLASS[k] if v else "muted")
                         for k, v in counts.items()],
             "total_calls": sum(_int(t.get("calls")) for t in d["tests"])}
@@ -269,7 +268,8 @@ def counterexample_context(d: dict[str, Any]) -> dict[str, Any]:
 
 ENLARGE_EXIT = {0: "the enlarged set's modal share is below the threshold",
                 1: "the budget ran out before the modal share fell below the threshold "
-                   "(the partial set is still written)"}
+                   "(the partial set is still written)",
+                2: "agent calls failed: the evidence is incomplete (the set is still written)"}
 
 
 def enlarge_exit(d: dict[str, Any]) -> int:
@@ -298,8 +298,7 @@ def enlarge_context(d: dict[str, Any]) -> dict[str, Any]:
          ("after", d.get("distribution_after") or {}, P.BLUE)],
         title="verdict shares before and after enlarging", threshold=_num(d.get("threshold")),
         xlabel="share of the probe set's verdicts")}
-    return {"exit_meanings": ENLARGE_EXIT, "exit_code": 0 if success else 1,
-            "exit_derived": True, "agent": "not recorded in this format", "pairs": pairs,
+    return {"exit_meanings": ENLARGE_EXIT, "agent": "not recorded in this format", "pairs": pairs,
             "origins": origins, "located": located,
             "plots": plots,
             "summary": [("modal verdict", str(d.get("modal_verdict")), "muted"),

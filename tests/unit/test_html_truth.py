@@ -71,3 +71,37 @@ def test_no_seed_is_not_printed_as_a_dash():
     assert "add the @example" in html  # the reproduce line is there, without a seed
     rec.seed = 1234
     assert "seed 1234 · " in render_html(counterexample_report([rec]))  # not "1,234"
+
+
+def _page_exit(html: str) -> str:
+    return re.search(r'<div class="exit \w+">\s*<span class="code">([^<]*)</span>', html).group(1)
+
+
+def test_the_page_shows_the_exit_code_the_command_exits_with():
+    """A format that records no exit code is given the one its kind's registry entry derives
+    (the Markdown heading's and ``report``'s), never a view's own: an enlargement whose agent
+    calls failed exits 2 (incomplete) even though its modal share fell below the threshold."""
+    import random
+
+    from agentverity_props.report._kinds import derived_exit
+    from agentverity_props.strategies import enlarge
+
+    rng = random.Random(1)
+
+    def agent(p: str) -> str:
+        if rng.random() < 0.3:
+            raise RuntimeError("provider down")
+        return "block" if "kill" in p else "allow"
+
+    prompts = ["hello there", "book a table", "how do I kill a process", "plan a trip",
+               "what time is it"]
+    d = enlarge(from_callable(agent, identity="flaky"), prompts, budget=60, seed=1,
+                max_workers=1).to_dict()
+    assert (d["complete"], d["success"], derived_exit(d)) == (False, True, 2)
+    html = render_html(d)
+    assert _page_exit(html) == "2"
+    assert "the evidence is incomplete" in html
+    # a tests report with a status neither passed nor failed exits 2, on the page as well
+    record = {"schema": "agentverity_props.counterexample/1", "tests": [
+        {"test": "t.test_a", "status": "passed"}, {"test": "t.test_b", "status": "skipped"}]}
+    assert _page_exit(render_html(record)) == str(derived_exit(record)) == "2"
