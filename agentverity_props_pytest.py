@@ -1,8 +1,10 @@
 """pytest plugin for agentverity-props (registered through the ``pytest11`` entry point).
 
 Kept outside the package and free of heavy imports: collection never pays for numpy, scipy
-or Strands. The package is imported only inside hooks that need it, and only when an
-``@agent_property`` or conversation test actually ran.
+or Strands. Around each test call it hands the test's options to the library through the
+package's one light channel (``agentverity_props._internal.plugin``, which loads only the
+package's lazy ``__init__``); the rest of the package is imported only inside hooks that need
+it, and only when an ``@agent_property`` or conversation test actually ran.
 
 Works under pytest-xdist the way pytest's junitxml and Hypothesis's statistics do: each
 test's runs travel on its test report (``report.__dict__``, serialised by xdist to the
