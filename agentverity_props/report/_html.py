@@ -184,14 +184,14 @@ def render_html(result: dict[str, Any], *, source: str | None = None,
     kind, version = kind_of(schema)
     entry = _entry(schema)
     from ._kinds import derived_exit
+    from ._md import exit_of
     # the exit code the result records, else the one its kind's registry entry derives (the
     # same derivation as the Markdown heading and `report`'s exit code): no view derives its own
-    recorded = result.get("exit_code")
-    exit_code = recorded if isinstance(recorded, int) else derived_exit(result)
+    exit_code = derived_exit(result)
     ctx: dict[str, Any] = {"r": result, "schema": schema, "kind": kind, "version": version,
                            "title": entry.title if entry else kind, "agent": _agent(result),
                            "source": source, "exit_code": exit_code,
-                           "exit_derived": not isinstance(recorded, int) and exit_code is not None,
+                           "exit_derived": exit_of(result) is None and exit_code is not None,
                            "fallback_reason": None}
     ctx["date"], ctx["date_note"] = _date(result, now)
     ctx["raw_json"], ctx["raw_truncated"] = _raw_json(result)
