@@ -84,6 +84,8 @@ class _Session:
 
 _SESSION = pytest.StashKey[_Session]()
 _N_BEFORE = pytest.StashKey[tuple[int, int]]()
+
+
 def _channel() -> Any:
     """The package's one channel for the options of the test running now (a light module:
     the package's ``__init__`` loads nothing heavy)."""
