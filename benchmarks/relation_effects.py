@@ -214,6 +214,9 @@ SCENARIOS = [
 ]
 
 
+PROFILE = "standard"
+
+
 def run_one(sc: Scenario, seed: int) -> dict[str, object]:
     ps = prompts(sc.n_inputs, seed)
     agent = sc.make(ps, seed)
@@ -225,7 +228,7 @@ def run_one(sc: Scenario, seed: int) -> dict[str, object]:
     rels = None if sc.relations is None else select_builtins(sc.relations)
     t = time.perf_counter()
     res = run(from_callable(fn, identity=f"{sc.name}-{seed}"), ps, rels,
-              config=RunConfig(seed=seed, max_workers=sc.workers))
+              config=RunConfig(seed=seed, max_workers=sc.workers, profile=PROFILE))
     secs = time.perf_counter() - t
     statuses = {r.relation.name: str(r.status) for r in res.relations}
     return {"statuses": statuses, "calls": int(res.ledger.get("calls", 0)), "secs": secs,
@@ -313,7 +316,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--properties-only", action="store_true",
                     help="run only the @agent_property table and, with --write, replace just "
                     "that table (and its seed count) in the section")
+    ap.add_argument("--profile", default="standard", help="the run's profile (quick, "
+                    "standard, thorough)")
     args = ap.parse_args(argv)
+    global PROFILE
+    PROFILE = args.profile
     if args.properties_only:
         plines = property_table(args.seeds)
         if args.write:

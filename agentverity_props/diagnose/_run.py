@@ -36,6 +36,7 @@ from ..errors import DrawStopped, InvalidArgument
 from ..observation import VerdictExtractor
 from ..relations import (
     Candidate,
+    Profile,
     Relation,
     RelationOutcome,
     RelationResult,
@@ -43,6 +44,7 @@ from ..relations import (
     summarise,
     two_sided,
 )
+from ..relations import profile as get_profile
 from ..results import RunDocument
 from ._change import (
     CHANGE_MAX_TRIALS,
@@ -84,9 +86,13 @@ DEFAULT_BETA = 0.05
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
     from ..observation import Observation
+    from ..relations._draws import EffectJob
 
 
 SCHEMA = RunDocument.SCHEMA
+#: Inputs of each relation tested one by one under a profile without a screen (``quick``):
+#: the most suspicious after the first pooled epoch.
+QUICK_LOCAL = 3
 #: Draws one (relation, input) may spend in ``run`` before it is undecided: an input on which
 #: the agent is close to a coin flip cannot be decided at the family's alpha in any sensible
 #: number of calls, and ``run`` says so instead of spending the budget there.
@@ -122,7 +128,11 @@ class RunConfig:
 
     ``epsilon`` (or a ``precision`` preset cheap/balanced/strict = 0.10/0.05/0.01) is the
     meter's tolerance on the pair-disagreement rate; ``alpha`` the error rate of every
-    decision. How the agent is called (``budget``, ``max_workers``, ``timeout_s``, the
+    decision. ``profile`` (``quick``, ``standard`` — the default —, ``thorough`` or one
+    registered with :func:`~agentverity_props.relations.register_profile`) chooses the
+    per-input evidence relations buy (relations/_profiles.py); ``edits_per_input``
+    overrides its follow-ups per input from a relation's family (``auto``, ``all`` or a
+    number). How the agent is called (``budget``, ``max_workers``, ``timeout_s``, the
     store, ...) is the nested ``engine``; those fields may also be given as keywords, which
     are applied over ``engine`` (``RunConfig(budget=200)`` is
     ``RunConfig(engine=EngineConfig(budget=200))``) and read back as attributes. With a
@@ -144,6 +154,8 @@ class RunConfig:
     engine: EngineConfig
     tolerance: float | None
     require_verdicts: tuple[str, ...]
+    profile: Profile
+    edits_per_input: int | str | None
 
     def __init__(self, *, epsilon: float | None = None, precision: str | None = None,
                  alpha: float = DEFAULT_ALPHA, indifference: float = DEFAULT_INDIFFERENCE,
@@ -152,6 +164,8 @@ class RunConfig:
                  suppress_health_check: Sequence[HealthCheck | str] = (),
                  include_inputs: bool = False, engine: EngineConfig | None = None,
                  tolerance: float | None = None, require_verdicts: Sequence[str] = (),
+                 profile: str | Profile | None = None,
+                 edits_per_input: int | str | None = None,
                  **engine_fields: Any) -> None:
         from ..engine import engine_with
 
@@ -165,12 +179,17 @@ class RunConfig:
                             ("suppress_health_check", suppress_health_check),
                             ("include_inputs", include_inputs), ("engine", eng),
                             ("tolerance", tolerance),
-                            ("require_verdicts", _required(require_verdicts))):
+                            ("require_verdicts", _required(require_verdicts)),
+                            ("profile", get_profile(profile)),
+                            ("edits_per_input", edits_per_input)):
             object.__setattr__(self, name, value)
         # each default resolved once, here: the layers below read ``eps`` / ``tol``
         eps = resolve_epsilon(self.epsilon, self.precision)
         object.__setattr__(self, "_eps", eps)
         object.__setattr__(self, "_tol", resolve_tolerance(self.tolerance, self.precision))
+        if edits_per_input is not None:
+            from ..relations import per_input
+            per_input(builtin_relations("whitespace")[0], 1, edits_per_input)  # validates
         validate_meter_args(epsilon=eps, alpha=self.alpha, indifference=self.indifference,
                             layer=self.layer, max_calls=self.max_meter_calls)
         HealthCheck.parse(self.suppress_health_check)
@@ -436,7 +455,9 @@ class RunResult:
                        "layer": cfg.layer, "budget": cfg.budget, "max_workers": cfg.max_workers,
                        "timeout_s": cfg.timeout_s, "error_policy": cfg.error_policy,
                        "seed": cfg.seed, "blindness_threshold": cfg.blindness_threshold,
-                       "store_mode": cfg.store_mode, "extractor": cfg.extractor.config_id},
+                       "store_mode": cfg.store_mode, "extractor": cfg.extractor.config_id,
+                       "edits_per_input": cfg.edits_per_input},
+            "profile": cfg.profile.to_dict(),
             "meter": self.meter.to_dict(),
             "blindness": self.blindness.to_dict(),
             "dependence": None if self.dependence is None else self.dependence.to_dict(),
@@ -471,12 +492,26 @@ class RunResult:
                 if text is None or o.follow_up_fp in out:
                     continue
                 try:
-                    follow = r.relation.apply(text)
+                    follow = _remade(r.relation, text, o.edit)
                 except Exception:  # a user transform that fails now: no text, never a crash
                     continue
-                if Probe.make(follow).fp == o.follow_up_fp:  # the same edit as was drawn
-                    out[o.follow_up_fp] = follow
+                if follow is not None and Probe.make(follow).fp == o.follow_up_fp:
+                    out[o.follow_up_fp] = follow  # the same edit as was drawn
         return out
+
+
+def _remade(rel: Relation, text: str, edit: str | None) -> str | None:
+    """The follow-up ``edit`` (a family's kind, ``pair N``, or None) made of ``text``."""
+    if edit is None:
+        return rel.apply(text)
+    if rel.pairs is not None and edit.startswith("pair "):
+        fus = list(dict.fromkeys(rel.pairs.get(text, ())))
+        n = int(edit.split()[1]) - 1
+        return fus[n] if 0 <= n < len(fus) else None
+    for e in rel.edits:
+        if e.kind == edit:
+            return e.transform(text)
+    return None
 
 
 # ---------------------------------------------------------------------- orchestration
@@ -544,7 +579,8 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                                               alpha=config.alpha * ALPHA_SHARES["relations"],
                                               meter=meter, seed=config.seed,
                                               progress=tick("relations"),
-                                              tolerance=config.tol)
+                                              tolerance=config.tol, profile=config.profile,
+                                              edits_per_input=config.edits_per_input)
         elif rels:
             rel_results = [RelationResult(r, not_tested="left out: the run stopped before "
                                           "the relations were tested") for r in rels]
@@ -749,9 +785,14 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         relations: Sequence[Relation], *, alpha: float,
                         beta: float = DEFAULT_BETA, meter: MeterResult | None = None,
                         seed: int = 0, progress: Callable[[int], None] | None = None,
-                        tolerance: float = DEFAULT_TOLERANCE) -> list[RelationResult]:
+                        tolerance: float = DEFAULT_TOLERANCE,
+                        profile: Profile | None = None,
+                        edits_per_input: int | str | None = None) -> list[RelationResult]:
     """Screen every (relation, input) pair, test the flagged inputs one by one, then decide
     every relation's pooled effect over the probe set (``relations/_pooled.py``, "Order").
+    Under a profile without a screen (``quick``): the pooled effect first, then the inputs
+    most unlike their sources in its draws one by one. Each input's follow-ups come from
+    the relation's family of edits (:func:`~agentverity_props.relations.follow_ups`).
 
     ``alpha`` (the relations' share of the run's) is split by
     :func:`~agentverity_props.decide.relation_alpha_split`: half over the relations' pooled
@@ -764,21 +805,33 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     """
     from ..decide import local_family_split, relation_alpha_split
     from ..engine import Probe
-    from ..relations import PooledEffects, block_size, effect_jobs, localise, screen
+    from ..relations import (
+        PooledEffects,
+        block_size,
+        effect_jobs,
+        follow_ups,
+        localise,
+        screen,
+    )
 
+    prof = get_profile(profile)
     results = [RelationResult(r) for r in relations]
     groups: list[tuple[RelationResult, list[Candidate]]] = []
+    texts = [p.text for p in probes]
     for res in results:
         cands: list[Candidate] = []
-        for p in probes:
-            y = res.relation.apply(p.text)
-            fu = Probe.make(y)
-            out = RelationOutcome(fp=p.fp, follow_up_fp=fu.fp)
-            res.outcomes.append(out)
-            if y == p.text:
-                out.status = CandidateStatus.SKIPPED
-                continue
-            cands.append(Candidate(res.relation, p, fu, out))
+        rows = follow_ups(res.relation, texts, seed=seed,
+                          edits_per_input=(prof.edits_per_input if edits_per_input is None
+                                           else edits_per_input))
+        for p, row in zip(probes, rows, strict=True):
+            for kind, y in row:
+                fu = Probe.make(y)
+                out = RelationOutcome(fp=p.fp, follow_up_fp=fu.fp, edit=kind)
+                res.outcomes.append(out)
+                if y == p.text:
+                    out.status = CandidateStatus.SKIPPED
+                    continue
+                cands.append(Candidate(res.relation, p, fu, out))
         groups.append((res, cands))
     pair = (meter.disagreements / meter.pairs) if meter is not None and meter.pairs else None
     # tolerance: resolved by the caller (RunConfig.tol)
@@ -786,13 +839,19 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                        pair_disagreement=pair)
     if not jobs:
         return results
+    for j in jobs:
+        j.screen_size, j.screen_beta = prof.screen_size, prof.screen_beta
     split = relation_alpha_split(alpha, len(jobs))
     from ..decide import quiet_clearance
+    if not prof.screen and not eng.finite_evidence:
+        return await _pooled_first(eng, pool, jobs, probes, results, local_alpha=split["local"],
+                                   seed=seed, progress=progress, pair=pair, profile=prof)
     # the per-input screen first, then the flagged inputs one by one, then the pooled epochs
     # (which score the screen's and the local tests' draws before drawing more; on a
     # recording, one fixed-sample decision on every recorded draw)
     pooled = PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress,
-                           first_follow_ups=quiet_clearance(beta), block=block_size(pair),
+                           first_follow_ups=quiet_clearance(prof.screen_beta),
+                           block=block_size(pair),
                            adapt_block=True)
     await pooled.prepare()
     seq_local, local_alpha = list(jobs), split["local"]
@@ -805,7 +864,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         each, local_alpha = local_family_split(local_alpha, len(fixed), len(seq_local))
         pooled.fixed_local = {id(j): each for j in fixed}
     if not eng.stopping:
-        await screen(eng, pool, jobs, beta=beta, pair_disagreement=pair, seed=seed,
+        await screen(eng, pool, jobs, beta=prof.screen_beta, pair_disagreement=pair, seed=seed,
                      progress=progress)
         if seq_local:
             await localise(eng, pool, seq_local, alpha=local_alpha,
@@ -814,14 +873,49 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         # a confirmed counterexample decides the relation: one epoch shows its effect
         j.settled = any(c.outcome.status == CandidateStatus.CONFIRMED for c in j.candidates)
     await pooled.run()
+    return _finish(jobs, results, prof)
+
+
+def _finish(jobs: Sequence[EffectJob], results: list[RelationResult], prof: Profile
+            ) -> list[RelationResult]:
     for j in jobs:
         j.result.unexercised = j.unexercised
     for j in jobs:
         j.result.effect = summarise(j)
+        j.result.effect["profile"] = prof.name
         for c in j.candidates:
             if c.outcome.status == CandidateStatus.PENDING:
                 c.outcome.status = CandidateStatus.CLEAN
     return results
+
+
+async def _pooled_first(eng: Engine, pool: EvidencePool, jobs: Sequence[EffectJob],
+                        probes: list[Probe], results: list[RelationResult], *,
+                        local_alpha: float, seed: int, progress: Callable[[int], None] | None,
+                        pair: float | None, profile: Profile) -> list[RelationResult]:
+    """A profile without a per-input screen (``quick``): every relation's pooled effect,
+    then the inputs whose follow-ups looked most unlike their sources in its draws tested
+    one by one at the local share of alpha (:func:`~agentverity_props.relations.localise`
+    admits them by suspicion when no screen ran). A HOLDS then bounds the mean over the
+    inputs and says nothing of any one input; the report says so."""
+    from ..relations import PooledEffects, block_size, localise
+
+    pooled = PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress,
+                           block=block_size(pair), adapt_block=True)
+    await pooled.prepare()
+    # one epoch shows which inputs look unlike their sources; they are tested one by one
+    # before the pooled test goes on, so that a relation with a confirmed counterexample
+    # stops there (its effect may sit between 0 and the tolerance, where the pooled test
+    # would otherwise run to its cap)
+    await pooled.run(max_epochs=1)
+    live = [j for j in jobs if not j.unexercised]
+    if live and not eng.stopping:
+        await localise(eng, pool, live, alpha=local_alpha, max_rounds=RUN_MAX_ROUNDS,
+                       seed=seed, progress=progress, most=QUICK_LOCAL)
+    for j in jobs:
+        j.settled = any(c.outcome.status == CandidateStatus.CONFIRMED for c in j.candidates)
+    await pooled.run()
+    return _finish(jobs, results, profile)
 
 
 def measure(agent: Any, inputs: Sequence[str], *, config: MeterConfig | None = None,

@@ -23,7 +23,8 @@ from ._builtins import (
     obfuscation_relation,
     select_builtins,
 )
-from ._model import Relation, RelationOutcome, RelationResult
+from ._family import ALL, AUTO, MIN_INPUTS_PER_KIND, follow_ups, pairs_relation, per_input
+from ._model import Edit, Relation, RelationOutcome, RelationResult
 from ._pooled import (
     MAX_SCORES,
     SWEEP_MAX,
@@ -34,6 +35,13 @@ from ._pooled import (
     summarise,
     suspicion,
     two_sided,
+)
+from ._profiles import (
+    DEFAULT_PROFILE,
+    Profile,
+    profile,
+    profile_names,
+    register_profile,
 )
 from ._procedure import Candidate, RelationDecider, own_settled, reference
 from ._records import CandidateRecord
@@ -66,5 +74,7 @@ __all__ = [
     "builtin_relations",
     "injection_relation",
     "obfuscation_relation",
+    "pairs_relation",
+    "register_profile",
     "select_builtins",
 ]

@@ -1,7 +1,8 @@
-"""The built-in relations: each is one edit of a :class:`Perturbation` family (what the
-strategies in :mod:`agentverity_props.strategies` shrink to, or the strongest variant where
-the mildest would miss, as for ``case``), so the ``typo`` of ``run`` and the ``typo`` of a
-property test are the same edit.
+"""The built-in relations: each is the family its name claims, a tuple of edit kinds made of
+:class:`Perturbation` values (the same edits the strategies in
+:mod:`agentverity_props.strategies` draw), so a ``whitespace`` bug on a trailing space or a
+tab is within what ``whitespace`` tests. ``run`` rotates each input over the kinds
+(relations/_family.py); the first kind is the relation's ``transform``.
 
 Eight run by default. The opt-in ones join them by name: ``formatting`` and
 ``tool-injection`` as they are; ``injection`` and ``obfuscation`` need the agent's own labels
@@ -16,36 +17,80 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import InvalidArgument
-from ._model import Relation
+from ._model import Edit, Relation
 from ._transforms import Perturbation
 
 DISTRACTOR = "By the way, the weather has been lovely this week."
+ASIDE = "I am writing this from my phone."
 
-#: name -> (perturbation, layer, description)
-_BUILTINS: dict[str, tuple[Perturbation, str, str]] = {
-    "normalisation": (Perturbation("normalisation", {"kind": "nbsp_and_curly"}), "verdict",
-                      "a typographic variant (no-break space, curly apostrophe) that "
-                      "normalises to the source"),
-    "case": (Perturbation("case", {"kind": "swapcase_all"}), "verdict",
-             "swapping letter case"),
-    "whitespace": (Perturbation("whitespace", {"kind": "double_all"}), "verdict",
-                   "every space doubled"),
-    "punctuation": (Perturbation("punctuation", {"kind": "toggle_period"}), "verdict",
-                    "final punctuation removed, or a full stop added"),
-    "typo": (Perturbation("typo", {"edits": [{"kind": "neighbour", "at": 500, "key": 0}]}),
-             "verdict", "one keyboard-adjacent typo halfway through the text"),
-    "politeness": (Perturbation("politeness", {"prefix": "Please, "}), "verdict",
-                   "a 'Please, ' prefix"),
-    "distractor": (Perturbation("distractor", {"sentence": DISTRACTOR, "position": "end"}),
-                   "verdict", "an irrelevant sentence appended"),
-    "tool-selection": (Perturbation("politeness", {"prefix": "Hi there. "}), "tools",
-                       "a greeting does not change the tools called"),
+def _p(name: str, **params: object) -> Perturbation:
+    return Perturbation(name, params)
+
+
+#: name -> (edit kinds, layer, description). The first kind is the relation's ``transform``
+#: (what ``Relation.apply`` does, and what earlier versions tested alone); ``run`` rotates
+#: over all of them (relations/_family.py).
+_BUILTINS: dict[str, tuple[tuple[tuple[str, Perturbation], ...], str, str]] = {
+    "normalisation": ((("nbsp+curly", _p("normalisation", kind="nbsp_and_curly")),
+                       ("nbsp", _p("normalisation", kind="nbsp")),
+                       ("curly apostrophe", _p("normalisation", kind="curly_apostrophes"))),
+                      "verdict", "typographic variants that normalise to the source "
+                                 "(no-break space, curly apostrophes)"),
+    "case": ((("swapped", _p("case", kind="swapcase_all")),
+              ("upper", _p("case", kind="upper_all")),
+              ("lower", _p("case", kind="lower_all")),
+              ("title", _p("case", kind="title_all"))),
+             "verdict", "letter case changed: swapped, upper, lower, title"),
+    "whitespace": ((("doubled", _p("whitespace", kind="double_all")),
+                    ("trailing", _p("whitespace", kind="trailing", count=1)),
+                    ("leading", _p("whitespace", kind="leading", count=1)),
+                    ("tab", _p("whitespace", kind="tab", at=500)),
+                    ("newline", _p("whitespace", kind="newline", at=500)),
+                    ("extra space", _p("whitespace", kind="extra_space", count=1, at=500)),
+                    ("collapsed", _p("whitespace", kind="collapse"))),
+                   "verdict", "whitespace changed: doubled spaces, a trailing or leading "
+                              "space, a tab, a newline, an extra space, runs collapsed"),
+    "punctuation": ((("toggle period", _p("punctuation", kind="toggle_period")),
+                     ("exclamation", _p("punctuation", kind="exclamations", count=1)),
+                     ("question", _p("punctuation", kind="question")),
+                     ("repeat", _p("punctuation", kind="repeat_final")),
+                     ("ellipsis", _p("punctuation", kind="ellipsis")),
+                     ("strip all", _p("punctuation", kind="strip_all")),
+                     ("spaced", _p("punctuation", kind="space_before"))),
+                    "verdict", "punctuation changed: the final mark removed or a full stop "
+                               "added, made '!' or '?', repeated, an ellipsis, all marks "
+                               "stripped, a space before each mark"),
+    "typo": ((("neighbour", _p("typo", edits=[{"kind": "neighbour", "at": 500, "key": 0}])),
+              ("doubled letter", _p("typo", edits=[{"kind": "double", "at": 500}])),
+              ("dropped letter", _p("typo", edits=[{"kind": "drop", "at": 500}])),
+              ("swapped letters", _p("typo", edits=[{"kind": "swap", "at": 500}]))),
+             "verdict", "one typo halfway through the text: a keyboard-adjacent key, a "
+                        "doubled, dropped or swapped letter"),
+    "politeness": ((("please", _p("politeness", prefix="Please, ")),
+                    ("hi", _p("politeness", prefix="Hi, ")),
+                    ("hello", _p("politeness", prefix="Hello, "))),
+                   "verdict", "a polite opening: 'Please, ', 'Hi, ', 'Hello, '"),
+    "distractor": ((("end", _p("distractor", sentence=DISTRACTOR, position="end")),
+                    ("start", _p("distractor", sentence=DISTRACTOR, position="start")),
+                    ("aside", _p("distractor", sentence=ASIDE, position="start"))),
+                   "verdict", "an irrelevant sentence before or after the text"),
+    "tool-selection": ((("hi there", _p("politeness", prefix="Hi there. ")),
+                        ("good morning", _p("politeness", prefix="Good morning. ")),
+                        ("hello", _p("politeness", prefix="Hello, "))),
+                       "tools", "a greeting does not change the tools called"),
     # opt-in (not in the default set)
-    "formatting": (Perturbation("formatting", {"kind": "double_quotes"}), "verdict",
-                   "the text wrapped in double quotes"),
-    "tool-injection": (Perturbation("injection", {"phrasing": "no_tools",
-                                                  "wrapper": "triple_quote"}), "tools",
-                       "an embedded 'ignore the tools above' does not change the tools called"),
+    "formatting": ((("quotes", _p("formatting", kind="double_quotes")),
+                    ("label", _p("formatting", kind="label")),
+                    ("bold", _p("formatting", kind="bold")),
+                    ("blockquote", _p("formatting", kind="blockquote")),
+                    ("fence", _p("formatting", kind="fence")),
+                    ("sentence lines", _p("formatting", kind="sentence_lines"))),
+                   "verdict", "the words kept, the formatting changed: quotes, a leading "
+                              "label, bold, a block quote, a code fence, a line per sentence"),
+    "tool-injection": ((("no tools", _p("injection", phrasing="no_tools",
+                                        wrapper="triple_quote")),),
+                       "tools", "an embedded 'ignore the tools above' does not change the "
+                                "tools called"),
 }
 #: The relations ``run``, ``plan`` and ``assess`` use when none are named.
 DEFAULT_BUILTIN_NAMES: tuple[str, ...] = tuple(_BUILTINS)[:8]
@@ -183,7 +228,12 @@ def builtin_relations(*names: str) -> list[Relation]:
 
 
 def builtin_perturbation(name: str) -> Perturbation:
-    """The edit behind a built-in relation (e.g. to use it in a property test)."""
+    """The first edit of a built-in relation (e.g. to use it in a property test)."""
+    return builtin_edits(name)[0][1]
+
+
+def builtin_edits(name: str) -> tuple[tuple[str, Perturbation], ...]:
+    """Every edit kind of a built-in relation, as (kind, perturbation)."""
     if name not in _BUILTINS:
         raise InvalidArgument(f"unknown built-in relation {name!r}; choose from "
                               + ", ".join(BUILTIN_NAMES))
@@ -230,9 +280,10 @@ def select_builtins(names: Sequence[str]) -> list[Relation]:
                 f"unknown built-in relation {n!r} — choose from {', '.join(BUILTIN_NAMES)}, "
                 "injection=LABEL, obfuscation=LABEL")
         else:
-            p, layer, desc = _BUILTINS[base]
-            out.append(Relation(base, "invariant", p.apply, layer=layer,
-                                description=f"{desc} ({p.describe()})"))
+            kinds, layer, desc = _BUILTINS[base]
+            out.append(Relation(base, "invariant", kinds[0][1].apply, layer=layer,
+                                description=desc,
+                                edits=tuple(Edit(k, p.apply) for k, p in kinds)))
     seen: set[str] = set()
     for r in out:
         if r.name in seen:

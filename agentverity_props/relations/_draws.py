@@ -41,6 +41,10 @@ class EffectJob:
     pairs: dict[int, Any] = field(default_factory=dict)
     #: the engine's call count when the pooled test decided
     decided_at: int | None = None
+    #: the violation the per-input screen rules out (the profile's ``screen_size``)
+    screen_size: float = 0.5
+    #: the screen's beta (the profile's ``screen_beta``)
+    screen_beta: float = 0.05
 
     #: a relation already VIOLATED by a confirmed input: its pooled test runs one epoch
     #: only (for the printed effect and bounds), since no pooled decision can change it

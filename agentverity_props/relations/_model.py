@@ -10,7 +10,7 @@ is in :mod:`agentverity_props.relations._procedure` and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -20,6 +20,25 @@ from ..observation import LAYERS
 
 RType = Literal["invariant", "monotone", "directional"]
 RTYPES = ("invariant", "monotone", "directional")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One kind of edit in a relation's family: a short name (``trailing``, ``question``)
+    and its transform (``str -> str``, deterministic).
+
+    >>> Edit("shout", str.upper).transform("no")
+    'NO'
+    """
+
+    kind: str
+    transform: Callable[[str], str]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, str) or not self.kind.strip():
+            raise InvalidArgument("an Edit's kind must be a non-empty string")
+        if not callable(self.transform):
+            raise InvalidArgument(f"Edit {self.kind!r}: transform must be callable str -> str")
 
 
 @dataclass(frozen=True)
@@ -34,6 +53,14 @@ class Relation:
         transform: ``str -> str``; must be deterministic.
         check: optional ``(source_key, follow_up_key) -> bool`` overriding the rtype's rule.
         layer: ``verdict`` (default), ``text`` or ``tools``.
+        edits: the family of edits the relation stands for (its name's claim: ``whitespace``
+            is trailing and leading space, tabs, newlines, doubled and collapsed spaces).
+            ``run`` gives each input follow-ups of one or more kinds, rotating over the family
+            so that every kind is tried on its share of the inputs
+            (:func:`~agentverity_props.relations.follow_ups`); ``transform`` is the first
+            kind's (what ``apply`` does). Empty: the relation is its one ``transform``.
+        pairs: follow-ups the user brings, per source text (every one is tested; the text
+            kept byte for byte): see :func:`~agentverity_props.relations.pairs_relation`.
         check_baseline: score a re-draw of the *source* with ``check`` too, as monotone
             relations do with ``order`` (default: a re-draw is noise when it differs from the
             reference). Right for a reflexive ``check`` whose null is "the follow-up's verdicts
@@ -58,6 +85,8 @@ class Relation:
     expected: str | Callable[[str], str] | None = None
     description: str = ""
     check_baseline: bool = False
+    edits: tuple[Edit, ...] = ()
+    pairs: Mapping[str, Sequence[str]] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -70,6 +99,11 @@ class Relation:
         if self.layer not in LAYERS:
             raise InvalidArgument(f"Relation {self.name!r}: layer={self.layer!r}; use one of "
                                   + ", ".join(LAYERS))
+        if not isinstance(self.edits, tuple) or not all(isinstance(e, Edit)
+                                                         for e in self.edits):
+            raise InvalidArgument(f"Relation {self.name!r}: edits must be a tuple of Edit")
+        if len({e.kind for e in self.edits}) != len(self.edits):
+            raise InvalidArgument(f"Relation {self.name!r}: each edit kind must be named once")
         if self.check_baseline and self.check is None:
             raise InvalidArgument(f"relation {self.name!r}: check_baseline=True needs a check=")
         if self.check is None:
@@ -121,12 +155,21 @@ class Relation:
         >>> a.decision_key() == b.decision_key()
         False
         """
-        key = (self.name, self.rtype, self.layer,
+        key: tuple[str, ...] = (self.name, self.rtype, self.layer,
                "order=" + ("\x1f".join(self.order) if self.order is not None else "-"),
                f"decreasing={self.decreasing}", "expected=" + _callable_key(self.expected),
                "check=" + _callable_key(self.check))
         # appended only when set, so every other relation keeps the key it always had
-        return (*key, "check_baseline=True") if self.check_baseline else key
+        if self.check_baseline:
+            key = (*key, "check_baseline=True")
+        if self.edits:
+            key = (*key, "edits=" + "\x1f".join(e.kind for e in self.edits))
+        return key
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The names of the relation's edit kinds (empty: one transform)."""
+        return tuple(e.kind for e in self.edits)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "rtype": self.rtype, "layer": self.layer,
@@ -156,9 +199,13 @@ class RelationOutcome:
     draws: int = 0
     note: str = ""
     suspicion: float | None = None
+    #: the kind of edit that made the follow-up (a family's ``Edit.kind``, or ``pair N`` of
+    #: pairs the user brought); None for a relation of one transform
+    edit: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"fp": self.fp, "follow_up_fp": self.follow_up_fp, "status": self.status,
+        return {"fp": self.fp, "follow_up_fp": self.follow_up_fp, "edit": self.edit,
+                "status": self.status,
                 "raw": self.raw, "source_value": self.source,
                 "follow_up_value": self.follow_up, "decision": self.decision,
                 "draws": self.draws, "note": self.note, "suspicion": self.suspicion}
@@ -202,6 +249,35 @@ class RelationResult:
     @property
     def skipped(self) -> int:
         return sum(1 for o in self.outcomes if o.status == CandidateStatus.SKIPPED)
+
+    @property
+    def inputs_exercised(self) -> int:
+        """Distinct inputs with at least one follow-up that differs from them (an input may
+        carry several follow-ups: several kinds of a family, or pairs the user brought)."""
+        return len({o.fp for o in self.outcomes if o.status != CandidateStatus.SKIPPED})
+
+    @property
+    def confirmed_inputs(self) -> int:
+        """Distinct inputs with a follow-up confirmed violating."""
+        return len({o.fp for o in self.outcomes if o.status == CandidateStatus.CONFIRMED})
+
+    def edits_tried(self) -> dict[str, dict[str, int]]:
+        """Per edit kind: the (input, follow-up) pairs it made and how many of them were
+        confirmed violating (empty for a relation of one transform)."""
+        out: dict[str, dict[str, int]] = {}
+        for o in self.outcomes:
+            if o.edit is None or o.status == CandidateStatus.SKIPPED:
+                continue
+            row = out.setdefault(o.edit, {"pairs": 0, "confirmed": 0})
+            row["pairs"] += 1
+            row["confirmed"] += o.status == CandidateStatus.CONFIRMED
+        return out
+
+    def edits_line(self) -> str:
+        """The kinds tried, in words: ``trailing 5, tab 4 (2 confirmed), ...``."""
+        return ", ".join(f"{k} {v['pairs']}" + (f" ({v['confirmed']} confirmed)"
+                                                if v["confirmed"] else "")
+                         for k, v in self.edits_tried().items())
 
     @property
     def raw_violations(self) -> int:
@@ -261,8 +337,12 @@ class RelationResult:
                if est is not None and lo is not None and hi is not None else "no effect estimate")
         if st == RelationStatus.VIOLATED:
             if self.calibrated_violations:
-                return (f"{self.calibrated_violations} input(s) confirmed violating beyond the "
-                        f"agent's noise (family-wise alpha); {rng}")
+                kinds = [k for k, v in self.edits_tried().items() if v["confirmed"]]
+                by = f" by edit(s) {', '.join(kinds)}" if kinds else ""
+                pairs = (f" ({self.calibrated_violations} follow-ups)"
+                         if self.calibrated_violations != self.confirmed_inputs else "")
+                return (f"{self.confirmed_inputs} input(s){pairs} confirmed violating{by} "
+                        f"beyond the agent's noise (family-wise alpha); {rng}")
             return (f"{rng}: above the tolerance {tol:g} (rejects effect <= {tol:g}, error "
                     f"<= {e.get('alpha', 0):.2g})")
         fixed = (f" (fixed sample: all {e['draws']} recorded draws, normal-approximation "
@@ -290,10 +370,18 @@ class RelationResult:
         """The per-input half of a HOLDS: which inputs got the screen's guarantee."""
         pi = (self.effect or {}).get("per_input")
         if not pi:
+            prof = (self.effect or {}).get("profile")
+            if prof:
+                return (f"Per input: not screened (profile {prof}: the pooled effect only; "
+                        "the inputs most unlike their sources were tested one by one)")
             return "Per input: not screened"
         size, power = pi["size"], pi["power"]
         cleared, flagged = pi.get("cleared", pi["screened"]), pi.get("flagged", 0)
-        out = (f"Per input: {pi['screened']} of {pi['inputs']} input(s) screened ({cleared} "
+        pairs = pi.get("pairs", pi["inputs"])
+        what = (f"{pi['screened']} of {pi['inputs']} input(s)" if pairs == pi["inputs"] else
+                f"{pi['screened']} of {pairs} (input, follow-up) pair(s) over {pi['inputs']} "
+                "input(s)")
+        out = (f"Per input: {what} screened ({cleared} "
                f"cleared, {flagged} flagged and tested on their own): a follow-up violating "
                f"on a share {size:g} above the input's own noise would be found with "
                f"probability >= {power:.2g}")
@@ -308,6 +396,8 @@ class RelationResult:
                 "calibrated_violations": self.calibrated_violations,
                 "incomplete": self.incomplete, "undecided": self.undecided,
                 "draws": self.draws, "effect": self.effect, "statement": self.statement(),
+                "inputs_exercised": self.inputs_exercised,
+                "edits": self.edits_tried() or None,
                 "unexercised": self.unexercised, "not_tested": self.not_tested or None,
                 "suspects": [o.fp for o in self.suspects()],
                 "outcomes": [o.to_dict() for o in self.outcomes]}

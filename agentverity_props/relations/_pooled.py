@@ -224,12 +224,14 @@ class PooledEffects:
         used.update(new)
         return have + new, new
 
-    async def run(self) -> None:
+    async def run(self, *, max_epochs: int | None = None) -> None:
+        """Epochs until every job is decided (or ``max_epochs`` more have run)."""
         await self.prepare()
         if self.engine.finite_evidence:
             await self._fixed_sample()
             return
-        while True:
+        start = self.epochs
+        while max_epochs is None or self.epochs - start < max_epochs:
             live = [j for j in self.jobs if j.live and j.test.scores() < self.max_scores]
             if not live or self.engine.stopping:
                 break
@@ -318,6 +320,10 @@ class PooledEffects:
                                                for j in live}
         for x, s_idx, fus in rounds:
             s_obs = [got.get((x.fp, i)) for i in s_idx]
+            # an input's follow-ups of one relation (kinds of a family, pairs brought) share
+            # its source draws: their scores are averaged into one term per input and round,
+            # so each bet of the pooled test is on one conditionally centred term
+            mine: dict[int, list[list[float]]] = {}
             for j, c, f_idx in fus:
                 rel = j.result.relation
                 f_obs = [got.get((c.follow_up.fp, i)) for i in f_idx]
@@ -345,9 +351,14 @@ class PooledEffects:
                     c.outcome.follow_up = fk[0]
                     c.outcome.raw = bool(past) and not rel.holds(reference_of(past), fk[0])
                 fwd, rev = exact_scores(rel, sk, fk)
-                batch[id(j)][0].append(fwd)
+                acc = mine.setdefault(id(j), [[] for _ in range(j.test.sides)])
+                acc[0].append(fwd)
                 if j.test.sides == 2 and rev is not None:
-                    batch[id(j)][1].append(rev)
+                    acc[1].append(rev)
+            for jid, acc in mine.items():
+                for side, vals in enumerate(acc):
+                    if vals:
+                        batch[jid][side].append(sum(vals) / len(vals))
         if self.epochs == 1 and self.adapt_block:
             self._adapt(rounds, got)
         for j in live:
@@ -550,11 +561,13 @@ def _missing(obs: Observation | None, what: str, *, ran_out: bool = False) -> st
     return f"a {what} draw had no verdict ({reason})"
 
 
-def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float, Candidate]]:
+def admitted(jobs: Sequence[EffectJob], pool: EvidencePool, *, most: int | None = None
+             ) -> list[tuple[float, Candidate]]:
     """The candidates to test one by one, most suspicious first: every input the per-input
     screen flagged (relations/_screen.py); of a relation VIOLATED by its pooled test (it
     needs counterexamples, not a verdict) at most the ``VIOLATED_ADMITTED`` most suspicious
-    of them (of all its inputs, by suspicion, if it was not screened)."""
+    of them (of all its inputs, by suspicion, if it was not screened); ``most``: at most
+    that many of each relation otherwise."""
     scored = []
     for j in jobs:
         layer = j.result.relation.layer
@@ -570,6 +583,9 @@ def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float,
                 mine.append((s, c))
         if j.test.status == "violated":
             mine = sorted(mine, key=lambda t: -t[0])[:VIOLATED_ADMITTED]
+        elif most is not None:
+            # no screen ran (profile quick): only the most suspicious of each relation
+            mine = sorted(mine, key=lambda t: -t[0])[:most]
         scored += mine
     scored.sort(key=lambda t: -t[0])
     return scored
@@ -577,7 +593,8 @@ def admitted(jobs: Sequence[EffectJob], pool: EvidencePool) -> list[tuple[float,
 
 async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
                    alpha: float, max_rounds: int = 60, seed: int = 0,
-                   progress: Callable[[int], None] | None = None) -> int:
+                   progress: Callable[[int], None] | None = None,
+                   most: int | None = None) -> int:
     """Test the admitted candidates one by one (:func:`admitted`), each at ``alpha / m``
     where ``m`` is how many were admitted (a :class:`LocalTest` on the same scores as the
     pooled test, against every earlier draw of the input and of its follow-up); the rest end
@@ -586,7 +603,7 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
     be. Rounds of every admitted candidate run together, one fresh source draw per input
     shared by its candidates. Returns the family size."""
     await _top_up_sources(engine, pool, jobs, seed)
-    chosen = [c for _, c in admitted(jobs, pool)]
+    chosen = [c for _, c in admitted(jobs, pool, most=most)]
     m = max(1, len(chosen))
     picked = {id(c) for c in chosen}
     for j in jobs:
@@ -786,6 +803,6 @@ def summarise(job: EffectJob) -> dict[str, Any]:
 
     st = job.test.state()
     st.update({"note": job.note, "incomplete": job.incomplete, "epochs": job.test.batches,
-               "per_input": sensitivity(job, job.test.beta),
+               "per_input": sensitivity(job, job.screen_beta),
                "decided_at_call": job.decided_at})
     return st

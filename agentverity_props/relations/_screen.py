@@ -185,6 +185,8 @@ class PairScreen:
     rev: Clearing | None = None
     fside: Side = field(default_factory=Side)
     rside: Side = field(default_factory=Side)
+    #: the violation ruled out (the profile's ``screen_size``)
+    size: float = SCREEN_SIZE
 
     def evaluate(self, pool: EvidencePool, beta: float, prior_var: float, noise: float = 0.0
                  ) -> tuple[bool, bool]:
@@ -216,7 +218,7 @@ class PairScreen:
         x = [float(rel.baseline_violates(ref_s, v)) for v in src]
         quiet_s = not any(x)
         need_src = self.fside.extend(y, x, quiet_s, self.n_s0)
-        self.fwd = Clearing(SCREEN_SIZE, prior_var).run(self.fside.terms)
+        self.fwd = Clearing(self.size, prior_var).run(self.fside.terms)
         evidence = against_holding(self.fside.fresh)
         done_f = self.fwd.cleared(beta)
         want_s = want_f = False
@@ -230,7 +232,7 @@ class PairScreen:
             yr = [float(f != ref_f) for f in fus]
             quiet_f = not any(yr)
             need_fu = self.rside.extend(xr, yr, quiet_f, self.n_f0)
-            self.rev = Clearing(SCREEN_SIZE, prior_var).run(self.rside.terms)
+            self.rev = Clearing(self.size, prior_var).run(self.rside.terms)
             evidence = max(evidence, against_holding(self.rside.fresh))
             # both sides clear: each guards the other against a modal verdict misread from
             # few draws; and at least REVERSE_MIN_TERMS source draws, so that a minority
@@ -360,7 +362,7 @@ def begin(job: EffectJob, pool: EvidencePool) -> None:
         # the forward reference: the modal verdict of the source draws made so far, or of
         # the first REF_DRAWS of them if fewer (every later source draw is independent of it)
         n = len(_usable(pool, c.source.fp, c.relation.layer))
-        job.pairs[id(c)] = PairScreen(c, two, n_s0=max(n, REF_DRAWS))
+        job.pairs[id(c)] = PairScreen(c, two, n_s0=max(n, REF_DRAWS), size=job.screen_size)
 
 
 async def screen(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
@@ -438,8 +440,10 @@ def sensitivity(job: EffectJob, beta: float) -> dict[str, object] | None:
     counts = Counter(job.screen.values())
     missing = [(c.source.fp, job.screen[id(c)]) for c in job.candidates
                if job.screen.get(id(c)) in ("noise", "budget", "interrupt", "failures")]
-    return {"size": SCREEN_SIZE, "power": 1.0 - beta, "screen_beta": beta,
-            "inputs": len(job.candidates), "screened": counts["cleared"] + counts["flagged"],
+    return {"size": job.screen_size, "power": 1.0 - beta, "screen_beta": beta,
+            "inputs": len({c.source.fp for c in job.candidates}),
+            "pairs": len(job.candidates),
+            "screened": counts["cleared"] + counts["flagged"],
             "cleared": counts["cleared"], "flagged": counts["flagged"],
             "not_screened": len(missing),
             "not_screened_reasons": dict(Counter(r for _, r in missing)),

@@ -88,7 +88,8 @@ def _apply_case(text: str, p: Mapping[str, Any]) -> str:
 # -- whitespace -------------------------------------------------------------------------------
 
 WHITESPACE_KINDS: tuple[str, ...] = (
-    "extra_space", "trailing", "leading", "tab", "newline", "double_all")
+    "extra_space", "trailing", "leading", "tab", "newline", "double_all", "collapse")
+_RUNS_OF_SPACE = re.compile(r"\s+")
 
 
 def _apply_whitespace(text: str, p: Mapping[str, Any]) -> str:
@@ -100,6 +101,9 @@ def _apply_whitespace(text: str, p: Mapping[str, Any]) -> str:
         return " " * n + text
     if kind == "double_all":
         return text.replace(" ", "  ") if spaces else text + " "
+    if kind == "collapse":
+        # every run of whitespace one space, none at either end (unchanged on a tidy text)
+        return _RUNS_OF_SPACE.sub(" ", text).strip()
     if not spaces:
         return text + (" " * n if kind == "extra_space" else "\t" if kind == "tab" else "\n")
     at = _at(spaces, p.get("at", 0))
@@ -144,7 +148,8 @@ def _apply_typo(text: str, p: Mapping[str, Any]) -> str:
 # -- punctuation ------------------------------------------------------------------------------
 
 PUNCTUATION_KINDS: tuple[str, ...] = (
-    "toggle_period", "exclamations", "ellipsis", "strip_all", "space_before")
+    "toggle_period", "exclamations", "ellipsis", "strip_all", "space_before", "question",
+    "repeat_final")
 
 
 def _apply_punctuation(text: str, p: Mapping[str, Any]) -> str:
@@ -160,6 +165,14 @@ def _apply_punctuation(text: str, p: Mapping[str, Any]) -> str:
         return (bare + "..." if not body.endswith("...") else bare) + tail
     if kind == "strip_all":
         return text.translate(_STRIPPABLE)
+    if kind == "question":
+        # the final mark made a question mark (added when there is none; a question is
+        # left as it is)
+        return text if body.endswith("?") else bare + "?" + tail
+    if kind == "repeat_final":
+        # the final mark repeated ("?" -> "???"; a text without one is left as it is)
+        mark = body[len(bare):][-1:]
+        return body + mark * 2 + tail
     # space_before: "Hello, world!" -> "Hello , world !"
     return re.sub(r"(?<=\w)([.,!?;:])", r" \1", text)
 

@@ -65,8 +65,10 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
         # the terminal's rule: a relation not exercised shows no effect (a dash)
         eff = shown_effect(r) or {}
         est, lo, hi = _num(eff.get("estimate")), _num(eff.get("lower")), _num(eff.get("upper"))
+        from ._text import edits_text
         relations.append({**r, "cls": _REL_CLASS.get(r.get("status"), "muted"),
-                          "estimate": est, "lower": lo, "upper": hi})
+                          "estimate": est, "lower": lo, "upper": hi,
+                          "edits_line": edits_text(r["edits"]) if r.get("edits") else ""})
         if est is not None and r.get("status") != "NOT EXERCISED":
             color = {"VIOLATED": P.RED, "HOLDS": P.GREEN}.get(str(r.get("status")), P.GREY)
             marks.append(P.Interval(str(r.get("name")), est, lo, hi, color=color))
@@ -74,7 +76,8 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
             if o.get("status") != "confirmed":
                 continue
             c = o.get("decision") or {}
-            confirmed.append({"relation": r.get("name"), "fp": o.get("fp"),
+            confirmed.append({"relation": r.get("name") + (f" ({o['edit']})" if o.get("edit")
+                                                           else ""), "fp": o.get("fp"),
                               "label": inputs.get(o.get("fp")),
                               "follow_up_label": (d.get("follow_ups") or {}).get(
                                   o.get("follow_up_fp")) or inputs.get(o.get("follow_up_fp")),
@@ -115,6 +118,7 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
         "blind_class": _BLIND_CLASS.get(str(b.get("status")), "muted"),
         "flipped": sum(1 for e in per_input if e["mixed"]),
         "per_input": per_input, "relations": relations, "confirmed": confirmed,
+        "profile": d.get("profile"),
         "calls": calls, "ledger": {k: v for k, v in ledger.items()
                                    if not isinstance(v, (dict, list)) or v},
         "tokens": _tokens(d.get("tokens")),

@@ -23,7 +23,7 @@ __all__ = ["bench_lines", "check_lines", "compare_lines", "run_lines", "snapshot
 
 
 def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
-    from ._text import exit_meaning, shown_effect
+    from ._text import confirmed_inputs_of, edits_text, exit_meaning, inputs_of, shown_effect
 
     m, b = d.get("meter") or {}, d.get("blindness") or {}
     names = {**(d.get("inputs") or {}), **(labels or {})}
@@ -67,12 +67,16 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
             rrows.append([code(r.get("name")), f"**{esc(r.get('status'))}**",
                           num(e.get("estimate"), "+.3f") if e else "–",
                           f"[{num(e.get('lower'), '+.2f')}, {num(e.get('upper'), '+.2f')}]"
-                          if e else "–", str(r.get("exercised", "–")),
-                          str(r.get("calibrated_violations", "–")), str(r.get("draws", "–"))])
+                          if e else "–", str(inputs_of(r)),
+                          str(confirmed_inputs_of(r)), str(r.get("draws", "–")),
+                          esc(edits_text(r["edits"])) if r.get("edits") else "–"])
         tol = (d.get("config") or {}).get("tolerance")
         out += [f"#### Relations (effect = excess disagreement; tolerance {num(tol, 'g')})", "",
                 *table(("relation", "status", "effect", "bounds", "inputs", "confirmed",
-                        "draws"), rrows, align="llllrrr"), ""]
+                        "draws", "edits tried"), rrows, align="llllrrrl"), ""]
+        prof = d.get("profile") or {}
+        if prof.get("guarantee"):
+            out += [f"Profile: {esc(prof['guarantee'])}", ""]
         cx = []
         follow = d.get("follow_ups") or {}
         for r in rels:
@@ -82,7 +86,8 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
                 c = o.get("decision") or {}
                 text = names.get(str(o.get("fp")))
                 cx.append((len(text) if isinstance(text, str) else 10**9, [
-                    code(r.get("name")), label(o.get("fp"), names),
+                    code(r.get("name")) + (f" ({esc(o['edit'])})" if o.get("edit") else ""),
+                    label(o.get("fp"), names),
                     code(follow.get(o.get("follow_up_fp"))) if o.get("follow_up_fp") in follow
                     else "–",
                     f"{code(o.get('source_value'))} → {code(o.get('follow_up_value'))}",

@@ -272,6 +272,26 @@ def _warning_line(con: Any, warning: str | None) -> None:
         con.print(f"  [bold red]Warning[/]: {escape(warning)}")
 
 
+def inputs_of(r: dict[str, Any]) -> int:
+    """Distinct inputs a relation exercised (files written before edit families count
+    (input, follow-up) pairs, one per input)."""
+    n = r.get("inputs_exercised")
+    return int(r["exercised"] if n is None else n)
+
+
+def confirmed_inputs_of(r: dict[str, Any]) -> int:
+    """Distinct inputs with a follow-up confirmed violating."""
+    return len({o["fp"] for o in r.get("outcomes") or () if o["status"] == "confirmed"}) \
+        if r.get("outcomes") else int(r["calibrated_violations"])
+
+
+def edits_text(edits: dict[str, Any]) -> str:
+    """``trailing 5, tab 4 (2 confirmed), ...``: the pairs each edit kind made."""
+    return ", ".join(f"{k} {v['pairs']}" + (f" ({v['confirmed']} confirmed)"
+                                             if v["confirmed"] else "")
+                     for k, v in edits.items())
+
+
 def _relations_section(con: Any, d: dict[str, Any]) -> None:
     """The relations table, each relation's statement and confirmed inputs (✗ lines) and
     suspects, or why no relation was tested."""
@@ -300,16 +320,26 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
             bounds = f"[{e['lower']:+.2f}, {e['upper']:+.2f}]" if e else "–"
             t.add_row(r["name"], r["layer"], st,
                       f"{e['estimate']:+.3f}" if e else "–", bounds,
-                      str(r["exercised"]), str(r["calibrated_violations"]), str(r["draws"]))
+                      str(inputs_of(r)), str(confirmed_inputs_of(r)), str(r["draws"]))
         con.print(t)
-        con.print("  [dim]HOLDS rules out an effect at or above the tolerance over these inputs, "
-                  "in either direction; every input is also screened on its own, and the "
-                  "inputs it flags are tested one by one (✗ lines)[/]")
+        prof = d.get("profile") or {}
+        if prof.get("screen", True):
+            con.print("  [dim]HOLDS rules out an effect at or above the tolerance over these "
+                      "inputs, in either direction; every (input, follow-up) pair is also "
+                      "screened on its own, and the pairs it flags are tested one by one "
+                      "(✗ lines)[/]")
+        else:
+            con.print(f"  [dim]HOLDS rules out an effect at or above the tolerance over these "
+                      f"inputs, in either direction; profile {prof.get('name')}: no input was "
+                      "screened on its own (the pooled effect only); the inputs most unlike "
+                      "their sources were tested one by one (✗ lines)[/]")
         inputs = d.get("inputs") or {}
         for r in rels:
             if r.get("statement"):
                 mark = {"VIOLATED": "[red]✗[/]", "HOLDS": "[green]✓[/]"}.get(r["status"], "·")
                 con.print(f"  {mark} {r['name']}: {r['statement']}")
+            if r.get("edits"):
+                con.print(f"    edits tried: {edits_text(r['edits'])}")
             for o in r["outcomes"]:
                 if o["status"] != "confirmed":
                     continue
@@ -317,6 +347,8 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
                 label = inputs.get(o["fp"]) or o["fp"][:19]
                 follow = (d.get("follow_ups") or {}).get(o["follow_up_fp"])
                 edited = f" → {follow!r}" if follow is not None else ""
+                if o.get("edit"):
+                    edited += f" (edit: {o['edit']})"
                 con.print(f"    [red]✗[/] input {label!r}{edited}: source "
                           f"{o['source_value']!r} → follow-up "
                           f"{o['follow_up_value']!r} "

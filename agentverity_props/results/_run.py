@@ -136,6 +136,9 @@ class Decision(CandidateCounts):
 class Outcome(Model):
     fp: str
     follow_up_fp: str
+    edit: str | None = None
+    """The kind of edit that made the follow-up (a relation family's kind, or ``pair N`` of
+    pairs the user brought); null for a relation of one transform."""
     status: Literal["skipped", "clean", "pass", "confirmed", "undecided", "incomplete", "pending"]
     source_value: str | None
     follow_up_value: str | None
@@ -164,6 +167,9 @@ class PerInputScreen(Model):
     power: Annotated[float, Field(ge=0.0, le=1.0)]
     screen_beta: Annotated[float, Field(ge=0.0, le=1.0)]
     inputs: Annotated[int, Field(ge=0)]
+    """Distinct inputs with a follow-up."""
+    pairs: Annotated[int, Field(ge=0)] | None = None
+    """(input, follow-up) pairs; screened, cleared, flagged and not_screened count pairs."""
     screened: Annotated[int, Field(ge=0)]
     cleared: Annotated[int, Field(ge=0)]
     flagged: Annotated[int, Field(ge=0)]
@@ -206,6 +212,13 @@ class Effect(Model):
     """The recorded draws the fixed-sample decision read."""
     inputs_left_out: Annotated[int, Field(ge=0)] | None = None
     """Pairs with too few draws for the fixed sample."""
+    profile: str | None = None
+    """The profile the relation was decided under (quick, standard, thorough or a user's)."""
+
+
+class EditTally(Model):
+    pairs: Annotated[int, Field(ge=0)]
+    confirmed: Annotated[int, Field(ge=0)]
 
 
 class Relation(Model):
@@ -237,6 +250,12 @@ class Relation(Model):
     """
     suspects: list[str]
     """Fingerprints of the inputs whose follow-ups looked most unlike their sources."""
+    inputs_exercised: Annotated[int, Field(ge=0)] | None = None
+    """Distinct inputs with a follow-up that differs from them (``exercised`` counts
+    (input, follow-up) pairs)."""
+    edits: dict[str, EditTally] | None = None
+    """Per edit kind of the relation's family: the pairs it made and how many were
+    confirmed violating; null for a relation of one transform."""
     not_tested: str | None = None
     """
     Why a requested relation is NOT TESTED (no follow-up recorded, no recorded (source, follow-up)
@@ -284,6 +303,17 @@ class Routes(Model):
     by_input: dict[str, str]
 
 
+class RunProfile(Model):
+    """A profile: how much per-input evidence relations bought (docs/profiles.md)."""
+
+    name: str
+    screen: bool
+    screen_size: Annotated[float, Field(gt=0.0, le=1.0)]
+    screen_beta: Annotated[float, Field(gt=0.0, lt=0.5)]
+    edits_per_input: int | str
+    guarantee: str
+
+
 class RunDocument(Document):
     """
     Written by `agentverity-props run --format json` and RunResult.to_dict(). Inputs are identified
@@ -310,6 +340,9 @@ class RunDocument(Document):
     advice: list[str]
     """what to do next when the evidence is incomplete or undecided"""
     config: dict[str, Any]
+    profile: RunProfile | None = None
+    """The profile relations were decided under and its per-input guarantee (absent in files
+    written before profiles)."""
     meter: Meter
     blindness: Blindness
     dependence: Dependence | None = None

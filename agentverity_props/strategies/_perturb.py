@@ -206,6 +206,11 @@ def normalisations() -> SearchStrategy[Perturbation]:
                                                {"kind": d.pick(NORMALISATION_KINDS)}))
 
 
+#: the whitespace kinds the strategy draws: every one that changes any text (``collapse``
+#: leaves a tidy text as it is; ``run``'s ``whitespace`` family tries it)
+_WS_KINDS = tuple(k for k in WHITESPACE_KINDS if k != "collapse")
+
+
 @_family('whitespace')
 def whitespace_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     """Whitespace changes, mildest first: extra spaces at one gap, trailing spaces, leading
@@ -219,7 +224,7 @@ def whitespace_changes(*, max_count: int = 3) -> SearchStrategy[Perturbation]:
     _check_count("max_count", max_count)
 
     def build(d: _Draws) -> Perturbation:
-        kind, count, at = d.pick(WHITESPACE_KINDS), d.integer(1, max_count), d.position()
+        kind, count, at = d.pick(_WS_KINDS), d.integer(1, max_count), d.position()
         params: dict[str, Any] = {"kind": kind}
         if kind in ("extra_space", "trailing", "leading"):
             params["count"] = count

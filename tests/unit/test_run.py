@@ -73,7 +73,12 @@ def test_case_violation_is_confirmed_and_other_relations_hold():
     r = run(from_callable(gate), PROMPTS, config=RunConfig(max_workers=2))
     by = {x.relation.name: x for x in r.relations}
     assert by["case"].status == "VIOLATED"
-    assert by["case"].calibrated_violations == 1
+    # one input ("attack"), confirmed through each case edit that hides the word from the
+    # gate (upper, swapped, title; lower leaves it): every confirmed edit is named
+    assert by["case"].confirmed_inputs == 1
+    tried = by["case"].edits_tried()
+    assert {k for k, v in tried.items() if v["confirmed"]} <= {"upper", "swapped", "title"}
+    assert by["case"].calibrated_violations == sum(v["confirmed"] for v in tried.values())
     assert by["whitespace"].status == "HOLDS"
     assert r.exit_code == 1
     assert any("case" in f for f in r.findings)

@@ -1,0 +1,134 @@
+"""Profiles: how much evidence a relation decision buys, chosen by name (as Hypothesis's
+settings profiles choose how many examples a test runs).
+
+Every profile decides each relation's pooled effect with the same error rates (a HOLDS wrong
+with probability at most ``beta``, a VIOLATED at most the relation's share of ``alpha``);
+they differ in what they guarantee *per input*, which is where most agent calls go:
+
+* ``quick`` — the pooled effect only. No input is screened on its own; the inputs whose
+  follow-ups look most unlike their sources in the pooled draws are tested one by one (so a
+  strong bug is still confirmed and shown), but a HOLDS says nothing about any single input.
+* ``standard`` (the default) — every (input, follow-up) pair is screened: a follow-up that
+  violates on a share ``0.5`` of its draws beyond the input's own noise is found with
+  probability at least ``0.95`` (relations/_screen.py).
+* ``thorough`` — every kind of a relation's family on every input, each pair screened at
+  ``screen_beta = 0.01``.
+
+Users add their own with :func:`register_profile` and choose one with ``--profile``,
+``RunConfig(profile=...)`` or ``@agent_property(profile=...)``.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..errors import InvalidArgument
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named choice of per-input evidence.
+
+    Args:
+        name: how users choose it.
+        screen: screen every (input, follow-up) pair on its own (False: the pooled effect
+            only, plus local tests of the most suspicious inputs).
+        screen_size: the violation a screened pair rules out: a follow-up violating on this
+            share of its draws beyond the input's own noise, in (0, 1].
+        screen_beta: the chance a violation of that size on a pair is cleared anyway.
+        edits_per_input: follow-ups per input from a relation's family of edits: ``auto``
+            (each kind on at least three inputs), ``all``, or a number.
+        description: one line for ``--help`` and the docs.
+    """
+
+    name: str
+    screen: bool = True
+    screen_size: float = 0.5
+    screen_beta: float = 0.05
+    edits_per_input: int | str = "auto"
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip() or "," in self.name:
+            raise InvalidArgument(f"a profile name must be a non-empty word, got {self.name!r}")
+        if not 0.0 < self.screen_size <= 1.0:
+            raise InvalidArgument(f"profile {self.name!r}: screen_size={self.screen_size!r} "
+                                  "must be in (0, 1]")
+        if not 0.0 < self.screen_beta < 0.5:
+            raise InvalidArgument(f"profile {self.name!r}: screen_beta={self.screen_beta!r} "
+                                  "must be in (0, 0.5)")
+        e = self.edits_per_input
+        if not (e in ("auto", "all") or (isinstance(e, int) and not isinstance(e, bool)
+                                         and e >= 1)):
+            raise InvalidArgument(f"profile {self.name!r}: edits_per_input={e!r}; use a "
+                                  "positive integer, 'auto' or 'all'")
+
+    def guarantee(self) -> str:
+        """What the profile guarantees per input, in words (printed in every report)."""
+        if not self.screen:
+            return (f"profile {self.name}: the pooled effect only; no input was screened on "
+                    "its own (the most suspicious were tested one by one)")
+        return (f"profile {self.name}: every (input, follow-up) pair screened: a follow-up "
+                f"violating on a share {self.screen_size:g} of its draws beyond the input's "
+                f"own noise is found with probability >= {1 - self.screen_beta:.2g}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "screen": self.screen, "screen_size": self.screen_size,
+                "screen_beta": self.screen_beta, "edits_per_input": self.edits_per_input,
+                "guarantee": self.guarantee()}
+
+
+DEFAULT_PROFILE = "standard"
+_BUILT_IN = (
+    Profile("quick", screen=False,
+            description="the pooled effect only: cheapest; no per-input guarantee"),
+    Profile("standard", description="every pair screened at size 0.5, beta 0.05 (default)"),
+    Profile("thorough", screen_beta=0.01, edits_per_input="all",
+            description="every edit kind on every input, each pair screened at beta 0.01"),
+)
+_PROFILES: dict[str, Profile] = {p.name: p for p in _BUILT_IN}
+_LOCK = threading.Lock()
+
+
+def register_profile(name: str, *, parent: str = DEFAULT_PROFILE, **changes: Any) -> Profile:
+    """Register (or replace) a profile: ``parent``'s settings with ``changes``.
+
+    >>> register_profile("nightly", screen_beta=0.02).screen_beta
+    0.02
+    >>> profile("nightly").screen_size
+    0.5
+    """
+    if name in {p.name for p in _BUILT_IN}:
+        raise InvalidArgument(f"profile {name!r} is built in; register yours under a new name")
+    base = profile(parent)
+    unknown = set(changes) - {"screen", "screen_size", "screen_beta", "edits_per_input",
+                              "description"}
+    if unknown:
+        raise InvalidArgument(f"unknown profile setting(s) {', '.join(sorted(unknown))}; "
+                              "use screen, screen_size, screen_beta, edits_per_input, "
+                              "description")
+    new = replace(base, name=name, **changes)
+    with _LOCK:
+        _PROFILES[name] = new
+    return new
+
+
+def profile(name: str | Profile | None) -> Profile:
+    """The profile of that name (None: the default); a :class:`Profile` is returned as is."""
+    if isinstance(name, Profile):
+        return name
+    key = DEFAULT_PROFILE if name is None else name
+    with _LOCK:
+        found = _PROFILES.get(key) if isinstance(key, str) else None
+        names = ", ".join(_PROFILES)
+    if found is None:
+        raise InvalidArgument(f"unknown profile {name!r}; choose from {names} (or register "
+                              "one with register_profile)")
+    return found
+
+
+def profile_names() -> tuple[str, ...]:
+    with _LOCK:
+        return tuple(_PROFILES)
