@@ -8,7 +8,13 @@ import click
 
 from ..engine import EngineConfig
 from ._common import write_output
-from ._options import analysis_options, default_of, engine_config, report_options
+from ._options import (
+    analysis_options,
+    default_of,
+    edits_value,
+    engine_config,
+    report_options,
+)
 
 if TYPE_CHECKING:
     from ..assess import Recording
@@ -47,7 +53,8 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
                agent_id: str | None, file_order: bool, verdict_key: str | None,
                verdict_regex: str | None, precision: str | None, epsilon: float | None,
                alpha: float, tolerance: float | None, indifference: float, layer: str,
-               relations_ref: str | None, no_relations: bool, fmt: str, output: str | None,
+               relations_ref: str | None, no_relations: bool, profile: str | None,
+               edits_per_input: str | None, fmt: str, output: str | None,
                include_inputs: bool, suppress_health_check: tuple[str, ...], seed: int,
                max_workers: int, annotations: str) -> int:
     """Meter, blindness, dependence and relations on evidence recorded elsewhere.
@@ -77,7 +84,8 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
     config = RunConfig(epsilon=epsilon, precision=precision, alpha=alpha, tolerance=tolerance,
                        indifference=indifference, layer=layer,
                        suppress_health_check=suppress_health_check,
-                       include_inputs=include_inputs, engine=engine)
+                       include_inputs=include_inputs, engine=engine,
+                       profile=profile, edits_per_input=edits_value(edits_per_input))
     recording = _load(promptfoo_path, jsonl_path, store_path, inputs_path, ext,
                       provider=provider, prompt_id=prompt_id, agent_id=agent_id,
                       file_order=file_order, relations=rels)

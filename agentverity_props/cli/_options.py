@@ -294,6 +294,15 @@ def analysis_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      "injection=LABEL, obfuscation=LABEL[+LABEL]) or module:attr of a list "
                      "of Relation."),
         click.option("--no-relations", is_flag=True, help="Only the diagnostics."),
+        click.option("--profile", "profile", default=None, metavar="NAME",
+                     help="How much per-input evidence relations buy: quick (the pooled "
+                     "effect only), standard (default: every (input, follow-up) pair "
+                     "screened at size 0.5, beta 0.05), thorough (every edit kind on every "
+                     "input, beta 0.01), or one registered with register_profile."),
+        click.option("--edits-per-input", "edits_per_input", default=None,
+                     metavar="N|auto|all",
+                     help="Follow-ups per input from each relation's family of edits "
+                     "(default: the profile's; auto gives every kind at least 3 inputs)."),
         click.option("--suppress-health-check", multiple=True, type=HEALTH_CHECK_CHOICE,
                      help="Skip a health check (repeatable); the report says it was not run."),
     ]
@@ -333,3 +342,20 @@ def required_verdicts(spec: str | None) -> tuple[str, ...]:
     """The labels of ``--require-verdicts`` (a one-line error for an empty or unreadable one)."""
     from ..diagnose import parse_required_verdicts
     return parse_required_verdicts(spec)
+
+
+def edits_value(spec: str | None) -> int | str | None:
+    """``--edits-per-input``: a positive integer, ``auto`` or ``all`` (None: the profile's)."""
+    if spec is None:
+        return None
+    if spec in ("auto", "all"):
+        return spec
+    try:
+        n = int(spec)
+    except ValueError:
+        n = 0
+    if n < 1:
+        from ..errors import BadInput
+        raise BadInput(f"--edits-per-input {spec!r} is not a positive integer, auto or all",
+                       "write e.g. --edits-per-input 2, auto or all")
+    return n

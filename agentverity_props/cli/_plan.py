@@ -9,7 +9,7 @@ import click
 
 from ..engine import EngineConfig
 from ._common import write_output
-from ._options import analysis_options, default_of, engine_config
+from ._options import analysis_options, default_of, edits_value, engine_config
 from ._run import load_relations
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?\s*$")
@@ -70,6 +70,7 @@ def parse_latency(text: str | None) -> float | None:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the plan here (atomically) instead of stdout.")
 def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
+             profile: str | None, edits_per_input: str | None,
              tolerance: float | None, precision: str | None, epsilon: float | None,
              alpha: float, indifference: float, layer: str,
              suppress_health_check: tuple[str, ...], budget: int | None, max_workers: int,
@@ -103,6 +104,7 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
         config = RunConfig(epsilon=epsilon, precision=precision, alpha=alpha,
                            tolerance=tolerance, indifference=indifference, layer=layer,
                            suppress_health_check=suppress_health_check,
+                           profile=profile, edits_per_input=edits_value(edits_per_input),
                            engine=engine_config({"budget": budget, "max_workers": max_workers,
                                                  "seed": seed, "price": price,
                                                  "price_model": price_model}))

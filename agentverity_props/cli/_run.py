@@ -9,6 +9,7 @@ import click
 from ._common import use_color, write_output
 from ._options import (
     analysis_options,
+    edits_value,
     engine_options,
     load_agent_ref,
     progress_option,
@@ -71,7 +72,8 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
 def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: float | None,
             alpha: float, tolerance: float | None, indifference: float, layer: str,
             relations_ref: str | None,
-            no_relations: bool, fmt: str, output: str | None, include_inputs: bool,
+            no_relations: bool, profile: str | None, edits_per_input: str | None,
+            fmt: str, output: str | None, include_inputs: bool,
             suppress_health_check: tuple[str, ...], require_verdicts: str | None,
             progress: bool, annotations: str, **eng: Any) -> int:
     """Meter the verdict, check blindness, test noise-calibrated relations.
@@ -89,7 +91,8 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
                         tolerance=tolerance, indifference=indifference, layer=layer,
                         suppress_health_check=suppress_health_check,
                         include_inputs=include_inputs,
-                        require_verdicts=required_verdicts(require_verdicts))
+                        require_verdicts=required_verdicts(require_verdicts),
+                        profile=profile, edits_per_input=edits_value(edits_per_input))
     agent = load_agent_ref(agent_ref)
     from ..diagnose import budget_note
     from ..relations import builtin_relations

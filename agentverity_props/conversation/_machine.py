@@ -169,7 +169,7 @@ class AgentStateMachine(RuleBasedStateMachine):
     # -- running -------------------------------------------------------------------------
 
     @classmethod
-    def _to_test_case(cls) -> Any:  # type: ignore[override]
+    def _to_test_case(cls) -> Any:  # type: ignore[override, unused-ignore]
         import unittest
 
         machine = cls

@@ -86,7 +86,7 @@ DEFAULT_BETA = 0.05
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
     from ..observation import Observation
-    from ..relations._draws import EffectJob
+    from ..relations import EffectJob
 
 
 SCHEMA = RunDocument.SCHEMA

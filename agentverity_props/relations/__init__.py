@@ -23,7 +23,8 @@ from ._builtins import (
     obfuscation_relation,
     select_builtins,
 )
-from ._family import ALL, AUTO, MIN_INPUTS_PER_KIND, follow_ups, pairs_relation, per_input
+from ._draws import EffectJob
+from ._family import follow_ups, pairs_relation, per_input
 from ._model import Edit, Relation, RelationOutcome, RelationResult
 from ._pooled import (
     MAX_SCORES,
@@ -36,14 +37,8 @@ from ._pooled import (
     suspicion,
     two_sided,
 )
-from ._profiles import (
-    DEFAULT_PROFILE,
-    Profile,
-    profile,
-    profile_names,
-    register_profile,
-)
 from ._procedure import Candidate, RelationDecider, own_settled, reference
+from ._profiles import Profile, profile, register_profile
 from ._records import CandidateRecord
 from ._screen import SCREEN_MAX_DRAWS, SCREEN_SIZE, clearance_cost, screen
 from ._transforms import (
@@ -76,5 +71,4 @@ __all__ = [
     "obfuscation_relation",
     "pairs_relation",
     "register_profile",
-    "select_builtins",
 ]

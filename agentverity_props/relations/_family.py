@@ -75,10 +75,12 @@ def follow_ups(rel: Relation, texts: Sequence[str], *, edits_per_input: int | st
     [['strip all', 'spaced'], ['toggle period', 'exclamation']]
     """
     if rel.pairs is not None:
-        out = []
+        out: list[list[tuple[str | None, str]]] = []
         for t in texts:
             fus = list(dict.fromkeys(rel.pairs.get(t, ())))
-            out.append([(f"pair {i + 1}", f) for i, f in enumerate(fus)] or [(None, t)])
+            brought: list[tuple[str | None, str]] = [(f"pair {i + 1}", f)
+                                                     for i, f in enumerate(fus)]
+            out.append(brought or [(None, t)])
         return out
     if not rel.edits:
         return [[(None, rel.apply(t))] for t in texts]

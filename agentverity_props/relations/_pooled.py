@@ -356,9 +356,9 @@ class PooledEffects:
                 if j.test.sides == 2 and rev is not None:
                     acc[1].append(rev)
             for jid, acc in mine.items():
-                for side, vals in enumerate(acc):
+                for k, vals in enumerate(acc):
                     if vals:
-                        batch[jid][side].append(sum(vals) / len(vals))
+                        batch[jid][k].append(sum(vals) / len(vals))
         if self.epochs == 1 and self.adapt_block:
             self._adapt(rounds, got)
         for j in live:
