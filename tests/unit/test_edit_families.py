@@ -1,0 +1,180 @@
+"""Each built-in relation is the family its name claims, and ``run`` finds a bug confined to
+one kind of edit: a router that misroutes on ``!``, a final ``?``, trailing whitespace or a
+tab gets the matching relation VIOLATED with the kind named; the clean router gets none.
+Profiles choose the per-input evidence and say so in the report."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from agentverity_props import RunConfig, from_callable, run
+from agentverity_props.errors import InvalidArgument
+from agentverity_props.relations import (
+    builtin_relations,
+    follow_ups,
+    pairs_relation,
+    per_input,
+    register_profile,
+)
+
+INPUTS = [
+    "Where is my package? It was due yesterday.", "How do I reset my password?",
+    "I was charged twice for my order.", "Can I get a refund for a damaged item?",
+    "My invoice shows the wrong address.", "When will my order be delivered?",
+    "I cannot log in to my account.", "Do you ship to Canada?",
+    "How do I change my login email?", "The package arrived empty.",
+    "Please cancel the extra charge on my card.", "What are your opening hours?",
+    "Can I speak to a human?", "My delivery was left at the wrong door.",
+    "I forgot my password again.", "How long does shipping take to Spain?",
+    "Why was I charged a late fee?", "Send me a copy of my last invoice.",
+    "Is there a discount for students?", "The courier says it was delivered but it is not.",
+]
+
+BUGS = {
+    "bang": ("punctuation", lambda p: "!" in p),
+    "final question": ("punctuation", lambda p: p.rstrip().endswith("?")),
+    "trailing": ("whitespace", lambda p: p != p.rstrip()),
+    "tab": ("whitespace", lambda p: "\t" in p),
+}
+
+
+def _topic(p: str) -> str:
+    low = p.lower()
+    for label, words in (("billing", ("invoice", "refund", "charge")),
+                         ("shipping", ("ship", "package", "deliver", "courier")),
+                         ("account", ("password", "login", "log in"))):
+        if any(w in low for w in words):
+            return label
+    return "general"
+
+
+def router(bug: str | None, noise: float, seed: int):
+    rng = random.Random(f"router:{bug}:{seed}")  # its own generator (Hypothesis reseeds)
+    hit = BUGS[bug][1] if bug else (lambda p: False)
+    # "final question" misroutes what is *not* a question the same way: a source that is a
+    # question keeps its topic, so the bug shows on every edit that changes the final mark
+    def route(p: str) -> str:
+        v = "technical" if hit(p) and (bug != "final question" or not p.endswith("?")) else \
+            _topic(p)
+        if bug == "final question" and hit(p):
+            v = "technical"
+        if rng.random() < noise:
+            v = rng.choice(["billing", "shipping", "account", "general"])
+        return v
+    return from_callable(route, identity=f"router-{bug}-{noise}-{seed}")
+
+
+def test_every_kind_of_a_family_is_tried_on_its_share_of_the_inputs() -> None:
+    for rel in builtin_relations():
+        rows = follow_ups(rel, INPUTS, seed=3)
+        kinds = Counter(k for row in rows for k, y in row if k is not None)
+        moving = {e.kind for e in rel.edits if any(e.transform(t) != t for t in INPUTS)}
+        # stratified, not random: every kind that changes some input is tried on at least
+        # one input (on most, several), and an input's follow-ups are distinct and changed
+        assert moving <= set(kinds), (rel.name, kinds)
+        for t, row in zip(INPUTS, rows, strict=True):
+            texts = [y for _, y in row]
+            assert len(set(texts)) == len(texts)
+            assert all(y != t for y in texts) or len(row) == 1
+
+
+def test_a_small_probe_set_gets_more_follow_ups_per_input() -> None:
+    ws = builtin_relations("whitespace")[0]
+    assert per_input(ws, 100) == 1
+    assert per_input(ws, 5) == 5 and per_input(ws, 2) == len(ws.edits)
+    assert per_input(ws, 5, 2) == 2
+    with pytest.raises(InvalidArgument):
+        per_input(ws, 5, 0)
+
+
+@pytest.mark.parametrize("bug", list(BUGS))
+@pytest.mark.parametrize("noise", [0.0, 0.1])
+def test_a_bug_on_one_edit_kind_is_found_and_named(bug: str, noise: float) -> None:
+    relation = BUGS[bug][0]
+    found = 0
+    for seed in range(3):
+        res = run(router(bug, noise, seed), INPUTS, builtin_relations(relation),
+                  config=RunConfig(seed=seed, max_workers=1))
+        (r,) = res.relations
+        if r.status == "VIOLATED":
+            found += 1
+            assert any(v["confirmed"] for v in r.edits_tried().values())
+            assert "confirmed violating by edit(s)" in r.statement()
+    assert found >= 2, (bug, noise, found)
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.1])
+def test_the_clean_router_gets_no_false_violation(noise: float) -> None:
+    res = run(router(None, noise, 7), INPUTS, builtin_relations("whitespace", "punctuation",
+                                                                "case"),
+              config=RunConfig(seed=7, max_workers=1))
+    assert all(r.status != "VIOLATED" for r in res.relations), [
+        (r.relation.name, r.status) for r in res.relations]
+
+
+def test_pairs_the_user_brings_are_each_tested_byte_for_byte() -> None:
+    pairs = {"I like Ann.": ["I like Bo.", "I like Cy. ", "I like Dee."],
+             "Ann is here.": ["Bo is here."]}
+    rel = pairs_relation("names", pairs)
+    res = run(from_callable(lambda p: "neg" if "Cy" in p else "pos"), list(pairs), [rel],
+              config=RunConfig(max_workers=1))
+    (r,) = res.relations
+    assert r.exercised == 4 and r.inputs_exercised == 2
+    assert r.status == "VIOLATED"
+    assert {k for k, v in r.edits_tried().items() if v["confirmed"]} == {"pair 2"}
+    assert res.follow_up_texts()[r.outcomes[1].follow_up_fp] == "I like Cy. "
+    with pytest.raises(InvalidArgument):
+        pairs_relation("bad", {"x": "not a list"})
+
+
+def test_quick_profile_screens_nothing_and_says_so() -> None:
+    res = run(router(None, 0.0, 1), INPUTS, builtin_relations("case"),
+              config=RunConfig(max_workers=1, profile="quick"))
+    d = res.to_dict()
+    assert d["profile"]["name"] == "quick" and d["profile"]["screen"] is False
+    (r,) = d["relations"]
+    assert r["status"] == "HOLDS"
+    assert r["effect"]["per_input"] is None
+    assert "not screened (profile quick" in r["statement"]
+    std = run(router(None, 0.0, 1), INPUTS, builtin_relations("case"),
+              config=RunConfig(max_workers=1))
+    assert std.to_dict()["relations"][0]["effect"]["per_input"]["screened"] > 0
+    assert int(res.ledger["calls"]) < int(std.ledger["calls"])
+
+
+def test_registered_profiles_and_unknown_names() -> None:
+    prof = register_profile("test-wide", screen_beta=0.02, edits_per_input=2)
+    cfg = RunConfig(profile="test-wide")
+    assert cfg.profile is prof
+    with pytest.raises(InvalidArgument, match="unknown profile"):
+        RunConfig(profile="no-such-profile")
+    with pytest.raises(InvalidArgument):
+        register_profile("quick")
+    with pytest.raises(InvalidArgument):
+        register_profile("odd", screen_size=0.0)
+
+
+def test_cli_profile_reaches_the_json_and_a_bad_one_is_one_line(tmp_path) -> None:
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("\n".join(INPUTS[:6]) + "\n")
+    agent = tmp_path / "agent.py"
+    agent.write_text("def agent(p):\n    return 'a' if 'password' in p else 'b'\n")
+    base = [sys.executable, "-m", "agentverity_props", "run", "--agent", f"{agent}:agent",
+            "--inputs", str(inputs), "--relations", "case", "--max-workers", "1"]
+    out = subprocess.run([*base, "--profile", "quick", "--format", "json"],
+                         capture_output=True, text=True, check=False)
+    assert out.returncode in (0, 1), out.stderr  # 1: a finding (blind set, violation)
+    assert json.loads(out.stdout)["profile"]["name"] == "quick"
+    bad = subprocess.run([*base, "--profile", "nope"], capture_output=True, text=True,
+                         check=False)
+    assert bad.returncode == 2
+    assert "unknown profile" in bad.stderr and "Traceback" not in bad.stderr
+    bad = subprocess.run([*base, "--edits-per-input", "0"], capture_output=True, text=True,
+                         check=False)
+    assert bad.returncode == 2 and "--edits-per-input" in bad.stderr
