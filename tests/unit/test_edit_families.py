@@ -87,7 +87,8 @@ def test_every_kind_of_a_family_is_tried_on_its_share_of_the_inputs() -> None:
 def test_a_small_probe_set_gets_more_follow_ups_per_input() -> None:
     ws = builtin_relations("whitespace")[0]
     assert per_input(ws, 100) == 1
-    assert per_input(ws, 5) == 5 and per_input(ws, 2) == len(ws.edits)
+    assert per_input(ws, 5) == 5
+    assert per_input(ws, 2) == len(ws.edits)
     assert per_input(ws, 5, 2) == 2
     with pytest.raises(InvalidArgument):
         per_input(ws, 5, 0)
@@ -125,7 +126,8 @@ def test_pairs_the_user_brings_are_each_tested_byte_for_byte() -> None:
     res = run(from_callable(lambda p: "neg" if "Cy" in p else "pos"), list(pairs), [rel],
               config=RunConfig(max_workers=1))
     (r,) = res.relations
-    assert r.exercised == 4 and r.inputs_exercised == 2
+    assert r.exercised == 4
+    assert r.inputs_exercised == 2
     assert r.status == "VIOLATED"
     assert {k for k, v in r.edits_tried().items() if v["confirmed"]} == {"pair 2"}
     assert res.follow_up_texts()[r.outcomes[1].follow_up_fp] == "I like Cy. "
@@ -137,7 +139,8 @@ def test_quick_profile_screens_nothing_and_says_so() -> None:
     res = run(router(None, 0.0, 1), INPUTS, builtin_relations("case"),
               config=RunConfig(max_workers=1, profile="quick"))
     d = res.to_dict()
-    assert d["profile"]["name"] == "quick" and d["profile"]["screen"] is False
+    assert d["profile"]["name"] == "quick"
+    assert d["profile"]["screen"] is False
     (r,) = d["relations"]
     assert r["status"] == "HOLDS"
     assert r["effect"]["per_input"] is None
@@ -174,7 +177,9 @@ def test_cli_profile_reaches_the_json_and_a_bad_one_is_one_line(tmp_path) -> Non
     bad = subprocess.run([*base, "--profile", "nope"], capture_output=True, text=True,
                          check=False)
     assert bad.returncode == 2
-    assert "unknown profile" in bad.stderr and "Traceback" not in bad.stderr
+    assert "unknown profile" in bad.stderr
+    assert "Traceback" not in bad.stderr
     bad = subprocess.run([*base, "--edits-per-input", "0"], capture_output=True, text=True,
                          check=False)
-    assert bad.returncode == 2 and "--edits-per-input" in bad.stderr
+    assert bad.returncode == 2
+    assert "--edits-per-input" in bad.stderr
