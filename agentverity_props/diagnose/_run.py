@@ -41,6 +41,7 @@ from ..relations import (
     RelationOutcome,
     RelationResult,
     builtin_relations,
+    flip_of,
     summarise,
     two_sided,
 )
@@ -580,7 +581,8 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                                               meter=meter, seed=config.seed,
                                               progress=tick("relations"),
                                               tolerance=config.tol, profile=config.profile,
-                                              edits_per_input=config.edits_per_input)
+                                              edits_per_input=config.edits_per_input,
+                                              dependence_fired=dep_off or dep.fired)
         elif rels:
             rel_results = [RelationResult(r, not_tested="left out: the run stopped before "
                                           "the relations were tested") for r in rels]
@@ -787,7 +789,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         seed: int = 0, progress: Callable[[int], None] | None = None,
                         tolerance: float = DEFAULT_TOLERANCE,
                         profile: Profile | None = None,
-                        edits_per_input: int | str | None = None) -> list[RelationResult]:
+                        edits_per_input: int | str | None = None,
+                        dependence_fired: bool = True) -> list[RelationResult]:
     """Screen every (relation, input) pair, test the flagged inputs one by one, then decide
     every relation's pooled effect over the probe set (``relations/_pooled.py``, "Order").
     Under a profile without a screen (``quick``): the pooled effect first, then the inputs
@@ -843,14 +846,22 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         j.screen_size, j.screen_beta = prof.screen_size, prof.screen_beta
     split = relation_alpha_split(alpha, len(jobs))
     from ..decide import quiet_clearance
+    # the deterministic path (relations/_screen.py screen_once): only on the meter's
+    # certificate, with no dependence between draws found (a cache makes a noisy agent look
+    # deterministic to repeats close together; the audit's re-draws come later)
+    det = (prof.deterministic_path and meter is not None and not eng.finite_evidence
+           and meter.call == "verdict-deterministic" and not dependence_fired)
+    flip_bound = flip_of(meter.ci_high) if det and meter is not None else 0.0
     if not prof.screen and not eng.finite_evidence:
         return await _pooled_first(eng, pool, jobs, probes, results, local_alpha=split["local"],
-                                   seed=seed, progress=progress, pair=pair, profile=prof)
+                                   seed=seed, progress=progress, pair=pair, profile=prof,
+                                   flip_bound=flip_bound if det else None)
     # the per-input screen first, then the flagged inputs one by one, then the pooled epochs
     # (which score the screen's and the local tests' draws before drawing more; on a
     # recording, one fixed-sample decision on every recorded draw)
     pooled = PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress,
-                           first_follow_ups=quiet_clearance(prof.screen_beta),
+                           first_follow_ups=quiet_clearance(prof.screen_beta,
+                                                            prof.screen_size),
                            block=block_size(pair),
                            adapt_block=True)
     await pooled.prepare()
@@ -864,6 +875,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         each, local_alpha = local_family_split(local_alpha, len(fixed), len(seq_local))
         pooled.fixed_local = {id(j): each for j in fixed}
     if not eng.stopping:
+        if det:
+            await _screen_once(eng, pool, jobs, flip_bound, seed, progress)
         await screen(eng, pool, jobs, beta=prof.screen_beta, pair_disagreement=pair, seed=seed,
                      progress=progress)
         if seq_local:
@@ -883,16 +896,34 @@ def _finish(jobs: Sequence[EffectJob], results: list[RelationResult], prof: Prof
     for j in jobs:
         j.result.effect = summarise(j)
         j.result.effect["profile"] = prof.name
+        if j.deterministic_path:
+            j.result.effect["deterministic_path"] = j.deterministic_path
         for c in j.candidates:
             if c.outcome.status == CandidateStatus.PENDING:
                 c.outcome.status = CandidateStatus.CLEAN
     return results
 
 
+async def _screen_once(eng: Engine, pool: EvidencePool, jobs: Sequence[EffectJob],
+                       flip_bound: float, seed: int, progress: Callable[[int], None] | None
+                       ) -> bool:
+    """The deterministic path; on a failed audit every job notes why it was refused."""
+    from ..relations import screen_once
+
+    ok = await screen_once(eng, pool, jobs, flip_bound=flip_bound, seed=seed,
+                           progress=progress)
+    for j in jobs:
+        j.deterministic_path = ("taken" if j.screen_path else "") if ok else (
+            "refused: an audited re-draw differed from its probe's first draw (the meter's "
+            "certificate does not hold for these draws)")
+    return ok
+
+
 async def _pooled_first(eng: Engine, pool: EvidencePool, jobs: Sequence[EffectJob],
                         probes: list[Probe], results: list[RelationResult], *,
                         local_alpha: float, seed: int, progress: Callable[[int], None] | None,
-                        pair: float | None, profile: Profile) -> list[RelationResult]:
+                        pair: float | None, profile: Profile,
+                        flip_bound: float | None = None) -> list[RelationResult]:
     """A profile without a per-input screen (``quick``): every relation's pooled effect,
     then the inputs whose follow-ups looked most unlike their sources in its draws tested
     one by one at the local share of alpha (:func:`~agentverity_props.relations.localise`
@@ -903,11 +934,14 @@ async def _pooled_first(eng: Engine, pool: EvidencePool, jobs: Sequence[EffectJo
     pooled = PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress,
                            block=block_size(pair), adapt_block=True)
     await pooled.prepare()
-    # one epoch shows which inputs look unlike their sources; they are tested one by one
-    # before the pooled test goes on, so that a relation with a confirmed counterexample
-    # stops there (its effect may sit between 0 and the tolerance, where the pooled test
-    # would otherwise run to its cap)
-    await pooled.run(max_epochs=1)
+    # on the deterministic path every verdict pair is screened with one draw (its flagged
+    # pairs are tested one by one); else one epoch shows which inputs look unlike their
+    # sources, and they are tested one by one before the pooled test goes on, so that a
+    # relation with a confirmed counterexample stops there (its effect may sit between 0
+    # and the tolerance, where the pooled test would otherwise run to its cap)
+    if flip_bound is None or eng.stopping or not await _screen_once(
+            eng, pool, jobs, flip_bound, seed, progress):
+        await pooled.run(max_epochs=1)
     live = [j for j in jobs if not j.unexercised]
     if live and not eng.stopping:
         await localise(eng, pool, live, alpha=local_alpha, max_rounds=RUN_MAX_ROUNDS,

@@ -40,7 +40,14 @@ from ._pooled import (
 from ._procedure import Candidate, RelationDecider, own_settled, reference
 from ._profiles import Profile, profile, register_profile
 from ._records import CandidateRecord
-from ._screen import SCREEN_MAX_DRAWS, SCREEN_SIZE, clearance_cost, screen
+from ._screen import (
+    SCREEN_MAX_DRAWS,
+    SCREEN_SIZE,
+    clearance_cost,
+    flip_of,
+    screen,
+    screen_once,
+)
 from ._transforms import (
     CASE_KINDS,
     FAMILIES_WITH_REQUIRED_OPTIONS,

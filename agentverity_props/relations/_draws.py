@@ -45,6 +45,11 @@ class EffectJob:
     screen_size: float = 0.5
     #: the screen's beta (the profile's ``screen_beta``)
     screen_beta: float = 0.05
+    #: set when the screen took the deterministic path (relations/_screen.py screen_once):
+    #: the meter's bound on a draw's flip rate and the audit's size
+    screen_path: dict[str, Any] | None = None
+    #: ``taken``, ``refused: why``, or empty (not tried)
+    deterministic_path: str = ""
 
     #: a relation already VIOLATED by a confirmed input: its pooled test runs one epoch
     #: only (for the printed effect and bounds), since no pooled decision can change it

@@ -371,12 +371,27 @@ class RelationResult:
         pi = (self.effect or {}).get("per_input")
         if not pi:
             prof = (self.effect or {}).get("profile")
+            refused = str((self.effect or {}).get("deterministic_path") or "")
+            if prof and refused.startswith("refused"):
+                return (f"Per input: not screened (profile {prof}: the deterministic path was "
+                        f"{refused}; the pooled effect only, the inputs most unlike their "
+                        "sources tested one by one)")
             if prof:
                 return (f"Per input: not screened (profile {prof}: the pooled effect only; "
                         "the inputs most unlike their sources were tested one by one)")
             return "Per input: not screened"
         size, power = pi["size"], pi["power"]
         cleared, flagged = pi.get("cleared", pi["screened"]), pi.get("flagged", 0)
+        if pi.get("path") == "deterministic":
+            return (f"Per input (deterministic path): {pi['screened']} of "
+                    f"{pi.get('pairs', pi['inputs'])} (input, follow-up) pair(s) screened with "
+                    f"one follow-up draw each ({cleared} cleared, {flagged} flagged and tested "
+                    f"on their own; {pi.get('audited_pairs', 0)} audited by re-draws, all "
+                    "agreeing): the meter certified a deterministic verdict (a draw differs "
+                    f"from its input's verdict with probability <= {pi['flip_bound']:.2g}), so "
+                    "a follow-up whose verdict differs from its source's on every draw would "
+                    f"be found with probability >= {power:.2g}; one that flips only part of "
+                    "the time, with about its flip share")
         pairs = pi.get("pairs", pi["inputs"])
         what = (f"{pi['screened']} of {pi['inputs']} input(s)" if pairs == pi["inputs"] else
                 f"{pi['screened']} of {pairs} (input, follow-up) pair(s) over {pi['inputs']} "

@@ -583,7 +583,7 @@ def admitted(jobs: Sequence[EffectJob], pool: EvidencePool, *, most: int | None 
                 mine.append((s, c))
         if j.test.status == "violated":
             mine = sorted(mine, key=lambda t: -t[0])[:VIOLATED_ADMITTED]
-        elif most is not None:
+        elif most is not None and j.screen is None:
             # no screen ran (profile quick): only the most suspicious of each relation
             mine = sorted(mine, key=lambda t: -t[0])[:most]
         scored += mine

@@ -8,6 +8,9 @@ they differ in what they guarantee *per input*, which is where most agent calls 
 * ``quick`` — the pooled effect only. No input is screened on its own; the inputs whose
   follow-ups look most unlike their sources in the pooled draws are tested one by one (so a
   strong bug is still confirmed and shown), but a HOLDS says nothing about any single input.
+  On an agent the meter certifies deterministic it takes the *deterministic path*: one
+  follow-up draw a pair, audited by re-draws, finds every deterministic flip with
+  probability at least ``1 - 2 r`` (``r``: the meter's bound on a draw's flip rate).
 * ``standard`` (the default) — every (input, follow-up) pair is screened: a follow-up that
   violates on a share ``0.5`` of its draws beyond the input's own noise is found with
   probability at least ``0.95`` (relations/_screen.py).
@@ -41,6 +44,13 @@ class Profile:
         edits_per_input: follow-ups per input from a relation's family of edits: ``auto``
             (each kind on at least three inputs), ``all``, or a number.
         description: one line for ``--help`` and the docs.
+        deterministic_path: when the meter certifies a deterministic verdict (and no
+            dependence between draws was found), screen each pair with one follow-up draw
+            and an audit of re-draws (relations/_screen.py ``screen_once``): a deterministic
+            flip is found with probability at least ``1 - 2 r`` (``r`` the meter's bound on a
+            draw's flip rate), at a fifth of the standard screen's draws on a quiet agent,
+            but a follow-up that flips part of the time is found only with about its flip
+            share. With ``screen`` off it is the only per-input evidence.
     """
 
     name: str
@@ -49,6 +59,7 @@ class Profile:
     screen_beta: float = 0.05
     edits_per_input: int | str = "auto"
     description: str = ""
+    deterministic_path: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip() or "," in self.name:
@@ -77,13 +88,15 @@ class Profile:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "screen": self.screen, "screen_size": self.screen_size,
                 "screen_beta": self.screen_beta, "edits_per_input": self.edits_per_input,
+                "deterministic_path": self.deterministic_path,
                 "guarantee": self.guarantee()}
 
 
 DEFAULT_PROFILE = "standard"
 _BUILT_IN = (
-    Profile("quick", screen=False,
-            description="the pooled effect only: cheapest; no per-input guarantee"),
+    Profile("quick", screen=False, deterministic_path=True,
+            description="the pooled effect only (on a certified deterministic agent, one "
+                        "follow-up draw a pair): cheapest"),
     Profile("standard", description="every pair screened at size 0.5, beta 0.05 (default)"),
     Profile("thorough", screen_beta=0.01, edits_per_input="all",
             description="every edit kind on every input, each pair screened at beta 0.01"),
@@ -104,11 +117,11 @@ def register_profile(name: str, *, parent: str = DEFAULT_PROFILE, **changes: Any
         raise InvalidArgument(f"profile {name!r} is built in; register yours under a new name")
     base = profile(parent)
     unknown = set(changes) - {"screen", "screen_size", "screen_beta", "edits_per_input",
-                              "description"}
+                              "description", "deterministic_path"}
     if unknown:
         raise InvalidArgument(f"unknown profile setting(s) {', '.join(sorted(unknown))}; "
                               "use screen, screen_size, screen_beta, edits_per_input, "
-                              "description")
+                              "deterministic_path, description")
     new = replace(base, name=name, **changes)
     with _LOCK:
         _PROFILES[name] = new

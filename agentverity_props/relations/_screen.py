@@ -371,7 +371,8 @@ async def screen(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], 
     """Screen every pair of every job not VIOLATED (module docstring): rounds of one draw
     per source and per follow-up that a pair still needs. Sets each job's ``screen``
     (candidate id -> cleared / flagged / noise / budget / interrupt)."""
-    todo = [j for j in jobs if j.test.status != "violated" and not _toolless(j, pool)]
+    todo = [j for j in jobs if j.test.status != "violated" and not _toolless(j, pool)
+            and j.screen is None]  # not screened already (the deterministic path)
     pairs: list[tuple[EffectJob, PairScreen, Candidate]] = []
     for j in todo:
         j.screen = {}
@@ -440,6 +441,18 @@ def sensitivity(job: EffectJob, beta: float) -> dict[str, object] | None:
     counts = Counter(job.screen.values())
     missing = [(c.source.fp, job.screen[id(c)]) for c in job.candidates
                if job.screen.get(id(c)) in ("noise", "budget", "interrupt", "failures")]
+    if job.screen_path:
+        r = float(job.screen_path["flip_bound"])
+        return {"size": 1.0, "power": max(0.0, 1.0 - 2.0 * r), "screen_beta": min(1.0, 2 * r),
+                "inputs": len({c.source.fp for c in job.candidates}),
+                "pairs": len(job.candidates),
+                "screened": counts["cleared"] + counts["flagged"],
+                "cleared": counts["cleared"], "flagged": counts["flagged"],
+                "not_screened": len(missing),
+                "not_screened_reasons": dict(Counter(r for _, r in missing)),
+                "not_screened_inputs": [fp for fp, _ in missing[:20]],
+                "path": "deterministic", "flip_bound": r,
+                "audited_pairs": job.screen_path["audited_pairs"]}
     return {"size": job.screen_size, "power": 1.0 - beta, "screen_beta": beta,
             "inputs": len({c.source.fp for c in job.candidates}),
             "pairs": len(job.candidates),
@@ -448,3 +461,94 @@ def sensitivity(job: EffectJob, beta: float) -> dict[str, object] | None:
             "not_screened": len(missing),
             "not_screened_reasons": dict(Counter(r for _, r in missing)),
             "not_screened_inputs": [fp for fp, _ in missing[:20]]}
+
+
+#: Share of a one-draw screen's pairs whose source and follow-up are drawn once more (at
+#: least ``AUDIT_MIN``): the audit of the meter's certificate of a deterministic verdict.
+AUDIT_SHARE = 0.1
+AUDIT_MIN = 8
+
+
+async def screen_once(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
+                      flip_bound: float, seed: int = 0,
+                      progress: Callable[[int], None] | None = None) -> bool:
+    """The deterministic path of the screen: one follow-up draw a pair, read against the
+    source's reference verdict (the modal verdict of its draws so far; one draw if none).
+
+    It is taken only when the meter certified a deterministic verdict (a draw differs from
+    its input's verdict with probability at most ``flip_bound``, read from the meter's
+    upper bound) and no dependence between draws was found. A pair whose follow-up's
+    verdict differs from its source's on every draw (a deterministic flip) is then cleared
+    only if its follow-up draw or its source's reference misleads: probability at most
+    ``2 * flip_bound``. A follow-up that flips only part of the time is flagged with
+    probability at least its flip share (the standard screen's guarantee is not given).
+
+    The audit: after every pair's draw, a random ``AUDIT_SHARE`` of the pairs (at least
+    ``AUDIT_MIN``) get one more source and one more follow-up draw, made after all the first
+    draws (so a response cache that answers repeats of a prompt within a few calls does not
+    answer them). Any audited draw that differs from its probe's first draw means the
+    certificate does not hold: nothing is decided here and False is returned (the caller
+    runs the standard screen, which reads every draw made here as a term). True: each
+    job's ``screen`` is set (cleared / flagged / failures)."""
+    todo = [j for j in jobs if j.test.status != "violated" and not _toolless(j, pool)
+            and j.result.relation.layer == "verdict"]  # what the meter certified
+    pairs = [(j, c) for j in todo for c in j.candidates
+             if c.outcome.status == CandidateStatus.PENDING]
+    if not pairs:
+        return True
+    rng = random.Random(f"screen-once:{seed}")
+
+    def need(probes: Iterable[Probe], have: int) -> list[tuple[Probe, int]]:
+        plan, seen = [], set()
+        for p in probes:
+            if p.fp in seen:
+                continue
+            seen.add(p.fp)
+            for i in engine.allocate(p, max(0, have - len(_usable(pool, p.fp, "verdict")))):
+                plan.append((p, i))
+        return plan
+
+    first = need([c.source for _, c in pairs], 1) + need([c.follow_up for _, c in pairs], 1)
+    if first:
+        if engine.stopping or not engine.can_afford(len(first)):
+            for p, i in first:
+                engine.release(p, [i])
+            return False
+        await draw_all(engine, pool, first, rng=rng)
+        if progress is not None:
+            progress(len(first))
+    k = min(len(pairs), max(AUDIT_MIN, math.ceil(AUDIT_SHARE * len(pairs))))
+    audited = rng.sample(pairs, k)
+    audit: list[tuple[Probe, int]] = []
+    firsts: dict[str, list[str]] = {}
+    for _, c in audited:
+        for p in (c.source, c.follow_up):
+            if p.fp in firsts:
+                continue
+            firsts[p.fp] = _usable(pool, p.fp, c.relation.layer)
+            audit += [(p, i) for i in engine.allocate(p, 1)]
+    if engine.stopping or not engine.can_afford(len(audit)):
+        for p, i in audit:
+            engine.release(p, [i])
+        return False
+    got = await draw_all(engine, pool, audit, rng=rng)
+    if progress is not None:
+        progress(len(audit))
+    for (fp, _), obs in got.items():
+        key = obs.key("verdict") if obs is not None else None
+        if key is None or any(k != key for k in firsts.get(fp, [])):
+            return False
+    for j in todo:
+        j.screen = {}
+        j.screen_path = {"path": "deterministic", "flip_bound": flip_bound,
+                         "audited_pairs": k, "audit_draws": len(audit)}
+    for j, c in pairs:
+        layer = c.relation.layer
+        src, fus = _usable(pool, c.source.fp, layer), _usable(pool, c.follow_up.fp, layer)
+        assert j.screen is not None
+        if not src or not fus:
+            j.screen[id(c)] = "failures"
+            continue
+        j.screen[id(c)] = "cleared" if c.relation.holds(_modal(src), fus[0]) else "flagged"
+        c.outcome.draws += 2
+    return True

@@ -176,6 +176,13 @@ class PerInputScreen(Model):
     not_screened: Annotated[int, Field(ge=0)]
     not_screened_reasons: dict[Literal["noise", "budget", "interrupt", "failures"], int]
     not_screened_inputs: list[str]
+    path: Literal["deterministic"] | None = None
+    """Set when the pairs were screened with one follow-up draw each (the meter certified a
+    deterministic verdict; size 1.0 is a deterministic flip)."""
+    flip_bound: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+    """The meter's bound on a draw's flip rate the deterministic path rests on."""
+    audited_pairs: Annotated[int, Field(ge=0)] | None = None
+    """Pairs whose source and follow-up were drawn again to audit the certificate."""
 
 
 class Effect(Model):
@@ -214,6 +221,10 @@ class Effect(Model):
     """Pairs with too few draws for the fixed sample."""
     profile: str | None = None
     """The profile the relation was decided under (quick, standard, thorough or a user's)."""
+    deterministic_path: str | None = None
+    """``taken`` (each pair screened with one follow-up draw on the meter's certificate of a
+    deterministic verdict) or ``refused: why`` (an audit re-draw differed); absent when not
+    tried."""
 
 
 class EditTally(Model):
@@ -311,6 +322,7 @@ class RunProfile(Model):
     screen_size: Annotated[float, Field(gt=0.0, le=1.0)]
     screen_beta: Annotated[float, Field(gt=0.0, lt=0.5)]
     edits_per_input: int | str
+    deterministic_path: bool = False
     guarantee: str
 
 
