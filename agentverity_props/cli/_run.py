@@ -62,14 +62,23 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
 @click.command("run")
 @click.option("--agent", "agent_ref", required=True, metavar="REF",
               help="module:attr or path/to/file.py:attr (see docs/agents.md).")
-@click.option("--inputs", "inputs_path", required=True, type=click.Path(),
-              help="Probe set: one prompt per line (.txt), or .json/.jsonl/.yaml list.")
+@click.option("--inputs", "inputs_path", default=None, type=click.Path(),
+              help="Probe set: one prompt per line (.txt), or .json/.jsonl/.yaml list "
+                   "(optional with --pairs).")
+@click.option("--pairs", "pairs_path", default=None, type=click.Path(dir_okay=False),
+              help="Follow-ups you bring: .jsonl of {\"input\", \"follow_ups\"} lines, or "
+                   "CheckList INV/DIR tests as JSON (docs/relations.md); each is a relation, "
+                   "its inputs join the probe set.")
+@click.option("--confirm-all", is_flag=True,
+              help="Test every flagged input of a VIOLATED relation on its own (default: "
+                   "stop at the first confirmed ones).")
 @analysis_options
 @report_options
 @require_verdicts_option
 @progress_option
 @engine_options
-def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: float | None,
+def run_cmd(agent_ref: str, inputs_path: str | None, pairs_path: str | None,
+            confirm_all: bool, precision: str | None, epsilon: float | None,
             alpha: float, tolerance: float | None, indifference: float, layer: str,
             relations_ref: str | None,
             no_relations: bool, profile: str | None, edits_per_input: str | None,
@@ -85,14 +94,24 @@ def run_cmd(agent_ref: str, inputs_path: str, precision: str | None, epsilon: fl
     """
     from .._internal.inputs import load_inputs
 
-    inputs = load_inputs(inputs_path)
+    if inputs_path is None and pairs_path is None:
+        from ..errors import BadInput
+        raise BadInput("run needs a probe set", "pass --inputs FILE, --pairs FILE or both")
+    inputs = load_inputs(inputs_path) if inputs_path is not None else []
     rels = load_relations(relations_ref, no_relations)
+    if pairs_path is not None:
+        from ..relations import load_pairs
+        brought, pair_rels = load_pairs(pairs_path)
+        inputs += [t for t in brought if t not in set(inputs)]
+        # the pairs are the relations asked for; built-ins only when named with --relations
+        rels = pair_rels if relations_ref is None else [*(rels or []), *pair_rels]
     config = run_config(eng, epsilon=epsilon, precision=precision, alpha=alpha,
                         tolerance=tolerance, indifference=indifference, layer=layer,
                         suppress_health_check=suppress_health_check,
                         include_inputs=include_inputs,
                         require_verdicts=required_verdicts(require_verdicts),
-                        profile=profile, edits_per_input=edits_value(edits_per_input))
+                        profile=profile, edits_per_input=edits_value(edits_per_input),
+                        confirm_all=confirm_all)
     agent = load_agent_ref(agent_ref)
     from ..diagnose import budget_note
     from ..relations import builtin_relations

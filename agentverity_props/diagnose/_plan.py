@@ -106,8 +106,12 @@ def synthetic_agent(inputs: Sequence[str], relations: Sequence[Relation], *, noi
     for i, t in enumerate(texts):
         base.setdefault(t, LABELS[0] if i < n_modal else LABELS[1])
     for r in relations:
+        # every follow-up a run may make of an input: each kind of the relation's family
         for t in texts:
-            base.setdefault(r.apply(t), base[t])
+            made = [r.apply(t)] + [e.transform(t) for e in r.edits]
+            made += list((r.pairs or {}).get(t, ()))
+            for y in made:
+                base.setdefault(y, base[t])
     rng = random.Random(seed)
 
     async def agent(prompt: str) -> Observation:
@@ -152,7 +156,8 @@ async def simulate_once(inputs: Sequence[str], relations: Sequence[Relation],
                     max_meter_calls=config.max_meter_calls,
                     blindness_threshold=config.blindness_threshold,
                     suppress_health_check=config.suppress_health_check,
-                    tolerance=config.tolerance)
+                    tolerance=config.tolerance, profile=config.profile,
+                    edits_per_input=config.edits_per_input)
     async with Engine(agent, eng_cfg, offline=True) as eng:  # no provider's slots
         res = await arun(agent, inputs, relations, config=cfg, engine=eng)
     return _summarise(res)

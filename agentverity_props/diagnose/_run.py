@@ -133,7 +133,8 @@ class RunConfig:
     registered with :func:`~agentverity_props.relations.register_profile`) chooses the
     per-input evidence relations buy (relations/_profiles.py); ``edits_per_input``
     overrides its follow-ups per input from a relation's family (``auto``, ``all`` or a
-    number). How the agent is called (``budget``, ``max_workers``, ``timeout_s``, the
+    number); ``confirm_all`` tests every flagged input of a relation on its own (by default a
+    relation's first confirmed counterexamples stop its local tests). How the agent is called (``budget``, ``max_workers``, ``timeout_s``, the
     store, ...) is the nested ``engine``; those fields may also be given as keywords, which
     are applied over ``engine`` (``RunConfig(budget=200)`` is
     ``RunConfig(engine=EngineConfig(budget=200))``) and read back as attributes. With a
@@ -157,6 +158,7 @@ class RunConfig:
     require_verdicts: tuple[str, ...]
     profile: Profile
     edits_per_input: int | str | None
+    confirm_all: bool
 
     def __init__(self, *, epsilon: float | None = None, precision: str | None = None,
                  alpha: float = DEFAULT_ALPHA, indifference: float = DEFAULT_INDIFFERENCE,
@@ -166,7 +168,7 @@ class RunConfig:
                  include_inputs: bool = False, engine: EngineConfig | None = None,
                  tolerance: float | None = None, require_verdicts: Sequence[str] = (),
                  profile: str | Profile | None = None,
-                 edits_per_input: int | str | None = None,
+                 edits_per_input: int | str | None = None, confirm_all: bool = False,
                  **engine_fields: Any) -> None:
         from ..engine import engine_with
 
@@ -182,7 +184,8 @@ class RunConfig:
                             ("tolerance", tolerance),
                             ("require_verdicts", _required(require_verdicts)),
                             ("profile", get_profile(profile)),
-                            ("edits_per_input", edits_per_input)):
+                            ("edits_per_input", edits_per_input),
+                            ("confirm_all", bool(confirm_all))):
             object.__setattr__(self, name, value)
         # each default resolved once, here: the layers below read ``eps`` / ``tol``
         eps = resolve_epsilon(self.epsilon, self.precision)
@@ -582,7 +585,8 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                                               progress=tick("relations"),
                                               tolerance=config.tol, profile=config.profile,
                                               edits_per_input=config.edits_per_input,
-                                              dependence_fired=dep_off or dep.fired)
+                                              dependence_fired=dep_off or dep.fired,
+                                              confirm_all=config.confirm_all)
         elif rels:
             rel_results = [RelationResult(r, not_tested="left out: the run stopped before "
                                           "the relations were tested") for r in rels]
@@ -790,7 +794,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         tolerance: float = DEFAULT_TOLERANCE,
                         profile: Profile | None = None,
                         edits_per_input: int | str | None = None,
-                        dependence_fired: bool = True) -> list[RelationResult]:
+                        dependence_fired: bool = True,
+                        confirm_all: bool = False) -> list[RelationResult]:
     """Screen every (relation, input) pair, test the flagged inputs one by one, then decide
     every relation's pooled effect over the probe set (``relations/_pooled.py``, "Order").
     Under a profile without a screen (``quick``): the pooled effect first, then the inputs
@@ -855,7 +860,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     if not prof.screen and not eng.finite_evidence:
         return await _pooled_first(eng, pool, jobs, probes, results, local_alpha=split["local"],
                                    seed=seed, progress=progress, pair=pair, profile=prof,
-                                   flip_bound=flip_bound if det else None)
+                                   flip_bound=flip_bound if det else None,
+                                   confirm_all=confirm_all)
     # the per-input screen first, then the flagged inputs one by one, then the pooled epochs
     # (which score the screen's and the local tests' draws before drawing more; on a
     # recording, one fixed-sample decision on every recorded draw)
@@ -881,7 +887,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                      progress=progress)
         if seq_local:
             await localise(eng, pool, seq_local, alpha=local_alpha,
-                           max_rounds=RUN_MAX_ROUNDS, seed=seed, progress=progress)
+                           max_rounds=RUN_MAX_ROUNDS, seed=seed, progress=progress,
+                           confirm_all=confirm_all)
     for j in jobs:
         # a confirmed counterexample decides the relation: one epoch shows its effect
         j.settled = any(c.outcome.status == CandidateStatus.CONFIRMED for c in j.candidates)
@@ -923,7 +930,8 @@ async def _pooled_first(eng: Engine, pool: EvidencePool, jobs: Sequence[EffectJo
                         probes: list[Probe], results: list[RelationResult], *,
                         local_alpha: float, seed: int, progress: Callable[[int], None] | None,
                         pair: float | None, profile: Profile,
-                        flip_bound: float | None = None) -> list[RelationResult]:
+                        flip_bound: float | None = None,
+                        confirm_all: bool = False) -> list[RelationResult]:
     """A profile without a per-input screen (``quick``): every relation's pooled effect,
     then the inputs whose follow-ups looked most unlike their sources in its draws tested
     one by one at the local share of alpha (:func:`~agentverity_props.relations.localise`
@@ -945,7 +953,8 @@ async def _pooled_first(eng: Engine, pool: EvidencePool, jobs: Sequence[EffectJo
     live = [j for j in jobs if not j.unexercised]
     if live and not eng.stopping:
         await localise(eng, pool, live, alpha=local_alpha, max_rounds=RUN_MAX_ROUNDS,
-                       seed=seed, progress=progress, most=QUICK_LOCAL)
+                       seed=seed, progress=progress, most=QUICK_LOCAL,
+                       confirm_all=confirm_all)
     for j in jobs:
         j.settled = any(c.outcome.status == CandidateStatus.CONFIRMED for c in j.candidates)
     await pooled.run()

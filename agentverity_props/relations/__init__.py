@@ -26,6 +26,7 @@ from ._builtins import (
 from ._draws import EffectJob
 from ._family import follow_ups, pairs_relation, per_input
 from ._model import Edit, Relation, RelationOutcome, RelationResult
+from ._pairs_file import load_pairs
 from ._pooled import (
     MAX_SCORES,
     SWEEP_MAX,

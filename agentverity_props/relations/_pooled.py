@@ -594,7 +594,7 @@ def admitted(jobs: Sequence[EffectJob], pool: EvidencePool, *, most: int | None 
 async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
                    alpha: float, max_rounds: int = 60, seed: int = 0,
                    progress: Callable[[int], None] | None = None,
-                   most: int | None = None) -> int:
+                   most: int | None = None, confirm_all: bool = False) -> int:
     """Test the admitted candidates one by one (:func:`admitted`), each at ``alpha / m``
     where ``m`` is how many were admitted (a :class:`LocalTest` on the same scores as the
     pooled test, against every earlier draw of the input and of its follow-up); the rest end
@@ -684,15 +684,16 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
     by_rel: dict[int, list[Candidate]] = {}
     for c in chosen:
         by_rel.setdefault(id(c.relation), []).append(c)
-    await run_rounds([c for cs in by_rel.values() for c in cs[:FIRST_LOCAL]])
+    first = len(chosen) if confirm_all else FIRST_LOCAL  # every one, when asked
+    await run_rounds([c for cs in by_rel.values() for c in cs[:first]])
     rest: list[Candidate] = []
     for cs in by_rel.values():
-        if any(c.outcome.status == CandidateStatus.CONFIRMED for c in cs[:FIRST_LOCAL]):
-            for c in cs[FIRST_LOCAL:]:
+        if any(c.outcome.status == CandidateStatus.CONFIRMED for c in cs[:first]):
+            for c in cs[first:]:
                 _end(c, CandidateStatus.UNDECIDED, "not tested on its own: another input "
                      "of the relation is a confirmed counterexample", tests[id(c)], pool, 0)
         else:
-            rest += cs[FIRST_LOCAL:]
+            rest += cs[first:]
     if rest and not engine.stopping:
         await run_rounds(rest)
     return m
