@@ -134,10 +134,11 @@ class RunConfig:
     per-input evidence relations buy (relations/_profiles.py); ``edits_per_input``
     overrides its follow-ups per input from a relation's family (``auto``, ``all`` or a
     number); ``confirm_all`` tests every flagged input of a relation on its own (by default a
-    relation's first confirmed counterexamples stop its local tests). How the agent is called (``budget``, ``max_workers``, ``timeout_s``, the
-    store, ...) is the nested ``engine``; those fields may also be given as keywords, which
-    are applied over ``engine`` (``RunConfig(budget=200)`` is
-    ``RunConfig(engine=EngineConfig(budget=200))``) and read back as attributes. With a
+    relation's first confirmed counterexamples stop its local tests). How the agent is
+    called (``budget``, ``max_workers``, ``timeout_s``, the store, ...) is the nested
+    ``engine``; those fields may also be given as keywords, which are applied over
+    ``engine`` (``RunConfig(budget=200)`` is ``RunConfig(engine=EngineConfig(budget=200))``)
+    and read back as attributes. With a
     ``store_path`` and no ``store_mode`` the store mode is ``auto``.
 
     >>> RunConfig(budget=200, max_workers=1).engine.budget
