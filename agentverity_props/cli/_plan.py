@@ -48,6 +48,10 @@ def parse_latency(text: str | None) -> float | None:
                    "disagreement 0.081' -> --noise 0.081), besides 0, 0.1 and 0.25 "
                    "(repeatable). The synthetic agent flips each call with probability "
                    "(2 - sqrt(4 - 6 x noise)) / 3, which gives that pair disagreement.")
+@click.option("--noise-from", "noise_from", default=None, metavar="STORE|REPORT.json",
+              help="Read the noise to plan for from evidence: a run --format json report's "
+                   "meter, or a recorded store's repeated draws (warns when it rests on too "
+                   "few pairs, and plans at its interval's upper end too).")
 @click.option("--seeds", type=click.IntRange(1, 200), default=10, show_default=True,
               help="Simulated runs per noise level (the mean and range are over them).")
 @click.option("--modal-share", type=click.FloatRange(0.5, 0.99), default=0.75,
@@ -75,7 +79,8 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
              alpha: float, indifference: float, layer: str,
              suppress_health_check: tuple[str, ...], budget: int | None, max_workers: int,
              seed: int,
-             latency: str | None, noises: tuple[float, ...], seeds: int, modal_share: float,
+             latency: str | None, noises: tuple[float, ...], noise_from: str | None,
+             seeds: int, modal_share: float,
              tool_calls: bool, tokens_per_call: str | None, tokens_from: str | None,
              price: str | None, price_model: str | None,
              fmt: str, output: str | None) -> int:
@@ -100,6 +105,14 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
                 else TokensPerCall.measured(tokens_from) if tokens_from is not None else None)
     inputs = load_inputs(inputs_path)
     rels = load_relations(relations_ref, no_relations)
+    warnings: list[str] = []
+    if noise_from is not None:
+        from ..diagnose import NoiseEstimate
+        est = NoiseEstimate.read(noise_from)
+        noises = (*noises, round(est.estimate, 4))
+        if est.thin:
+            warnings.append(est.warning())
+            noises = (*noises, round(min(est.high, 0.66), 4))
     try:
         config = RunConfig(epsilon=epsilon, precision=precision, alpha=alpha,
                            tolerance=tolerance, indifference=indifference, layer=layer,
@@ -113,6 +126,9 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
                       tokens_per_call=per_call)
     except InvalidArgument as exc:
         raise BadInput(str(exc), "fix the option named") from None
+    if warnings:
+        from dataclasses import replace
+        result = replace(result, warnings=tuple(warnings))
     d: dict[str, Any] = result.to_dict()
     from ..report import render
     write_output(render(d, fmt), output)

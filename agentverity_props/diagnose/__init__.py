@@ -32,7 +32,7 @@ _EXPORTS = {
     "MeterConfig": "._meter", "MeterResult": "._meter",
     "run_meter": "._meter",
     "plan": "._plan",
-    "TokensPerCall": "._plan_tokens",
+    "TokensPerCall": "._plan_tokens", "NoiseEstimate": "._plan_tokens",
     "RunConfig": "._run", "RunResult": "._run", "arun": "._run", "measure": "._run",
     "run": "._run", "budget_note": "._run",
     "parse_required_verdicts": "._routes",
@@ -60,7 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from ._meter import DEFAULT_MAX_CALLS, MeterConfig, MeterResult, run_meter
     from ._plan import plan
-    from ._plan_tokens import TokensPerCall
+    from ._plan_tokens import NoiseEstimate, TokensPerCall
     from ._presets import (
         DEFAULT_ALPHA,
         DEFAULT_EPSILON,

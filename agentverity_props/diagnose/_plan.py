@@ -64,7 +64,11 @@ DEFAULT_SEEDS = 10
 #: threshold of 0.9: a probe set that is not blind).
 DEFAULT_MODAL_SHARE = 0.75
 LABELS = ("verdict-a", "verdict-b", "verdict-c")
-PHASES = ("meter", "blindness", "dependence", "relations")
+PHASES = ("meter", "blindness", "dependence", "relations", "stationarity")
+#: The budget plan names covers this many standard deviations above the mean run (and never
+#: less than the largest simulated run): at normal spread, 20 runs all within it with
+#: probability about 0.97.
+BUDGET_SDS = 3.0
 
 
 def pair_disagreement(flip: float) -> float:
@@ -192,6 +196,20 @@ def _summarise(res: RunResult) -> SimulatedRun:
     return SimulatedRun(phase_calls=pc, total=total, reach=reach, decisions=decisions)
 
 
+def covering(values: Sequence[int]) -> int:
+    """A budget that covers the runs to come, not only the ones simulated: the larger of the
+    largest simulated run and the mean plus ``BUDGET_SDS`` standard deviations.
+
+    >>> covering([100, 110, 90]), covering([50])
+    (130, 50)
+    """
+    top = max(values)
+    if len(values) < 2:
+        return int(top)
+    return int(max(top, math.ceil(statistics.fmean(values)
+                                  + BUDGET_SDS * statistics.stdev(values))))
+
+
 def _spread(values: Sequence[int]) -> dict[str, float]:
     """The mean (the expected calls), its standard error, the median and the range."""
     n = len(values)
@@ -216,6 +234,8 @@ class PlanResult:
     modal_share: float
     tool_calls: bool
     tokens_per_call: TokensPerCall | None = None
+    #: what the user should know before trusting the plan (a noise estimate too thin)
+    warnings: tuple[str, ...] = ()
 
     @property
     def price(self) -> Any:
@@ -240,7 +260,10 @@ class PlanResult:
              if self.tool_calls else "the agent calls no tool (tools-layer relations cost "
              f"nothing: pass {setting('tool_calls')} if yours calls tools)"),
             "a budget makes a decision reachable when every simulated run took it within "
-            "that many calls",
+            f"that many calls and it is at least the mean plus {BUDGET_SDS:g} standard "
+            "deviations (so that runs not simulated fit too: 20 runs at normal spread all "
+            "within it with probability about 0.97)",
+            f"profile {self.config.profile.name}: {self.config.profile.guarantee()}",
         ]
         t = self.tokens_per_call
         if t is not None:
@@ -263,7 +286,9 @@ class PlanResult:
             "exercised": dict(self.exercised),
             "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "tolerance": cfg.tol,
                        "budget": cfg.budget, "max_workers": cfg.max_workers,
-                       "layer": cfg.layer, "seed": cfg.seed, "latency_s": self.latency_s},
+                       "layer": cfg.layer, "seed": cfg.seed, "latency_s": self.latency_s,
+                       "profile": cfg.profile.name},
+            "warnings": list(self.warnings),
             "hold_floor": self.floor,
             "tokens_per_call": (None if self.tokens_per_call is None
                                 else self.tokens_per_call.to_dict()),
@@ -289,7 +314,7 @@ def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
     reach: dict[str, Any] = {}
     for key in runs[0].reach:
         got = [v for r in runs if (v := r.reach.get(key)) is not None]
-        reach[key] = {"budget": max(got) if got and len(got) == len(runs) else None,
+        reach[key] = {"budget": covering(got) if got and len(got) == len(runs) else None,
                       "reached": len(got),
                       "decisions": _count(r.decisions.get(key, "") for r in runs)}
     out: dict[str, Any] = {"noise": noise, "flip": flip_share(noise), "seeds": len(runs),

@@ -137,3 +137,91 @@ def level_tokens(calls_total: dict[str, float], per_call: TokensPerCall,
         out["cost"] = {k: price.cost(calls_total[k] * per_call.input,
                                      calls_total[k] * per_call.output) for k in keys}
     return out
+
+
+#: A noise estimate from fewer (input) pairs than this, or whose interval is wider than
+#: ``THIN_WIDTH``, is too thin to plan with: plan warns and plans at its upper end too.
+THIN_PAIRS = 30
+THIN_WIDTH = 0.1
+
+
+@dataclass(frozen=True)
+class NoiseEstimate:
+    """A pair disagreement read from evidence (a saved run's meter, or a store's draws)."""
+
+    estimate: float
+    pairs: int
+    low: float
+    high: float
+    source: str
+
+    @property
+    def thin(self) -> bool:
+        return self.pairs < THIN_PAIRS or self.high - self.low > THIN_WIDTH
+
+    def warning(self) -> str:
+        if not self.thin:
+            return ""
+        return (f"the noise {self.estimate:.3g} read from {self.source} rests on "
+                f"{self.pairs} pair(s) (95% interval [{self.low:.3g}, {self.high:.3g}]): too "
+                f"thin to plan with; planned at its upper end {self.high:.3g} too")
+
+    @classmethod
+    def read(cls, path: str) -> NoiseEstimate:
+        """From a saved ``run`` JSON report (its meter's pairs) or a recorded store (every
+        probe's draws, pairs within each probe)."""
+        p = Path(path)
+        if p.suffix.lower() == ".json" and p.is_file():
+            return _noise_from_report(p, path)
+        return _noise_from_store(path)
+
+
+def _interval(k: int, n: int) -> tuple[float, float]:
+    from ..decide import clopper_pearson
+    lo, hi = clopper_pearson(k, n, alpha=0.05)
+    return float(lo), float(hi)
+
+
+def _noise_from_report(p: Path, shown: str) -> NoiseEstimate:
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"--noise-from {shown}: not a readable JSON report "
+                       f"({type(exc).__name__})", "give a run --format json report, or a "
+                       "recorded store") from None
+    meter = doc.get("meter") if isinstance(doc, dict) else None
+    pairs = meter.get("pairs") if isinstance(meter, dict) else None
+    dis = meter.get("disagreements") if isinstance(meter, dict) else None
+    if not (isinstance(pairs, int) and isinstance(dis, int) and pairs > 0):
+        raise BadInput(f"--noise-from {shown} has no meter pairs (not a run report, or a run "
+                       "whose meter made no pair)", "give a run --format json report, a "
+                       "recorded store, or --noise")
+    lo, hi = _interval(dis, pairs)
+    return NoiseEstimate(dis / pairs, pairs, lo, hi, f"report {p.name}")
+
+
+def _noise_from_store(spec: str) -> NoiseEstimate:
+    from collections import defaultdict
+
+    from ..engine import open_store
+
+    store = open_store(spec, mode="replay")
+    try:
+        keys: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for row in store.rows():
+            k = row.observation.key("verdict") if row.ok else None
+            if k is not None:
+                keys[(row.agent, row.fp)].append(k)
+    finally:
+        store.close()
+    # disjoint consecutive pairs within each probe (independent given the probe)
+    pairs = dis = 0
+    for ks in keys.values():
+        for a, b in zip(ks[::2], ks[1::2], strict=False):
+            pairs += 1
+            dis += a != b
+    if not pairs:
+        raise BadInput(f"--noise-from {spec}: the store holds no probe drawn twice",
+                       "record a run first, or give --noise")
+    lo, hi = _interval(dis, pairs)
+    return NoiseEstimate(dis / pairs, pairs, lo, hi, f"store {spec}")

@@ -9,7 +9,7 @@ from .._internal.shown import for_text
 
 _PHASES = (("meter", "meter"), ("blindness", "blindness (+top-up)"),
            ("dependence", "dependence check"), ("relations", "relations (+localisation)"),
-           ("total", "total"))
+           ("stationarity", "change check"), ("total", "total"))
 
 
 #: what each exit code of ``plan`` means (a plan makes no agent call and finds nothing)
@@ -86,8 +86,10 @@ def _plan_header(d: dict[str, Any]) -> list[str]:
     n_ex = sum(1 for v in d["exercised"].values() if v)
     rels = (f"{len(d['relations'])} relation(s) ({n_ex} change at least one input)"
             if d["relations"] else "no relation")
+    prof = f", profile {cfg['profile']}" if cfg.get("profile") else ""
     out = [f"plan: {d['inputs']} inputs, {rels}, tolerance {cfg['tolerance']:g}, alpha "
-           f"{cfg['alpha']:g}, {cfg['max_workers']} worker(s)",
+           f"{cfg['alpha']:g}, {cfg['max_workers']} worker(s){prof}",
+           *(f"warning: {for_text(w)}" for w in d.get("warnings") or ()),
            "no agent was called: every figure comes from the run pipeline on a synthetic "
            "agent (assumptions below)",
            "noise = pair disagreement, as run's meter prints it (" + "; ".join(
@@ -104,6 +106,8 @@ def _phase_rows(levels: list[dict[str, Any]], heads: list[str]) -> list[str]:
     """Calls per phase at each noise level (mean, ±2 standard errors, range)."""
     rows = [["phase", *heads]]
     for key, title in _PHASES:
+        if any(key not in lv["calls"] for lv in levels):
+            continue  # a file written before the phase had a row
         rows.append([title, *(_spread(lv["calls"][key], se=key == "total")
                              for lv in levels)])
     return _table(rows)
@@ -112,7 +116,8 @@ def _phase_rows(levels: list[dict[str, Any]], heads: list[str]) -> list[str]:
 def _reach_rows(levels: list[dict[str, Any]], heads: list[str]) -> list[str]:
     """The budget that makes each decision reachable at each noise level."""
     out = ["", "budget that makes each decision reachable (every simulated run took it "
-            "within that many calls; '-' = not taken):"]
+            "within that many calls, and at least the mean plus 3 standard deviations, so "
+            "that runs not simulated fit too; '-' = not taken):"]
     rows = [["decision", *heads]]
     for key in levels[0]["reach"]:
         title = ("the whole run, complete" if key == "run"

@@ -22,6 +22,8 @@ class Config(Model):
     layer: str
     seed: int
     latency_s: float | None
+    profile: str | None = None
+    """The profile the run is planned under (absent in files written before profiles)."""
 
 
 class Reach(Model):
@@ -65,6 +67,8 @@ class Calls(Model):
     blindness: Spread
     dependence: Spread
     relations: Spread
+    stationarity: Spread | None = None
+    """The changed-agent check's late trials (absent in files written before it)."""
     total: Spread
 
 
@@ -133,3 +137,5 @@ class PlanDocument(Document):
     """The price per 1,000 tokens given (--price), or null."""
     levels: Annotated[list[Level], Field(min_length=1)]
     assumptions: list[str]
+    warnings: list[str] = Field(default_factory=list)
+    """What to know before trusting the plan (e.g. a noise estimate too thin to plan with)."""

@@ -187,3 +187,34 @@ def test_a_plan_1_file_reads_as_plan_2():
     assert doc["schema"] == "agentverity_props.plan/2"
     assert doc["levels"][0]["flip"] == 0.05
     assert doc["levels"][0]["noise"] == pytest.approx(0.09625)
+
+
+def test_plan_has_a_row_for_every_phase_a_run_counts_and_reads_noise_from_evidence(tmp_path):
+    import json as _json
+    import random as _random
+    import subprocess as _sp
+    import sys as _sys
+
+    from agentverity_props import RunConfig as _RC
+    from agentverity_props import run as _run
+    from agentverity_props.diagnose._plan import PHASES, covering
+
+    rng = _random.Random(5)
+    res = _run(from_callable(lambda p: "a" if rng.random() < 0.85 else "b"), TEXTS[:4],
+               relations=[], config=_RC(max_workers=1))
+    # every phase the run's calls are counted in has its row in the plan
+    assert set(res.phase_calls) <= set(PHASES)
+    report = tmp_path / "run.json"
+    report.write_text(_json.dumps(res.to_dict()))
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("\n".join(TEXTS) + "\n")
+    out = _sp.run([_sys.executable, "-m", "agentverity_props", "plan", "--inputs", str(inputs),
+                   "--relations", "case", "--seeds", "2", "--noise-from", str(report),
+                   "--format", "json"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    d = _json.loads(out.stdout)
+    assert any("too thin to plan with" in w for w in d["warnings"])  # a handful of pairs
+    assert all("stationarity" in lv["calls"] for lv in d["levels"])
+    assert d["config"]["profile"] == "standard"
+    # the budget covers runs not simulated: never below mean + 3 sd
+    assert covering([100, 120, 80]) >= 100 + 3 * 20
