@@ -114,7 +114,7 @@ def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
         BadInput: the draw order is unknown while the dependence check needs it.
     """
     from ..diagnose import HealthCheck
-    from ..relations import builtin_relations
+    from ..relations import builtin_relations, every_follow_up
 
     notes = list(recording.notes)
     suppressed = HealthCheck.parse(config.suppress_health_check)
@@ -143,12 +143,13 @@ def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
     left: list[str] = []
     rels = list(builtin_relations() if relations is None else relations)
     for r in rels:
-        moved = {}
+        moved: dict[str, list[str]] = {}
         for t in texts:
-            y = r.apply(t)
-            if y != t:
-                moved[t] = y
-        pairs = {t: y for t, y in moved.items() if t in with_draws and y in with_draws}
+            ys = every_follow_up(r, t)  # each kind of a family a run may have tried
+            if ys:
+                moved[t] = ys
+        pairs = {t: ys for t, ys in moved.items()
+                 if t in with_draws and any(y in with_draws for y in ys)}
         if not moved and requested:
             kept.append(r)  # as run reports it: NOT EXERCISED, its transform moves nothing
             continue
@@ -170,7 +171,8 @@ def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
             notes.append(f"relation '{r.name}': {len(moved) - len(pairs)} of the {len(moved)} "
                          "input(s) it changes have no recorded follow-up and are left out of "
                          "it")
-        kept.append(r if len(pairs) == len(moved) else replace(r, transform=_restricted(pairs)))
+        whole = all(y in with_draws for ys in moved.values() for y in ys)
+        kept.append(r if whole else _restrict(r, pairs, with_draws))
     if left:
         notes.append(f"relation(s) left out, no recorded (source, follow-up) pair: "
                      f"{', '.join(left)}")
@@ -184,10 +186,28 @@ def plan_assessment(recording: Recording, relations: Sequence[Relation] | None,
                       tuple(r.name for r in rels))
 
 
-def _restricted(pairs: dict[str, str]) -> Callable[[str], str]:
-    def transform(text: str) -> str:
-        return pairs.get(text, text)
-    return transform
+def _restrict(r: Relation, pairs: dict[str, list[str]], recorded: set[str]) -> Relation:
+    """``r`` with only the follow-ups the recording holds: each kind of a family (or each
+    pair brought) leaves an input unchanged where its follow-up was not recorded, so the
+    rotation passes over it, as the run that recorded them did."""
+    from ..relations import Edit
+
+    def only(fn: Callable[[str], str]) -> Callable[[str], str]:
+        def transform(text: str) -> str:
+            if text not in pairs:
+                return text
+            y = fn(text)
+            return y if y in recorded else text
+        return transform
+
+    if r.pairs is not None:
+        return replace(r, transform=only(r.transform),
+                       pairs={t: tuple(y for y in ys if y in recorded)
+                              for t, ys in r.pairs.items() if t in pairs})
+    if r.edits:
+        return replace(r, transform=only(r.transform),
+                       edits=tuple(Edit(e.kind, only(e.transform)) for e in r.edits))
+    return replace(r, transform=only(r.transform))
 
 
 async def aassess(recording: Recording, relations: Sequence[Relation] | None = None, *,

@@ -98,16 +98,17 @@ def load_store(path: str | Path, inputs: Sequence[str], *, extractor_id: str,
 def _follow_up_texts(inputs: Sequence[str], relations: Sequence[Relation] | None) -> list[str]:
     """Every relation's transform of every input that is not itself an input, first seen
     first (a transform that fails on an input has no follow-up there)."""
-    from ..relations import builtin_relations
+    from ..relations import builtin_relations, every_follow_up
 
     probes = set(inputs)
     out: dict[str, None] = {}
     for r in builtin_relations() if relations is None else relations:
         for t in inputs:
             try:
-                y = r.apply(t)
+                made = every_follow_up(r, t)  # each kind of a family a run may have tried
             except Exception:
                 continue
-            if isinstance(y, str) and y not in probes:
-                out.setdefault(y, None)
+            for y in made:
+                if y not in probes:
+                    out.setdefault(y, None)
     return list(out)

@@ -54,6 +54,7 @@ from ..decide import (
     census_shares,
     max_share_at_least,
     mixture_share_bounds,
+    modal,
 )
 from ..errors import DrawStopped, InvalidArgument
 
@@ -188,10 +189,11 @@ def _mixture(keys: list[str], threshold: float, alpha: float,
         return BlindnessResult("suppressed" if suppressed else "undecided", threshold, alpha,
                                None, None, None, None, 0, {})
     bounds = mixture_share_bounds(dist, alpha=alpha)
-    modal, count = dist.most_common(1)[0]
-    lo, hi = bounds[modal]
-    return BlindnessResult(_status(bounds, threshold, suppressed), threshold, alpha, modal,
-                           count / n, lo, hi, n, dict(dist))
+    top = modal(keys)
+    assert top is not None
+    lo, hi = bounds[top]
+    return BlindnessResult(_status(bounds, threshold, suppressed), threshold, alpha, top,
+                           dist[top] / n, lo, hi, n, dict(dist))
 
 
 # ---------------------------------------------------------------------- dependent draws

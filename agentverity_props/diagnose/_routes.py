@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._internal.settings import setting
+from ..decide import modal
 from ..errors import BadInput
 
 if TYPE_CHECKING:
@@ -95,15 +96,14 @@ class Routes:
 
 
 def route_of(counts: Counter[str]) -> str | None:
-    """The majority verdict; ties to the first label in sort order; None without a draw.
+    """The majority verdict, by the one rule every decision uses
+    (:func:`~agentverity_props.decide.modal`: ties to the label seen first); None without a
+    draw.
 
     >>> route_of(Counter({"b": 2, "a": 2, "c": 1}))
-    'a'
+    'b'
     """
-    if not counts:
-        return None
-    top = max(counts.values())
-    return min(k for k, v in counts.items() if v == top)
+    return modal(counts.elements())
 
 
 def route_breakdown(probes: Sequence[Probe], pool: EvidencePool, meter: MeterResult,

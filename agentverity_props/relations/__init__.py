@@ -24,7 +24,7 @@ from ._builtins import (
     select_builtins,
 )
 from ._draws import EffectJob
-from ._family import follow_ups, pairs_relation, per_input
+from ._family import every_follow_up, follow_ups, pairs_relation, per_input
 from ._model import Edit, Relation, RelationOutcome, RelationResult
 from ._pairs_file import load_pairs
 from ._pooled import (

@@ -107,6 +107,15 @@ def follow_ups(rel: Relation, texts: Sequence[str], *, edits_per_input: int | st
     return rows
 
 
+def every_follow_up(rel: Relation, text: str) -> list[str]:
+    """Every follow-up any run may make of ``text`` (each kind of the family, each pair
+    brought, the transform), distinct, the text itself left out: what a recording of a run
+    may hold for it."""
+    made = [rel.apply(text), *(e.transform(text) for e in rel.edits),
+            *((rel.pairs or {}).get(text, ()))]
+    return [y for y in dict.fromkeys(made) if isinstance(y, str) and y != text]
+
+
 def pairs_relation(name: str, pairs: Mapping[str, Sequence[str]], *,
                    rtype: str = "invariant", order: Sequence[str] | None = None,
                    decreasing: bool = False, expected: str | None = None,

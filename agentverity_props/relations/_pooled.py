@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
 from ..decide import MIN_DRAWS as FIXED_MIN_DRAWS
-from ..decide import EffectTest, LocalTest, bonferroni, relation_alpha_split
+from ..decide import EffectTest, LocalTest, bonferroni, modal, relation_alpha_split
 from ._draws import MAX_SCORES, EffectJob, draw_all, two_sided
 from ._model import Relation, RelationResult
 from ._procedure import Candidate, reference
@@ -138,7 +138,7 @@ def suspicion(rel: Relation, sources: Sequence[str], follow_ups: Sequence[str]) 
     if not sources or not follow_ups:
         return 0.0
     counts = Counter(sources)
-    ref = max(counts, key=lambda k: (counts[k], -sources.index(k)))
+    ref = reference_of(sources)
     f_v = sum(not rel.holds(ref, f) for f in follow_ups) / len(follow_ups)
     s_v = sum(rel.baseline_violates(ref, s) for s in sources) / len(sources)
     out = f_v - s_v
@@ -541,9 +541,10 @@ def layer_never_varied(job: EffectJob, pool: EvidencePool) -> str:
 
 
 def reference_of(keys: Sequence[str]) -> str:
-    counts = Counter(keys)
-    best = max(counts.values())
-    return next(k for k in keys if counts[k] == best)
+    """The modal verdict of non-empty ``keys`` (:func:`~agentverity_props.decide.modal`)."""
+    ref = modal(keys)
+    assert ref is not None, "reference_of needs at least one key"
+    return ref
 
 
 def _usable(pool: EvidencePool, fp: str, layer: str) -> list[str]:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
-from ..decide import CandidateTest, EvidenceLearner
+from ..decide import CandidateTest, EvidenceLearner, modal
 from ..errors import DrawStopped
 from ._model import Relation, RelationOutcome
 
@@ -123,12 +123,7 @@ def own_settled(pool: EvidencePool, fp: str, layer: str, ref: str, beta_ref: flo
 
 def reference(pool: EvidencePool, fp: str, layer: str) -> str | None:
     """The modal verdict of the probe's draws so far (ties: the label seen first)."""
-    keys = [k for k in pool.get(fp).keys(layer) if k is not None]
-    if not keys:
-        return None
-    counts = Counter(keys)
-    best = max(counts.values())
-    return next(k for k in keys if counts[k] == best)
+    return modal(k for k in pool.get(fp).keys(layer) if k is not None)
 
 
 class RelationDecider:
@@ -340,10 +335,8 @@ class RelationDecider:
                 ev, idx = self.pool.get(c.follow_up.fp), c.indices["follow_up"]
                 before = [k for k in (ev.draws[i].key(rel.layer) for i in sorted(ev.draws)
                                       if i < idx) if k is not None]
-                if before:
-                    counts = Counter(before)
-                    top = max(counts.values())
-                    r_f = next(k for k in before if counts[k] == top)
+                r_f = modal(before)
+                if r_f is not None:
                     rev = (keys["source"] != r_f, keys["follow_up"] != r_f)
             decision = test.round(follow_up=f_viol, source=s_viol, settled=c.settled,
                                   reverse=rev)

@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._internal.outcome import CandidateStatus
-from ..decide import Clearing, against_holding
+from ..decide import Clearing, against_holding, modal
 from ._draws import draw_all, two_sided
 
 if TYPE_CHECKING:
@@ -322,9 +322,9 @@ def _usable(pool: EvidencePool, fp: str, layer: str) -> list[str]:
 
 
 def _modal(keys: Sequence[str]) -> str:
-    counts = Counter(keys)
-    best = max(counts.values())
-    return next(k for k in keys if counts[k] == best)
+    ref = modal(keys)
+    assert ref is not None, "a reference needs at least one draw"
+    return ref
 
 
 def prior_term_variance(pair_disagreement: float | None) -> float:

@@ -54,7 +54,6 @@ from __future__ import annotations
 import asyncio
 import math
 import warnings
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +72,7 @@ from ..decide import (
     confirmation_plan,
     confirmation_settled,
     drift_p_value,
+    modal,
 )
 from ..diagnose import RunConfig
 from ..engine import EvidencePool, ledger_part
@@ -122,9 +122,8 @@ class InputCheck:
 
     def current(self) -> str | None:
         """The most common non-reference answer seen (the drifted-to verdict)."""
-        other = Counter(x for x in (*self.screen, *self.confirm)
-                        if x is not None and x != self.reference)
-        return other.most_common(1)[0][0] if other else None
+        return modal(x for x in (*self.screen, *self.confirm)
+                     if x is not None and x != self.reference)
 
     def to_dict(self) -> dict[str, Any]:
         sc = [s for s in self.screen if s is not None]
