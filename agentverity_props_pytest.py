@@ -35,6 +35,7 @@ OPT_BUDGET = "--agentverity-budget"
 OPT_EPSILON = "--agentverity-epsilon"
 OPT_ALPHA = "--agentverity-alpha"
 OPT_TOLERANCE = "--agentverity-tolerance"
+OPT_PROFILE = "--agentverity-profile"
 OPT_STORE = "--agentverity-store"
 OPT_MODE = "--agentverity-store-mode"
 OPT_REPORT = "--agentverity-report"
@@ -44,8 +45,8 @@ OPT_MAX_IN_FLIGHT = "--agentverity-max-calls-in-flight"
 
 #: each option's ini twin (``[pytest] agentverity_budget = 500``); the command line wins
 INI_NAMES: dict[str, str] = {opt: opt[2:].replace("-", "_") for opt in (
-    OPT_BUDGET, OPT_EPSILON, OPT_ALPHA, OPT_TOLERANCE, OPT_STORE, OPT_MODE, OPT_REPORT,
-    OPT_CONV_REPORT, OPT_CONV_INPUTS, OPT_MAX_IN_FLIGHT)}
+    OPT_BUDGET, OPT_EPSILON, OPT_ALPHA, OPT_TOLERANCE, OPT_PROFILE, OPT_STORE, OPT_MODE,
+    OPT_REPORT, OPT_CONV_REPORT, OPT_CONV_INPUTS, OPT_MAX_IN_FLIGHT)}
 
 _MODES = ("off", "record", "replay", "auto")
 #: where a test's runs travel on its report (a plain-JSON list; xdist serialises it)
@@ -100,6 +101,9 @@ def pytest_addoption(parser: Any) -> None:
         OPT_ALPHA: "Family-wise error rate per @agent_property test (default 0.05).",
         OPT_TOLERANCE: "Largest pooled relation effect (excess share of verdicts changed "
                        "over the generated examples) a pass allows (default 0.1).",
+        OPT_PROFILE: "Profile of every @agent_property test: quick, standard (default), "
+                     "thorough or one registered with register_profile (its per-example "
+                     "false-pass rate).",
         OPT_STORE: "SQLite record/replay store shared by @agent_property tests.",
         OPT_MODE: "Store mode (default auto when a store is given).",
         OPT_REPORT: "Write every @agent_property outcome (with minimal counterexamples) "
@@ -118,6 +122,7 @@ def pytest_addoption(parser: Any) -> None:
                     help=helps[OPT_ALPHA])
     group.addoption(OPT_TOLERANCE, type=float, default=None, metavar="DELTA",
                     help=helps[OPT_TOLERANCE])
+    group.addoption(OPT_PROFILE, default=None, metavar="NAME", help=helps[OPT_PROFILE])
     group.addoption(OPT_STORE, default=None, metavar="PATH", help=helps[OPT_STORE])
     group.addoption(OPT_MODE, choices=list(_MODES), default=None, help=helps[OPT_MODE])
     group.addoption(OPT_REPORT, default=None, metavar="PATH", help=helps[OPT_REPORT])
@@ -186,7 +191,8 @@ def pytest_configure(config: Any) -> None:
         raise pytest.UsageError(f"{INI_NAMES[OPT_MODE]} = {mode!r} must be one of "
                                 f"{', '.join(_MODES)}")
     state = _Session(options={"budget": budget, "epsilon": epsilon, "alpha": alpha,
-                              "tolerance": tolerance, "store": _option(config, OPT_STORE),
+                              "tolerance": tolerance, "profile": _option(config, OPT_PROFILE),
+                              "store": _option(config, OPT_STORE),
                               "store_mode": mode},
                      include_inputs=bool(_option(config, OPT_CONV_INPUTS)))
     config.stash[_SESSION] = state

@@ -374,6 +374,7 @@ def agent_property(*, agent: Any, config: PropertyConfig | None = None,
                    timeout_s: float | None = UNSET, store_path: str | None = UNSET,
                    store_mode: str | None = UNSET, extractor: Any = UNSET,
                    suppress_health_check: Sequence[HealthCheck | str] = UNSET,
+                   profile: str | None = UNSET,
                    **engine_kwargs: Any
                    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Turn a Hypothesis ``@given`` test taking ``check`` into a property of ``agent``.
@@ -404,6 +405,10 @@ def agent_property(*, agent: Any, config: PropertyConfig | None = None,
             least the tolerance; default 0.05).
         max_candidates: confirmations allowed (Bonferroni family size); default
             ``max_examples + 200`` for the shrinker.
+        profile: ``quick``, ``standard`` (default) or ``thorough`` (or one registered with
+            :func:`~agentverity_props.relations.register_profile`): the per-example evidence,
+            its ``beta`` when ``beta`` is not given (the pytest option
+            ``--agentverity-profile`` overrides it).
         store_path / store_mode: record/replay store (the pytest plugin's
             ``--agentverity-store`` is used when not given).
         max_workers, timeout_s, extractor, **engine_kwargs: any
@@ -423,7 +428,8 @@ def agent_property(*, agent: Any, config: PropertyConfig | None = None,
         "tolerance": tolerance, "holds_error": holds_error, "max_candidates": max_candidates,
         "max_workers": max_workers, "timeout_s": timeout_s, "store_path": store_path,
         "store_mode": store_mode, "extractor": extractor,
-        "suppress_health_check": suppress_health_check, **engine_kwargs}
+        "suppress_health_check": suppress_health_check, "profile": profile,
+        **engine_kwargs}
     conf, plugin_mode = _property_config(config, given)
     base = _base_options(agent, conf)
     engine_base = (conf.engine, plugin_mode)
@@ -455,7 +461,7 @@ def _base_options(agent: Any, conf: PropertyConfig) -> dict[str, Any]:
     from ..adapters import as_adapter
 
     return {
-        "agent": as_adapter(agent), "alpha": conf.alpha, "beta": conf.beta,
+        "agent": as_adapter(agent), "alpha": conf.alpha, "beta": conf.candidate_beta,
         "epsilon": conf.epsilon, "layer": conf.layer,
         "suppress_health_check": frozenset(conf.suppress_health_check),
         "tolerance": conf.tol, "holds_error": conf.holds_error}
@@ -559,6 +565,9 @@ def _run_property_in(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     epsilon = _plugin_option("epsilon") or base["epsilon"]
     if _plugin_option("tolerance"):
         base = {**base, "tolerance": _plugin_option("tolerance")}
+    if _plugin_option("profile"):
+        from ..relations import profile as get_profile
+        base = {**base, "beta": get_profile(_plugin_option("profile")).candidate_beta}
     m = max_candidates or (merged.max_examples + 200)
     name = f"{getattr(inner, '__module__', '?')}::{getattr(inner, '__qualname__', '?')}"
     record = _new_record(test, name, base, alpha=alpha, max_candidates=m,

@@ -35,7 +35,8 @@ class PropertyConfig:
     """Everything :func:`~agentverity_props.agent_property` can be told (but the agent).
 
     ``alpha`` is the family-wise false-violation rate of a test, ``beta`` each candidate's
-    false-pass rate, ``epsilon`` the noise above which the test warns, ``tolerance`` and
+    false-pass rate (default: the ``profile``'s, 0.01 under ``standard``, 0.05 ``quick``,
+    0.002 ``thorough``), ``epsilon`` the noise above which the test warns, ``tolerance`` and
     ``holds_error`` the pooled effect a pass allows and the error of a pass,
     ``max_candidates`` the Bonferroni family (default ``max_examples + 200``). How the agent
     is called is the nested ``engine`` (default ``EngineConfig(budget=4000)``): its budget is
@@ -54,13 +55,22 @@ class PropertyConfig:
 
     epsilon: float = 0.05
     alpha: float = 0.05
-    beta: float = 0.01
+    beta: float | None = None
     layer: str = "verdict"
     tolerance: float | None = None
     holds_error: float = 0.05
     max_candidates: int | None = None
     suppress_health_check: Sequence[HealthCheck | str] = ()
     engine: EngineConfig = field(default_factory=_property_engine)
+    profile: str | None = None
+
+    @property
+    def candidate_beta(self) -> float:
+        """``beta`` when given, else the profile's (``standard``: 0.01)."""
+        if self.beta is not None:
+            return self.beta
+        from ..relations import profile as get_profile
+        return get_profile(self.profile).candidate_beta
 
     def __post_init__(self) -> None:
         from ..diagnose import HealthCheck, resolve_tolerance
@@ -74,8 +84,13 @@ class PropertyConfig:
         if not isinstance(self.engine, EngineConfig):
             raise bad(f"engine must be an EngineConfig, got {type(self.engine).__name__}; "
                       "pass engine=EngineConfig(...)")
+        from ..relations import profile as get_profile
+        try:  # a beta given explicitly wins; else the profile's (standard: 0.01)
+            get_profile(self.profile)
+        except InvalidArgument as exc:
+            raise bad(str(exc)) from None
         for name in ("alpha", "epsilon", "beta", "holds_error"):
-            value = getattr(self, name)
+            value = getattr(self, name) if name != "beta" else self.candidate_beta
             if not isinstance(value, (int, float)) or not (0.0 < value < 0.5):
                 raise bad(f"{name}={value!r} must be in (0, 0.5), e.g. 0.05")
         budget = self.engine.budget

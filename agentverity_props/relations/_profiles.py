@@ -51,6 +51,8 @@ class Profile:
             draw's flip rate), at a fifth of the standard screen's draws on a quiet agent,
             but a follow-up that flips part of the time is found only with about its flip
             share. With ``screen`` off it is the only per-input evidence.
+        candidate_beta: ``@agent_property``'s per-input evidence: the chance a generated
+            example that violates (as reliably as the stated alternative) is passed.
     """
 
     name: str
@@ -60,6 +62,7 @@ class Profile:
     edits_per_input: int | str = "auto"
     description: str = ""
     deterministic_path: bool = False
+    candidate_beta: float = 0.01
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip() or "," in self.name:
@@ -67,9 +70,11 @@ class Profile:
         if not 0.0 < self.screen_size <= 1.0:
             raise InvalidArgument(f"profile {self.name!r}: screen_size={self.screen_size!r} "
                                   "must be in (0, 1]")
-        if not 0.0 < self.screen_beta < 0.5:
-            raise InvalidArgument(f"profile {self.name!r}: screen_beta={self.screen_beta!r} "
-                                  "must be in (0, 0.5)")
+        for name in ("screen_beta", "candidate_beta"):
+            value = getattr(self, name)
+            if not 0.0 < value < 0.5:
+                raise InvalidArgument(f"profile {self.name!r}: {name}={value!r} must be in "
+                                      "(0, 0.5)")
         e = self.edits_per_input
         if not (e in ("auto", "all") or (isinstance(e, int) and not isinstance(e, bool)
                                          and e >= 1)):
@@ -89,16 +94,16 @@ class Profile:
         return {"name": self.name, "screen": self.screen, "screen_size": self.screen_size,
                 "screen_beta": self.screen_beta, "edits_per_input": self.edits_per_input,
                 "deterministic_path": self.deterministic_path,
-                "guarantee": self.guarantee()}
+                "candidate_beta": self.candidate_beta, "guarantee": self.guarantee()}
 
 
 DEFAULT_PROFILE = "standard"
 _BUILT_IN = (
-    Profile("quick", screen=False, deterministic_path=True,
+    Profile("quick", screen=False, deterministic_path=True, candidate_beta=0.05,
             description="the pooled effect only (on a certified deterministic agent, one "
                         "follow-up draw a pair): cheapest"),
     Profile("standard", description="every pair screened at size 0.5, beta 0.05 (default)"),
-    Profile("thorough", screen_beta=0.01, edits_per_input="all",
+    Profile("thorough", screen_beta=0.01, edits_per_input="all", candidate_beta=0.002,
             description="every edit kind on every input, each pair screened at beta 0.01"),
 )
 _PROFILES: dict[str, Profile] = {p.name: p for p in _BUILT_IN}
@@ -117,11 +122,11 @@ def register_profile(name: str, *, parent: str = DEFAULT_PROFILE, **changes: Any
         raise InvalidArgument(f"profile {name!r} is built in; register yours under a new name")
     base = profile(parent)
     unknown = set(changes) - {"screen", "screen_size", "screen_beta", "edits_per_input",
-                              "description", "deterministic_path"}
+                              "description", "deterministic_path", "candidate_beta"}
     if unknown:
         raise InvalidArgument(f"unknown profile setting(s) {', '.join(sorted(unknown))}; "
                               "use screen, screen_size, screen_beta, edits_per_input, "
-                              "deterministic_path, description")
+                              "deterministic_path, candidate_beta, description")
     new = replace(base, name=name, **changes)
     with _LOCK:
         _PROFILES[name] = new

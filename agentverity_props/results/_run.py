@@ -323,6 +323,8 @@ class RunProfile(Model):
     screen_beta: Annotated[float, Field(gt=0.0, lt=0.5)]
     edits_per_input: int | str
     deterministic_path: bool = False
+    candidate_beta: float | None = None
+    """``@agent_property``'s per-example false-pass rate under this profile."""
     guarantee: str
 
 

@@ -136,7 +136,8 @@ def test_pairs_the_user_brings_are_each_tested_byte_for_byte() -> None:
 
 
 def test_quick_profile_screens_nothing_and_says_so() -> None:
-    res = run(router(None, 0.0, 1), INPUTS, builtin_relations("case"),
+    # a noisy agent: the pooled effect only
+    res = run(router(None, 0.1, 1), INPUTS, builtin_relations("case"),
               config=RunConfig(max_workers=1, profile="quick"))
     d = res.to_dict()
     assert d["profile"]["name"] == "quick"
@@ -145,10 +146,22 @@ def test_quick_profile_screens_nothing_and_says_so() -> None:
     assert r["status"] == "HOLDS"
     assert r["effect"]["per_input"] is None
     assert "not screened (profile quick" in r["statement"]
-    std = run(router(None, 0.0, 1), INPUTS, builtin_relations("case"),
+    std = run(router(None, 0.1, 1), INPUTS, builtin_relations("case"),
               config=RunConfig(max_workers=1))
     assert std.to_dict()["relations"][0]["effect"]["per_input"]["screened"] > 0
     assert int(res.ledger["calls"]) < int(std.ledger["calls"])
+
+
+def test_quick_profile_on_a_deterministic_agent_takes_the_deterministic_path() -> None:
+    res = run(router(None, 0.0, 1), INPUTS, builtin_relations("case"),
+              config=RunConfig(max_workers=1, profile="quick"))
+    (r,) = res.to_dict()["relations"]
+    pi = r["effect"]["per_input"]
+    assert r["effect"]["deterministic_path"] == "taken"
+    assert pi["path"] == "deterministic"
+    assert pi["screened"] == pi["pairs"]
+    assert 0.0 < 1 - pi["power"] <= 2 * pi["flip_bound"] + 1e-12
+    assert "deterministic path" in r["statement"]
 
 
 def test_registered_profiles_and_unknown_names() -> None:
@@ -183,3 +196,31 @@ def test_cli_profile_reaches_the_json_and_a_bad_one_is_one_line(tmp_path) -> Non
                          check=False)
     assert bad.returncode == 2
     assert "--edits-per-input" in bad.stderr
+
+
+def test_agent_property_takes_a_profile_and_the_plugin_sets_one(tmp_path) -> None:
+    from agentverity_props.property import PropertyConfig
+
+    assert PropertyConfig().candidate_beta == 0.01
+    assert PropertyConfig(profile="quick").candidate_beta == 0.05
+    assert PropertyConfig(profile="thorough", beta=0.2).candidate_beta == 0.2  # given wins
+    with pytest.raises(InvalidArgument, match="unknown profile"):
+        PropertyConfig(profile="nope")
+    test = tmp_path / "test_prop.py"
+    test.write_text(
+        "from hypothesis import given, settings, strategies as st\n"
+        "from agentverity_props import agent_property\n"
+        "@agent_property(agent=lambda p: 'allow', profile='quick')\n"
+        "@settings(max_examples=5)\n"
+        "@given(st.sampled_from(['a b', 'c d', 'e f']))\n"
+        "def test_case(check, p):\n"
+        "    check.invariant(p, p.upper(), name='case')\n")
+    ok = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                         str(test), "--agentverity-profile", "thorough"],
+                        capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    bad = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          str(test), "--agentverity-profile", "nope"],
+                         capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert bad.returncode != 0
+    assert "unknown profile 'nope'" in bad.stdout + bad.stderr
