@@ -61,7 +61,7 @@ BUGS: dict[str, tuple[str, tuple[str, ...], Callable[[str], bool]]] = {
 
 
 def topic(p: str) -> str:
-    low = p.lower()
+    low = " ".join(p.lower().split())  # robust to whitespace: "log\tin" is "log in"
     for label, words in (("billing", ("invoice", "refund", "charge", "pay", "billing")),
                          ("shipping", ("ship", "package", "deliver", "courier", "order")),
                          ("account", ("password", "login", "log in", "account"))):

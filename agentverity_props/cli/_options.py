@@ -302,7 +302,8 @@ def analysis_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--edits-per-input", "edits_per_input", default=None,
                      metavar="N|auto|all",
                      help="Follow-ups per input from each relation's family of edits "
-                     "(default: the profile's; auto gives every kind at least 3 inputs)."),
+                     "(default: the profile's; auto: the primary kind on every input, each "
+                     "other kind on 3; all: every kind on every input)."),
         click.option("--suppress-health-check", multiple=True, type=HEALTH_CHECK_CHOICE,
                      help="Skip a health check (repeatable); the report says it was not run."),
     ]

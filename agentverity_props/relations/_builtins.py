@@ -1,8 +1,8 @@
 """The built-in relations: each is the family its name claims, a tuple of edit kinds made of
 :class:`Perturbation` values (the same edits the strategies in
 :mod:`agentverity_props.strategies` draw), so a ``whitespace`` bug on a trailing space or a
-tab is within what ``whitespace`` tests. ``run`` rotates each input over the kinds
-(relations/_family.py); the first kind is the relation's ``transform``.
+tab is within what ``whitespace`` tests. ``run`` gives every input the first kind (the
+relation's ``transform``) and each other kind three inputs (relations/_family.py).
 
 Eight run by default. The opt-in ones join them by name: ``formatting`` and
 ``tool-injection`` as they are; ``injection`` and ``obfuscation`` need the agent's own labels
@@ -28,8 +28,8 @@ def _p(name: str, **params: object) -> Perturbation:
 
 
 #: name -> (edit kinds, layer, description). The first kind is the relation's ``transform``
-#: (what ``Relation.apply`` does, and what earlier versions tested alone); ``run`` rotates
-#: over all of them (relations/_family.py).
+#: (what ``Relation.apply`` does, and what earlier versions tested alone), tried on every
+#: input; ``run`` deals each other kind three inputs (relations/_family.py).
 _BUILTINS: dict[str, tuple[tuple[tuple[str, Perturbation], ...], str, str]] = {
     "normalisation": ((("nbsp+curly", _p("normalisation", kind="nbsp_and_curly")),
                        ("nbsp", _p("normalisation", kind="nbsp")),

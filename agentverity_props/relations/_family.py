@@ -1,16 +1,22 @@
-"""Which follow-ups an input gets: one relation of one transform, a family of edit kinds
-rotated over the inputs, or the pairs a user brings.
+"""Which follow-ups an input gets: one relation of one transform, a family of edit kinds,
+or the pairs a user brings.
 
 A family is the claim in a relation's name: ``whitespace`` is not "every space doubled" but
 trailing and leading space, tabs, newlines, doubled and collapsed spaces. Testing every kind
-on every input multiplies the cost by the family's size, so ``run`` *rotates*: input ``i``
-gets ``k`` kinds, starting at kind ``(i k + offset) mod K`` (the offset drawn from the run's
-seed and the relation's name), a kind that would leave the input unchanged or repeat a
-follow-up passed over for the next. Every kind is then tried on about ``k n / K`` of the
-``n`` inputs — a stratified assignment, not a random one, so no kind is left untried by
-chance — and ``k`` is raised on a small probe set until each kind gets
-``MIN_INPUTS_PER_KIND`` inputs (or every input every kind). A bug confined to one kind that
-flips most inputs is thus tested on several inputs, each screened on its own.
+on every input multiplies the cost by the family's size, so ``run`` (``auto``) gives
+
+* **every input the family's first kind** (its *primary* edit: what earlier versions tested
+  alone), so every guarantee stated for one edit per input holds for it as before; and
+* **every other kind ``MIN_INPUTS_PER_KIND`` inputs** of its own (all of them on a smaller
+  probe set), dealt round-robin over the inputs in an order drawn from the run's seed:
+  a stratified assignment, fixed before any draw, so no kind is left untried by chance and
+  a bug confined to one kind that moves most inputs is tested on several, each screened on
+  its own.
+
+The extra pairs number ``MIN_INPUTS_PER_KIND x (K - 1)`` per relation whatever the probe
+set's size, so breadth adds a fixed cost, not a factor. ``all`` gives every kind to every
+input (a bug on one input and one kind is then found as surely as the screen finds any);
+a number ``k`` gives each input the primary kind and ``k - 1`` others, rotated.
 
 The pooled effect's estimand stays a mean over the inputs: an input's follow-ups are scored
 against the same source draws, and their scores are averaged into one score per input and
@@ -20,8 +26,8 @@ term per input and round whatever the number of follow-ups.
 
 from __future__ import annotations
 
-import hashlib
 import math
+import random
 from collections.abc import Mapping, Sequence
 
 from ..errors import InvalidArgument
@@ -35,20 +41,21 @@ AUTO, ALL = "auto", "all"
 
 
 def per_input(rel: Relation, n_inputs: int, setting: int | str | None = None) -> int:
-    """How many follow-ups each input gets from a family of ``K`` kinds: ``auto`` (the
-    fewest that give each kind ``MIN_INPUTS_PER_KIND`` inputs, at least one), ``all``
-    (every kind on every input) or a number (capped at ``K``).
+    """The most follow-ups one input gets from a family of ``K`` kinds: ``auto`` (the primary
+    kind, plus the others' ``MIN_INPUTS_PER_KIND`` inputs each spread over the probe set),
+    ``all`` (``K``) or a number (capped at ``K``).
 
     >>> from agentverity_props.relations import builtin_relations
     >>> ws = builtin_relations("whitespace")[0]
     >>> per_input(ws, 30), per_input(ws, 10), per_input(ws, 10, "all"), per_input(ws, 10, 2)
-    (1, 3, 7, 2)
+    (2, 3, 7, 2)
     """
     k = len(rel.edits)
     if k == 0:
         return 1
     if setting is None or setting == AUTO:
-        return min(k, max(1, math.ceil(MIN_INPUTS_PER_KIND * k / max(1, n_inputs))))
+        extra = MIN_INPUTS_PER_KIND * (k - 1)
+        return min(k, 1 + math.ceil(extra / max(1, n_inputs)))
     if setting == ALL:
         return k
     if isinstance(setting, bool) or not isinstance(setting, int) or setting < 1:
@@ -57,22 +64,33 @@ def per_input(rel: Relation, n_inputs: int, setting: int | str | None = None) ->
     return min(k, setting)
 
 
-def _offset(rel: Relation, seed: int) -> int:
-    digest = hashlib.sha256(f"family:{seed}:{rel.name}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") % max(1, len(rel.edits))
+def _order(rel: Relation, seed: int, n: int) -> list[int]:
+    rng = random.Random(f"family:{seed}:{rel.name}")
+    order = list(range(n))
+    rng.shuffle(order)
+    return order
+
+
+def _checked(rel: Relation, kind: str, y: object) -> str:
+    if not isinstance(y, str):
+        raise InvalidArgument(f"relation {rel.name!r}, edit {kind!r}: transform returned "
+                              f"{type(y).__name__}, expected str")
+    return y
 
 
 def follow_ups(rel: Relation, texts: Sequence[str], *, edits_per_input: int | str | None = None,
                seed: int = 0) -> list[list[tuple[str | None, str]]]:
     """Each input's follow-ups as ``(kind, text)``: for pairs the user brought, every one of
-    the input's (kind ``pair N``); for a family, its rotated kinds (module docstring); else
-    the one transform (kind None). An input left unchanged by every kind gets
-    ``[(kind, text)]`` with the text itself (the caller records it as skipped).
+    the input's (kind ``pair N``); for a family, the primary kind and the others dealt as the
+    module docstring says; else the one transform (kind None). A kind that leaves an input
+    unchanged, or repeats one of its follow-ups, is passed over. An input left unchanged by
+    every kind gets ``[(kind, text)]`` with the text itself (the caller records it as
+    skipped).
 
     >>> from agentverity_props.relations import builtin_relations
     >>> p = builtin_relations("punctuation")[0]
     >>> [[k for k, _ in row] for row in follow_ups(p, ["Hi.", "Ok?"], edits_per_input=2)]
-    [['strip all', 'spaced'], ['toggle period', 'exclamation']]
+    [['toggle period', 'exclamation'], ['toggle period', 'repeat']]
     """
     if rel.pairs is not None:
         out: list[list[tuple[str | None, str]]] = []
@@ -84,27 +102,49 @@ def follow_ups(rel: Relation, texts: Sequence[str], *, edits_per_input: int | st
         return out
     if not rel.edits:
         return [[(None, rel.apply(t))] for t in texts]
-    kinds, k = len(rel.edits), per_input(rel, len(texts), edits_per_input)
-    offset = _offset(rel, seed)
+    n, kinds = len(texts), len(rel.edits)
+    primary = rel.edits[0]
     rows: list[list[tuple[str | None, str]]] = []
-    for i, t in enumerate(texts):
-        start = (i * k + offset) % kinds
-        row: list[tuple[str | None, str]] = []
-        seen = {t}
-        for step in range(kinds):
-            e = rel.edits[(start + step) % kinds]
-            y = e.transform(t)
-            if not isinstance(y, str):
-                raise InvalidArgument(f"relation {rel.name!r}, edit {e.kind!r}: transform "
-                                      f"returned {type(y).__name__}, expected str")
-            if y in seen:
-                continue
-            seen.add(y)
-            row.append((e.kind, y))
-            if len(row) == k:
-                break
-        rows.append(row or [(rel.edits[start].kind, t)])
-    return rows
+    for t in texts:
+        y = _checked(rel, primary.kind, primary.transform(t))
+        rows.append([(primary.kind, y)] if y != t else [])
+    others = rel.edits[1:]
+    if others and n:
+        made: list[set[str]] = [{t, *(y for _, y in row)} for t, row in zip(texts, rows,
+                                                                             strict=True)]
+        order = _order(rel, seed, n)
+        setting = AUTO if edits_per_input is None else edits_per_input
+        if setting == AUTO:
+            # each other kind on MIN_INPUTS_PER_KIND inputs, dealt round-robin in the
+            # seeded order; a kind that cannot move an input is offered to the next one
+            cursor = 0
+            for e in others:
+                got, tried = 0, 0
+                while got < MIN_INPUTS_PER_KIND and tried < n:
+                    i = order[(cursor + tried) % n]
+                    tried += 1
+                    y = _checked(rel, e.kind, e.transform(texts[i]))
+                    if y in made[i]:
+                        continue
+                    made[i].add(y)
+                    rows[i].append((e.kind, y))
+                    got += 1
+                cursor = (cursor + tried) % n
+        else:
+            k = per_input(rel, n, setting)
+            for rank, i in enumerate(order):
+                t = texts[i]
+                start = (rank * (k - 1)) % len(others)
+                for step in range(len(others)):
+                    if len(rows[i]) >= k:
+                        break
+                    e = others[(start + step) % len(others)]
+                    y = _checked(rel, e.kind, e.transform(t))
+                    if y in made[i]:
+                        continue
+                    made[i].add(y)
+                    rows[i].append((e.kind, y))
+    return [row or [(primary.kind, t)] for t, row in zip(texts, rows, strict=True)]
 
 
 def every_follow_up(rel: Relation, text: str) -> list[str]:

@@ -55,8 +55,8 @@ class Relation:
         layer: ``verdict`` (default), ``text`` or ``tools``.
         edits: the family of edits the relation stands for (its name's claim: ``whitespace``
             is trailing and leading space, tabs, newlines, doubled and collapsed spaces).
-            ``run`` gives each input follow-ups of one or more kinds, rotating over the family
-            so that every kind is tried on its share of the inputs
+            ``run`` gives every input the first kind and each other kind three inputs of its
+            own, so that every kind is tried
             (:func:`~agentverity_props.relations.follow_ups`); ``transform`` is the first
             kind's (what ``apply`` does). Empty: the relation is its one ``transform``.
         pairs: follow-ups the user brings, per source text (every one is tested; the text

@@ -42,7 +42,8 @@ class Profile:
             share of its draws beyond the input's own noise, in (0, 1].
         screen_beta: the chance a violation of that size on a pair is cleared anyway.
         edits_per_input: follow-ups per input from a relation's family of edits: ``auto``
-            (each kind on at least three inputs), ``all``, or a number.
+            (the primary kind on every input, each other kind on three), ``all``, or a
+            number.
         description: one line for ``--help`` and the docs.
         deterministic_path: when the meter certifies a deterministic verdict (and no
             dependence between draws was found), screen each pair with one follow-up draw
