@@ -102,7 +102,7 @@ def follow_ups(rel: Relation, texts: Sequence[str], *, edits_per_input: int | st
         return out
     if not rel.edits:
         return [[(None, rel.apply(t))] for t in texts]
-    n, kinds = len(texts), len(rel.edits)
+    n = len(texts)
     primary = rel.edits[0]
     rows: list[list[tuple[str | None, str]]] = []
     for t in texts:
