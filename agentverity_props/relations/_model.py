@@ -341,8 +341,13 @@ class RelationResult:
                 by = f" by edit(s) {', '.join(kinds)}" if kinds else ""
                 pairs = (f" ({self.calibrated_violations} follow-ups)"
                          if self.calibrated_violations != self.confirmed_inputs else "")
+                untested = {o.fp for o in self.outcomes
+                            if o.status == CandidateStatus.UNDECIDED
+                            and o.note.startswith("not tested on its own")}
+                more = (f"; {len(untested)} more input(s) flagged, not tested on their own "
+                        "(--confirm-all tests them)" if untested else "")
                 return (f"{self.confirmed_inputs} input(s){pairs} confirmed violating{by} "
-                        f"beyond the agent's noise (family-wise alpha); {rng}")
+                        f"beyond the agent's noise (family-wise alpha){more}; {rng}")
             return (f"{rng}: above the tolerance {tol:g} (rejects effect <= {tol:g}, error "
                     f"<= {e.get('alpha', 0):.2g})")
         fixed = (f" (fixed sample: all {e['draws']} recorded draws, normal-approximation "

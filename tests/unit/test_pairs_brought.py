@@ -113,3 +113,19 @@ def test_cli_runs_the_pairs_it_is_given(tmp_path: Path) -> None:
                            f"{agent}:agent"], capture_output=True, text=True, check=False)
     assert none.returncode == 2
     assert "--pairs" in none.stderr
+
+
+def test_a_violated_relation_says_how_many_flagged_inputs_it_left_untested() -> None:
+    # every input flips: three are confirmed, the others flagged and not tested on their own
+    # (one counterexample decides VIOLATED), unless --confirm-all
+    pairs = {f"I like person {i}.": [f"I like person {i}!"] for i in range(8)}
+    from agentverity_props.relations import pairs_relation
+    rel = pairs_relation("bang", pairs)
+    agent = from_callable(lambda p: "neg" if "!" in p else "pos")
+    (r,) = run(agent, list(pairs), [rel], config=RunConfig(max_workers=1)).relations
+    assert r.confirmed_inputs == 3
+    assert "5 more input(s) flagged, not tested on their own" in r.statement()
+    (a,) = run(agent, list(pairs), [rel],
+               config=RunConfig(max_workers=1, confirm_all=True)).relations
+    assert a.confirmed_inputs == 8
+    assert "more input(s) flagged" not in a.statement()
