@@ -14,7 +14,7 @@ from __future__ import annotations
 
 __all__ = ["BLINDNESS_BOUND_SHARE", "CHECK_CHANGE_SHARE", "COMPARE_METRICS",
            "COMPARE_WEIGHTS", "RELATION_SHARES", "RUN_SHARES", "bonferroni", "candidate_alpha",
-           "check_alpha_split", "compare_alpha_split",
+           "ENLARGE_SHARES", "check_alpha_split", "compare_alpha_split", "enlarge_alpha_split",
            "local_family_split", "relation_alpha_split", "spending_alpha"]
 
 #: ``run``: the four kinds of finding (relations are split again: half over the pooled
@@ -85,6 +85,26 @@ def spending_alpha(alpha: float, attempt: int) -> float:
     (0.025, True)
     """
     return alpha / 2 ** attempt
+
+
+#: ``enlarge``: the minority verdict of every added input (split again over every candidate
+#: the search may test), the boundary pairs it reports, and the blindness of the starting
+#: and of the enlarged set (half each).
+ENLARGE_SHARES = {"finds": 0.5, "boundaries": 0.25, "blindness": 0.25}
+
+
+def enlarge_alpha_split(alpha: float, budget: int) -> dict[str, float]:
+    """``enlarge``'s alpha: ``find``, each candidate's confirmation test (the finds' share
+    over the ``budget // 2`` candidates a search of ``budget`` calls can test at most: each
+    tested candidate costs its selecting draw and at least one fresh draw), ``boundaries``
+    (every boundary pair reported), ``blindness`` (each of the two sets' blindness tests).
+
+    >>> enlarge_alpha_split(0.05, 400)
+    {'find': 0.000125, 'boundaries': 0.0125, 'blindness': 0.00625}
+    """
+    return {"find": alpha * ENLARGE_SHARES["finds"] / max(1, budget // 2),
+            "boundaries": alpha * ENLARGE_SHARES["boundaries"],
+            "blindness": alpha * ENLARGE_SHARES["blindness"] / 2}
 
 
 #: ``check``: the changed-during-the-check test; drift over the inputs gets the rest.

@@ -57,6 +57,9 @@ MIN_PROBES = 3
 MAX_LOCATED = 3
 
 
+#: the stop reason of an enlargement that reached its goal
+DONE = "decided not blind at the target share"
+
 #: enlarge's call budget when none is given
 DEFAULT_BUDGET = 400
 
@@ -171,6 +174,17 @@ class EnlargeResult:
     calls_to_first_minority: int | None = None
     #: what to try when the search added too little
     advice: str | None = None
+    #: added input -> its confirmation test's evidence (:meth:`._verify.FindTest.evidence`)
+    evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the blindness test of the starting and of the enlarged set (as ``run`` reports it)
+    blindness_before: dict[str, Any] | None = None
+    blindness_after: dict[str, Any] | None = None
+    #: the enlarged set was decided not blind with its share at or under the target
+    reached: bool = False
+    #: candidates whose first draw was a minority verdict and were tested
+    tested: int = 0
+    #: the alpha of each candidate's test, of the boundary pairs, of each blindness test
+    alphas: dict[str, float] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -197,7 +211,15 @@ class EnlargeResult:
 
     @property
     def success(self) -> bool:
-        return self.skew_after < self.threshold
+        """The enlarged set was decided not blind (by the blindness test ``run`` uses) with
+        its modal share at or under the target; never when the budget ran out first."""
+        return self.reached
+
+    @property
+    def status(self) -> str:
+        """The enlarged set's blindness: ``ok`` (decided not blind), ``blind`` or
+        ``undecided``."""
+        return str((self.blindness_after or {}).get("status") or "undecided")
 
     def to_dict(self) -> dict[str, Any]:
         from ..engine import ledger_part
@@ -222,6 +244,12 @@ class EnlargeResult:
             "grammar": self.grammar,
             "calls_to_first_minority": self.calls_to_first_minority,
             "advice": self.advice,
+            "status": self.status,
+            "blindness_before": self.blindness_before,
+            "blindness_after": self.blindness_after,
+            "evidence": [{"text": t, **self.evidence[t]} for t in self.added
+                         if t in self.evidence],
+            "tested": self.tested, "alphas": dict(self.alphas),
             "privacy": "added inputs, their parent probes and boundary pairs are kept "
                        "verbatim: they are the product (edits of your inputs, or drawn from "
                        "the strategy)",
@@ -394,7 +422,8 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
                         source="probes" if from_probes else
                         f"pack:{strategy}" if isinstance(strategy, (str, os.PathLike))
                         else "strategy")
-    calls = _Calls(eng, loop, EvidencePool(), res, layer, progress)
+    calls = _Calls(eng, loop, EvidencePool(), res, layer, progress, alpha=alpha,
+                   width=cfg.max_workers)
     try:
         if not _baseline(calls, texts):
             return res
@@ -404,17 +433,18 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
             assert grammar is not None  # built (and checked) before any call
             grammar.set_verdicts([res.verdicts.get(t) for t in texts])
             res.grammar = grammar.summary()
-            _search_probes(res, grammar, modal=modal, rng=rng, eng=eng, pool=calls.pool,
-                           loop=loop, verdicts=calls.verdicts, done=calls.done,
-                           phase=calls.phase, tick=calls.tick, conf=conf, generator=generator)
+            _search_probes(res, grammar, modal=modal, rng=rng, calls=calls, conf=conf,
+                           generator=generator)
+            calls.conclude()
             return res
         minority_found: list[str] = []
         _targeted_phase(calls, arms, modal, minority_found, seed)
         muts = _adaptive_phase(calls, arms, modal, minority_found, rng=rng, seed=seed,
                                width=cfg.max_workers)
-        _boundary_pairs_phase(calls, minority_found, muts, alpha)
-        res.stop_reason = ("target share reached" if calls.done() else
+        _boundary_pairs_phase(calls, minority_found, muts, calls.alphas["boundaries"])
+        res.stop_reason = (DONE if calls.done() else
                            "budget exhausted" if not eng.can_afford(2) else "search exhausted")
+        calls.conclude()
         return res
     finally:
         res.calls = eng.ledger.calls
@@ -476,11 +506,19 @@ class _Calls:
     result being built and the progress callback, shared by the run's steps."""
 
     def __init__(self, eng: Engine, loop: Any, pool: Any, res: EnlargeResult, layer: str,
-                 progress: Callable[[str, int], None] | None) -> None:
+                 progress: Callable[[str, int], None] | None, *, alpha: float,
+                 width: int) -> None:
         self.eng, self.loop, self.pool, self.res = eng, loop, pool, res
         self.layer = layer
         self.progress = progress
         self.phase = ["baseline"]  # the phase the progress callback is told (a cell)
+        from ..decide import enlarge_alpha_split
+        from ._verify import Verifier
+        self.alphas = enlarge_alpha_split(alpha, res.budget)
+        res.alphas = dict(self.alphas)
+        self.verifier = Verifier(self.verdicts, alpha=self.alphas["find"], width=width,
+                                 can_afford=eng.can_afford)
+        self._blind: tuple[tuple[int, int], Any] | None = None
 
     def tick(self, n: int) -> None:
         """``n`` more calls done, for the progress callback."""
@@ -515,10 +553,54 @@ class _Calls:
         """One draw of ``text``."""
         return self.verdicts([text])[0]
 
-    def done(self) -> bool:
-        """True once the modal verdict's share is down to the target."""
+    def confirm(self, minority: Sequence[tuple[str, str]]) -> dict[str, Any]:
+        """The candidates among ``minority`` (``(text, first verdict)``) whose verdict the
+        sequential test confirms (:mod:`._verify`), each with its test."""
+        got = self.verifier.confirm(minority)
+        self.res.tested = len(self.verifier.tests)
+        return got
+
+    def add(self, text: str, test: Any) -> None:
+        """Keep a confirmed find: its verdict and its evidence."""
+        self.res.verdicts[text] = test.verdict
+        self.res.added.append(text)
+        self.res.evidence[text] = test.evidence()
+
+    def draws(self, text: str) -> list[str]:
+        """Every usable draw of ``text`` so far."""
+        from ..engine import Probe
+        return [k for k in self.pool.get(Probe.make(text).fp).keys(self.layer) if k is not None]
+
+    def blindness(self, *, added: bool = True) -> Any:
+        """The blindness test ``run`` uses, on the starting set or (``added``) the enlarged
+        one (:func:`._verify.set_blindness`)."""
+        from ._verify import set_blindness
         res = self.res
-        return bool(res.verdicts) and res.skew_after <= res.target_share
+        return set_blindness(res.original, res.added if added else [], draws=self.draws,
+                             first=res.verdicts.get, fresh=self.verifier.fresh,
+                             threshold=res.threshold, alpha=self.alphas["blindness"])
+
+    def done(self) -> bool:
+        """True once the enlarged set is decided not blind with its modal share at or under
+        the target (the blindness test is rerun only when an input was added)."""
+        res = self.res
+        if not res.verdicts or res.skew_after > res.target_share:
+            return False
+        key = (len(res.added), self.eng.ledger.calls)
+        if self._blind is None or self._blind[0][0] != key[0]:
+            self._blind = (key, self.blindness())
+        return bool(self._blind[1].status == "ok")
+
+    def conclude(self) -> None:
+        """The starting and final sets' blindness, and whether the target was reached."""
+        res = self.res
+        if not res.verdicts:
+            return
+        res.blindness_before = self.blindness(added=False).to_dict()
+        after = self.blindness()
+        res.blindness_after = after.to_dict()
+        res.reached = after.status == "ok" and res.skew_after <= res.target_share
+        res.tested = len(self.verifier.tests)
 
 
 def _baseline(calls: _Calls, texts: list[str]) -> bool:
@@ -552,10 +634,10 @@ def _targeted_phase(calls: _Calls, arms: dict[str, Any], modal: str,
         v = calls.verdict(text)
         if v is None or v == modal:
             return False
-        if calls.verdict(text) != v:  # not confirmed by a second draw
+        got = calls.confirm([(text, v)])  # the sequential test of _verify
+        if text not in got:
             return False
-        res.verdicts[text] = v
-        res.added.append(text)
+        calls.add(text, got[text])
         minority_found.append(text)
         return True
 
@@ -598,15 +680,13 @@ def _adaptive_phase(calls: _Calls, arms: dict[str, Any], modal: str,
         firsts = calls.verdicts([c for _, c in batch])
         minority = [(a, c, v) for (a, c), v in zip(batch, firsts, strict=True)
                     if v is not None and v != modal]
-        seconds = calls.verdicts([c for _, c, _ in minority])
-        kept = {c for (_, c, v), again in zip(minority, seconds, strict=True) if again == v}
+        kept = calls.confirm([(c, v) for _, c, v in minority]) if minority else {}
         for arm, _ in batch:
             tries[arm] += 1
-        for arm, cand, v in minority:
+        for arm, cand, _v in minority:
             if cand in kept and not calls.done():
                 wins[arm] += 1
-                res.verdicts[cand] = v
-                res.added.append(cand)
+                calls.add(cand, kept[cand])
                 minority_found.append(cand)
     res.phase_calls["adaptive_search"] = eng.ledger.calls - calls1
     return muts
@@ -707,18 +787,19 @@ def _targeted(arms: dict[str, Any], consider: Any, h_budget: int, seed: int, eng
 
 
 def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.Random,
-                   eng: Engine, pool: Any, loop: Any,
-                   verdicts: Callable[[Sequence[str]], list[str | None]],
-                   done: Callable[[], bool], phase: list[str], tick: Callable[[int], None],
-                   conf: EnlargeConfig, generator: Any) -> None:
+                   calls: _Calls, conf: EnlargeConfig, generator: Any) -> None:
     """The from-probes search, then boundary location (see the module doc)."""
     from ._probe_search import ProbeSearch
+
+    eng, pool, loop, verdicts = calls.eng, calls.pool, calls.loop, calls.verdicts
+    done, phase, tick = calls.done, calls.phase, calls.tick
 
     parents = [t for t in res.original if res.verdicts.get(t) == modal] or list(res.original)
     search = ProbeSearch(grammar, parents, modal, rng, draw=verdicts,
                          can_afford=eng.can_afford, calls=lambda: eng.ledger.calls,
                          uniform=conf.search != "guided",
-                         recombine_only=conf.search == "recombine", generator=generator)
+                         recombine_only=conf.search == "recombine", generator=generator,
+                         confirm=calls.confirm)
     search.tried.update(res.verdicts)
     width = conf.engine.max_workers
     budget = res.budget
@@ -733,6 +814,8 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
             res.verdicts[f.text] = f.verdict
             res.added.append(f.text)
             res.origins[f.text] = f.provenance()
+            if f.evidence is not None:
+                res.evidence[f.text] = f.evidence
             if res.calls_to_first_minority is None:
                 res.calls_to_first_minority = f.calls
 
@@ -759,7 +842,8 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
     calls1 = eng.ledger.calls
     eng.ledger.phase = "boundary_location"
     phase[0] = "boundary location"
-    _locate_boundaries(res, search.finds, eng=eng, pool=pool, loop=loop, conf=conf, tick=tick)
+    _locate_boundaries(res, search.finds, eng=eng, pool=pool, loop=loop, conf=conf, tick=tick,
+                       alpha=calls.alphas["boundaries"])
     res.phase_calls["boundary_location"] = eng.ledger.calls - calls1
 
     # what is left of the budget goes back to the search
@@ -769,7 +853,7 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
         phase[0] = "search from your probes"
         more = search_until(0) or more
     res.phase_calls["probe_search"] += eng.ledger.calls - calls2
-    res.stop_reason = ("target share reached" if done() else
+    res.stop_reason = (DONE if done() else
                        "budget exhausted" if not eng.can_afford(2) else
                        "interrupted" if eng.stopping else "search exhausted")
     if not done() and not eng.stopping:
@@ -778,7 +862,7 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
 
 def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: Engine,
                        pool: Any, loop: Any, conf: EnlargeConfig,
-                       tick: Callable[[int], None]) -> None:
+                       tick: Callable[[int], None], alpha: float) -> None:
     """Boundary location: for up to three finds, one per search arm (fewest edits first),
     the parent and the find bisected to the adjacent pair whose verdicts differ beyond the
     agent's noise (alpha shared by three); each attempt is recorded in ``res.boundaries``."""
@@ -799,7 +883,7 @@ def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: 
         left = eng.remaining or 0
         share = left if located == 0 and not res.boundaries else left // 2
         loc = loop.run(alocate(eng, pool, f.parent, f.text, layer=conf.layer,
-                               alpha=bonferroni(conf.alpha, MAX_LOCATED),
+                               alpha=bonferroni(alpha, MAX_LOCATED),
                                a_verdict=res.verdicts.get(f.parent),
                                b_verdict=f.verdict, max_calls=min(share, 120),
                                resolution=conf.resolution, progress=tick))

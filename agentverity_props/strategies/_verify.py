@@ -1,0 +1,162 @@
+"""enlarge's evidence: each added input's verdict confirmed by a sequential test, and the
+shares of the probe sets from the blindness test ``run`` uses.
+
+**A find.** A candidate whose first draw is a minority verdict ``v`` is *tested*: fresh draws
+(the selecting draw is left out, so the choice of ``v`` does not bias the test) feed Wald's
+SPRT (:class:`~agentverity_props.decide.BernoulliSPRT`) of ``P(draw = v) <= 1/2`` (``v`` is not
+the input's majority verdict) against ``P(draw = v) >= 0.9``. It is added only when the
+likelihood ratio reaches ``1 / alpha_find``; it is dropped as soon as the ratio falls to
+:data:`FUTILITY` (one fresh draw other than ``v``) or after :data:`MAX_FIND_DRAWS` fresh draws.
+``alpha_find`` is the finds' share of ``alpha`` over every candidate a search of the budget
+can test (:func:`~agentverity_props.decide.enlarge_alpha_split`), so the chance that *any*
+added input is truly of a majority verdict is at most that share, however long the search.
+
+**A set's blindness.** :func:`set_blindness` calls
+:func:`~agentverity_props.diagnose.blindness_from_keys` exactly as ``run`` does: one draw per
+input as the mixture sample, every draw per input for the census bound. For an added input
+both use only its fresh draws (the selecting draw was chosen for its verdict).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["FUTILITY", "MAX_FIND_DRAWS", "FindTest", "Verifier", "set_blindness"]
+
+#: the tested rates: ``P(draw = v) <= FIND_NULL`` (not the input's majority verdict) against
+#: ``P(draw = v) >= FIND_ALTERNATIVE`` (an agent right nine times in ten)
+FIND_NULL = 0.5
+FIND_ALTERNATIVE = 0.9
+#: the likelihood ratio at which a candidate is dropped (one fresh draw other than ``v``
+#: takes it to 0.2)
+FUTILITY = 0.25
+#: fresh draws after which an undecided candidate is dropped (a graded input)
+MAX_FIND_DRAWS = 40
+
+
+@dataclass
+class FindTest:
+    """One candidate's confirmation: its minority verdict and the fresh draws so far."""
+
+    text: str
+    verdict: str
+    alpha: float
+    draws: list[str | None] = field(default_factory=list)
+    status: str = "testing"  # confirmed, dropped, undecided
+    _rule: Any = None
+
+    def __post_init__(self) -> None:
+        from ..decide import BernoulliSPRT
+        self._rule = BernoulliSPRT(FIND_NULL, FIND_ALTERNATIVE, alpha=self.alpha,
+                                   beta=FUTILITY)
+
+    def update(self, key: str | None) -> None:
+        if self.status != "testing":
+            return
+        self.draws.append(key)
+        d = self._rule.update(key == self.verdict)
+        if d is not None:
+            self.status = "confirmed" if d.call == "high" else "dropped"
+        elif len(self.draws) >= MAX_FIND_DRAWS:
+            self.status = "undecided"
+
+    def needed(self) -> int:
+        """Fresh draws that agree with ``v`` still needed to confirm (at least 1)."""
+        r = self._rule
+        return max(1, math.ceil((r._upper - r.llr) / r._llr1))
+
+    @property
+    def e_value(self) -> float:
+        return math.exp(min(self._rule.llr, 700.0))
+
+    def evidence(self) -> dict[str, Any]:
+        """The test's evidence, JSON-ready (kept with the added input)."""
+        agree = sum(k == self.verdict for k in self.draws)
+        return {"test": f"sprt P(v) <= {FIND_NULL:g} vs >= {FIND_ALTERNATIVE:g}",
+                "verdict": self.verdict, "status": self.status, "draws": len(self.draws),
+                "agreeing": agree, "e_value": self.e_value, "threshold": 1.0 / self.alpha,
+                "alpha": self.alpha}
+
+
+class Verifier:
+    """Confirms the candidates a search draws a minority verdict on (module doc).
+
+    ``draw`` takes texts and returns one verdict each (None: none usable), one call per text;
+    ``width`` is how many draws one round may ask for at most.
+    """
+
+    def __init__(self, draw: Callable[[list[str]], list[str | None]], *, alpha: float,
+                 width: int, can_afford: Callable[[int], bool]) -> None:
+        self.draw, self.alpha, self.width = draw, alpha, max(1, width)
+        self.can_afford = can_afford
+        #: candidates tested (a minority first draw), and each one's test
+        self.tests: dict[str, FindTest] = {}
+
+    def confirm(self, minority: Sequence[tuple[str, str]]) -> dict[str, FindTest]:
+        """Test each ``(text, first verdict)`` until it is confirmed or dropped; returns the
+        confirmed ones by text."""
+        tests = [self.tests.setdefault(t, FindTest(t, v, self.alpha)) for t, v in minority]
+        live = [t for t in tests if t.status == "testing"]
+        while live:
+            # one draw each while a candidate may still be noise; once its ratio is above 1,
+            # as many as it still needs (up to the width), in one round
+            plan: list[FindTest] = []
+            for t in live:
+                k = 1 if t._rule.llr <= 0 else min(t.needed(), max(1, self.width // len(live)))
+                plan.extend([t] * k)
+            if not self.can_afford(len(plan)):
+                plan = plan[:1] if self.can_afford(1) else []
+            if not plan:
+                for t in live:
+                    t.status = "undecided"
+                break
+            keys = self.draw([t.text for t in plan])
+            if all(k is None for k in keys):
+                for t in live:
+                    t.status = "undecided"
+                break
+            for t, k in zip(plan, keys, strict=True):
+                t.update(k)
+            live = [t for t in live if t.status == "testing"]
+        return {t.text: t for t in tests if t.status == "confirmed"}
+
+    def fresh(self, text: str) -> list[str]:
+        """The fresh (post-selection) draws of a tested candidate."""
+        t = self.tests.get(text)
+        return [k for k in t.draws if k is not None] if t is not None else []
+
+
+def set_blindness(original: Sequence[str], added: Sequence[str], *,
+                  draws: Callable[[str], list[str]], first: Callable[[str], str | None],
+                  fresh: Callable[[str], list[str]], threshold: float,
+                  alpha: float) -> Any:
+    """The blindness test of ``run`` on a probe set (module doc): a
+    :class:`~agentverity_props.diagnose.BlindnessResult`."""
+    from ..diagnose import blindness_from_keys
+
+    keys: list[str] = []
+    per_input: list[list[str]] = []
+    for t in original:
+        k = first(t)
+        if k is not None:
+            keys.append(k)
+        per_input.append(draws(t))
+    for t in added:
+        ks = fresh(t)
+        if ks:
+            keys.append(ks[0])
+        per_input.append(ks)
+    return blindness_from_keys(keys, threshold=threshold, alpha=alpha, per_input=per_input)
+
+
+def point_share(verdicts: Sequence[str]) -> tuple[str | None, float]:
+    """The modal verdict and its share among ``verdicts``."""
+    c = Counter(verdicts)
+    if not c:
+        return None, float("nan")
+    v, n = c.most_common(1)[0]
+    return v, n / sum(c.values())
