@@ -60,6 +60,10 @@ MAX_LOCATED = 3
 #: the stop reason of an enlargement that reached its goal
 DONE = "decided not blind at the target share"
 
+#: the most single draws of uniformly picked inputs spent deciding the blindness of an
+#: enlarged set of one size (its mixture sample, as ``run`` tops it up)
+BLINDNESS_TOP_UP = 60
+
 #: enlarge's call budget when none is given
 DEFAULT_BUDGET = 400
 
@@ -203,11 +207,16 @@ class EnlargeResult:
 
     @property
     def skew_before(self) -> float:
-        return self.share(self.original)
+        """The starting set's modal share, as the blindness test estimates it (one draw per
+        input before it is concluded)."""
+        b = (self.blindness_before or {}).get("share")
+        return float(b) if b is not None else self.share(self.original)
 
     @property
     def skew_after(self) -> float:
-        return self.share(self.inputs)
+        """The enlarged set's modal share, as the blindness test estimates it."""
+        b = (self.blindness_after or {}).get("share")
+        return float(b) if b is not None else self.share(self.inputs)
 
     @property
     def success(self) -> bool:
@@ -518,7 +527,11 @@ class _Calls:
         res.alphas = dict(self.alphas)
         self.verifier = Verifier(self.verdicts, alpha=self.alphas["find"], width=width,
                                  can_afford=eng.can_afford)
-        self._blind: tuple[tuple[int, int], Any] | None = None
+        self._blind: tuple[int, Any] | None = None
+        #: single draws of uniformly picked inputs of the enlarged set of each size (the
+        #: mixture sample of the blindness test, topped up as ``run`` tops it up)
+        self._mixture: dict[int, list[str]] = {}
+        self._rng = random.Random(f"{res.budget}:{alpha}:{width}")
 
     def tick(self, n: int) -> None:
         """``n`` more calls done, for the progress callback."""
@@ -578,18 +591,37 @@ class _Calls:
         res = self.res
         return set_blindness(res.original, res.added if added else [], draws=self.draws,
                              first=res.verdicts.get, fresh=self.verifier.fresh,
-                             threshold=res.threshold, alpha=self.alphas["blindness"])
+                             threshold=res.threshold, alpha=self.alphas["blindness"],
+                             extra=self._mixture.get(len(res.added), []) if added else [])
+
+    def decide(self) -> Any:
+        """The enlarged set's blindness, topped up (as ``run`` does) by single draws of
+        uniformly picked inputs while it is undecided, up to :data:`BLINDNESS_TOP_UP`."""
+        res, eng = self.res, self.eng
+        texts = res.inputs
+        keys = self._mixture.setdefault(len(res.added), [])
+        while True:
+            b = self.blindness()
+            width = max(1, self.verifier.width)
+            if b.status != "undecided" or len(keys) >= BLINDNESS_TOP_UP or eng.stopping \
+                    or not eng.can_afford(width + 2):
+                return b
+            picks = [self._rng.choice(texts) for _ in range(width)]
+            keys.extend(k for k in self.verdicts(picks) if k is not None)
 
     def done(self) -> bool:
         """True once the enlarged set is decided not blind with its modal share at or under
-        the target (the blindness test is rerun only when an input was added)."""
+        the target (decided once per size of the set)."""
         res = self.res
-        if not res.verdicts or res.skew_after > res.target_share:
+        if not res.verdicts or res.share(res.inputs) > res.target_share:
             return False
-        key = (len(res.added), self.eng.ledger.calls)
-        if self._blind is None or self._blind[0][0] != key[0]:
-            self._blind = (key, self.blindness())
-        return bool(self._blind[1].status == "ok")
+        if self._blind is None or self._blind[0] != len(res.added):
+            phase = self.phase[0]
+            self.phase[0] = "blindness"
+            self._blind = (len(res.added), self.decide())
+            self.phase[0] = phase
+        b = self._blind[1]
+        return bool(b.status == "ok" and b.share is not None and b.share <= res.target_share)
 
     def conclude(self) -> None:
         """The starting and final sets' blindness, and whether the target was reached."""
@@ -599,7 +631,8 @@ class _Calls:
         res.blindness_before = self.blindness(added=False).to_dict()
         after = self.blindness()
         res.blindness_after = after.to_dict()
-        res.reached = after.status == "ok" and res.skew_after <= res.target_share
+        res.reached = res.stop_reason == DONE and after.status == "ok" and \
+            res.skew_after <= res.target_share
         res.tested = len(self.verifier.tests)
 
 

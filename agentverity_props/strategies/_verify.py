@@ -133,9 +133,10 @@ class Verifier:
 def set_blindness(original: Sequence[str], added: Sequence[str], *,
                   draws: Callable[[str], list[str]], first: Callable[[str], str | None],
                   fresh: Callable[[str], list[str]], threshold: float,
-                  alpha: float) -> Any:
+                  alpha: float, extra: Sequence[str] = ()) -> Any:
     """The blindness test of ``run`` on a probe set (module doc): a
-    :class:`~agentverity_props.diagnose.BlindnessResult`."""
+    :class:`~agentverity_props.diagnose.BlindnessResult`. ``extra``: single draws of
+    uniformly picked inputs of the set (``run``'s top-up of the mixture sample)."""
     from ..diagnose import blindness_from_keys
 
     keys: list[str] = []
@@ -150,6 +151,7 @@ def set_blindness(original: Sequence[str], added: Sequence[str], *,
         if ks:
             keys.append(ks[0])
         per_input.append(ks)
+    keys.extend(extra)
     return blindness_from_keys(keys, threshold=threshold, alpha=alpha, per_input=per_input)
 
 
