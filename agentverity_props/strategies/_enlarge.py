@@ -890,7 +890,7 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
                        "budget exhausted" if not eng.can_afford(2) else
                        "interrupted" if eng.stopping else "search exhausted")
     if not done() and not eng.stopping:
-        res.advice = _probe_advice(res, tried=len(search.tried) - len(res.original))
+        res.advice = _probe_advice(res, search)
 
 
 def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: Engine,
@@ -932,13 +932,33 @@ def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: 
                 loc.low_verdict, loc.high_verdict, dict(loc.decision or {})))
 
 
-def _probe_advice(res: EnlargeResult, *, tried: int) -> str:
-    """Advice when the search from the probes ran out before the target share."""
-    return (
-        f"{tried} edit(s) of your probes were tried and "
-        + ("none changed the verdict" if not res.added else
-           f"{len(res.added)} changed it") +
-        ": the boundary may lie in words your probes never use (a keyword list, restricted "
-        f"names). Add them through a lexicon ({setting('lexicon')}), a probe "
-        f"or two that holds them, a generator ({setting('generator', '')}), or try a "
-        f"strategy pack ({setting('strategy', 'auto')})")
+def _probe_advice(res: EnlargeResult, search: Any) -> str:
+    """Advice when the search from the probes stopped before it was done, in terms of what
+    it tried: the edit kinds, what changed the verdict, what was tested and not confirmed."""
+    tried: Counter[str] = Counter()
+    for arm, n in search.tries.items():
+        tried[arm.split(":")[0]] += n
+    kinds = ", ".join(f"{k} x{n}" for k, n in tried.most_common())
+    found: Counter[str] = Counter(e.kind for f in search.finds if f.text in res.evidence
+                                  for e in f.edits[:1])
+    unconfirmed = res.tested - len(res.added)
+    head = (f"{sum(tried.values())} edit(s) of your probes were tried ({kinds or 'none'}); "
+            f"{res.tested} drew a minority verdict once and were tested, "
+            f"{len(res.added)} confirmed")
+    if res.added:
+        by = ", ".join(f"{k} x{n}" for k, n in found.most_common())
+        stop = ("the budget ran out" if res.stop_reason == "budget exhausted"
+                else "the edits ran out")
+        return (f"{head} (by {by}): the verdict does turn on words your probes hold, but "
+                f"{stop} before the enlarged set was decided not blind at the target share "
+                f"{res.target_share:.0%}. Give a larger budget ({setting('budget', 800)}) "
+                "or a few probes of the minority verdict")
+    if unconfirmed:
+        return (f"{head}: the minority verdicts seen did not repeat (the agent's noise, or "
+                "inputs near a boundary). Give a larger budget "
+                f"({setting('budget', 800)}), or probes that hold the crossing words")
+    return (f"{head}: no edit of the words your probes hold changed the verdict; the "
+            "boundary may lie in words your probes never use (a keyword list, restricted "
+            f"names). Add them through a lexicon ({setting('lexicon')}), a probe or two "
+            f"that holds them, a generator ({setting('generator', '')}), or try a strategy "
+            f"pack ({setting('strategy', 'auto')})")
