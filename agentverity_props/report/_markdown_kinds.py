@@ -169,10 +169,13 @@ def boundary_exit(d: dict[str, Any]) -> int:
     return {"located": 0, "no-crossing": 1, "undecided": 1}.get(str(d.get("status")), 2)
 
 
+#: what each exit code of the ``boundary`` command means
+BOUNDARY_EXIT = {0: "crossing located", 1: "no crossing, or it stayed undecided",
+                 2: "incomplete evidence"}
+
+
 def boundary_lines(d: dict[str, Any], **_: Any) -> list[str]:
-    meanings = {0: "crossing located", 1: "no crossing, or it stayed undecided",
-                2: "incomplete evidence"}
-    out = head("boundary", d, meaning(meanings, d), None)
+    out = head("boundary", d, meaning(BOUNDARY_EXIT, d), None)
     dec = d.get("decision") or {}
     if d.get("status") == "located":
         out += table(("side", "input", "verdict"),
