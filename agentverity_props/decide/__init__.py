@@ -29,7 +29,6 @@ from ._alpha import (
     CHECK_CHANGE_SHARE,
     COMPARE_METRICS,
     COMPARE_WEIGHTS,
-    ENLARGE_SHARES,
     RELATION_SHARES,
     RUN_SHARES,
     bonferroni,
@@ -43,9 +42,9 @@ from ._alpha import (
 )
 from ._binomial import binomial_tail, confirmation_plan, confirmation_settled
 from ._blindness import (
+    ShareCall,
+    blindness_call,
     census_share_bounds,
-    census_shares,
-    max_share_at_least,
     mixture_share_bounds,
 )
 from ._candidate import Alternative, CandidateTest, EvidenceLearner, round_bets

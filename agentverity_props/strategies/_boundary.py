@@ -242,6 +242,12 @@ class BoundaryLocation:
                 "calls": self.calls, "reason": self.reason, "decision": self.decision,
                 "step_error": self.step_error}
 
+    def document(self) -> dict[str, Any]:
+        """The ``boundary`` command's JSON result: its schema name, :meth:`to_dict` and
+        :meth:`details` (``BoundaryDocument``)."""
+        from ..results import BoundaryDocument
+        return {"schema": BoundaryDocument.SCHEMA, **self.to_dict(), **self.details()}
+
     def details(self) -> dict[str, Any]:
         """How the location was reached: the ends' verdicts, the path's units, every step,
         the confirmations, the final lead, a stochastic midpoint, whether it is graded."""

@@ -628,9 +628,10 @@ class _Calls:
         res = self.res
         if not res.verdicts:
             return
-        res.blindness_before = self.blindness(added=False).to_dict()
+        from ._verify import blindness_dict
+        res.blindness_before = blindness_dict(self.blindness(added=False), res.threshold)
         after = self.blindness()
-        res.blindness_after = after.to_dict()
+        res.blindness_after = blindness_dict(after, res.threshold)
         res.reached = res.stop_reason == DONE and after.status == "ok" and \
             res.skew_after <= res.target_share
         res.tested = len(self.verifier.tests)

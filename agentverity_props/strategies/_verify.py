@@ -12,7 +12,7 @@ can test (:func:`~agentverity_props.decide.enlarge_alpha_split`), so the chance 
 added input is truly of a majority verdict is at most that share, however long the search.
 
 **A set's blindness.** :func:`set_blindness` calls
-:func:`~agentverity_props.diagnose.blindness_from_keys` exactly as ``run`` does: one draw per
+:func:`~agentverity_props.decide.blindness_call` exactly as ``run`` does: one draw per
 input as the mixture sample, every draw per input for the census bound. For an added input
 both use only its fresh draws (the selecting draw was chosen for its verdict).
 """
@@ -25,7 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FUTILITY", "MAX_FIND_DRAWS", "FindTest", "Verifier", "set_blindness"]
+__all__ = ["FUTILITY", "MAX_FIND_DRAWS", "FindTest", "Verifier", "blindness_dict",
+           "set_blindness"]
 
 #: the tested rates: ``P(draw = v) <= FIND_NULL`` (not the input's majority verdict) against
 #: ``P(draw = v) >= FIND_ALTERNATIVE`` (an agent right nine times in ten)
@@ -134,10 +135,11 @@ def set_blindness(original: Sequence[str], added: Sequence[str], *,
                   draws: Callable[[str], list[str]], first: Callable[[str], str | None],
                   fresh: Callable[[str], list[str]], threshold: float,
                   alpha: float, extra: Sequence[str] = ()) -> Any:
-    """The blindness test of ``run`` on a probe set (module doc): a
-    :class:`~agentverity_props.diagnose.BlindnessResult`. ``extra``: single draws of
-    uniformly picked inputs of the set (``run``'s top-up of the mixture sample)."""
-    from ..diagnose import blindness_from_keys
+    """The blindness test of ``run`` on a probe set (module doc), a
+    :class:`~agentverity_props.decide.ShareCall` (as ``run`` reports it:
+    :func:`blindness_dict`). ``extra``: single draws of uniformly picked inputs of the set
+    (``run``'s top-up of the mixture sample)."""
+    from ..decide import blindness_call
 
     keys: list[str] = []
     per_input: list[list[str]] = []
@@ -152,7 +154,17 @@ def set_blindness(original: Sequence[str], added: Sequence[str], *,
             keys.append(ks[0])
         per_input.append(ks)
     keys.extend(extra)
-    return blindness_from_keys(keys, threshold=threshold, alpha=alpha, per_input=per_input)
+    return blindness_call(keys, threshold=threshold, alpha=alpha, per_input=per_input)
+
+
+def blindness_dict(c: Any, threshold: float) -> dict[str, Any]:
+    """A :class:`~agentverity_props.decide.ShareCall` in the shape ``run`` reports blindness
+    (``BlindnessResult.to_dict()``)."""
+    return {"status": c.status, "estimand": "pi_max = largest share of one verdict over "
+            "uniformly drawn inputs (one draw each)", "threshold": threshold,
+            "alpha": c.alpha, "modal_verdict": c.modal, "share": c.share, "ci_low": c.low,
+            "ci_high": c.high, "sample": c.sample, "method": c.method,
+            "distribution": dict(c.distribution)}
 
 
 def point_share(verdicts: Sequence[str]) -> tuple[str | None, float]:
