@@ -12,10 +12,23 @@ valid at its own share. docs/statistics.md ("Multiplicity") explains the choice 
 
 from __future__ import annotations
 
-__all__ = ["BLINDNESS_BOUND_SHARE", "CHECK_CHANGE_SHARE", "COMPARE_METRICS",
-           "COMPARE_WEIGHTS", "RELATION_SHARES", "RUN_SHARES", "bonferroni", "candidate_alpha",
-           "ENLARGE_SHARES", "check_alpha_split", "compare_alpha_split", "enlarge_alpha_split",
-           "local_family_split", "relation_alpha_split", "spending_alpha"]
+__all__ = [
+    "BLINDNESS_BOUND_SHARE",
+    "CHECK_CHANGE_SHARE",
+    "COMPARE_METRICS",
+    "COMPARE_WEIGHTS",
+    "ENLARGE_SHARES",
+    "RELATION_SHARES",
+    "RUN_SHARES",
+    "bonferroni",
+    "candidate_alpha",
+    "check_alpha_split",
+    "compare_alpha_split",
+    "enlarge_alpha_split",
+    "local_family_split",
+    "relation_alpha_split",
+    "spending_alpha",
+]
 
 #: ``run``: the four kinds of finding (relations are split again: half over the pooled
 #: effects, half over the inputs tested one by one; blindness: half per bound).

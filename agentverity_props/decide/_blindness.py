@@ -189,7 +189,7 @@ def blindness_call(keys: Sequence[K], *, threshold: float, alpha: float,
         return mixture_call(keys, threshold, alpha)
     a = mixture_call(keys, threshold, alpha * BLINDNESS_BOUND_SHARE)
     b = census_call(per_input, threshold, alpha * BLINDNESS_BOUND_SHARE)
-    if a.status != "undecided" and b.status != "undecided" and a.status != b.status:
+    if "undecided" not in (a.status, b.status) and a.status != b.status:
         from dataclasses import replace
         return replace(a, status="undecided")
     if a.status != "undecided" or b.status == "undecided":

@@ -22,7 +22,8 @@ from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
     "Document": "._base",
-    "BenchDocument": "._bench", "BoundaryDocument": "._boundary", "CheckDocument": "._check", "CompareDocument": "._compare",
+    "BenchDocument": "._bench", "BoundaryDocument": "._boundary",
+    "CheckDocument": "._check", "CompareDocument": "._compare",
     "ConversationDocument": "._conversation", "CounterexampleDocument": "._counterexample",
     "EnlargeDocument": "._enlarge", "PlanDocument": "._plan", "RunDocument": "._run",
     "SnapshotDocument": "._snapshot", "ToolsDocument": "._tools",

@@ -126,7 +126,8 @@ def _lists(text: str) -> Iterable[tuple[re.Match[str], int, int, list[tuple[int,
 
 def _scope(text: str, make: Callable[..., Any]) -> Iterable[Any]:
     for m, start, end, items in _lists(text):
-        conj = _CONJ.search(text, start).group(1) if _CONJ.search(text, start) else "or"
+        first = _CONJ.search(text, start)
+        conj = first.group(1) if first else "or"
         words = [text[a:b] for a, b in items]
         for i, item in enumerate(words):
             rest = words[:i] + words[i + 1:]
@@ -142,7 +143,7 @@ def _scope(text: str, make: Callable[..., Any]) -> Iterable[Any]:
         for c, d in parts:
             neg = text[c:d].strip()
             cue = _CUE_RE.match(neg)
-            if (c, d) == (a, b) or cue is None or abs(c - b) > 2 and abs(a - d) > 2:
+            if (c, d) == (a, b) or cue is None or (abs(c - b) > 2 and abs(a - d) > 2):
                 continue  # only a neighbouring clause
             lo, hi = min(a, c), max(b, d)
             lead = text[lo:hi][:len(text[lo:hi]) - len(text[lo:hi].lstrip())]

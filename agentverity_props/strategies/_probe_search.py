@@ -9,7 +9,8 @@ posterior), so the second and third finds come cheaply and from different parent
 
 Every candidate keeps at least half the words of the probe it was made from (the enlarged
 set stays in the user's domain). A first draw with a minority verdict is handed to
-``confirm`` (enlarge's sequential test, :mod:`._verify`); only what it confirms is kept. The random-recombination baseline
+``confirm`` (enlarge's sequential test, :mod:`._verify`); only what it confirms is
+kept. The random-recombination baseline
 (``EnlargeConfig(search="recombine")``, for the benchmark) draws parents and edits that
 recombine the probes' own material uniformly instead; ``search="uniform"`` draws uniformly
 from every edit of the grammar.

@@ -120,8 +120,8 @@ class Verifier:
                 for t in live:
                     t.status = "undecided"
                 break
-            for t, k in zip(plan, keys, strict=True):
-                t.update(k)
+            for t, key in zip(plan, keys, strict=True):
+                t.update(key)
             live = [t for t in live if t.status == "testing"]
         return {t.text: t for t in tests if t.status == "confirmed"}
 
