@@ -80,11 +80,11 @@ def _added_lines(res: Any, threshold: float) -> list[str]:
                      f"{res.target_share:.0%} (the threshold minus a margin) so that a later "
                      "run's interval, not only its point estimate, clears the threshold")
     for text in res.added[:ADDED_SHOWN]:
-        ev = res.evidence.get(text) or {}
-        proof = (f" (confirmed: {ev['agreeing']}/{ev['draws']} fresh draws, e = "
-                 f"{ev['e_value']:.3g} >= {ev['threshold']:.3g})" if ev else "")
-        lines.append(f"  added: {visible(str(res.verdicts.get(text)))} {visible(text)!r}"
-                     f"{proof}")
+        lines.append(f"  added: {visible(str(res.verdicts.get(text)))} {visible(text)!r}")
+        ev = res.evidence.get(text)
+        if ev:
+            lines.append(f"         confirmed: {ev['agreeing']}/{ev['draws']} fresh draws "
+                         f"agree, e = {ev['e_value']:.3g} >= {ev['threshold']:.3g}")
         origin = res.origins.get(text)
         if origin:
             lines.append(f"         from {visible(origin['parent'])!r}: "
