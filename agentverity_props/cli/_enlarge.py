@@ -19,7 +19,7 @@ from ._options import (
 )
 
 #: enlarge always spends a bounded budget (the engine options' --budget, else this)
-DEFAULT_BUDGET = 400
+DEFAULT_BUDGET = 600
 
 
 def _serialise_inputs(inputs: list[str], path: Path) -> str:
@@ -153,7 +153,7 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
                 **eng: Any) -> int:
     """Search for minority-verdict inputs and boundary pairs; write an enlarged probe set.
 
-    Takes the engine options of every command (--budget, default 400 here; --max-workers
+    Takes the engine options of every command (--budget, default 600 here; --max-workers
     calls at a time; --timeout, --retries, --store, ...).
 
     Every added input's verdict is confirmed by a sequential test (its evidence is in the

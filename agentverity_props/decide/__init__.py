@@ -36,6 +36,7 @@ from ._alpha import (
     check_alpha_split,
     compare_alpha_split,
     enlarge_alpha_split,
+    find_alpha,
     local_family_split,
     relation_alpha_split,
     spending_alpha,

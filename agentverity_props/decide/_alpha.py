@@ -25,6 +25,7 @@ __all__ = [
     "check_alpha_split",
     "compare_alpha_split",
     "enlarge_alpha_split",
+    "find_alpha",
     "local_family_split",
     "relation_alpha_split",
     "spending_alpha",
@@ -106,18 +107,28 @@ def spending_alpha(alpha: float, attempt: int) -> float:
 ENLARGE_SHARES = {"finds": 0.5, "boundaries": 0.25, "blindness": 0.25}
 
 
-def enlarge_alpha_split(alpha: float, budget: int) -> dict[str, float]:
-    """``enlarge``'s alpha: ``find``, each candidate's confirmation test (the finds' share
-    over the ``budget // 2`` candidates a search of ``budget`` calls can test at most: each
-    tested candidate costs its selecting draw and at least one fresh draw), ``boundaries``
-    (every boundary pair reported), ``blindness`` (each of the two sets' blindness tests).
+def enlarge_alpha_split(alpha: float) -> dict[str, float]:
+    """``enlarge``'s alpha: ``finds``, shared by every candidate the search tests
+    (:func:`find_alpha`), ``boundaries`` (every boundary pair reported), ``blindness`` (each
+    of the two sets' blindness tests).
 
-    >>> enlarge_alpha_split(0.05, 400)
-    {'find': 0.000125, 'boundaries': 0.0125, 'blindness': 0.00625}
+    >>> enlarge_alpha_split(0.05)
+    {'finds': 0.025, 'boundaries': 0.0125, 'blindness': 0.00625}
     """
-    return {"find": alpha * ENLARGE_SHARES["finds"] / max(1, budget // 2),
+    return {"finds": alpha * ENLARGE_SHARES["finds"],
             "boundaries": alpha * ENLARGE_SHARES["boundaries"],
             "blindness": alpha * ENLARGE_SHARES["blindness"] / 2}
+
+
+def find_alpha(alpha: float, tested: int) -> float:
+    """The alpha of the ``tested``-th candidate (from 1) an enlargement tests: ``alpha /
+    (j (j + 1))``, which sums to at most ``alpha`` however many are tested (the first tests,
+    made while finds are few, are the cheapest).
+
+    >>> find_alpha(0.025, 1), sum(find_alpha(0.025, j) for j in range(1, 10**5)) <= 0.025
+    (0.0125, True)
+    """
+    return alpha / (tested * (tested + 1))
 
 
 #: ``check``: the changed-during-the-check test; drift over the inputs gets the rest.

@@ -55,6 +55,9 @@ SCHEMA = EnlargeDocument.SCHEMA
 MIN_PROBES = 3
 #: at most this many boundaries are located (one per search arm), each at ``alpha / 3``
 MAX_LOCATED = 3
+#: the most calls one boundary location may spend: while none is located, and after (a
+#: further boundary is worth less than the finds the calls would confirm)
+LOCATE_CALLS = (120, 60)
 
 
 #: the stop reason of an enlargement that reached its goal
@@ -65,7 +68,7 @@ DONE = "decided not blind at the target share"
 BLINDNESS_TOP_UP = 60
 
 #: enlarge's call budget when none is given
-DEFAULT_BUDGET = 400
+DEFAULT_BUDGET = 600
 
 
 def _default_engine() -> EngineConfig:
@@ -80,7 +83,7 @@ class EnlargeConfig:
     ``threshold`` is the blindness threshold, the target share ``threshold - margin``;
     ``alpha`` the family-wise error rate of the boundary pairs; ``seed`` seeds the search;
     ``layer`` what a verdict is. How the agent is called is the nested ``engine`` (default
-    ``EngineConfig(budget=400)``): its ``budget`` is the calls to spend at most (required),
+    ``EngineConfig(budget=600)``): its ``budget`` is the calls to spend at most (required),
     its ``max_workers`` the width of each batch of the search.
 
     >>> from agentverity_props.engine import EngineConfig
@@ -369,7 +372,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
         strategy: None (default: learn from ``inputs`` themselves, see the module doc), a
             pack name/path or a ``SearchStrategy[str]``.
         config: every setting at once (:class:`EnlargeConfig`; default ``EnlargeConfig()``).
-        budget: agent calls to spend at most (default 400).
+        budget: agent calls to spend at most (default 600).
         threshold: the blindness threshold; the target share is ``threshold - margin``.
         margin: how far below the threshold to aim (0.2 by default: the anytime interval
             of a later ``run`` or ``snapshot`` is about 0.1 wide either side at a hundred
@@ -378,7 +381,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
         alpha: family-wise error rate of the boundary pairs reported (each is a relation
             candidate decided beyond the agent's noise).
         engine: how to call the agent (timeouts, retries, store, ...), replacing
-            ``config.engine``; ``budget`` and ``max_workers`` are applied over it (400 and 4
+            ``config.engine``; ``budget`` and ``max_workers`` are applied over it (600 and 4
             when not given, as before ``config=`` existed). The baseline draws and each
             batch of the adaptive search run ``max_workers`` calls at a time.
         lexicon: your own value classes for the probe grammar (``{"city": [...]}``): where
@@ -523,9 +526,9 @@ class _Calls:
         self.phase = ["baseline"]  # the phase the progress callback is told (a cell)
         from ..decide import enlarge_alpha_split
         from ._verify import Verifier
-        self.alphas = enlarge_alpha_split(alpha, res.budget)
+        self.alphas = enlarge_alpha_split(alpha)
         res.alphas = dict(self.alphas)
-        self.verifier = Verifier(self.verdicts, alpha=self.alphas["find"], width=width,
+        self.verifier = Verifier(self.verdicts, alpha=self.alphas["finds"], width=width,
                                  can_afford=eng.can_afford)
         self._blind: tuple[int, Any] | None = None
         #: single draws of uniformly picked inputs of the enlarged set of each size (the
@@ -919,7 +922,8 @@ def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: 
         loc = loop.run(alocate(eng, pool, f.parent, f.text, layer=conf.layer,
                                alpha=bonferroni(alpha, MAX_LOCATED),
                                a_verdict=res.verdicts.get(f.parent),
-                               b_verdict=f.verdict, max_calls=min(share, 120),
+                               b_verdict=f.verdict,
+                               max_calls=min(share, LOCATE_CALLS[located > 0]),
                                resolution=conf.resolution, progress=tick))
         d = loc.to_dict()
         d["parent"] = f.parent

@@ -7,9 +7,9 @@ SPRT (:class:`~agentverity_props.decide.BernoulliSPRT`) of ``P(draw = v) <= 1/2`
 the input's majority verdict) against ``P(draw = v) >= 0.9``. It is added only when the
 likelihood ratio reaches ``1 / alpha_find``; it is dropped as soon as the ratio falls to
 :data:`FUTILITY` (one fresh draw other than ``v``) or after :data:`MAX_FIND_DRAWS` fresh draws.
-``alpha_find`` is the finds' share of ``alpha`` over every candidate a search of the budget
-can test (:func:`~agentverity_props.decide.enlarge_alpha_split`), so the chance that *any*
-added input is truly of a majority verdict is at most that share, however long the search.
+The ``j``-th candidate tested gets ``alpha_find = a / (j (j + 1))`` of the finds' share ``a``
+of ``alpha`` (:func:`~agentverity_props.decide.find_alpha`), so the chance that *any* added
+input is truly of a majority verdict is at most ``a``, however long the search.
 
 **A set's blindness.** :func:`set_blindness` calls
 :func:`~agentverity_props.decide.blindness_call` exactly as ``run`` does: one draw per
@@ -92,7 +92,7 @@ class Verifier:
 
     def __init__(self, draw: Callable[[list[str]], list[str | None]], *, alpha: float,
                  width: int, can_afford: Callable[[int], bool]) -> None:
-        self.draw, self.alpha, self.width = draw, alpha, max(1, width)
+        self.draw, self.alpha, self.width = draw, alpha, max(1, width)  # the finds' share
         self.can_afford = can_afford
         #: candidates tested (a minority first draw), and each one's test
         self.tests: dict[str, FindTest] = {}
@@ -100,7 +100,12 @@ class Verifier:
     def confirm(self, minority: Sequence[tuple[str, str]]) -> dict[str, FindTest]:
         """Test each ``(text, first verdict)`` until it is confirmed or dropped; returns the
         confirmed ones by text."""
-        tests = [self.tests.setdefault(t, FindTest(t, v, self.alpha)) for t, v in minority]
+        from ..decide import find_alpha
+        tests = []
+        for t, v in minority:
+            if t not in self.tests:  # the j-th candidate tested gets its share of alpha
+                self.tests[t] = FindTest(t, v, find_alpha(self.alpha, len(self.tests) + 1))
+            tests.append(self.tests[t])
         live = [t for t in tests if t.status == "testing"]
         while live:
             # one draw each while a candidate may still be noise; once its ratio is above 1,
