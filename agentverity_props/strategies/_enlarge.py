@@ -9,7 +9,8 @@ blindness threshold (with a margin).
 **Default: from your probes** (no pack, no model). A grammar learned from the probe set
 (:mod:`._grammar`: numbers, alternations, insertions, clauses, lexicon classes) proposes
 edits of the probes; a Thompson-sampling search over edit kinds and slots (:mod:`._probe_search`)
-draws each candidate once and confirms a minority verdict with a second draw. Every added
+draws each candidate once and confirms a minority verdict by a sequential test of fresh draws
+(:mod:`._verify`, the alpha spent over every candidate tested). Every added
 input keeps at least half its parent probe's words and records its parent and edits. Then,
 for minority finds, the edit path from the parent is bisected to the adjacent pair that
 crosses (:mod:`._boundary`), every step decided against the agent's noise and the final pair
@@ -23,9 +24,11 @@ of finds, then mild edits (case, typo, a deleted word, ...) of each minority inp
 it back, each decided by the same procedure as ``run`` and ``@agent_property``
 (:mod:`agentverity_props.relations`) at ``alpha`` family-wise.
 
-Every kept input was drawn at least twice with the same verdict. Raw generated texts are the
-product here, so the result keeps them (they come from the strategy or from edits of the
-user's own inputs).
+Every kept input's verdict was confirmed by its sequential test, at ``alpha / 2`` over every
+candidate tested in the search; the starting and enlarged sets' shares, and whether the run is
+done, come from the blindness test ``run`` uses (docs/statistics.md §5). Raw generated texts
+are the product here, so the result keeps them (they come from the strategy or from edits of
+the user's own inputs).
 """
 
 from __future__ import annotations
@@ -662,7 +665,7 @@ def _baseline(calls: _Calls, texts: list[str]) -> bool:
 def _targeted_phase(calls: _Calls, arms: dict[str, Any], modal: str,
                     minority_found: list[str], seed: int) -> None:
     """Step 1 (a pack or strategy): Hypothesis with targeting on a third of what is left;
-    each text with a minority verdict confirmed by a second draw is added."""
+    each text with a minority verdict confirmed by its sequential test is added."""
     eng, res = calls.eng, calls.res
 
     def consider(text: str) -> bool:
