@@ -962,9 +962,11 @@ def _probe_advice(res: EnlargeResult, search: Any) -> str:
                 f"{res.target_share:.0%}. Give a larger budget ({setting('budget', 800)}) "
                 "or a few probes of the minority verdict")
     if unconfirmed:
+        more = (f"give a larger budget ({setting('budget', 800)}), or probes"
+                if res.stop_reason == "budget exhausted" else "give probes")
         return (f"{head}: the minority verdicts seen did not repeat (the agent's noise, or "
-                "inputs near a boundary). Give a larger budget "
-                f"({setting('budget', 800)}), or probes that hold the crossing words")
+                f"inputs near a boundary); {more} that hold the crossing words, or a lexicon "
+                f"of them ({setting('lexicon')})")
     return (f"{head}: no edit of the words your probes hold changed the verdict; the "
             "boundary may lie in words your probes never use (a keyword list, restricted "
             f"names). Add them through a lexicon ({setting('lexicon')}), a probe or two "
