@@ -101,11 +101,12 @@ class Verifier:
         """Test each ``(text, first verdict)`` until it is confirmed or dropped; returns the
         confirmed ones by text."""
         from ..decide import find_alpha
-        tests = []
-        for t, v in minority:
-            if t not in self.tests:  # the j-th candidate tested gets its share of alpha
-                self.tests[t] = FindTest(t, v, find_alpha(self.alpha, len(self.tests) + 1))
-            tests.append(self.tests[t])
+        tests: list[FindTest] = []
+        for text, v in minority:
+            if text not in self.tests:  # the j-th candidate tested gets its share of alpha
+                self.tests[text] = FindTest(text, v,
+                                            find_alpha(self.alpha, len(self.tests) + 1))
+            tests.append(self.tests[text])
         live = [t for t in tests if t.status == "testing"]
         while live:
             # one draw each while a candidate may still be noise; once its ratio is above 1,
