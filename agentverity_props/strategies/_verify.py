@@ -25,8 +25,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FUTILITY", "MAX_FIND_DRAWS", "FindTest", "Verifier", "blindness_dict",
-           "set_blindness"]
+__all__ = [
+    "FUTILITY",
+    "MAX_FIND_DRAWS",
+    "BoundaryPair",
+    "FindTest",
+    "Verifier",
+    "blindness_dict",
+    "set_blindness",
+]
 
 #: the tested rates: ``P(draw = v) <= FIND_NULL`` (not the input's majority verdict) against
 #: ``P(draw = v) >= FIND_ALTERNATIVE`` (an agent right nine times in ten)
@@ -180,3 +187,20 @@ def point_share(verdicts: Sequence[str]) -> tuple[str | None, float]:
         return None, float("nan")
     v, n = c.most_common(1)[0]
     return v, n / sum(c.values())
+
+
+@dataclass(frozen=True)
+class BoundaryPair:
+    """An input and an edit of it on which the verdict differs beyond the agent's noise."""
+
+    source: str
+    follow_up: str
+    edit: dict[str, Any]
+    source_verdict: str
+    follow_up_verdict: str
+    decision: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "follow_up": self.follow_up, "edit": self.edit,
+                "source_verdict": self.source_verdict,
+                "follow_up_verdict": self.follow_up_verdict, "decision": self.decision}
