@@ -63,7 +63,7 @@ def boundary_cmd(agent_ref: str, a: str, b: str, alpha: float, resolution: float
     with bar:
         loc = locate_boundary(agent, a, b, alpha=alpha, resolution=resolution, engine=cfg,
                               progress=tick)
-    d = {**loc.to_dict(), **loc.details()}
+    d = loc.document()
     if fmt == "json":
         write_output(dumps(d), None)
     elif fmt == "markdown":

@@ -19,7 +19,7 @@ from ._options import (
 )
 
 #: enlarge always spends a bounded budget (the engine options' --budget, else this)
-DEFAULT_BUDGET = 400
+DEFAULT_BUDGET = 600
 
 
 def _serialise_inputs(inputs: list[str], path: Path) -> str:
@@ -74,13 +74,17 @@ def _added_lines(res: Any, threshold: float) -> list[str]:
     whose share was already under the threshold."""
     from .._internal.shown import visible
     lines: list[str] = []
-    if res.added and res.skew_before <= threshold:
-        lines.append(f"  the share {res.skew_before:.0%} was already at or under the threshold "
-                     f"{threshold:g}; inputs were added down to the target "
+    if res.added and (res.blindness_before or {}).get("status") == "ok":
+        lines.append(f"  the starting set was already decided not blind (share "
+                     f"{res.skew_before:.0%}); inputs were added down to the target "
                      f"{res.target_share:.0%} (the threshold minus a margin) so that a later "
                      "run's interval, not only its point estimate, clears the threshold")
     for text in res.added[:ADDED_SHOWN]:
         lines.append(f"  added: {visible(str(res.verdicts.get(text)))} {visible(text)!r}")
+        ev = res.evidence.get(text)
+        if ev:
+            lines.append(f"         confirmed: {ev['agreeing']}/{ev['draws']} fresh draws "
+                         f"agree, e = {ev['e_value']:.3g} >= {ev['threshold']:.3g}")
         origin = res.origins.get(text)
         if origin:
             lines.append(f"         from {visible(origin['parent'])!r}: "
@@ -149,12 +153,16 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
                 **eng: Any) -> int:
     """Search for minority-verdict inputs and boundary pairs; write an enlarged probe set.
 
-    Takes the engine options of every command (--budget, default 400 here; --max-workers
+    Takes the engine options of every command (--budget, default 600 here; --max-workers
     calls at a time; --timeout, --retries, --store, ...).
 
-    Exit 0 when the enlarged set's modal share is below the threshold, 1 when the budget ran
-    out first (the partial set is still written), 2 on bad input or when agent calls failed
-    (incomplete evidence; the set is still written).
+    Every added input's verdict is confirmed by a sequential test (its evidence is in the
+    report), and the sets' shares come from the blindness test ``run`` uses.
+
+    Exit 0 when the enlarged set was decided not blind at the target share (done), 1 when
+    it was not (still blind or undecided: the budget or the search ran out first; the
+    partial set is still written), 2 on bad input or when agent calls failed (incomplete
+    evidence; the set is still written).
     """
     from .._internal.inputs import load_inputs
     from ..report import dumps
@@ -220,6 +228,18 @@ def _search_sources(inputs: list[str], strategy: str | None, lexicon_path: str |
     return strategy, chosen_note, lexicon, generator
 
 
+_STATUS_WORDS = {"ok": "decided not blind, but above the target share",
+                 "blind": "still decided blind", "undecided": "blindness undecided"}
+
+
+def _share(blindness: dict[str, Any] | None, point: float) -> str:
+    """A share with its interval from the blindness test: ``70% [0.52, 0.86]``."""
+    b = blindness or {}
+    if b.get("ci_low") is None or b.get("ci_high") is None:
+        return f"{point:.0%}"
+    return f"{point:.0%} [{b['ci_low']:.2f}, {b['ci_high']:.2f}]"
+
+
 def _text_lines(res: Any, d: dict[str, Any], strategy: str | None, threshold: float,
                 out: Path) -> list[str]:
     """The text report: the shares before and after, what was added, the boundary pairs,
@@ -228,10 +248,13 @@ def _text_lines(res: Any, d: dict[str, Any], strategy: str | None, threshold: fl
     from .._internal.tokens import tokens_line
 
     source = (f"pack {strategy!r}" if strategy is not None else "edits of your probes")
-    lines = [f"enlarge: modal verdict '{res.modal_verdict}' share {res.skew_before:.0%} -> "
-             f"{res.skew_after:.0%} (threshold {threshold:g}); added {len(res.added)} "
-             f"input(s), {source}; {res.calls} agent calls "
-             f"({res.stop_reason})",
+    verdict = ("done: decided not blind" if res.success else
+               f"not done: {_STATUS_WORDS.get(res.status, res.status)}")
+    lines = [f"enlarge: modal verdict '{res.modal_verdict}' share "
+             f"{_share(res.blindness_before, res.skew_before)} -> "
+             f"{_share(res.blindness_after, res.skew_after)} (threshold {threshold:g}); added "
+             f"{len(res.added)} input(s), {source}; {res.calls} agent calls "
+             f"({res.stop_reason}); {verdict}",
              *_added_lines(res, threshold), *_boundary_lines(res),
              *([f"advice: {res.advice}"] if res.advice else []),
              visible(tokens_line(d.get("tokens"))),

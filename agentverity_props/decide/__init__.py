@@ -35,15 +35,17 @@ from ._alpha import (
     candidate_alpha,
     check_alpha_split,
     compare_alpha_split,
+    enlarge_alpha_split,
+    find_alpha,
     local_family_split,
     relation_alpha_split,
     spending_alpha,
 )
 from ._binomial import binomial_tail, confirmation_plan, confirmation_settled
 from ._blindness import (
+    ShareCall,
+    blindness_call,
     census_share_bounds,
-    census_shares,
-    max_share_at_least,
     mixture_share_bounds,
 )
 from ._candidate import Alternative, CandidateTest, EvidenceLearner, round_bets

@@ -12,10 +12,24 @@ valid at its own share. docs/statistics.md ("Multiplicity") explains the choice 
 
 from __future__ import annotations
 
-__all__ = ["BLINDNESS_BOUND_SHARE", "CHECK_CHANGE_SHARE", "COMPARE_METRICS",
-           "COMPARE_WEIGHTS", "RELATION_SHARES", "RUN_SHARES", "bonferroni", "candidate_alpha",
-           "check_alpha_split", "compare_alpha_split",
-           "local_family_split", "relation_alpha_split", "spending_alpha"]
+__all__ = [
+    "BLINDNESS_BOUND_SHARE",
+    "CHECK_CHANGE_SHARE",
+    "COMPARE_METRICS",
+    "COMPARE_WEIGHTS",
+    "ENLARGE_SHARES",
+    "RELATION_SHARES",
+    "RUN_SHARES",
+    "bonferroni",
+    "candidate_alpha",
+    "check_alpha_split",
+    "compare_alpha_split",
+    "enlarge_alpha_split",
+    "find_alpha",
+    "local_family_split",
+    "relation_alpha_split",
+    "spending_alpha",
+]
 
 #: ``run``: the four kinds of finding (relations are split again: half over the pooled
 #: effects, half over the inputs tested one by one; blindness: half per bound).
@@ -85,6 +99,36 @@ def spending_alpha(alpha: float, attempt: int) -> float:
     (0.025, True)
     """
     return alpha / 2 ** attempt
+
+
+#: ``enlarge``: the minority verdict of every added input (split again over every candidate
+#: the search may test), the boundary pairs it reports, and the blindness of the starting
+#: and of the enlarged set (half each).
+ENLARGE_SHARES = {"finds": 0.5, "boundaries": 0.25, "blindness": 0.25}
+
+
+def enlarge_alpha_split(alpha: float) -> dict[str, float]:
+    """``enlarge``'s alpha: ``finds``, shared by every candidate the search tests
+    (:func:`find_alpha`), ``boundaries`` (every boundary pair reported), ``blindness`` (each
+    of the two sets' blindness tests).
+
+    >>> enlarge_alpha_split(0.05)
+    {'finds': 0.025, 'boundaries': 0.0125, 'blindness': 0.00625}
+    """
+    return {"finds": alpha * ENLARGE_SHARES["finds"],
+            "boundaries": alpha * ENLARGE_SHARES["boundaries"],
+            "blindness": alpha * ENLARGE_SHARES["blindness"] / 2}
+
+
+def find_alpha(alpha: float, tested: int) -> float:
+    """The alpha of the ``tested``-th candidate (from 1) an enlargement tests: ``alpha /
+    (j (j + 1))``, which sums to at most ``alpha`` however many are tested (the first tests,
+    made while finds are few, are the cheapest).
+
+    >>> find_alpha(0.025, 1), sum(find_alpha(0.025, j) for j in range(1, 10**5)) <= 0.025
+    (0.0125, True)
+    """
+    return alpha / (tested * (tested + 1))
 
 
 #: ``check``: the changed-during-the-check test; drift over the inputs gets the rest.

@@ -20,13 +20,17 @@ whose error rate is the bounds' ``alpha``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
+from ._alpha import BLINDNESS_BOUND_SHARE
+from ._modal import modal
 from ._rules import beta_cs_interval
 
-__all__ = ["census_share_bounds", "census_shares", "max_share_at_least",
-           "mixture_share_bounds"]
+__all__ = ["ShareCall", "blindness_call", "census_share_bounds", "census_shares",
+           "max_share_at_least", "mixture_share_bounds"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -120,3 +124,76 @@ def max_share_at_least(bounds: Mapping[K, tuple[float, float]],
     if all(hi < threshold for _, hi in bounds.values()):
         return False
     return None
+
+
+@dataclass(frozen=True)
+class ShareCall(Generic[K]):
+    """A call on ``pi_max >= threshold``: ``blind``, ``ok`` (below it) or ``undecided``, with
+    the modal category's share and its bounds, from one of the two methods of the module doc
+    (``mixture`` or ``census``)."""
+
+    status: str
+    alpha: float
+    modal: K | None = None
+    share: float | None = None
+    low: float | None = None
+    high: float | None = None
+    sample: int = 0
+    distribution: dict[Any, int] = field(default_factory=dict)
+    method: str = "mixture"
+
+
+def _call(bounds: Mapping[K, tuple[float, float]], threshold: float) -> str:
+    call = max_share_at_least(bounds, threshold)
+    return "undecided" if call is None else "blind" if call else "ok"
+
+
+def mixture_call(keys: Sequence[K], threshold: float, alpha: float) -> ShareCall[K]:
+    """Method A on an i.i.d. mixture sample ``keys``."""
+    dist = Counter(keys)
+    if not keys:
+        return ShareCall("undecided", alpha)
+    bounds = mixture_share_bounds(dist, alpha=alpha)
+    top = modal(keys)
+    assert top is not None
+    lo, hi = bounds[top]
+    return ShareCall(_call(bounds, threshold), alpha, top, dist[top] / len(keys), lo, hi,
+                     len(keys), dict(dist))
+
+
+def census_call(per_input: Sequence[Sequence[K]], threshold: float,
+                alpha: float) -> ShareCall[K]:
+    """Method B on every draw of each unit (``per_input[i]``: unit ``i``'s draws)."""
+    counts = [Counter(ks) for ks in per_input]
+    bounds = census_share_bounds(counts, alpha=alpha)
+    if not bounds:
+        return ShareCall("undecided", alpha, method="census")
+    share = census_shares(counts)
+    modal = max(share, key=lambda v: share[v])
+    lo, hi = bounds[modal]
+    labels = Counter(k for ks in per_input for k in ks)
+    return ShareCall(_call(bounds, threshold), alpha, modal, share[modal], lo, hi,
+                     sum(len(ks) for ks in per_input), dict(labels), method="census")
+
+
+def blindness_call(keys: Sequence[K], *, threshold: float, alpha: float,
+                   per_input: Sequence[Sequence[K]] | None = None) -> ShareCall[K]:
+    """The blindness call of ``run``: method A on ``keys`` alone, or, with ``per_input``,
+    both methods at ``alpha * BLINDNESS_BOUND_SHARE`` each: a call either makes (the other
+    undecided), ``undecided`` when they disagree.
+
+    >>> blindness_call(["a"] * 30, threshold=0.9, alpha=0.05).status
+    'blind'
+    >>> blindness_call(["a", "b"] * 20, threshold=0.9, alpha=0.05).status
+    'ok'
+    """
+    if per_input is None:
+        return mixture_call(keys, threshold, alpha)
+    a = mixture_call(keys, threshold, alpha * BLINDNESS_BOUND_SHARE)
+    b = census_call(per_input, threshold, alpha * BLINDNESS_BOUND_SHARE)
+    if "undecided" not in (a.status, b.status) and a.status != b.status:
+        from dataclasses import replace
+        return replace(a, status="undecided")
+    if a.status != "undecided" or b.status == "undecided":
+        return a
+    return b

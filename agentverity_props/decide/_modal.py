@@ -9,12 +9,15 @@ change which label an earlier decision read.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
+from typing import TypeVar
 
 __all__ = ["modal"]
 
+H = TypeVar("H", bound=Hashable)
 
-def modal(keys: Iterable[str]) -> str | None:
+
+def modal(keys: Iterable[H]) -> H | None:
     """The most common label of ``keys``; ties to the one seen first; None when empty.
 
     >>> modal(["b", "a", "a", "b"]), modal(["x"]), modal([])

@@ -44,17 +44,14 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .._internal.settings import setting
 from ..decide import (
     BLINDNESS_BOUND_SHARE,
     DependenceTest,
-    census_share_bounds,
-    census_shares,
-    max_share_at_least,
-    mixture_share_bounds,
-    modal,
+    ShareCall,
+    blindness_call,
 )
 from ..errors import DrawStopped, InvalidArgument
 
@@ -135,65 +132,25 @@ class BlindnessResult:
 def blindness_from_keys(keys: list[str], *, threshold: float = 0.9, alpha: float = 0.05,
                         suppressed: bool = False,
                         per_input: list[list[str]] | None = None) -> BlindnessResult:
-    """Blindness from an i.i.d. mixture sample ``keys`` and, optionally, ``per_input`` draws."""
-    if per_input is not None:
-        a = _mixture(keys, threshold, alpha * BLINDNESS_BOUND_SHARE, suppressed)
-        b = _census(per_input, threshold, alpha * BLINDNESS_BOUND_SHARE, suppressed)
-        if a.status in ("blind", "ok") and b.status in ("blind", "ok") and a.status != b.status:
-            return _replace_status(a, "undecided")
-        if a.status in ("blind", "ok", "suppressed"):
-            return a
-        if b.status in ("blind", "ok"):
-            return b
-        return a
-    return _mixture(keys, threshold, alpha, suppressed)
-
-
-def _replace_status(r: BlindnessResult, status: BlindStatus) -> BlindnessResult:
-    from dataclasses import replace
-    return replace(r, status=status)
-
-
-def _status(bounds: dict[str, tuple[float, float]], threshold: float,
-            suppressed: bool) -> BlindStatus:
-    if suppressed:
-        return "suppressed"
-    call = max_share_at_least(bounds, threshold)
-    return "undecided" if call is None else "blind" if call else "ok"
-
-
-def _census(per_input: list[list[str]], threshold: float, alpha: float,
-            suppressed: bool) -> BlindnessResult:
-    """Bound B (module doc): :func:`~agentverity_props.decide.census_share_bounds`."""
-    counts = [Counter(ks) for ks in per_input]
-    bounds = census_share_bounds(counts, alpha=alpha)
-    if not bounds:
-        return BlindnessResult("undecided", threshold, alpha, None, None, None, None, 0, {})
-    share = census_shares(counts)
-    modal = max(share, key=lambda v: share[v])
-    lo, hi = bounds[modal]
-    labels = Counter(k for ks in per_input for k in ks)
-    return BlindnessResult(_status(bounds, threshold, suppressed), threshold, alpha, modal,
-                           share[modal], lo, hi, sum(len(ks) for ks in per_input),
-                           dict(labels), method="census")
-
-
-def _mixture(keys: list[str], threshold: float, alpha: float,
-             suppressed: bool) -> BlindnessResult:
-    """Bound A (module doc): :func:`~agentverity_props.decide.mixture_share_bounds`."""
+    """Blindness from an i.i.d. mixture sample ``keys`` and, optionally, ``per_input`` draws
+    (:func:`~agentverity_props.decide.blindness_call`); ``suppressed``: the mixture's numbers,
+    with the status ``suppressed``."""
     if not (0.5 < threshold < 1.0):
         raise InvalidArgument(f"blindness threshold={threshold!r} must be in (0.5, 1)")
-    dist = Counter(keys)
-    n = len(keys)
-    if n == 0:
-        return BlindnessResult("suppressed" if suppressed else "undecided", threshold, alpha,
-                               None, None, None, None, 0, {})
-    bounds = mixture_share_bounds(dist, alpha=alpha)
-    top = modal(keys)
-    assert top is not None
-    lo, hi = bounds[top]
-    return BlindnessResult(_status(bounds, threshold, suppressed), threshold, alpha, top,
-                           dist[top] / n, lo, hi, n, dict(dist))
+    if suppressed:
+        a = (blindness_call(keys, threshold=threshold, alpha=alpha * BLINDNESS_BOUND_SHARE)
+             if per_input is not None else blindness_call(keys, threshold=threshold,
+                                                          alpha=alpha))
+        return _result(a, threshold, status="suppressed")
+    return _result(blindness_call(keys, threshold=threshold, alpha=alpha,
+                                  per_input=per_input), threshold)
+
+
+def _result(c: ShareCall[str], threshold: float,
+            status: BlindStatus | None = None) -> BlindnessResult:
+    return BlindnessResult(cast("BlindStatus", status or c.status), threshold, c.alpha,
+                           c.modal, c.share, c.low, c.high, c.sample, dict(c.distribution),
+                           method=c.method)
 
 
 # ---------------------------------------------------------------------- dependent draws

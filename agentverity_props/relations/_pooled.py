@@ -283,8 +283,8 @@ class PooledEffects:
             for j, c in cands:
                 # an input's follow-ups of one relation are averaged into one score: each
                 # takes its share of the block (at least 2 draws, for the reverse side)
-                mine = len(j.by_input.get(x.fp, ())) or 1
-                k = max(2, math.ceil(self.block / mine))
+                siblings = len(j.by_input.get(x.fp, ())) or 1
+                k = max(2, math.ceil(self.block / siblings))
                 if self.epochs == 0:
                     # a tools relation on an agent whose source draws called no tool: one
                     # follow-up shows whether the transform makes it call one

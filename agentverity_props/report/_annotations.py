@@ -165,9 +165,11 @@ def enlarge_findings(d: dict[str, Any]) -> list[Finding]:
     if not d.get("complete", True):
         return [Finding("warning", "enlarge incomplete", d.get("cause") or "failed calls")]
     if not d.get("success", True):
-        return [Finding("warning", "enlarge: probe set still near blind",
-                        f"modal share {d.get('skew_after', 0):.0%} (threshold "
-                        f"{d.get('threshold')})")]
+        status = {"ok": "decided not blind, above the target share", "blind": "still blind",
+                  "undecided": "blindness undecided"}.get(str(d.get("status")), "near blind")
+        return [Finding("warning", f"enlarge not done: probe set {status}",
+                        f"modal share {d.get('skew_after') or 0:.0%} (threshold "
+                        f"{d.get('threshold')}; {d.get('stop_reason') or 'stopped'})")]
     return []
 
 

@@ -270,9 +270,9 @@ def counterexample_context(d: dict[str, Any]) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------------- enlarge
 
-ENLARGE_EXIT = {0: "the enlarged set's modal share is below the threshold",
-                1: "the budget ran out before the modal share fell below the threshold "
-                   "(the partial set is still written)",
+ENLARGE_EXIT = {0: "done: the enlarged set was decided not blind at the target share",
+                1: "not done: the enlarged set is still blind or its blindness undecided "
+                   "when the budget or the search ran out (the partial set is still written)",
                 2: "agent calls failed: the evidence is incomplete (the set is still written)"}
 
 

@@ -76,12 +76,28 @@ def tools_lines(d: dict[str, Any], **_: Any) -> list[str]:
     return [*out, "", f"Calls: {d.get('calls', 0)}", ""]
 
 
+def _confirmed(e: dict[str, Any] | None) -> str:
+    """An added input's confirmation, in a few words (nothing for files without it)."""
+    if not e:
+        return ""
+    return (f" (confirmed: {e.get('agreeing')}/{e.get('draws')} fresh draws, e "
+            f"{num(e.get('e_value'), '.3g')} ≥ {num(e.get('threshold'), '.3g')})")
+
+
+def _interval(b: Any) -> str:
+    """`` [0.43, 0.89]`` from a blindness test's dict (nothing for files without it)."""
+    if not isinstance(b, dict) or b.get("ci_low") is None:
+        return ""
+    return f" [{num(b.get('ci_low'), '.2f')}, {num(b.get('ci_high'), '.2f')}]"
+
+
 def enlarge_lines(d: dict[str, Any], **_: Any) -> list[str]:
     from ._html_kinds import ENLARGE_EXIT
 
     out = head("enlarge", d, meaning(ENLARGE_EXIT, d),
                 f"Modal verdict {code(d.get('modal_verdict'))} share "
-                f"{num(d.get('skew_before'), '.0%')} → {num(d.get('skew_after'), '.0%')} "
+                f"{num(d.get('skew_before'), '.0%')}{_interval(d.get('blindness_before'))} → "
+                f"{num(d.get('skew_after'), '.0%')}{_interval(d.get('blindness_after'))} "
                 f"(threshold {num(d.get('threshold'), 'g')}) · "
                 f"{len(d.get('added') or ())} input(s) added · {d.get('calls')} agent calls · "
                 f"{esc(d.get('stop_reason'))}")
@@ -94,8 +110,10 @@ def enlarge_lines(d: dict[str, Any], **_: Any) -> list[str]:
         out += ["#### Boundary pairs (one edit flips the verdict; shortest first)", "",
                 *table(("input", "edited", "verdict", "edit", "p"), rows, align="llllr"), ""]
     added = d.get("added") or []
+    evidence = {e.get("text"): e for e in d.get("evidence") or []}
     if added:
-        out += ["#### Added inputs", "", *[f"- {code(a)}" for a in added[:50]]]
+        out += ["#### Added inputs", "", *[f"- {code(a)}{_confirmed(evidence.get(a))}"
+                                            for a in added[:50]]]
         if len(added) > 50:
             out.append(f"- … and {len(added) - 50} more")
         out.append("")
@@ -169,10 +187,13 @@ def boundary_exit(d: dict[str, Any]) -> int:
     return {"located": 0, "no-crossing": 1, "undecided": 1}.get(str(d.get("status")), 2)
 
 
+#: what each exit code of the ``boundary`` command means
+BOUNDARY_EXIT = {0: "crossing located", 1: "no crossing, or it stayed undecided",
+                 2: "incomplete evidence"}
+
+
 def boundary_lines(d: dict[str, Any], **_: Any) -> list[str]:
-    meanings = {0: "crossing located", 1: "no crossing, or it stayed undecided",
-                2: "incomplete evidence"}
-    out = head("boundary", d, meaning(meanings, d), None)
+    out = head("boundary", d, meaning(BOUNDARY_EXIT, d), None)
     dec = d.get("decision") or {}
     if d.get("status") == "located":
         out += table(("side", "input", "verdict"),

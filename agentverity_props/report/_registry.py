@@ -153,6 +153,10 @@ RESULT_KINDS: tuple[ResultKind, ...] = (
     ResultKind("EnlargeDocument", "enlarged probe set", _html_kinds.ENLARGE_EXIT,
                html=_html_kinds.enlarge_context, markdown=_markdown_kinds.enlarge_lines,
                findings=_annotations.enlarge_findings, derive_exit=_html_kinds.enlarge_exit),
+    ResultKind("BoundaryDocument", "boundary location", _markdown_kinds.BOUNDARY_EXIT,
+               markdown=_markdown_kinds.boundary_lines,
+               findings=_annotations.boundary_findings,
+               derive_exit=_markdown_kinds.boundary_exit),
 )
 
 

@@ -22,7 +22,8 @@ from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
     "Document": "._base",
-    "BenchDocument": "._bench", "CheckDocument": "._check", "CompareDocument": "._compare",
+    "BenchDocument": "._bench", "BoundaryDocument": "._boundary",
+    "CheckDocument": "._check", "CompareDocument": "._compare",
     "ConversationDocument": "._conversation", "CounterexampleDocument": "._counterexample",
     "EnlargeDocument": "._enlarge", "PlanDocument": "._plan", "RunDocument": "._run",
     "SnapshotDocument": "._snapshot", "ToolsDocument": "._tools",
@@ -37,6 +38,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 if TYPE_CHECKING:
     from ._base import Document
     from ._bench import BenchDocument
+    from ._boundary import BoundaryDocument
     from ._check import CheckDocument
     from ._compare import CompareDocument
     from ._conversation import ConversationDocument

@@ -55,6 +55,9 @@ class AddedOrigin(Model):
     describe: str
     shared_words: _Share
     """The share of the input's distinct words its parent probe holds too."""
+    evidence: dict[str, Any] | None = None
+    """Its confirmation test (absent in files written before it): see
+    ``EnlargeDocument.evidence``."""
 
 
 class BoundaryFound(Model):
@@ -110,7 +113,9 @@ class EnlargeDocument(Document):
 
     schema_: Annotated[Literal["agentverity_props.enlarge/2"], Field(alias="schema")]
     success: bool
-    """The enlarged set's modal share is below the blindness threshold."""
+    """The enlarged set was decided not blind (the blindness test ``run`` uses) with its
+    modal share at or under the target, before the budget ran out. (In files written before
+    ``status``: its single-draw modal share was below the threshold.)"""
     complete: bool
     stop_reason: str
     threshold: Annotated[float, Field(gt=0.5, lt=1.0)]
@@ -141,4 +146,21 @@ class EnlargeDocument(Document):
     calls_to_first_minority: _Count | None
     advice: str | None = None
     """What to try when the search added too little (e.g. words the probes never use)."""
+    status: Literal["ok", "blind", "undecided", "suppressed"] | None = None
+    """The enlarged set's blindness: ``ok`` decided not blind, ``blind``, ``undecided``
+    (absent in files written before it)."""
+    blindness_before: dict[str, Any] | None = None
+    """The starting set's blindness test, as ``run`` reports it (``share``, ``ci_low``,
+    ``ci_high``, ``status``, ``alpha``, ``method``)."""
+    blindness_after: dict[str, Any] | None = None
+    """The enlarged set's blindness test (the same shape)."""
+    evidence: list[dict[str, Any]] = Field(default_factory=list)
+    """Each added input's confirmation: ``text``, ``verdict``, ``draws`` (fresh draws after
+    the one that selected it), ``agreeing``, ``e_value``, ``threshold`` (``1/alpha``),
+    ``alpha`` (the finds' share over every candidate the budget can test), ``test``."""
+    tested: _Count | None = None
+    """Candidates whose first draw was a minority verdict, each tested."""
+    alphas: dict[str, float] = Field(default_factory=dict)
+    """The alpha of each candidate's test (``find``), of the boundary pairs, and of each
+    blindness test."""
     privacy: str

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..relations import KEYBOARD_NEIGHBOURS, PERTURBATION_NAMES, Perturbation
 from ._boundary import BoundaryConfig, BoundaryLocation, locate_boundary
 from ._choose import choose_pack
-from ._enlarge import BoundaryPair, EnlargeConfig, EnlargeResult, enlarge
+from ._enlarge import EnlargeConfig, EnlargeResult, enlarge
 from ._from_probes import Variant, from_probes, variations_from
 from ._grammar import Edit, ProbeGrammar
 from ._lexicons import DEFAULT_LEXICONS, load_lexicon
@@ -49,6 +49,7 @@ from ._perturb import (
 )
 from ._prompts import prompts
 from ._schema import StrategyPack, pack_json_schema
+from ._verify import BoundaryPair
 
 # the public names (docs/api.md); any other name imported here is this folder's interface
 # to the rest of the package, not a promise to users

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
 from .._internal.unset import UNSET
+from ..decide import modal
 from ..errors import BadInput, DrawStopped, InvalidArgument
 from ._edit_path import EditPath, EditUnit
 
@@ -241,6 +242,12 @@ class BoundaryLocation:
                 "edit": dict(self.edit), "description": self.describe(), "steps": self.steps,
                 "calls": self.calls, "reason": self.reason, "decision": self.decision,
                 "step_error": self.step_error}
+
+    def document(self) -> dict[str, Any]:
+        """The ``boundary`` command's JSON result: its schema name, :meth:`to_dict` and
+        :meth:`details` (``BoundaryDocument``)."""
+        from ..results import BoundaryDocument
+        return {"schema": BoundaryDocument.SCHEMA, **self.to_dict(), **self.details()}
 
     def details(self) -> dict[str, Any]:
         """How the location was reached: the ends' verdicts, the path's units, every step,
@@ -598,7 +605,7 @@ async def alocate(engine: Engine, pool: EvidencePool, a: str, b: str, *, layer: 
             if await loc.side(b, lead, "second input", len(path)) == "lo" and \
                     await loc.side(b, lead + 2, "second input", len(path)) == "lo":
                 return done("no-crossing", reason="both inputs draw the same verdict")
-            b_verdict = Counter(k for k in loc.keys(b) if k != loc.a_verdict).most_common(1)[0][0]
+            b_verdict = modal(k for k in loc.keys(b) if k != loc.a_verdict)
         elif b_verdict == loc.a_verdict:
             return done("no-crossing", reason="both inputs have the same verdict")
         bisections = 0

@@ -9,7 +9,8 @@ blindness threshold (with a margin).
 **Default: from your probes** (no pack, no model). A grammar learned from the probe set
 (:mod:`._grammar`: numbers, alternations, insertions, clauses, lexicon classes) proposes
 edits of the probes; a Thompson-sampling search over edit kinds and slots (:mod:`._probe_search`)
-draws each candidate once and confirms a minority verdict with a second draw. Every added
+draws each candidate once and confirms a minority verdict by a sequential test of fresh draws
+(:mod:`._verify`, the alpha spent over every candidate tested). Every added
 input keeps at least half its parent probe's words and records its parent and edits. Then,
 for minority finds, the edit path from the parent is bisected to the adjacent pair that
 crosses (:mod:`._boundary`), every step decided against the agent's noise and the final pair
@@ -23,9 +24,11 @@ of finds, then mild edits (case, typo, a deleted word, ...) of each minority inp
 it back, each decided by the same procedure as ``run`` and ``@agent_property``
 (:mod:`agentverity_props.relations`) at ``alpha`` family-wise.
 
-Every kept input was drawn at least twice with the same verdict. Raw generated texts are the
-product here, so the result keeps them (they come from the strategy or from edits of the
-user's own inputs).
+Every kept input's verdict was confirmed by its sequential test, at ``alpha / 2`` over every
+candidate tested in the search; the starting and enlarged sets' shares, and whether the run is
+done, come from the blindness test ``run`` uses (docs/statistics.md §5). Raw generated texts
+are the product here, so the result keeps them (they come from the strategy or from edits of
+the user's own inputs).
 """
 
 from __future__ import annotations
@@ -39,11 +42,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.inputs import clean_inputs
-from .._internal.outcome import CandidateStatus
 from .._internal.settings import setting
 from .._internal.unset import UNSET
+from ..decide import modal as modal_of
 from ..errors import BadInput, DrawStopped, InvalidArgument
 from ..results import EnlargeDocument
+from ._verify import BoundaryPair
 
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
@@ -55,10 +59,20 @@ SCHEMA = EnlargeDocument.SCHEMA
 MIN_PROBES = 3
 #: at most this many boundaries are located (one per search arm), each at ``alpha / 3``
 MAX_LOCATED = 3
+#: the most calls one boundary location may spend: while none is located, and after (a
+#: further boundary is worth less than the finds the calls would confirm)
+LOCATE_CALLS = (120, 60)
 
+
+#: the stop reason of an enlargement that reached its goal
+DONE = "decided not blind at the target share"
+
+#: the most single draws of uniformly picked inputs spent deciding the blindness of an
+#: enlarged set of one size (its mixture sample, as ``run`` tops it up)
+BLINDNESS_TOP_UP = 60
 
 #: enlarge's call budget when none is given
-DEFAULT_BUDGET = 400
+DEFAULT_BUDGET = 600
 
 
 def _default_engine() -> EngineConfig:
@@ -73,7 +87,7 @@ class EnlargeConfig:
     ``threshold`` is the blindness threshold, the target share ``threshold - margin``;
     ``alpha`` the family-wise error rate of the boundary pairs; ``seed`` seeds the search;
     ``layer`` what a verdict is. How the agent is called is the nested ``engine`` (default
-    ``EngineConfig(budget=400)``): its ``budget`` is the calls to spend at most (required),
+    ``EngineConfig(budget=600)``): its ``budget`` is the calls to spend at most (required),
     its ``max_workers`` the width of each batch of the search.
 
     >>> from agentverity_props.engine import EngineConfig
@@ -128,21 +142,6 @@ class EnlargeConfig:
                                   "'recombine' or 'uniform'")
 
 
-@dataclass(frozen=True)
-class BoundaryPair:
-    source: str
-    follow_up: str
-    edit: dict[str, Any]
-    source_verdict: str
-    follow_up_verdict: str
-    decision: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "follow_up": self.follow_up, "edit": self.edit,
-                "source_verdict": self.source_verdict,
-                "follow_up_verdict": self.follow_up_verdict, "decision": self.decision}
-
-
 @dataclass
 class EnlargeResult:
     original: list[str]
@@ -171,6 +170,17 @@ class EnlargeResult:
     calls_to_first_minority: int | None = None
     #: what to try when the search added too little
     advice: str | None = None
+    #: added input -> its confirmation test's evidence (:meth:`._verify.FindTest.evidence`)
+    evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the blindness test of the starting and of the enlarged set (as ``run`` reports it)
+    blindness_before: dict[str, Any] | None = None
+    blindness_after: dict[str, Any] | None = None
+    #: the enlarged set was decided not blind with its share at or under the target
+    reached: bool = False
+    #: candidates whose first draw was a minority verdict and were tested
+    tested: int = 0
+    #: the alpha of each candidate's test, of the boundary pairs, of each blindness test
+    alphas: dict[str, float] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -189,15 +199,28 @@ class EnlargeResult:
 
     @property
     def skew_before(self) -> float:
-        return self.share(self.original)
+        """The starting set's modal share, as the blindness test estimates it (one draw per
+        input before it is concluded)."""
+        b = (self.blindness_before or {}).get("share")
+        return float(b) if b is not None else self.share(self.original)
 
     @property
     def skew_after(self) -> float:
-        return self.share(self.inputs)
+        """The enlarged set's modal share, as the blindness test estimates it."""
+        b = (self.blindness_after or {}).get("share")
+        return float(b) if b is not None else self.share(self.inputs)
 
     @property
     def success(self) -> bool:
-        return self.skew_after < self.threshold
+        """The enlarged set was decided not blind (by the blindness test ``run`` uses) with
+        its modal share at or under the target; never when the budget ran out first."""
+        return self.reached
+
+    @property
+    def status(self) -> str:
+        """The enlarged set's blindness: ``ok`` (decided not blind), ``blind`` or
+        ``undecided``."""
+        return str((self.blindness_after or {}).get("status") or "undecided")
 
     def to_dict(self) -> dict[str, Any]:
         from ..engine import ledger_part
@@ -222,97 +245,16 @@ class EnlargeResult:
             "grammar": self.grammar,
             "calls_to_first_minority": self.calls_to_first_minority,
             "advice": self.advice,
+            "status": self.status,
+            "blindness_before": self.blindness_before,
+            "blindness_after": self.blindness_after,
+            "evidence": [{"text": t, **self.evidence[t]} for t in self.added
+                         if t in self.evidence],
+            "tested": self.tested, "alphas": dict(self.alphas),
             "privacy": "added inputs, their parent probes and boundary pairs are kept "
                        "verbatim: they are the product (edits of your inputs, or drawn from "
                        "the strategy)",
         }
-
-
-def _examples(strategy: Any, n: int, seed: int) -> list[str]:
-    """``n`` distinct examples of a strategy, deterministically, without any agent call."""
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hseed
-
-    out: list[str] = []
-    seen: set[str] = set()
-
-    @hseed(seed)
-    @settings(max_examples=max(1, n), database=None, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def collect(text: str) -> None:
-        if isinstance(text, str) and text.strip() and text not in seen:
-            seen.add(text)
-            out.append(text)
-
-    collect()
-    return out
-
-
-def _mutations(seed: int, n: int) -> list[Any]:
-    from hypothesis import strategies as st
-
-    from ._perturb import (
-        case_changes,
-        distractors,
-        politeness_prefixes,
-        punctuation_changes,
-        typos,
-        whitespace_changes,
-    )
-    strat = st.one_of(case_changes(), whitespace_changes(), punctuation_changes(),
-                      politeness_prefixes(), typos(), distractors())
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hseed
-    out: list[Any] = []
-
-    @hseed(seed)
-    @settings(max_examples=n, database=None, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @given(strat)
-    def collect(p: Any) -> None:
-        out.append(p)
-
-    collect()
-    return out
-
-
-def _word_deletions(text: str) -> list[tuple[str, dict[str, Any]]]:
-    """Each single-word deletion: the smallest edit that can remove a decisive word."""
-    words = text.split(" ")
-    out = []
-    for i, w in enumerate(words):
-        if len(words) > 1 and w:
-            out.append((" ".join(words[:i] + words[i + 1:]),
-                        {"name": "delete_word", "at": i, "word": w}))
-    return out
-
-
-def _mildest_per_family(muts: list[Any], src: str, *, per_family: int) -> list[Any]:
-    """Edits of ``src`` interleaved across families (typo, case, ...), mildest first in each."""
-    by_family: dict[str, list[Any]] = {}
-    for p in muts:
-        by_family.setdefault(p.name, []).append(p)
-    ranked = {name: sorted(ps, key=lambda p: (len(str(p.params)),
-                                              abs(len(p.apply(src)) - len(src))))[:per_family]
-              for name, ps in by_family.items()}
-    out: list[Any] = []
-    for i in range(per_family):
-        out.extend(ps[i] for ps in ranked.values() if len(ps) > i)
-    return out
-
-
-def _arms(strategy: Any) -> dict[str, Any]:
-    """Search arms: one per pack region, or a single arm for a plain strategy."""
-    from hypothesis.strategies import SearchStrategy
-
-    from ._packs import from_pack, load_pack
-    if strategy is None:
-        strategy = "moderation"
-    if isinstance(strategy, SearchStrategy):
-        return {"strategy": strategy}
-    pack = load_pack(strategy)
-    return {f"region:{r}": from_pack(pack, region=r) for r in pack.regions}
 
 
 def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
@@ -332,7 +274,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
         strategy: None (default: learn from ``inputs`` themselves, see the module doc), a
             pack name/path or a ``SearchStrategy[str]``.
         config: every setting at once (:class:`EnlargeConfig`; default ``EnlargeConfig()``).
-        budget: agent calls to spend at most (default 400).
+        budget: agent calls to spend at most (default 600).
         threshold: the blindness threshold; the target share is ``threshold - margin``.
         margin: how far below the threshold to aim (0.2 by default: the anytime interval
             of a later ``run`` or ``snapshot`` is about 0.1 wide either side at a hundred
@@ -341,7 +283,7 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
         alpha: family-wise error rate of the boundary pairs reported (each is a relation
             candidate decided beyond the agent's noise).
         engine: how to call the agent (timeouts, retries, store, ...), replacing
-            ``config.engine``; ``budget`` and ``max_workers`` are applied over it (400 and 4
+            ``config.engine``; ``budget`` and ``max_workers`` are applied over it (600 and 4
             when not given, as before ``config=`` existed). The baseline draws and each
             batch of the adaptive search run ``max_workers`` calls at a time.
         lexicon: your own value classes for the probe grammar (``{"city": [...]}``): where
@@ -385,7 +327,8 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
         grammar, generator = _probe_grammar(texts, lexicon, generator, conf)
         arms: dict[str, Any] = {}
     else:
-        arms = _arms(strategy)
+        from ._pack_search import arms as pack_arms
+        arms = pack_arms(strategy)
     loop = LoopThread()
     eng = Engine(agent, cfg)
     rng = random.Random(seed)
@@ -394,27 +337,31 @@ def enlarge(agent: Any, inputs: Sequence[str], *, strategy: Any = None,
                         source="probes" if from_probes else
                         f"pack:{strategy}" if isinstance(strategy, (str, os.PathLike))
                         else "strategy")
-    calls = _Calls(eng, loop, EvidencePool(), res, layer, progress)
+    calls = _Calls(eng, loop, EvidencePool(), res, layer, progress, alpha=alpha,
+                   width=cfg.max_workers)
     try:
         if not _baseline(calls, texts):
             return res
-        modal = Counter(res.verdicts.values()).most_common(1)[0][0]
+        modal = modal_of(res.verdicts.values())
+        assert modal is not None  # the baseline drew every probe
         res.modal_verdict = modal
         if from_probes:
             assert grammar is not None  # built (and checked) before any call
             grammar.set_verdicts([res.verdicts.get(t) for t in texts])
             res.grammar = grammar.summary()
-            _search_probes(res, grammar, modal=modal, rng=rng, eng=eng, pool=calls.pool,
-                           loop=loop, verdicts=calls.verdicts, done=calls.done,
-                           phase=calls.phase, tick=calls.tick, conf=conf, generator=generator)
+            _search_probes(res, grammar, modal=modal, rng=rng, calls=calls, conf=conf,
+                           generator=generator)
+            calls.conclude()
             return res
         minority_found: list[str] = []
-        _targeted_phase(calls, arms, modal, minority_found, seed)
-        muts = _adaptive_phase(calls, arms, modal, minority_found, rng=rng, seed=seed,
+        from ._pack_search import adaptive_phase, boundary_pairs_phase, targeted_phase
+        targeted_phase(calls, arms, modal, minority_found, seed)
+        muts = adaptive_phase(calls, arms, modal, minority_found, rng=rng, seed=seed,
                                width=cfg.max_workers)
-        _boundary_pairs_phase(calls, minority_found, muts, alpha)
-        res.stop_reason = ("target share reached" if calls.done() else
+        boundary_pairs_phase(calls, minority_found, muts, calls.alphas["boundaries"])
+        res.stop_reason = (DONE if calls.done() else
                            "budget exhausted" if not eng.can_afford(2) else "search exhausted")
+        calls.conclude()
         return res
     finally:
         res.calls = eng.ledger.calls
@@ -476,11 +423,23 @@ class _Calls:
     result being built and the progress callback, shared by the run's steps."""
 
     def __init__(self, eng: Engine, loop: Any, pool: Any, res: EnlargeResult, layer: str,
-                 progress: Callable[[str, int], None] | None) -> None:
+                 progress: Callable[[str, int], None] | None, *, alpha: float,
+                 width: int) -> None:
         self.eng, self.loop, self.pool, self.res = eng, loop, pool, res
         self.layer = layer
         self.progress = progress
         self.phase = ["baseline"]  # the phase the progress callback is told (a cell)
+        from ..decide import enlarge_alpha_split
+        from ._verify import Verifier
+        self.alphas = enlarge_alpha_split(alpha)
+        res.alphas = dict(self.alphas)
+        self.verifier = Verifier(self.verdicts, alpha=self.alphas["finds"], width=width,
+                                 can_afford=eng.can_afford)
+        self._blind: tuple[int, Any] | None = None
+        #: single draws of uniformly picked inputs of the enlarged set of each size (the
+        #: mixture sample of the blindness test, topped up as ``run`` tops it up)
+        self._mixture: dict[int, list[str]] = {}
+        self._rng = random.Random(f"{res.budget}:{alpha}:{width}")
 
     def tick(self, n: int) -> None:
         """``n`` more calls done, for the progress callback."""
@@ -515,10 +474,75 @@ class _Calls:
         """One draw of ``text``."""
         return self.verdicts([text])[0]
 
-    def done(self) -> bool:
-        """True once the modal verdict's share is down to the target."""
+    def confirm(self, minority: Sequence[tuple[str, str]]) -> dict[str, Any]:
+        """The candidates among ``minority`` (``(text, first verdict)``) whose verdict the
+        sequential test confirms (:mod:`._verify`), each with its test."""
+        got = self.verifier.confirm(minority)
+        self.res.tested = len(self.verifier.tests)
+        return got
+
+    def add(self, text: str, test: Any) -> None:
+        """Keep a confirmed find: its verdict and its evidence."""
+        self.res.verdicts[text] = test.verdict
+        self.res.added.append(text)
+        self.res.evidence[text] = test.evidence()
+
+    def draws(self, text: str) -> list[str]:
+        """Every usable draw of ``text`` so far."""
+        from ..engine import Probe
+        return [k for k in self.pool.get(Probe.make(text).fp).keys(self.layer) if k is not None]
+
+    def blindness(self, *, added: bool = True) -> Any:
+        """The blindness test ``run`` uses, on the starting set or (``added``) the enlarged
+        one (:func:`._verify.set_blindness`)."""
+        from ._verify import set_blindness
         res = self.res
-        return bool(res.verdicts) and res.skew_after <= res.target_share
+        return set_blindness(res.original, res.added if added else [], draws=self.draws,
+                             first=res.verdicts.get, fresh=self.verifier.fresh,
+                             threshold=res.threshold, alpha=self.alphas["blindness"],
+                             extra=self._mixture.get(len(res.added), []) if added else [])
+
+    def decide(self) -> Any:
+        """The enlarged set's blindness, topped up (as ``run`` does) by single draws of
+        uniformly picked inputs while it is undecided, up to :data:`BLINDNESS_TOP_UP`."""
+        res, eng = self.res, self.eng
+        texts = res.inputs
+        keys = self._mixture.setdefault(len(res.added), [])
+        while True:
+            b = self.blindness()
+            width = max(1, self.verifier.width)
+            if b.status != "undecided" or len(keys) >= BLINDNESS_TOP_UP or eng.stopping \
+                    or not eng.can_afford(width + 2):
+                return b
+            picks = [self._rng.choice(texts) for _ in range(width)]
+            keys.extend(k for k in self.verdicts(picks) if k is not None)
+
+    def done(self) -> bool:
+        """True once the enlarged set is decided not blind with its modal share at or under
+        the target (decided once per size of the set)."""
+        res = self.res
+        if not res.verdicts or res.share(res.inputs) > res.target_share:
+            return False
+        if self._blind is None or self._blind[0] != len(res.added):
+            phase = self.phase[0]
+            self.phase[0] = "blindness"
+            self._blind = (len(res.added), self.decide())
+            self.phase[0] = phase
+        b = self._blind[1]
+        return bool(b.status == "ok" and b.share is not None and b.share <= res.target_share)
+
+    def conclude(self) -> None:
+        """The starting and final sets' blindness, and whether the target was reached."""
+        res = self.res
+        if not res.verdicts:
+            return
+        from ._verify import blindness_dict
+        res.blindness_before = blindness_dict(self.blindness(added=False), res.threshold)
+        after = self.blindness()
+        res.blindness_after = blindness_dict(after, res.threshold)
+        res.reached = res.stop_reason == DONE and after.status == "ok" and \
+            res.skew_after <= res.target_share
+        res.tested = len(self.verifier.tests)
 
 
 def _baseline(calls: _Calls, texts: list[str]) -> bool:
@@ -540,185 +564,20 @@ def _baseline(calls: _Calls, texts: list[str]) -> bool:
     return False
 
 
-def _targeted_phase(calls: _Calls, arms: dict[str, Any], modal: str,
-                    minority_found: list[str], seed: int) -> None:
-    """Step 1 (a pack or strategy): Hypothesis with targeting on a third of what is left;
-    each text with a minority verdict confirmed by a second draw is added."""
-    eng, res = calls.eng, calls.res
-
-    def consider(text: str) -> bool:
-        if text in res.verdicts or calls.done() or not eng.can_afford(2):
-            return False
-        v = calls.verdict(text)
-        if v is None or v == modal:
-            return False
-        if calls.verdict(text) != v:  # not confirmed by a second draw
-            return False
-        res.verdicts[text] = v
-        res.added.append(text)
-        minority_found.append(text)
-        return True
-
-    calls0 = eng.ledger.calls
-    eng.ledger.phase = "hypothesis_target"
-    calls.phase[0] = "targeted search"
-    h_budget = max(0, (eng.remaining or 0) // 3)
-    if not calls.done() and h_budget >= 4:
-        _targeted(arms, consider, h_budget, seed, eng, calls0)
-    res.phase_calls["hypothesis_target"] = eng.ledger.calls - calls0
-    eng.ledger.phase = "adaptive_search"
-
-
-def _adaptive_phase(calls: _Calls, arms: dict[str, Any], modal: str,
-                    minority_found: list[str], *, rng: random.Random, seed: int,
-                    width: int) -> list[Any]:
-    """Step 2: the own adaptive search, Thompson sampling over the arms (and mutations of
-    what was found), a batch of ``width`` candidates at a time; returns the mutations."""
-    eng, res = calls.eng, calls.res
-    calls1 = eng.ledger.calls
-    calls.phase[0] = "adaptive search"
-    pools = {} if calls.done() else {name: _examples(s, 120, seed + i)
-                                     for i, (name, s) in enumerate(arms.items())}
-    muts = _mutations(seed, 200)
-    wins: Counter[str] = Counter()
-    tries: Counter[str] = Counter()
-    stale = 0
-    while not calls.done() and eng.can_afford(2) and not eng.stopping:
-        names = [n for n in pools if pools[n]] + (["mutate"] if minority_found else [])
-        if not names:
-            break
-        batch = _thompson_batch(pools, muts, minority_found, wins, tries, rng=rng,
-                                width=width, tried=res.verdicts)
-        if not batch:
-            stale += 1
-            if stale > 100:  # every arm only repeats what was tried: nothing new to find
-                break
-            continue
-        stale = 0
-        firsts = calls.verdicts([c for _, c in batch])
-        minority = [(a, c, v) for (a, c), v in zip(batch, firsts, strict=True)
-                    if v is not None and v != modal]
-        seconds = calls.verdicts([c for _, c, _ in minority])
-        kept = {c for (_, c, v), again in zip(minority, seconds, strict=True) if again == v}
-        for arm, _ in batch:
-            tries[arm] += 1
-        for arm, cand, v in minority:
-            if cand in kept and not calls.done():
-                wins[arm] += 1
-                res.verdicts[cand] = v
-                res.added.append(cand)
-                minority_found.append(cand)
-    res.phase_calls["adaptive_search"] = eng.ledger.calls - calls1
-    return muts
-
-
-def _thompson_batch(pools: dict[str, list[str]], muts: list[Any], minority_found: list[str],
-                    wins: Counter[str], tries: Counter[str], *, rng: random.Random,
-                    width: int, tried: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Up to ``width`` new ``(arm, candidate)`` pairs, each arm from its own Thompson draw
-    (the posteriors are updated once the batch is back); a repeat counts as a try of its
-    arm, with no call made."""
-    batch: list[tuple[str, str]] = []
-    for _ in range(width):
-        names = [n for n in pools if pools[n]] + (["mutate"] if minority_found else [])
-        if not names:
-            break
-        arm = max(names, key=lambda n: rng.betavariate(1 + wins[n], 1 + tries[n] - wins[n]))
-        if arm == "mutate":
-            cand = rng.choice(muts).apply(rng.choice(minority_found))
-        else:
-            cand = pools[arm].pop(0)
-        if cand not in tried and cand not in (c for _, c in batch):
-            batch.append((arm, cand))
-        else:
-            tries[arm] += 1  # a repeat: the arm is less promising, and no call made
-    return batch
-
-
-def _boundary_pairs_phase(calls: _Calls, minority_found: list[str], muts: list[Any],
-                          alpha: float) -> None:
-    """Step 3: boundary pairs, mild edits of minority inputs that flip back to the modal
-    verdict, each decided as an invariance candidate beyond the agent's noise (the family
-    of every planned edit shares ``alpha``)."""
-    from ..engine import Probe
-
-    eng, res, pool, layer = calls.eng, calls.res, calls.pool, calls.layer
-    calls2 = eng.ledger.calls
-    eng.ledger.phase = "boundary_pairs"
-    plans = []
-    for src in list(minority_found)[:8]:
-        edits = [(p.apply(src), {"name": p.name, **dict(p.params)})
-                 for p in _mildest_per_family(muts, src, per_family=1)]
-        edits += _word_deletions(src)
-        plans.append((src, [(fu, e) for fu, e in edits
-                            if fu != src and fu not in res.verdicts and fu.strip()]))
-    family = sum(len(e) for _, e in plans)
-    if family:
-        from ..decide import bonferroni
-        from ..relations import Candidate, Relation, RelationDecider, RelationOutcome
-
-        calls.phase[0] = "boundary pairs"
-        decider = RelationDecider(eng, pool, alpha_candidate=bonferroni(alpha, family),
-                                  progress=calls.tick)
-        for src, edits in plans:
-            for fu, edit in edits:
-                if not eng.can_afford(2) or eng.stopping:
-                    break
-                rel = Relation(f"edit:{edit.get('name', 'edit')}", "invariant",
-                               _constant(fu), layer=layer)
-                sp, fp = Probe.make(src), Probe.make(fu)
-                out = RelationOutcome(fp=sp.fp, follow_up_fp=fp.fp)
-                calls.loop.run(decider.decide([Candidate(rel, sp, fp, out)]))
-                if out.status == CandidateStatus.CONFIRMED:
-                    flipped = pool.get(fp.fp).counts(layer).most_common(1)
-                    res.boundary_pairs.append(BoundaryPair(
-                        src, fu, edit, res.verdicts[src],
-                        flipped[0][0] if flipped else str(out.follow_up),
-                        dict(out.decision or {})))
-                    break
-    res.phase_calls["boundary_pairs"] = eng.ledger.calls - calls2
-
-
-def _constant(text: str) -> Callable[[str], str]:
-    """The transform of a boundary-pair candidate: the edit is already applied."""
-    def transform(_: str) -> str:
-        return text
-    return transform
-
-
-def _targeted(arms: dict[str, Any], consider: Any, h_budget: int, seed: int, eng: Engine,
-              calls0: int) -> None:
-    from hypothesis import HealthCheck, Phase, given, settings, target
-    from hypothesis import seed as hseed
-    from hypothesis import strategies as st
-
-    strat = st.one_of(*arms.values())
-
-    @hseed(seed)
-    @settings(max_examples=max(2, h_budget // 2), database=None, deadline=None,
-              phases=[Phase.generate, Phase.target], suppress_health_check=list(HealthCheck))
-    @given(strat)
-    def search(text: str) -> None:
-        if eng.ledger.calls - calls0 >= h_budget:
-            return
-        target(1.0 if consider(text) else 0.0, label="minority verdict")
-
-    search()
-
-
 def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.Random,
-                   eng: Engine, pool: Any, loop: Any,
-                   verdicts: Callable[[Sequence[str]], list[str | None]],
-                   done: Callable[[], bool], phase: list[str], tick: Callable[[int], None],
-                   conf: EnlargeConfig, generator: Any) -> None:
+                   calls: _Calls, conf: EnlargeConfig, generator: Any) -> None:
     """The from-probes search, then boundary location (see the module doc)."""
     from ._probe_search import ProbeSearch
+
+    eng, pool, loop, verdicts = calls.eng, calls.pool, calls.loop, calls.verdicts
+    done, phase, tick = calls.done, calls.phase, calls.tick
 
     parents = [t for t in res.original if res.verdicts.get(t) == modal] or list(res.original)
     search = ProbeSearch(grammar, parents, modal, rng, draw=verdicts,
                          can_afford=eng.can_afford, calls=lambda: eng.ledger.calls,
                          uniform=conf.search != "guided",
-                         recombine_only=conf.search == "recombine", generator=generator)
+                         recombine_only=conf.search == "recombine", generator=generator,
+                         confirm=calls.confirm)
     search.tried.update(res.verdicts)
     width = conf.engine.max_workers
     budget = res.budget
@@ -733,6 +592,8 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
             res.verdicts[f.text] = f.verdict
             res.added.append(f.text)
             res.origins[f.text] = f.provenance()
+            if f.evidence is not None:
+                res.evidence[f.text] = f.evidence
             if res.calls_to_first_minority is None:
                 res.calls_to_first_minority = f.calls
 
@@ -759,7 +620,8 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
     calls1 = eng.ledger.calls
     eng.ledger.phase = "boundary_location"
     phase[0] = "boundary location"
-    _locate_boundaries(res, search.finds, eng=eng, pool=pool, loop=loop, conf=conf, tick=tick)
+    _locate_boundaries(res, search.finds, eng=eng, pool=pool, loop=loop, conf=conf, tick=tick,
+                       alpha=calls.alphas["boundaries"])
     res.phase_calls["boundary_location"] = eng.ledger.calls - calls1
 
     # what is left of the budget goes back to the search
@@ -769,16 +631,16 @@ def _search_probes(res: EnlargeResult, grammar: Any, *, modal: str, rng: random.
         phase[0] = "search from your probes"
         more = search_until(0) or more
     res.phase_calls["probe_search"] += eng.ledger.calls - calls2
-    res.stop_reason = ("target share reached" if done() else
+    res.stop_reason = (DONE if done() else
                        "budget exhausted" if not eng.can_afford(2) else
                        "interrupted" if eng.stopping else "search exhausted")
     if not done() and not eng.stopping:
-        res.advice = _probe_advice(res, tried=len(search.tried) - len(res.original))
+        res.advice = _probe_advice(res, search)
 
 
 def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: Engine,
                        pool: Any, loop: Any, conf: EnlargeConfig,
-                       tick: Callable[[int], None]) -> None:
+                       tick: Callable[[int], None], alpha: float) -> None:
     """Boundary location: for up to three finds, one per search arm (fewest edits first),
     the parent and the find bisected to the adjacent pair whose verdicts differ beyond the
     agent's noise (alpha shared by three); each attempt is recorded in ``res.boundaries``."""
@@ -799,9 +661,10 @@ def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: 
         left = eng.remaining or 0
         share = left if located == 0 and not res.boundaries else left // 2
         loc = loop.run(alocate(eng, pool, f.parent, f.text, layer=conf.layer,
-                               alpha=bonferroni(conf.alpha, MAX_LOCATED),
+                               alpha=bonferroni(alpha, MAX_LOCATED),
                                a_verdict=res.verdicts.get(f.parent),
-                               b_verdict=f.verdict, max_calls=min(share, 120),
+                               b_verdict=f.verdict,
+                               max_calls=min(share, LOCATE_CALLS[located > 0]),
                                resolution=conf.resolution, progress=tick))
         d = loc.to_dict()
         d["parent"] = f.parent
@@ -815,13 +678,35 @@ def _locate_boundaries(res: EnlargeResult, search_finds: Sequence[Any], *, eng: 
                 loc.low_verdict, loc.high_verdict, dict(loc.decision or {})))
 
 
-def _probe_advice(res: EnlargeResult, *, tried: int) -> str:
-    """Advice when the search from the probes ran out before the target share."""
-    return (
-        f"{tried} edit(s) of your probes were tried and "
-        + ("none changed the verdict" if not res.added else
-           f"{len(res.added)} changed it") +
-        ": the boundary may lie in words your probes never use (a keyword list, restricted "
-        f"names). Add them through a lexicon ({setting('lexicon')}), a probe "
-        f"or two that holds them, a generator ({setting('generator', '')}), or try a "
-        f"strategy pack ({setting('strategy', 'auto')})")
+def _probe_advice(res: EnlargeResult, search: Any) -> str:
+    """Advice when the search from the probes stopped before it was done, in terms of what
+    it tried: the edit kinds, what changed the verdict, what was tested and not confirmed."""
+    tried: Counter[str] = Counter()
+    for arm, n in search.tries.items():
+        tried[arm.split(":")[0]] += n
+    kinds = ", ".join(f"{k} x{n}" for k, n in tried.most_common())
+    found: Counter[str] = Counter(e.kind for f in search.finds if f.text in res.evidence
+                                  for e in f.edits[:1])
+    unconfirmed = res.tested - len(res.added)
+    head = (f"{sum(tried.values())} edit(s) of your probes were tried ({kinds or 'none'}); "
+            f"{res.tested} drew a minority verdict once and were tested, "
+            f"{len(res.added)} confirmed")
+    if res.added:
+        by = ", ".join(f"{k} x{n}" for k, n in found.most_common())
+        stop = ("the budget ran out" if res.stop_reason == "budget exhausted"
+                else "the edits ran out")
+        return (f"{head} (by {by}): the verdict does turn on words your probes hold, but "
+                f"{stop} before the enlarged set was decided not blind at the target share "
+                f"{res.target_share:.0%}. Give a larger budget ({setting('budget', 800)}) "
+                "or a few probes of the minority verdict")
+    if unconfirmed:
+        more = (f"give a larger budget ({setting('budget', 800)}), or probes"
+                if res.stop_reason == "budget exhausted" else "give probes")
+        return (f"{head}: the minority verdicts seen did not repeat (the agent's noise, or "
+                f"inputs near a boundary); {more} that hold the crossing words, or a lexicon "
+                f"of them ({setting('lexicon')})")
+    return (f"{head}: no edit of the words your probes hold changed the verdict; the "
+            "boundary may lie in words your probes never use (a keyword list, restricted "
+            f"names). Add them through a lexicon ({setting('lexicon')}), a probe or two "
+            f"that holds them, a generator ({setting('generator', '')}), or try a strategy "
+            f"pack ({setting('strategy', 'auto')})")

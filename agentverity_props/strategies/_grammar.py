@@ -36,10 +36,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._lexicons import DEFAULT_LEXICONS
+from ._negation import NEGATION_CUES, negation_edits
+from ._negation import NOVELTY as NEGATION_NOVELTY
 
 __all__ = ["Edit", "ProbeGrammar", "shared_word_share", "tokens"]
 
-_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[^\W\d_]+(?:['’][^\W\d_]+)*|\S")
+_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[^\W\d_]+(?:['’-][^\W\d_]+)*|\S")
 _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _WORDLIKE = re.compile(r"[^\W\d_]")
 _CLAUSE_SPLIT = re.compile(r"(?<=[.!?;])\s+|,\s+|\s+(?:and|but|or|because|so)\s+")
@@ -477,16 +479,35 @@ class ProbeGrammar:
                            mildness=2.5 + n / 1000, novelty=novelty)
 
     def _delete_edits(self, text: str, toks: Sequence[Token]) -> Iterable[Edit]:
+        # a whole word (hyphenated and contracted words are one token: deleting "Follow"
+        # from "Follow-up" is not offered); a short word only when it is a negation cue
         for k, t in enumerate(toks):
-            if not t.is_word or len(t.text) < 3:
+            if not t.is_word or (len(t.text) < 3 and t.text.casefold() not in NEGATION_CUES):
                 continue
             end = toks[k + 1].start if k + 1 < len(toks) else t.end
             start = t.start
+            after = ""
             if k + 1 >= len(toks) and k > 0:  # the last token: take the space before it
                 start = toks[k - 1].end
-            yield Edit("delete", start, end, text[start:end], "", slot=f"word {t.text!r}",
+            elif k + 1 < len(toks) and toks[k + 1].is_word and t.text[:1].isupper() \
+                    and (k == 0 or toks[k - 1].text in ".!?;:"):
+                # the sentence's first word: the next one takes its capital
+                nxt = toks[k + 1]
+                end = nxt.start + 1
+                after = nxt.text[:1].upper()
+            elif k + 1 < len(toks) and not toks[k + 1].is_word \
+                    and not toks[k + 1].is_number:
+                continue  # "word," -> a stray comma: the clause deletion covers it
+            yield Edit("delete", start, end, text[start:end], after, slot=f"word {t.text!r}",
                        origin="deletion", arm="delete:word", mildness=1.5 + k / 1000,
                        novelty=0.6)
+
+    def _negation_edits(self, text: str) -> Iterable[Edit]:
+        def make(kind: str, start: int, end: int, before: str, after: str, *, arm: str,
+                 slot: str) -> Edit:
+            return Edit(kind, start, end, before, after, slot=slot, origin=kind, arm=arm,
+                        mildness=1.2, novelty=NEGATION_NOVELTY)
+        return negation_edits(text, make)
 
     def _splice_edits(self, text: str) -> Iterable[Edit]:
         body = text.rstrip()
@@ -526,9 +547,12 @@ class ProbeGrammar:
         toks = tokens(text)
         by_kind: dict[str, list[Edit]] = defaultdict(list)
         seen: set[str] = set()
-        for gen in (self._number_edits(text, toks), self._swap_edits(text, toks),
-                    self._insert_edits(text, toks), self._delete_edits(text, toks),
-                    self._splice_edits(text), self._add_item_edits(text, toks)):
+        # negation edits first: a cue deleted is the same text as the word deleted, and is
+        # kept as the negation edit it is
+        for gen in (self._negation_edits(text), self._number_edits(text, toks),
+                    self._swap_edits(text, toks), self._insert_edits(text, toks),
+                    self._delete_edits(text, toks), self._splice_edits(text),
+                    self._add_item_edits(text, toks)):
             for e in gen:
                 out = e.apply(text)
                 if out == text or out in seen or not out.strip():

@@ -8,8 +8,9 @@ inside that range mostly is not. What crosses once is tried on other probes next
 posterior), so the second and third finds come cheaply and from different parents.
 
 Every candidate keeps at least half the words of the probe it was made from (the enlarged
-set stays in the user's domain). A first draw with a minority verdict is confirmed by a
-second draw before the input is kept. The random-recombination baseline
+set stays in the user's domain). A first draw with a minority verdict is handed to
+``confirm`` (enlarge's sequential test, :mod:`._verify`); only what it confirms is
+kept. The random-recombination baseline
 (``EnlargeConfig(search="recombine")``, for the benchmark) draws parents and edits that
 recombine the probes' own material uniformly instead; ``search="uniform"`` draws uniformly
 from every edit of the grammar.
@@ -51,9 +52,12 @@ class Find:
     parent: str
     edits: tuple[Edit, ...]
     calls: int  # the calls spent when it was confirmed
+    #: the confirmation test's evidence (:meth:`._verify.FindTest.evidence`)
+    evidence: dict[str, Any] | None = None
 
     def provenance(self) -> dict[str, Any]:
         return {"text": self.text, "verdict": self.verdict, "parent": self.parent,
+                "evidence": self.evidence,
                 "edits": [e.to_json() for e in self.edits],
                 "describe": "; ".join(e.describe() for e in self.edits) or "the probe itself",
                 "shared_words": round(shared_word_share(self.text, self.parent), 3)}
@@ -77,6 +81,9 @@ class ProbeSearch:
     #: baseline; else every edit of the grammar
     recombine_only: bool = False
     generator: Callable[[str], Sequence[str]] | None = None
+    #: ``[(text, first verdict)] -> {text: test}`` of the candidates it confirms; None: a
+    #: second draw with the same verdict confirms (no error control: for tests only)
+    confirm: Callable[[list[tuple[str, str]]], dict[str, Any]] | None = None
     tried: set[str] = field(default_factory=set)
     wins: Counter[str] = field(default_factory=Counter)
     family_wins: Counter[str] = field(default_factory=Counter)
@@ -175,9 +182,15 @@ class ProbeSearch:
         firsts = self.draw([c[0] for c in batch])
         minority = [(c, v) for c, v in zip(batch, firsts, strict=True)
                     if v is not None and v != self.modal]
-        seconds = self.draw([c[0] for c, _ in minority]) if minority else []
-        confirmed = {c[0]: v for (c, v), again in zip(minority, seconds, strict=True)
-                     if again == v}
+        evidence: dict[str, dict[str, Any]] = {}
+        if self.confirm is not None:
+            tests = self.confirm([(c[0], v) for c, v in minority]) if minority else {}
+            confirmed = {t: test.verdict for t, test in tests.items()}
+            evidence = {t: test.evidence() for t, test in tests.items()}
+        else:
+            seconds = self.draw([c[0] for c, _ in minority]) if minority else []
+            confirmed = {c[0]: v for (c, v), again in zip(minority, seconds, strict=True)
+                         if again == v}
         for text, parent, chain, arm in batch:
             self.tries[arm] += 1
             if text in confirmed:
@@ -188,7 +201,8 @@ class ProbeSearch:
                 extra = chain if chain else (Edit("generated", 0, len(parent), parent, text,
                                                   slot="your generator",
                                                   origin="generator", arm="generator"),)
-                self.finds.append(Find(text, confirmed[text], parent, extra, self.calls()))
+                self.finds.append(Find(text, confirmed[text], parent, extra, self.calls(),
+                                       evidence.get(text)))
             else:
                 self.misses += 1
         return True

@@ -183,7 +183,7 @@ def test_enlarge_writes_a_less_blind_probe_set(tmp_path):
     assert data["skew_before"] >= 0.9
     assert data["skew_after"] < 0.9
     assert data["boundary_pairs"]
-    assert data["calls"] <= 400
+    assert data["calls"] <= 600
     written = out.read_text().splitlines()
     assert written[: len(lines)] == lines
     assert len(written) == len(lines) + len(data["added"])
@@ -191,11 +191,12 @@ def test_enlarge_writes_a_less_blind_probe_set(tmp_path):
 
 def test_enlarge_learns_from_a_blind_set_of_its_own_domain(tmp_path):
     """No pack fits travel requests: enlarge edits the probes, each added input named with
-    its parent, and names the crossing edits."""
+    its parent and its confirmation, and names the crossing edits. (The noisy gate needs
+    more than the default budget to confirm enough finds: about a dozen draws each.)"""
     out, report = tmp_path / "trips.txt", tmp_path / "enlarge.json"
     proc = cli("enlarge", "--agent", "examples/travel_gate.py:noisy_gate", "--inputs",
                str(ROOT / "examples/inputs/travel.txt"), "-o", str(out), "--report",
-               str(report), "--max-workers", "1")
+               str(report), "--max-workers", "1", "--budget", "800")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     data = json.loads(report.read_text())
     assert data["source"] == "probes"
@@ -204,7 +205,9 @@ def test_enlarge_learns_from_a_blind_set_of_its_own_domain(tmp_path):
     assert all(o["shared_words"] >= 0.5 for o in data["origins"])
     located = [b for b in data["boundaries"] if b["status"] == "located"]
     assert located
-    assert data["calls"] <= 400
+    assert data["calls"] <= 800
+    assert data["status"] == "ok"
+    assert {e["text"] for e in data["evidence"]} == set(data["added"])
     for b in located:
         assert f"boundary: {b['description']}" in proc.stdout
     assert proc.stdout.count("         from '") == len(data["added"])

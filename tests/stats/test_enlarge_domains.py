@@ -10,6 +10,7 @@ import pytest
 
 from agentverity_props import from_callable
 from agentverity_props.strategies import enlarge
+from agentverity_props.strategies._enlarge import DEFAULT_BUDGET
 from agentverity_props.strategies._grammar import shared_word_share
 
 from ._domain_agents import DOMAINS
@@ -34,7 +35,7 @@ def test_enlarge_finds_in_domain_minority_inputs_and_a_boundary(domain: str) -> 
     met = 0
     for seed in range(SEEDS):
         r, minority = _run(domain, seed)
-        assert r.calls <= 400
+        assert r.calls <= DEFAULT_BUDGET
         assert all(r.origins[a]["parent"] in r.original for a in r.added)
         met += len(minority) >= 3 and len(r.boundary_pairs) >= 1
     # the goal is 90% of seeds; with 10 seeds, 8 or fewer would be evidence against it

@@ -197,7 +197,7 @@ def test_enlarge_keeps_its_old_engine_keyword_rule() -> None:
     gate = from_callable(lambda p: "block" if "kill" in p.lower() else "allow")
     r = enlarge(gate, ["hi", "hello"], strategy="moderation",
                 engine=EngineConfig(retries=0, max_workers=2))
-    assert r.budget == 400
+    assert r.budget == 600
     r = enlarge(gate, ["hi", "hello"], strategy="moderation",
                 config=EnlargeConfig(engine=EngineConfig(budget=30)))
     assert r.budget == 30
@@ -262,7 +262,7 @@ def test_configs_are_frozen_keyword_only_and_keep_each_entry_points_defaults() -
         with pytest.raises(FrozenInstanceError):
             cls().runs = 3  # type: ignore[misc,attr-defined]
     assert MeterConfig().engine == EngineConfig()
-    assert EnlargeConfig().engine.budget == 400
+    assert EnlargeConfig().engine.budget == 600
     assert PropertyConfig().engine.budget == 4000
     assert ConversationConfig().engine.budget == 20_000
     assert ToolsConfig().engine is None  # the case file's own settings
