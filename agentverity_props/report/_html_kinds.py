@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..decide import account
 from . import _plots as P
 from ._text import EXIT_MEANING as RUN_EXIT
 from ._text import exit_meaning as run_exit_meaning
@@ -80,6 +81,7 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
                                   o.get("follow_up_fp")) or inputs.get(o.get("follow_up_fp")),
                               "source_value": o.get("source_value"),
                               "follow_up_value": o.get("follow_up_value"), "c": c,
+                              "evidence": account(c).inequality(),
                               "note": o.get("note")})
 
     hist = m.get("history") or []
@@ -228,7 +230,9 @@ def _ce(ce: Any) -> dict[str, Any] | None:
         return None
     src, fu = str(ce.get("source", "")), str(ce.get("follow_up", ""))
     src_seg, fu_seg = diff_segments(src, fu)
-    return {**ce, "c": ce.get("confirmation") or {}, "src_seg": src_seg, "fu_seg": fu_seg}
+    c = ce.get("confirmation") or {}
+    return {**ce, "c": c, "evidence": account(c).inequality(), "src_seg": src_seg,
+            "fu_seg": fu_seg}
 
 
 def counterexample_context(d: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..decide import account
 from ._md import code, esc, head, label, meaning, num, table
 
 __all__ = ["bench_lines", "check_lines", "compare_lines", "run_lines", "snapshot_lines"]
@@ -88,7 +89,7 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
                     f"{code(o.get('source_value'))} → {code(o.get('follow_up_value'))}",
                     f"{c.get('follow_up_violations')}/{c.get('follow_up_draws')} vs "
                     f"{c.get('source_violations')}/{c.get('source_draws')}",
-                    num(c.get("e_violation"), ".3g")]))
+                    account(c).inequality()]))
         if cx:
             cx.sort(key=lambda t: t[0])  # the shortest (most minimal) inputs first
             out += ["#### Counterexamples (confirmed beyond the agent's noise)", "",

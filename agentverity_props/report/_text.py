@@ -6,6 +6,7 @@ import io
 from typing import Any
 
 from .._internal.settings import setting
+from ..decide import account
 
 EXIT_MEANING = {0: "clean: no finding",
                 1: "finding: blind probe set, confirmed violation, dependent draws or a "
@@ -322,7 +323,7 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
                           f"{o['follow_up_value']!r} "
                           f"({c['follow_up_violations']}/{c['follow_up_draws']} follow-up vs "
                           f"{c['source_violations']}/{c['source_draws']} source re-draws "
-                          f"violate; e-value {c['e_violation']:.3g} ≥ 1/{c['alpha']:.2g})")
+                          f"violate; {account(c).inequality()})")
             if r["status"] in ("VIOLATED", "UNDECIDED") and not r["calibrated_violations"]:
                 sus = [o for o in r["outcomes"] if o["fp"] in set(r.get("suspects") or [])]
                 if sus:
