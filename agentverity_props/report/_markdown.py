@@ -147,7 +147,7 @@ def _ratio(c: tuple[int, int] | None) -> str:
 
 
 def check_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
-    from ._snapshot import CHECK_EXIT, check_moves
+    from ._snapshot import CHECK_EXIT, check_moves, moves_said, screen_said
 
     s, adm = d.get("snapshot") or {}, d.get("admission") or {}
     out = head("check", d, meaning(CHECK_EXIT, d),
@@ -159,8 +159,8 @@ def check_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list
         said = {"low": "re-admitted", "high": "not re-admitted"}.get(str(adm.get("call")),
                                                                      "undecided")
         rows.append(["re-admission (SPRT)", f"**{said}**",
-                     f"{adm.get('mismatches')} of {adm.get('n')} screening draws differed "
-                     f"(p0 {num(adm.get('p0'), 'g')} vs p1 {num(adm.get('p1'), 'g')})",
+                     f"{esc(screen_said(d))} (p0 {num(adm.get('p0'), 'g')} vs p1 "
+                     f"{num(adm.get('p1'), 'g')})",
                      str((d.get("calls") or {}).get("screen", "–"))])
     st = d.get("stability")
     if isinstance(st, dict):
@@ -177,12 +177,8 @@ def check_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list
     out += ["#### Decisions", "", *table(("decision", "status", "evidence", "calls"), rows,
                                          align="lllr"), ""]
     moves = check_moves(d)
-    changed = [r for r in moves if r["kind"] == "changed"]
-    flaky = [r for r in moves if r["kind"] == "flaky"]
     if moves:
-        out += [f"#### What moved: {len(changed)} changed, {len(flaky)} flaky"
-                + (f", {len(moves) - len(changed) - len(flaky)} undecided"
-                   if len(moves) > len(changed) + len(flaky) else ""), "",
+        out += [f"#### What moved: {moves_said(moves)}", "",
                 *table(("input", "kind", "reference", "now", "mismatch rate then", "now",
                         "p (family)"),
                        [[label(r["fp"], labels), f"**{r['kind']}**"

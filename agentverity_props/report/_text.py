@@ -347,7 +347,7 @@ def _run_footer(con: Any, d: dict[str, Any]) -> None:
     led = d["ledger"]
     dep_calls = f" · dependence {calls['dependence']}" if "dependence" in calls else ""
     if "stationarity" in calls and (calls["stationarity"] or d.get("stationarity")):
-        dep_calls += f" · change {calls['stationarity']}"
+        dep_calls += f" · stationarity {calls['stationarity']}"
     # live calls per phase, their sum the total; replayed draws are said apart
     con.print(f"Calls: meter {calls['meter']} · blindness {calls['blindness']}{dep_calls} · "
               f"relations {calls['relations']} · total {calls['total']} live"
