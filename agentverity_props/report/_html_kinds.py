@@ -13,8 +13,8 @@ from typing import Any
 from ..decide import account
 from . import _plots as P
 from ._text import EXIT_MEANING as RUN_EXIT
+from ._text import bounds_text, shown_effect
 from ._text import exit_meaning as run_exit_meaning
-from ._text import shown_effect
 from ._tools import TOOLS_EXIT
 
 _CALL_CLASS = {"verdict-deterministic": "good", "verdict-stochastic": "warn",
@@ -67,7 +67,8 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
         eff = shown_effect(r) or {}
         est, lo, hi = _num(eff.get("estimate")), _num(eff.get("lower")), _num(eff.get("upper"))
         relations.append({**r, "cls": _REL_CLASS.get(r.get("status"), "muted"),
-                          "estimate": est, "lower": lo, "upper": hi})
+                          "estimate": est, "lower": lo, "upper": hi,
+                          "bounds": bounds_text(eff, tolerance)})
         if est is not None and r.get("status") != "NOT EXERCISED":
             color = {"VIOLATED": P.RED, "HOLDS": P.GREEN}.get(str(r.get("status")), P.GREY)
             marks.append(P.Interval(str(r.get("name")), est, lo, hi, color=color))

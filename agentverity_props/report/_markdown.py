@@ -24,7 +24,7 @@ __all__ = ["bench_lines", "check_lines", "compare_lines", "run_lines", "snapshot
 
 
 def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
-    from ._text import exit_meaning, shown_effect
+    from ._text import bounds_text, exit_meaning, shown_effect
 
     m, b = d.get("meter") or {}, d.get("blindness") or {}
     names = {**(d.get("inputs") or {}), **(labels or {})}
@@ -67,7 +67,7 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
             e = shown_effect(r)
             rrows.append([code(r.get("name")), f"**{esc(r.get('status'))}**",
                           num(e.get("estimate"), "+.3f") if e else "–",
-                          f"[{num(e.get('lower'), '+.2f')}, {num(e.get('upper'), '+.2f')}]"
+                          esc(bounds_text(e, (d.get("config") or {}).get("tolerance")))
                           if e else "–", str(r.get("exercised", "–")),
                           str(r.get("calibrated_violations", "–")), str(r.get("draws", "–"))])
         tol = (d.get("config") or {}).get("tolerance")

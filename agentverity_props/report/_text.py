@@ -70,6 +70,31 @@ def shown_effect(r: dict[str, Any]) -> dict[str, Any] | None:
     return e
 
 
+def bounds_text(e: dict[str, Any], tol: Any) -> str:
+    """A relation's bounds ``[lower, upper]``, to as many decimals (two at least, six at
+    most) as show each bound on its own side of the tolerance ``tol`` (and of ``-tol``):
+    an upper bound of 0.095 under a tolerance of 0.1 prints ``+0.095``, not ``+0.10``.
+
+    >>> bounds_text({"lower": -0.0951, "upper": 0.0949}, 0.1)
+    '[-0.095, +0.095]'
+    >>> bounds_text({"lower": -0.2, "upper": 0.3}, 0.1)
+    '[-0.20, +0.30]'
+    """
+    lo, hi = e.get("lower"), e.get("upper")
+    if not isinstance(lo, (int, float)) or not isinstance(hi, (int, float)):
+        return f"[{_signed(lo, 2)}, {_signed(hi, 2)}]"
+    digits = 2
+    if isinstance(tol, (int, float)) and not isinstance(tol, bool) and tol > 0:
+        while digits < 6 and not all(
+                (abs(b) < tol) == (abs(round(b, digits)) < tol) for b in (lo, hi)):
+            digits += 1
+    return f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
+
+
+def _signed(x: Any, digits: int) -> str:
+    return f"{x:+.{digits}f}" if isinstance(x, (int, float)) else "–"
+
+
 def clean_meaning(d: dict[str, Any]) -> str:
     """The exit line of a clean run, from the statuses the body prints (never a claim the
     body does not make: blindness undecided is said, not called "not blind").
@@ -298,7 +323,7 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
                   "INCOMPLETE": "[red]INCOMPLETE[/]",
                   "UNDECIDED": "[yellow]UNDECIDED[/]"}[r["status"]]
             e = shown_effect(r)
-            bounds = f"[{e['lower']:+.2f}, {e['upper']:+.2f}]" if e else "–"
+            bounds = bounds_text(e, tol) if e else "–"
             t.add_row(r["name"], r["layer"], st,
                       f"{e['estimate']:+.3f}" if e else "–", bounds,
                       str(r["exercised"]), str(r["calibrated_violations"]), str(r["draws"]))
