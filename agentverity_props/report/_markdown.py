@@ -106,11 +106,16 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
 
 
 def _calls_line(calls: dict[str, Any], led: dict[str, Any]) -> str:
+    # the live calls per phase, their sum the total; draws replayed from a store are no
+    # phase's calls and are said apart
     parts = [f"{k} {v}" for k, v in calls.items()
-             if isinstance(v, int) and not isinstance(v, bool) and k not in ("total", "live")]
+             if isinstance(v, int) and not isinstance(v, bool)
+             and k not in ("total", "live", "replayed")]
     tokens = led.get("total_tokens")
+    replayed = calls.get("replayed")
     return (f"Calls: {calls.get('total', led.get('calls', 0))} ("
             + (", ".join(parts) or "–") + ")"
+            + (f" · replayed {replayed} draws from the store" if replayed else "")
             + (f" · tokens {tokens}" if isinstance(tokens, int) else ""))
 
 

@@ -218,8 +218,10 @@ def _check_decisions(con: Any, d: dict[str, Any]) -> None:
                   f"{adm['p1']:g})")
     st = d.get("stability")
     if st:
-        con.print(f"  Stability rerun: {st['call']} (pair disagreement CI "
-                  f"[{st['ci_low']:.3f}, {st['ci_high']:.3f}], {st['calls']} calls)")
+        ci = ("–" if st.get("ci_low") is None or st.get("ci_high") is None
+              else f"[{st['ci_low']:.3f}, {st['ci_high']:.3f}]")
+        con.print(f"  Stability rerun: {st.get('call') or 'not run'} (pair disagreement CI "
+                  f"{ci}, {st.get('calls') or 0} calls)")
     for r in d["inadmissible"]:
         con.print(f"  [red]Not admissible[/] {_e('[' + r['rule'] + ']')}: {_e(r['message'])}")
     ch = d.get("stationarity")

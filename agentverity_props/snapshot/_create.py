@@ -512,7 +512,7 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
             + " — a reference needs a deterministic verdict"
             + ("" if m.call != "verdict-stochastic" else
                "; next: make the verdict deterministic (temperature 0, a fixed seed, or a "
-               "coarser --layer) and rerun, or test this agent with agentverity-props run "
+               "coarser layer) and rerun, or test this agent with agentverity-props run "
                "(relations beyond its noise) or bench (pass rates), which need no "
                "reference"))))
     elif tied:

@@ -3,10 +3,18 @@ inequality holds, every count is the sum it claims, every word agrees with the p
 
 from __future__ import annotations
 
+import os
+import random
 import re
+import subprocess
+import sys
+from pathlib import Path
 
+from agentverity_props import RunConfig, from_callable
 from agentverity_props.decide import account
 from agentverity_props.property._records import Counterexample, PropertyRecord
+from agentverity_props.report._snapshot import render_snapshot_text
+from agentverity_props.snapshot import create_snapshot
 from agentverity_props_pytest import _format_counterexample
 
 # a forced flip ('!' -> 'technical' on 16 of 17 draws) decided by the reverse e-process:
@@ -41,7 +49,8 @@ def test_counterexample_section_prints_the_e_value_that_decided_and_its_threshol
         assert k == 2  # a two-sided candidate: each direction at alpha_candidate / 2
     assert "reverse e-value 5.2e+04" in section
     # the old section: 'e-value 6.68e+03 >= 1/alpha_candidate, alpha_candidate = 0.000111'
-    assert "6.68e+03 >=" not in section and "6.68e+03 ≥" not in section
+    assert "6.68e+03 >=" not in section
+    assert "6.68e+03 ≥" not in section
 
 
 def test_a_forced_flip_is_not_described_as_a_more_decided_follow_up():
@@ -65,3 +74,80 @@ def test_a_one_sided_decision_crosses_one_over_alpha():
     acc = account(one)
     assert acc.test == "forward" and acc.sides == 1
     assert "e-value 1e+04 ≥ 1/alpha_candidate = 9.01e+03" == acc.inequality()
+
+
+# -------------------------------------------------------------------------- snapshot
+
+def _noisy(seed: int):
+    rng = random.Random(seed)
+
+    def gate(prompt: str) -> str:
+        if "weapon" in prompt:
+            return "block" if rng.random() < 0.9 else "review"
+        return "allow" if rng.random() < 0.9 else "review"
+    return gate
+
+
+def _quiet(prompt: str) -> str:
+    return "block" if "weapon" in prompt else "allow"
+
+
+PROBES = [f"everyday question {i}" for i in range(12)] + [f"weapon question {i}"
+                                                          for i in range(12)]
+
+
+def test_a_snapshot_counts_every_phase_of_its_calls():
+    res = create_snapshot(from_callable(_noisy(1), identity="noisy"), PROBES,
+                          config=RunConfig(max_workers=1, seed=3))
+    d = res.to_dict()
+    calls = d["calls"]
+    assert "dependence" in calls
+    phases = ("meter", "blindness", "dependence", "reference", "calibration", "change")
+    assert sum(calls.get(k) or 0 for k in phases) == calls["total"], calls
+    text = render_snapshot_text(d)
+    line = next(ln.strip() for ln in text.splitlines() if ln.strip().startswith("Calls:"))
+    printed = [int(n) for k, n in re.findall(r"(?:^Calls:|·) ([a-z]+) (\d+)", line)
+               if k != "total"]
+    assert sum(printed) == calls["total"], line
+
+
+def test_the_stochastic_refusal_reads_as_words_and_says_what_to_do_next():
+    res = create_snapshot(from_callable(_noisy(2), identity="noisy"), PROBES,
+                          config=RunConfig(max_workers=1, seed=3))
+    rules = {r.rule: r.message for r in res.refusals}
+    msg = rules.get("verdict-deterministic", "")
+    assert d_meter(res) == "verdict-stochastic"  # the case the test is about
+    assert "finds the verdict stochastic" in msg
+    assert "next:" in msg, msg
+    assert "verdict verdict-" not in res.refusal_message()
+
+
+def d_meter(res) -> str:
+    return res.to_dict()["meter"]["call"]
+
+
+def test_the_preview_is_a_next_step_not_an_error(tmp_path):
+    agent = tmp_path / "gate.py"
+    agent.write_text("def gate(prompt):\n    return 'block' if 'weapon' in prompt else "
+                     "'allow'\n")
+    inputs = tmp_path / "probes.txt"
+    inputs.write_text("\n".join(PROBES) + "\n")
+    out = tmp_path / "snap.json"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "PYTHONPATH": str(Path(__file__).parents[2])}
+
+    def snapshot(*more: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "agentverity_props", "snapshot",
+                               "--agent", f"{agent}:gate", "--inputs", str(inputs), "-o",
+                               str(out), *more], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, check=False)
+
+    r = snapshot()
+    assert r.returncode == 2  # nothing was written
+    assert not out.exists()
+    assert "error: snapshot refused" not in r.stderr, r.stderr
+    assert "preview: every evidence rule passed" in r.stderr
+    r = snapshot("--accept-reference")
+    assert r.returncode == 0, r.stderr
+    assert "Review each reference" not in r.stdout
+    assert "The references admitted" in r.stdout

@@ -1,0 +1,294 @@
+"""Generated result documents of every kind, rendered by every renderer: what each prints
+adds up (issue 46).
+
+Each document is drawn from its kind's model (``tests/strategies.py``), then made coherent
+the way the command writing it makes it (a total is the sum of its phases; a count of rows
+is the number of rows) and validated by the model. The invariants are read back from the
+printed text, not from the dict: the phases printed sum to the total printed, each printed
+inequality holds as printed, text, Markdown, JSON and HTML name the same statuses and counts,
+a legend matches its rows, and no count mixes inputs with follow-ups.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+
+from agentverity_props.report import render_html
+from agentverity_props.report._kinds import render_markdown
+from agentverity_props.report._snapshot import render_check_text, render_snapshot_text
+from agentverity_props.results import (
+    CheckDocument,
+    CounterexampleDocument,
+    RunDocument,
+    SnapshotDocument,
+)
+from strategies import FPS, WORDS, build, documents
+
+N = 1000
+FAST = settings(max_examples=N, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.too_slow])
+#: the terminal renderer (rich tables, ~15 ms a document) and the HTML one (templates and
+#: plots) read the same documents on a share of them; the Markdown one reads every one
+TEXT = settings(FAST, max_examples=N // 5)
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _unique_inputs(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        seen.setdefault(r["fp"], r)
+    return list(seen.values())
+
+
+def _blindness(rng: random.Random) -> dict[str, Any]:
+    share = rng.random()
+    return {"status": rng.choice(("ok", "blind", "undecided", "suppressed")),
+            "modal_verdict": rng.choice(WORDS), "share": share, "sample": rng.randint(0, 200),
+            "ci_low": share / 2, "ci_high": (1 + share) / 2, "threshold": 0.9}
+
+
+# ------------------------------------------------------------------------------- check
+
+
+def _coherent_check(d: dict[str, Any]) -> dict[str, Any]:
+    rng = random.Random(json.dumps(d, sort_keys=True))
+    d["inputs"] = _unique_inputs(d["inputs"])
+    for e in d["inputs"]:
+        sc = e["screen"]
+        sc["matches"] = min(sc["matches"], sc["draws"])
+        cf = e["confirmation"]
+        cf["mismatches"] = min(cf["mismatches"], cf["draws"])
+        if e["calibration"]:
+            e["calibration"]["mismatches"] = min(e["calibration"]["mismatches"],
+                                                 e["calibration"]["draws"])
+    drifted = [e["fp"] for e in d["inputs"] if e["status"] == "drift"]
+    d["drift"].update(inputs=len(drifted), fps=drifted)
+    c = d["calls"]
+    adm = d["admission"]
+    adm["n"] = rng.randint(0, c["screen"])  # the SPRT reads at most the screen's draws
+    adm["mismatches"] = min(adm["mismatches"], adm["n"])
+    c["total"] = c["screen"] + c["confirm"] + c["stability"] + (c.get("change") or 0)
+    if d["stability"] is not None:
+        d["stability"]["calls"] = c["stability"]
+    c["saved"] = c["full_rerun_estimate"] - c["total"]
+    d["exit_code"] = {"clean": 0, "drift": 1, "changed": 1}.get(d["status"], 2)
+    CheckDocument.check(d, where="generated", fix="")
+    return d
+
+
+CHECKS = documents(CheckDocument, {"tokens": lambda r: None,
+                                   "stationarity": lambda r: None}).map(_coherent_check)
+
+
+def _calls_sum(line: str) -> tuple[int, int]:
+    """(the phases' sum, the total) of ``Calls: T (screen a, confirm b, ...)``."""
+    total = int(re.match(r"Calls: (\d+)", line).group(1))
+    inner = line.split("(", 1)[1].split(")", 1)[0]
+    return sum(int(n) for n in re.findall(r"[a-z]+ (\d+)", inner)), total
+
+
+def _screen_parts(text: str) -> tuple[int, int, int] | None:
+    """(draws the SPRT read, the screen's other calls, the screen's calls) as printed."""
+    m = re.search(r"of the (\d+) screening draws it read", text)
+    if not m:
+        return None
+    o = re.search(r"the screen's other (\d+) of its (\d+) calls", text)
+    return int(m.group(1)), int(o.group(1)) if o else 0, int(o.group(2)) if o else int(
+        m.group(1))
+
+
+def _moved_header(text: str) -> dict[str, int]:
+    m = re.search(r"What moved: (.*)", text)
+    if not m:
+        return {}
+    return {k: int(n) for n, k in re.findall(r"(\d+) ([a-z]+)", m.group(1))}
+
+
+@FAST
+@given(CHECKS)
+def test_check_markdown_adds_up(d):
+    md = render_markdown(d)
+    head = md.splitlines()[0]
+    assert "see above" not in head  # the first line of a page has nothing above it
+    # the calls line: its phases sum to its total
+    line = next(ln for ln in md.splitlines() if ln.startswith("Calls: "))
+    assert _calls_sum(line)[0] == _calls_sum(line)[1] == d["calls"]["total"], line
+    # the re-admission row: the draws the SPRT read and the other screen calls make the
+    # screen's calls, the figure in the row's calls column
+    parts = _screen_parts(md)
+    if d["admission"]["n"]:
+        read, other, screen = parts
+        assert read == d["admission"]["n"]
+        assert read + other == screen == d["calls"]["screen"], md
+    # What moved: the header counts each row by the kind the row shows
+    rows = re.findall(r"^\| [^|]+ \| \*\*([a-z]+)\*\*", md, re.M)
+    header = _moved_header(md)
+    moved = [k for k in rows if k in {e["status"] for e in d["inputs"]}
+             | {"changed", "flaky"}]
+    assert sum(header.values()) == len(moved), (header, moved)
+    for kind in set(moved):
+        assert header.get(kind) == moved.count(kind), (kind, header, moved)
+    # clean and drifted, as the JSON counts them
+    clean = sum(e["status"] == "clean" for e in d["inputs"])
+    assert f"{clean} clean · {d['drift']['inputs']} drifted of {len(d['inputs'])} inputs" in md
+
+
+@TEXT
+@given(CHECKS)
+def test_check_text_adds_up_and_agrees_with_markdown(d):
+    labels = {fp: f"input {i}" for i, fp in enumerate(FPS)}
+    text = ANSI.sub("", render_check_text(d, labels=labels, width=200))
+    line = next(ln for ln in text.splitlines() if ln.startswith("Calls: "))
+    assert _calls_sum(line)[0] == _calls_sum(line)[1] == d["calls"]["total"], line
+    parts = _screen_parts(text)
+    if d["admission"]["n"]:
+        read, other, screen = parts
+        assert read + other == screen == d["calls"]["screen"], text
+    # the same moves as the Markdown page, each kind counted alike
+    md = render_markdown(d)
+    t_head = {k: n for k, n in _moved_header(text).items() if n}
+    m_head = {k: n for k, n in _moved_header(md).items() if n}
+    assert t_head == m_head, (t_head, m_head)
+    # the privacy line does not say 'fingerprint only' of a page that prints inputs' text
+    shown = [e for e in d["inputs"] if e["status"] != "clean"]
+    privacy = next(ln for ln in text.splitlines() if ln.startswith("Privacy:"))
+    if shown:
+        assert "shows inputs by their text" in privacy, privacy
+
+
+# ---------------------------------------------------------------------------- snapshot
+
+
+def _coherent_snapshot(d: dict[str, Any]) -> dict[str, Any]:
+    d["inputs"] = _unique_inputs(d["inputs"])
+    for e in d["inputs"]:
+        e["flipped"] = len(e["counts"]) > 1
+        if e["calibration"]:
+            e["calibration"]["mismatches"] = min(e["calibration"]["mismatches"],
+                                                 e["calibration"]["draws"])
+    d["admission"]["admitted"] = bool(d["admission"]["rules"]) and all(
+        r["passed"] for r in d["admission"]["rules"])
+    c = d["calls"]
+    c["total"] = sum(c.get(k) or 0 for k in ("meter", "blindness", "dependence",
+                                             "reference", "calibration", "change"))
+    SnapshotDocument.check(d, where="generated", fix="")
+    return d
+
+
+SNAPSHOTS = documents(SnapshotDocument, {"tokens": lambda r: None,
+                                         "stationarity": lambda r: None,
+                                         "blindness": _blindness}).map(_coherent_snapshot)
+
+
+@FAST
+@given(SNAPSHOTS)
+def test_snapshot_markdown_calls_add_up(d):
+    md = render_markdown(d)
+    line = next(ln for ln in md.splitlines() if ln.startswith("Calls: "))
+    assert _calls_sum(line)[0] == _calls_sum(line)[1] == d["calls"]["total"], line
+
+
+@TEXT
+@given(SNAPSHOTS)
+def test_snapshot_text_adds_up(d):
+    text = ANSI.sub("", render_snapshot_text(d, width=200))
+    line = next(ln.strip() for ln in text.splitlines() if ln.strip().startswith("Calls:"))
+    phases = [int(n) for k, n in re.findall(r"(?:^Calls:|·) ([a-z]+) (\d+)", line)
+              if k != "total"]
+    total = int(re.search(r"total (\d+) live", line).group(1))
+    assert sum(phases) == total == d["calls"]["total"], line
+    # the legend of the dash rows counts the dash rows, tied apart from not drawn
+    dash = [e for e in d["inputs"] if e["reference"] is None]
+    legend = next((ln for ln in text.splitlines() if ln.strip().startswith("– :")), "")
+    assert sum(int(n) for n in re.findall(r"(\d+) (?:drawn|not drawn)", legend)) == len(dash)
+    tied = sum(1 for e in dash if e["counts"])
+    if tied:
+        assert f"{tied} drawn with no majority verdict" in legend
+    # an admitted snapshot's table is what was admitted, not a review still to do
+    if d["admission"]["admitted"]:
+        assert "Review each reference" not in text
+
+
+# ---------------------------------------------------------------------- counterexample
+
+
+def _coherent_counterexample(d: dict[str, Any]) -> dict[str, Any]:
+    for t in d["tests"]:
+        for ce in (t.get("minimal"), t.get("first")):
+            if not isinstance(ce, dict):
+                continue
+            c = ce["confirmation"]
+            # a confirmed candidate: the deciding e-process crossed its threshold
+            alpha = c.get("alpha") or 0.001
+            c["alpha"] = alpha
+            sides = 1 if c.get("e_reverse") is None else 2
+            rng = random.Random(str(c))
+            crossing = sides / alpha * rng.choice((1.0, 1.0 + 1e-12, 1.7, 40.0))
+            other = sides / alpha * rng.choice((0.0, 0.3, 0.999))
+            if sides == 2 and rng.random() < 0.5:
+                c["e_reverse"], c["e_violation"] = crossing, other
+            else:
+                c["e_violation"] = crossing
+                if sides == 2:
+                    c["e_reverse"] = other
+    CounterexampleDocument.check(d, where="generated", fix="")
+    return d
+
+
+def _ce_overrides() -> dict[str, Any]:
+    def confirmation(rng: random.Random) -> dict[str, Any]:
+        fn = rng.randint(1, 40)
+        sn = rng.randint(1, 40)
+        return {"test": "two e-processes", "alpha": rng.choice((1e-4, 1.11e-4, 0.0025)),
+                "e_violation": 1.0, "e_reverse": rng.choice((None, 1.0)),
+                "follow_up_violations": rng.randint(0, fn), "follow_up_draws": fn,
+                "source_violations": rng.randint(0, sn), "source_draws": sn}
+    return {"tests[].minimal.confirmation": confirmation,
+            "tests[].first.confirmation": confirmation}
+
+
+COUNTEREXAMPLES = documents(CounterexampleDocument, _ce_overrides()).map(
+    _coherent_counterexample)
+
+INEQUALITY = re.compile(r"e-value ([\d.e+-]+) (≥|>=|<) (\d)/alpha_candidate = ([\d.e+-]+)")
+
+
+def _inequalities_hold(text: str) -> int:
+    n = 0
+    for e, rel, _, t in INEQUALITY.findall(text):
+        assert rel != "<" and float(e) >= float(t), text
+        n += 1
+    return n
+
+
+@FAST
+@given(COUNTEREXAMPLES)
+def test_counterexample_inequalities_hold_as_printed(d):
+    md = render_markdown(d)
+    minimal = [t for t in d["tests"] if isinstance(t.get("minimal"), dict)]
+    assert _inequalities_hold(md) >= len(minimal)
+    for t in minimal:
+        c = t["minimal"]["confirmation"]
+        if c.get("e_reverse") is not None:
+            assert "2/alpha_candidate" in md  # each direction at alpha_candidate / 2
+
+
+@settings(FAST, max_examples=N // 50)
+@given(COUNTEREXAMPLES)
+def test_counterexample_html_inequalities_hold_as_printed(d):
+    html = render_html(d)
+    _inequalities_hold(re.sub(r"<[^>]+>", "", html))
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def test_the_generator_makes_valid_documents_of_every_kind_it_is_given():
+    rng = random.Random(0)
+    for model in (CheckDocument, SnapshotDocument, RunDocument):
+        assert isinstance(build(model, rng), dict)
