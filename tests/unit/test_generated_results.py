@@ -261,7 +261,8 @@ INEQUALITY = re.compile(r"e-value ([\d.e+-]+) (≥|>=|<) (\d)/alpha_candidate = 
 def _inequalities_hold(text: str) -> int:
     n = 0
     for e, rel, _, t in INEQUALITY.findall(text):
-        assert rel != "<" and float(e) >= float(t), text
+        assert rel != "<", text
+        assert float(e) >= float(t), text
         n += 1
     return n
 
