@@ -35,6 +35,7 @@ FAST = settings(max_examples=N, deadline=None, database=None,
 #: the terminal renderer (rich tables, ~15 ms a document) and the HTML one (templates and
 #: plots) read the same documents on a share of them; the Markdown one reads every one
 TEXT = settings(FAST, max_examples=N // 5)
+HTML = settings(FAST, max_examples=N // 20)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -102,11 +103,17 @@ def _screen_parts(text: str) -> tuple[int, int, int] | None:
         m.group(1))
 
 
+KINDS = ("changed", "flaky", "incomplete", "unconfirmed", "unscreened", "drift", "noise")
+
+
 def _moved_header(text: str) -> dict[str, int]:
-    m = re.search(r"What moved: (.*)", text)
+    """The counts a 'What moved:' heading prints, by kind (its line; an HTML heading's
+    text)."""
+    m = re.search(r"What moved: ([^\n<]*)", text)
     if not m:
         return {}
-    return {k: int(n) for n, k in re.findall(r"(\d+) ([a-z]+)", m.group(1))}
+    return {k: int(n) for n, k in re.findall(rf"(\d+)(?:\[/[a-z]*\])? ({'|'.join(KINDS)})\b",
+                                             m.group(1))}
 
 
 @FAST
@@ -159,6 +166,25 @@ def test_check_text_adds_up_and_agrees_with_markdown(d):
     privacy = next(ln for ln in text.splitlines() if ln.startswith("Privacy:"))
     if shown:
         assert "shows inputs by their text" in privacy, privacy
+
+
+@HTML
+@given(CHECKS)
+def test_check_html_is_its_own_view_and_agrees_with_markdown(d):
+    html = render_html(d)
+    assert "No dedicated view" not in html
+    assert "could not read this file" not in html
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#39;", "'")
+    md = render_markdown(d)
+    clean = sum(e["status"] == "clean" for e in d["inputs"])
+    assert f"{clean} clean · {d['drift']['inputs']} drifted of {len(d['inputs'])} inputs" in page
+    assert {k: n for k, n in _moved_header(html).items() if n} == \
+        {k: n for k, n in _moved_header(md).items() if n}
+    line = re.search(r"Calls: \d+ \([^)]*\)", page).group(0)
+    assert _calls_sum(line)[0] == _calls_sum(line)[1] == d["calls"]["total"], line
+    if d["admission"]["n"]:
+        read, other, screen = _screen_parts(page)
+        assert read + other == screen == d["calls"]["screen"]
 
 
 # ---------------------------------------------------------------------------- snapshot
@@ -279,7 +305,7 @@ def test_counterexample_inequalities_hold_as_printed(d):
             assert "2/alpha_candidate" in md  # each direction at alpha_candidate / 2
 
 
-@settings(FAST, max_examples=N // 50)
+@HTML
 @given(COUNTEREXAMPLES)
 def test_counterexample_html_inequalities_hold_as_printed(d):
     html = render_html(d)
