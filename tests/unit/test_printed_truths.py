@@ -14,6 +14,7 @@ from agentverity_props import RunConfig, from_callable
 from agentverity_props.decide import account
 from agentverity_props.property._records import Counterexample, PropertyRecord
 from agentverity_props.report._snapshot import render_snapshot_text
+from agentverity_props.report._text import render_run_text
 from agentverity_props.snapshot import create_snapshot
 from agentverity_props_pytest import _format_counterexample
 
@@ -152,3 +153,24 @@ def test_the_preview_is_a_next_step_not_an_error(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "Review each reference" not in r.stdout
     assert "The references admitted" in r.stdout
+
+
+# ------------------------------------------------------------------------------- run
+
+def _upper_flips(prompt: str) -> str:
+    return "block" if prompt.upper() == prompt else "allow"
+
+
+def test_raw_flips_count_every_pair_that_flips_on_a_deterministic_agent():
+    from agentverity_props import run
+    from agentverity_props.relations import builtin_relations
+
+    res = run(from_callable(_upper_flips, identity="upper"), PROBES,
+              builtin_relations("case"), config=RunConfig(max_workers=1, seed=1))
+    (rel,) = res.to_dict()["relations"]
+    # every follow-up (the input upper-cased) gets 'block', every source 'allow': each
+    # pair's first follow-up draw flips, whichever procedure scored it first
+    assert rel["raw_violations"] == rel["exercised"] == len(PROBES)
+    text = render_run_text(res.to_dict())
+    row = next(ln for ln in text.splitlines() if ln.startswith("allow "))
+    assert row.rstrip().endswith(f"{len(PROBES)}/{len(PROBES)}"), row
