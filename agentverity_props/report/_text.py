@@ -192,7 +192,9 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     evidence = (d.get("ledger") or {}).get("evidence")
     if isinstance(evidence, dict):
         shown = d.get("inputs")
-        _evidence(con, evidence, shown if isinstance(shown, dict) else {})
+        fu = d.get("follow_ups")
+        _evidence(con, evidence, shown if isinstance(shown, dict) else {},
+                  fu if isinstance(fu, dict) else {}, (d.get("calls") or {}).get("replayed"))
     con.print(f"[bold]agentverity-props run[/] · agent [cyan]{d['agent']}[/] · {n_inputs} "
               f"inputs · {d['calls']['total']} agent calls")
     con.print()
@@ -399,15 +401,28 @@ def _run_footer(con: Any, d: dict[str, Any]) -> None:
 SHOWN_SPLIT = 20
 
 
-def _evidence(con: Any, ev: dict[str, Any], inputs: dict[str, Any]) -> None:
+def _evidence(con: Any, ev: dict[str, Any], inputs: dict[str, Any],
+              follow_ups: dict[str, Any] | None = None, replayed: Any = None) -> None:
     """``assess``'s evidence, before run's report: what was recorded, how its order was
     taken, and the inputs whose recorded draws gave more than one answer, by text when the
     report holds the inputs (the user's screen, or --include-inputs), else by fingerprint.
-    A saved file is data: a field of the wrong shape is shown as it is or skipped."""
+    A saved file is data: a field of the wrong shape is shown as it is or skipped.
+    Follow-ups (a record store's relations' follow-ups) are counted apart from inputs;
+    ``replayed``: the draws the assessment read, said beside the draws recorded."""
+    follow_ups = follow_ups or {}
     layer = ev.get("layer", "verdict")
+    n_fu = ev.get("follow_ups")
+    fus = f" and {n_fu} follow-ups" if isinstance(n_fu, int) and n_fu else ""
     con.print(f"[bold]agentverity-props assess[/] · {ev.get('source')} evidence · agent "
-              f"[cyan]{ev.get('agent')}[/] · {ev.get('inputs')} inputs · {ev.get('draws')} "
-              f"recorded draws ({ev.get('failed_draws')} failed) · no agent call")
+              f"[cyan]{ev.get('agent')}[/] · {ev.get('inputs')} inputs{fus} · "
+              f"{ev.get('draws')} recorded draws ({ev.get('failed_draws')} failed)"
+              + (f", {replayed} of them replayed" if isinstance(replayed, int)
+                 and isinstance(ev.get("draws"), int) and replayed != ev["draws"] else "")
+              + " · no agent call")
+    if isinstance(replayed, int) and isinstance(ev.get("draws"), int) \
+            and replayed < ev["draws"]:
+        con.print(f"  {ev['draws'] - replayed} recorded draw(s) were not needed by this "
+                  "assessment's schedule (its seed, workers and relations) and were not read")
     notes = ev.get("notes")
     for note in notes if isinstance(notes, list) else []:
         con.print(f"  {note}")
@@ -416,11 +431,15 @@ def _evidence(con: Any, ev: dict[str, Any], inputs: dict[str, Any]) -> None:
              if isinstance(i, dict) and isinstance(i.get("counts"), dict)
              and len(i["counts"]) > 1]
     what = "verdict" if layer == "verdict" else f"answer at layer {layer}"
-    con.print(f"  {len(split)} input(s) gave more than one {what} in the recording"
-              + (":" if split else ""))
+    n_split_fu = sum(1 for i in split if i.get("follow_up") is True)
+    con.print(f"  {len(split) - n_split_fu} input(s)"
+              + (f" and {n_split_fu} follow-up(s)" if n_split_fu else "")
+              + f" gave more than one {what} in the recording" + (":" if split else ""))
     for i in split[:SHOWN_SPLIT]:
         fp = str(i.get("fp"))
-        label = repr(inputs[fp]) if fp in inputs else fp[:19]
+        text = inputs.get(fp, follow_ups.get(fp))
+        label = (repr(text) if text is not None else fp[:19]) + (
+            " (follow-up)" if i.get("follow_up") is True else "")
         counts = ", ".join(f"{k} {v}" for k, v in sorted(
             i["counts"].items(), key=lambda kv: -kv[1] if isinstance(kv[1], int) else 0))
         con.print(f"    {label}: {counts}")

@@ -174,3 +174,38 @@ def test_raw_flips_count_every_pair_that_flips_on_a_deterministic_agent():
     text = render_run_text(res.to_dict())
     row = next(ln for ln in text.splitlines() if ln.startswith("allow "))
     assert row.rstrip().endswith(f"{len(PROBES)}/{len(PROBES)}"), row
+
+
+# ---------------------------------------------------------------------------- assess
+
+def test_assess_counts_follow_ups_apart_from_inputs_and_says_which_draws_it_read(tmp_path):
+    agent = tmp_path / "noisy.py"
+    agent.write_text("import random\n_r = random.Random(7)\n"
+                     "def gate(p):\n    if 'weapon' in p:\n"
+                     "        return 'block' if _r.random() < 0.9 else 'review'\n"
+                     "    return 'allow' if _r.random() < 0.9 else 'review'\n")
+    inputs = tmp_path / "probes.txt"
+    inputs.write_text("\n".join(PROBES) + "\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "agentverity_props", *args],
+                              capture_output=True, text=True, env=env, cwd=tmp_path,
+                              check=False)
+
+    store = str(tmp_path / "s.sqlite")
+    cli("run", "--agent", f"{agent}:gate", "--inputs", str(inputs), "--relations", "case",
+        "--store", store)
+    out = cli("assess", "--store", store, "--inputs", str(inputs), "--relations", "case",
+              "--seed", "9").stdout
+    head = out.splitlines()[0]
+    n_in = int(re.search(r"(\d+) inputs", head).group(1))
+    assert n_in == len(PROBES)
+    split = re.search(r"(\d+) input\(s\)(?: and (\d+) follow-up\(s\))? gave more than one",
+                      out)
+    assert int(split.group(1)) <= n_in, out  # inputs, follow-ups apart
+    recorded = int(re.search(r"(\d+) recorded draws", head).group(1))
+    replayed = int(re.search(r"replayed (\d+) from the store", out).group(1))
+    if replayed != recorded:
+        assert f"{replayed} of them replayed" in head
+        assert f"{recorded - replayed} recorded draw(s) were not needed" in out
