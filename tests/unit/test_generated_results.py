@@ -19,9 +19,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 
 from agentverity_props.report import render_html
-from agentverity_props.report._kinds import render_markdown
+from agentverity_props.report._kinds import findings, render_markdown
 from agentverity_props.report._snapshot import render_check_text, render_snapshot_text
 from agentverity_props.results import (
+    BenchDocument,
     CheckDocument,
     CounterexampleDocument,
     RunDocument,
@@ -319,3 +320,39 @@ def test_the_generator_makes_valid_documents_of_every_kind_it_is_given():
     rng = random.Random(0)
     for model in (CheckDocument, SnapshotDocument, RunDocument):
         assert isinstance(build(model, rng), dict)
+
+
+# ------------------------------------------------------------------------------- bench
+
+
+def _coherent_bench(d: dict[str, Any]) -> dict[str, Any]:
+    rng = random.Random(json.dumps(d, sort_keys=True, default=str))
+    ids = [f"task-{i}" for i in range(len(d["tasks"]))]
+    for t, i in zip(d["tasks"], ids, strict=True):
+        t["id"] = i
+    if isinstance(d.get("moved"), dict):
+        # the baseline's tasks: some of this run's (as they stood then), maybe one gone
+        for m in d["moved"]["tasks"]:
+            m["id"] = rng.choice([*ids, "gone-task"])
+    return d
+
+
+BENCHES = documents(BenchDocument, {"tokens": lambda r: None}).map(_coherent_bench)
+
+
+@FAST
+@given(BENCHES)
+def test_bench_annotations_tell_new_failures_from_ones_in_the_baseline(d):
+    moved = d.get("moved")
+    for f in findings(d):
+        m = re.match(r"bench task (\S+) (FAIL|ERROR)", f.title)
+        if not m:
+            continue
+        if not isinstance(moved, dict):
+            assert "baseline" not in f.title
+            continue
+        then = next((t for t in moved["tasks"] if t["id"] == m.group(1)), None)
+        was_failing = then is not None and then["kind"] != "new" \
+            and then["before_status"] in ("FAIL", "ERROR")
+        assert ("already failing in the baseline" in f.title) == was_failing, (f, then)
+        assert ("new failure" in f.title) == (not was_failing), (f, then)
