@@ -276,5 +276,7 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str,
                   else None)
         text = render(d, fmt, color=use_color(output), labels=labels)
     write_output(text, output)
-    publish(d, annotations=annotations, fmt=fmt, output=output)
+    # the job summary names inputs by their text when the user allowed it, as the report does
+    publish(d, annotations=annotations, fmt=fmt, output=output,
+            labels={Probe.make(t).fp: t for t in inputs} if include_inputs else None)
     return int(res.exit_code)

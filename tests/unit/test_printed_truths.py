@@ -209,3 +209,37 @@ def test_assess_counts_follow_ups_apart_from_inputs_and_says_which_draws_it_read
     if replayed != recorded:
         assert f"{replayed} of them replayed" in head
         assert f"{recorded - replayed} recorded draw(s) were not needed" in out
+
+
+# ------------------------------------------------------------------------------- check
+
+def test_check_ci_summary_and_annotations_name_inputs_when_the_user_allows_it(tmp_path):
+    agent = tmp_path / "g.py"
+    agent.write_text("def gate(p):\n    return 'block' if 'weapon' in p else 'allow'\n"
+                     "def buggy(p):\n    return 'block' if 'weapon' in p or '3' in p "
+                     "else 'allow'\n")
+    inputs = tmp_path / "probes.txt"
+    inputs.write_text("\n".join(PROBES) + "\n")
+    summary = tmp_path / "summary.md"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]),
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "GITHUB_STEP_SUMMARY": str(summary)}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "agentverity_props", *args],
+                              capture_output=True, text=True, env=env, cwd=tmp_path,
+                              check=False)
+
+    snap = str(tmp_path / "s.json")
+    cli("snapshot", "--agent", f"{agent}:gate", "--inputs", str(inputs), "-o", snap,
+        "--accept-reference", "--annotations", "none")
+    summary.unlink(missing_ok=True)
+    r = cli("check", "--agent", f"{agent}:buggy", "--inputs", str(inputs), "--snapshot", snap,
+            "--include-inputs", "--annotations", "github", "--format", "json", "-o",
+            str(tmp_path / "c.json"))
+    assert r.returncode == 1, r.stderr
+    changed = [p for p in PROBES if "3" in p and "weapon" not in p]
+    commands = [ln for ln in (r.stdout + r.stderr).splitlines() if ln.startswith("::error")]
+    assert any(repr(changed[0]) in ln for ln in commands), commands
+    md = summary.read_text()
+    assert f"`{changed[0]}`" in md
+    assert "shows inputs by their text" in md
