@@ -35,7 +35,7 @@ __all__ = ["FPS", "WORDS", "Override", "build", "documents"]
 #: short words: verdicts and labels the renderers print
 WORDS = ("allow", "block", "review", "technical")
 #: the fingerprints documents name inputs by (few: rows of one document share them)
-FPS = tuple(f"sha256:{i:x}{'0' * 15}{i:x}" for i in range(1, 7))
+FPS = tuple("sha256:" + f"{i:x}" * 64 for i in range(1, 7))
 
 Override = Callable[[random.Random], Any]
 
@@ -92,9 +92,10 @@ def _value(tp: Any, meta: list[Any], path: str, over: dict[str, Override],
         (item,) = get_args(tp)
         return [_value(item, [], path + "[]", over, rng) for _ in range(rng.randint(0, 4))]
     if origin is dict:
-        _, value = get_args(tp)
+        key, value = get_args(tp)
+        keys = list(get_args(key)) if get_origin(key) is Literal else list(WORDS)
         return {k: _value(value, [], path + "{}", over, rng)
-                for k in rng.sample(WORDS, rng.randint(0, 3))}
+                for k in rng.sample(keys, rng.randint(0, min(3, len(keys))))}
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return build(tp, rng, over, _path=path)
     return {}

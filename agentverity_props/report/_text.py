@@ -71,7 +71,7 @@ def shown_effect(r: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def bounds_text(e: dict[str, Any], tol: Any) -> str:
-    """A relation's bounds ``[lower, upper]``, to as many decimals (two at least, six at
+    """A relation's bounds ``[lower, upper]``, to as many decimals (two at least, 15 at
     most) as show each bound on its own side of the tolerance ``tol`` (and of ``-tol``):
     an upper bound of 0.095 under a tolerance of 0.1 prints ``+0.095``, not ``+0.10``.
 
@@ -85,7 +85,7 @@ def bounds_text(e: dict[str, Any], tol: Any) -> str:
         return f"[{_signed(lo, 2)}, {_signed(hi, 2)}]"
     digits = 2
     if isinstance(tol, (int, float)) and not isinstance(tol, bool) and tol > 0:
-        while digits < 6 and not all(
+        while digits < 15 and not all(
                 (abs(b) < tol) == (abs(round(b, digits)) < tol) for b in (lo, hi)):
             digits += 1
     return f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"

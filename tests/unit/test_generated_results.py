@@ -11,7 +11,6 @@ a legend matches its rows, and no count mixes inputs with follow-ups.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from typing import Any
@@ -58,7 +57,7 @@ def _blindness(rng: random.Random) -> dict[str, Any]:
 
 
 def _coherent_check(d: dict[str, Any]) -> dict[str, Any]:
-    rng = random.Random(json.dumps(d, sort_keys=True))
+    rng = random.Random(repr(d["calls"]))
     d["inputs"] = _unique_inputs(d["inputs"])
     for e in d["inputs"]:
         sc = e["screen"]
@@ -285,11 +284,20 @@ COUNTEREXAMPLES = documents(CounterexampleDocument, _ce_overrides()).map(
 INEQUALITY = re.compile(r"e-value ([\d.e+-]+) (≥|>=|<) (\d)/alpha_candidate = ([\d.e+-]+)")
 
 
+#: the form reports printed before the account named the threshold: ``e 4.4e+04 ≥ 1/0.0001``
+BARE = re.compile(r"e(?:-value)? ([\d.e+-]+) (?:≥|>=) (\d)/(\d[\d.e+-]*)(?![\d.e+-]*\s*=)")
+
+
 def _inequalities_hold(text: str) -> int:
+    """Every printed ``e-value E ≥ k/alpha_candidate = T`` (or ``≥ k/alpha``) holds as
+    printed; how many there are."""
     n = 0
     for e, rel, _, t in INEQUALITY.findall(text):
         assert rel != "<", text
         assert float(e) >= float(t), text
+        n += 1
+    for e, k, alpha in BARE.findall(text):
+        assert float(e) >= int(k) / float(alpha), text
         n += 1
     return n
 
@@ -326,7 +334,7 @@ def test_the_generator_makes_valid_documents_of_every_kind_it_is_given():
 
 
 def _coherent_bench(d: dict[str, Any]) -> dict[str, Any]:
-    rng = random.Random(json.dumps(d, sort_keys=True, default=str))
+    rng = random.Random(repr(d.get("moved")))
     ids = [f"task-{i}" for i in range(len(d["tasks"]))]
     for t, i in zip(d["tasks"], ids, strict=True):
         t["id"] = i
@@ -356,3 +364,129 @@ def test_bench_annotations_tell_new_failures_from_ones_in_the_baseline(d):
             and then["before_status"] in ("FAIL", "ERROR")
         assert ("already failing in the baseline" in f.title) == was_failing, (f, then)
         assert ("new failure" in f.title) == (not was_failing), (f, then)
+
+
+# --------------------------------------------------------------------------------- run
+
+
+def _run_calls(rng: random.Random) -> dict[str, int]:
+    phases = {k: rng.choice((0, rng.randint(0, 40), rng.randint(0, 4000)))
+              for k in ("meter", "blindness", "dependence", "stationarity", "relations")}
+    return {**phases, "total": sum(phases.values()), "replayed": rng.randint(0, 50)}
+
+
+def _confirmation(rng: random.Random) -> dict[str, Any]:
+    """A confirmed candidate's decision: the deciding e-process at or past its threshold
+    (exactly at it too, where printing rounds both sides)."""
+    alpha = rng.choice((1e-4, 1.11e-4, 8.9e-4, 0.0025))
+    two = rng.random() < 0.5
+    sides = 2 if two else 1
+    crossing = sides / alpha * rng.choice((1.0, 1.0 + 1e-12, 1.7, 40.0))
+    other = sides / alpha * rng.choice((0.0, 0.3, 0.999))
+    fn, sn = rng.randint(1, 40), rng.randint(1, 40)
+    reverse = two and rng.random() < 0.5
+    return {"test": "two e-processes", "call": "confirmed", "alpha": alpha,
+            "e_violation": other if reverse else crossing,
+            "e_reverse": (crossing if reverse else other) if two else None,
+            "follow_up_violations": rng.randint(0, fn), "follow_up_draws": fn,
+            "source_violations": rng.randint(0, sn), "source_draws": sn}
+
+
+def _run_config(rng: random.Random) -> dict[str, Any]:
+    return {"epsilon": 0.05, "indifference": 2.0, "alpha": 0.05,
+            "tolerance": rng.choice((0.1, 0.05, 0.2, 0.25)),
+            "budget": rng.choice((None, 1000))}
+
+
+def _coherent_run(d: dict[str, Any]) -> dict[str, Any]:
+    rng = random.Random(d["calls"]["total"] * 7919 + len(d["relations"]))
+    tol = d["config"]["tolerance"]
+    b = d["blindness"]
+    if b["sample"]:  # a sample has its modal verdict's share and interval
+        b.update(modal_verdict=b["modal_verdict"] or "allow",
+                 share=b["share"] if b["share"] is not None else 0.5,
+                 ci_low=b["ci_low"] if b["ci_low"] is not None else 0.2,
+                 ci_high=b["ci_high"] if b["ci_high"] is not None else 0.8)
+    for i, r in enumerate(d["relations"]):
+        r["name"] = f"relation-{i}"
+        for o in r["outcomes"]:
+            if o["status"] == "confirmed":
+                o["decision"] = _confirmation(rng)
+        r["calibrated_violations"] = sum(o["status"] == "confirmed" for o in r["outcomes"])
+        e = r["effect"]
+        if r["status"] == "NOT EXERCISED" or e is None:
+            continue
+        e["tolerance"] = tol
+        # a bound near the tolerance, on either side (0.095 under 0.1: the case that printed
+        # as the tolerance itself), or anywhere
+        near = tol * rng.choice((0.95, 0.999, 0.9999, 1.0, 1.0001, 1.05, 0.5, 0.1))
+        if r["status"] == "HOLDS":
+            e["upper"] = min(near, tol * 0.99999)
+            e["lower"] = -min(tol * rng.choice((0.95, 0.999, 0.3)), tol * 0.99999)
+        elif r["status"] == "VIOLATED" and rng.random() < 0.5:
+            e["lower"] = max(near, tol)
+            e["upper"] = min(1.0, e["lower"] + rng.random())
+        else:
+            e["lower"], e["upper"] = sorted((rng.uniform(-1, 1), rng.uniform(-1, 1)))
+        e["estimate"] = (e["lower"] + e["upper"]) / 2
+    RunDocument.check(d, where="generated", fix="")
+    return d
+
+
+RUNS = documents(RunDocument, {
+    "tokens": lambda r: None, "calls": _run_calls, "config": _run_config,
+    "ledger": lambda r: {"retries": 0, "failures": 0},
+    "inputs": lambda r: {fp: f"input {i}" for i, fp in enumerate(FPS)} if r.random() < 0.5
+    else None,
+    "follow_ups": lambda r: None, "routes": lambda r: None,
+    "meter.per_input[].fp": lambda r: r.choice(FPS)}).map(_coherent_run)
+
+ROW_BOUNDS = re.compile(r"(HOLDS|VIOLATED)\**\s*\|?.*?\[([+-]\d\.\d+), ([+-]\d\.\d+)\]")
+
+
+def _bounds_on_their_side(text: str, d: dict[str, Any]) -> None:
+    tol = d["config"]["tolerance"]
+    rows = {r["name"]: r for r in d["relations"]}
+    for line in text.splitlines():
+        m = ROW_BOUNDS.search(line)
+        if not m:
+            continue
+        name = next((n for n in rows if re.search(rf"(^|[`\s]){re.escape(n)}[`\s]", line)),
+                    None)
+        r = rows.get(name)
+        if r is None or r["status"] != m.group(1):
+            continue
+        lo, hi = float(m.group(2)), float(m.group(3))
+        e = r["effect"]
+        # each bound printed on the side of the tolerance it is on
+        assert (abs(hi) < tol) == (abs(e["upper"]) < tol), (line, e["upper"], tol)
+        assert (abs(lo) < tol) == (abs(e["lower"]) < tol), (line, e["lower"], tol)
+
+
+def _phases_sum(line: str) -> None:
+    """The live phases of a ``Calls:`` line sum to its total (replayed draws said apart)."""
+    head = re.split(r" \(replayed| · replayed", line, maxsplit=1)[0]
+    phases = [int(n) for k, n in re.findall(r"([a-z]+) (\d+)", head) if k != "total"]
+    m = re.search(r"total (\d+) live", head) or re.match(r"Calls: (\d+)", head)
+    total = int(m.group(1))
+    assert sum(phases) == total, line
+
+
+@FAST
+@given(RUNS)
+def test_run_markdown_adds_up(d):
+    md = render_markdown(d)
+    _phases_sum(next(ln for ln in md.splitlines() if ln.startswith("Calls: ")))
+    _bounds_on_their_side(md, d)
+    _inequalities_hold(md)
+
+
+@TEXT
+@given(RUNS)
+def test_run_text_adds_up(d):
+    from agentverity_props.report._text import render_run_text
+
+    text = ANSI.sub("", render_run_text(d, width=250))
+    _phases_sum(next(ln for ln in text.splitlines() if ln.startswith("Calls: ")))
+    _bounds_on_their_side(text, d)
+    _inequalities_hold(text)
