@@ -452,10 +452,8 @@ def _format_counterexample(rec: Any) -> str:
              f"  verdicts: source {m.source_value!r} -> follow-up {m.follow_up_value!r}"]
     c = m.confirmation
     if c:
-        from agentverity_props.decide import account
-
         # the exception's account, word for word: one decision, one e-value, one threshold
-        lines.append(f"  evidence: {account({'alpha': rec.alpha_candidate, **c}).sentence()}; "
+        lines.append(f"  evidence: {m.evidence(rec.alpha_candidate)}; "
                      f"alpha_candidate = {rec.alpha_candidate:.3g}: {rec.alpha_split()}")
     if f is not None and f.source != m.source:
         lines.append(f"  first found:       {f.source!r}")
