@@ -490,3 +490,38 @@ def test_run_text_adds_up(d):
     _phases_sum(next(ln for ln in text.splitlines() if ln.startswith("Calls: ")))
     _bounds_on_their_side(text, d)
     _inequalities_hold(text)
+
+
+def _evidence(rng: random.Random) -> dict[str, Any]:
+    """``assess``'s ledger: its inputs, then its follow-ups, each row saying which it is."""
+    n_in, n_fu = rng.randint(1, 6), rng.randint(0, 6)
+    rows = [{"fp": f"sha256:{i:064x}", "draws": 4, "failures": 0,
+             "counts": dict(rng.sample([("allow", 3), ("block", 1), ("review", 2)],
+                                       rng.randint(1, 3))),
+             "follow_up": i >= n_in} for i in range(n_in + n_fu)]
+    return {"retries": 0, "failures": 0,
+            "evidence": {"source": "store", "agent": "a", "inputs": n_in, "follow_ups": n_fu,
+                         "draws": 4 * (n_in + n_fu), "failed_draws": 0, "order": "x",
+                         "order_known": True, "notes": [], "per_input": rows}}
+
+
+ASSESSED = documents(RunDocument, {
+    "tokens": lambda r: None, "calls": _run_calls, "config": _run_config,
+    "ledger": _evidence, "inputs": lambda r: None, "follow_ups": lambda r: None,
+    "routes": lambda r: None, "relations": lambda r: [],
+    "meter.per_input[].fp": lambda r: r.choice(FPS)}).map(_coherent_run)
+
+
+@TEXT
+@given(ASSESSED)
+def test_assess_counts_inputs_and_follow_ups_apart(d):
+    from agentverity_props.report._text import render_run_text
+
+    ev = d["ledger"]["evidence"]
+    text = ANSI.sub("", render_run_text(d, width=250))
+    head = text.splitlines()[0]
+    assert f"· {ev['inputs']} inputs" in head
+    m = re.search(r"(\d+) input\(s\)(?: and (\d+) follow-up\(s\))? gave more than one", text)
+    split = [r for r in ev["per_input"] if len(r["counts"]) > 1]
+    assert int(m.group(1)) == sum(not r["follow_up"] for r in split) <= ev["inputs"], text
+    assert int(m.group(2) or 0) == sum(r["follow_up"] for r in split) <= ev["follow_ups"]
