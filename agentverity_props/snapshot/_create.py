@@ -546,8 +546,9 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
 
 
 #: the meter's call in words (``the meter finds the verdict stochastic``)
-_METER_SAID = {"verdict-stochastic": "finds the verdict stochastic",
-               "undecided": "could not decide whether the verdict is deterministic",
+_METER_SAID = {"verdict-stochastic": "finds the verdict stochastic (verdict-stochastic)",
+               "undecided": "could not decide whether the verdict is deterministic "
+                            "(undecided)",
                "verdict-deterministic": "finds the verdict deterministic"}
 
 
