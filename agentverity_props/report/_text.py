@@ -421,8 +421,9 @@ def _evidence(con: Any, ev: dict[str, Any], inputs: dict[str, Any],
               + " · no agent call")
     if isinstance(replayed, int) and isinstance(ev.get("draws"), int) \
             and replayed < ev["draws"]:
-        con.print(f"  {ev['draws'] - replayed} recorded draw(s) were not needed by this "
-                  "assessment's schedule (its seed, workers and relations) and were not read")
+        con.print(f"  {ev['draws'] - replayed} recorded draw(s) not replayed: no decision of "
+                  "this assessment needed them (its seed, workers and relations set the draws "
+                  "each decision reads)")
     notes = ev.get("notes")
     for note in notes if isinstance(notes, list) else []:
         con.print(f"  {note}")

@@ -208,7 +208,7 @@ def test_assess_counts_follow_ups_apart_from_inputs_and_says_which_draws_it_read
     replayed = int(re.search(r"replayed (\d+) from the store", out).group(1))
     if replayed != recorded:
         assert f"{replayed} of them replayed" in head
-        assert f"{recorded - replayed} recorded draw(s) were not needed" in out
+        assert f"{recorded - replayed} recorded draw(s) not replayed" in out
 
 
 # ------------------------------------------------------------------------------- check
