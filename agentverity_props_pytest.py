@@ -458,11 +458,9 @@ def _format_counterexample(rec: Any) -> str:
              f"  verdicts: source {m.source_value!r} -> follow-up {m.follow_up_value!r}"]
     c = m.confirmation
     if c:
-        lines.append(f"  evidence: {c.get('follow_up_violations')}/{c.get('follow_up_draws')} "
-                     f"follow-up vs {c.get('source_violations')}/{c.get('source_draws')} source "
-                     f"re-draws violate; sequential e-value {c.get('e_violation', 0):.3g} >= "
-                     f"1/alpha_candidate, alpha_candidate = {c.get('alpha', 0):.3g}: "
-                     f"{rec.alpha_split()}")
+        # the exception's account, word for word: one decision, one e-value, one threshold
+        lines.append(f"  evidence: {m.evidence(rec.alpha_candidate)}; "
+                     f"alpha_candidate = {rec.alpha_candidate:.3g}: {rec.alpha_split()}")
     if f is not None and f.source != m.source:
         lines.append(f"  first found:       {f.source!r}")
         if len(m.source) > len(f.source):  # what "minimal" means, where it would surprise

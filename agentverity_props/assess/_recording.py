@@ -94,10 +94,14 @@ class Recording:
         """What was recorded, for the report (inputs by fingerprint only)."""
         from ..engine import Probe
 
+        # each entry says whether it is an input of the probe set or a relation's follow-up:
+        # a count of inputs never counts follow-ups
         per_input = [{"fp": Probe.make(i.text).fp, "draws": len(i.draws),
-                      "failures": i.failures, "counts": dict(i.counts(layer))}
-                     for i in self.inputs + self.follow_ups]
+                      "failures": i.failures, "counts": dict(i.counts(layer)),
+                      "follow_up": n >= len(self.inputs)}
+                     for n, i in enumerate(self.inputs + self.follow_ups)]
         return {"source": self.source, "agent": self.agent, "inputs": len(self.inputs),
+                "follow_ups": len(self.follow_ups),
                 "draws": self.draws,
                 "failed_draws": sum(i.failures for i in self.inputs + self.follow_ups),
                 "order": self.order, "order_known": self.order_known,

@@ -65,8 +65,10 @@ def _redacted(value: Any, secrets: Any) -> Any:
 
 def publish(d: dict[str, Any], *, annotations: str, fmt: str = "text",
             output: str | None = None, keep_inputs: bool = False,
-            secrets: Any = None) -> None:
+            secrets: Any = None, labels: dict[str, str] | None = None) -> None:
     """Annotations and the job summary for result ``d`` (see the module docstring).
+    ``labels`` (fingerprint -> input text, given only when the user allowed inputs in
+    reports: ``--include-inputs``) names the job summary's inputs by their text.
 
     The workflow commands go to stdout, where GitHub documents them, unless stdout carries a
     JSON, JUnit or Markdown report; then to stderr, which the runner reads for commands too.
@@ -79,6 +81,10 @@ def publish(d: dict[str, Any], *, annotations: str, fmt: str = "text",
     if secrets:  # values of ${VAR} a case file expanded: never shown
         shown = _redacted(shown, secrets)
     items = findings(shown)
+    if labels:  # the user allowed inputs in reports: annotations name them by their text
+        from ..report import Finding
+        items = [Finding(f.level, _named(f.title, labels), _named(f.message, labels))
+                 for f in items]
     if len(items) > MOST_ANNOTATIONS:  # GitHub shows a few per step: the rest are noise
         from ..report import Finding
         more = len(items) - MOST_ANNOTATIONS + 1
@@ -97,8 +103,18 @@ def publish(d: dict[str, Any], *, annotations: str, fmt: str = "text",
         return  # the report itself was written there
     try:
         with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(render_markdown(shown) + "\n")
+            fh.write(render_markdown(shown, labels=labels) + "\n")
     except OSError as exc:
         click.echo(f"warning: could not append the job summary to ${SUMMARY_ENV} "
                    f"({exc.strerror or exc})", err=True)
 
+
+
+def _named(text: str, labels: dict[str, str]) -> str:
+    """``text`` with each input's short fingerprint followed by the input's text."""
+    from .._internal.fingerprint import short
+    for fp, label in labels.items():
+        s = short(fp)
+        if s in text:
+            text = text.replace(s, f"{s} {label[:60]!r}")
+    return text

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from .._internal.settings import setting
 from ..diagnose import DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_LAYER
 from ._ci import FORMATS, annotations_option, publish
 from ._common import use_color, write_output
@@ -115,7 +116,13 @@ def snapshot_cmd(agent_ref: str, inputs_path: str, output: str, accept_reference
                           written=res.admitted)
         if note:
             click.echo(note, err=True)
-    if not res.admitted:
+    if not res.admitted and [r.rule for r in res.refusals] == ["accepted"]:
+        # the preview the docs ask for: every evidence rule passed, only the approval is
+        # missing — a next step, not an error (the exit code stays 2: nothing was written)
+        click.echo("preview: every evidence rule passed; nothing was written (exit 2) — "
+                   "review the references above, then rerun the same command with "
+                   f"{setting('accept_reference')} to write {output}", err=True)
+    elif not res.admitted:
         click.echo("error: " + res.refusal_message(), err=True)
     return int(res.exit_code)
 
@@ -269,5 +276,7 @@ def check_cmd(agent_ref: str, inputs_path: str, snapshot_path: str,
                   else None)
         text = render(d, fmt, color=use_color(output), labels=labels)
     write_output(text, output)
-    publish(d, annotations=annotations, fmt=fmt, output=output)
+    # the job summary names inputs by their text when the user allowed it, as the report does
+    publish(d, annotations=annotations, fmt=fmt, output=output,
+            labels={Probe.make(t).fp: t for t in inputs} if include_inputs else None)
     return int(res.exit_code)

@@ -24,6 +24,7 @@ Each function or rule states its estimand and its error rate.
   pooled effect on a recording, decided once on all its draws (:class:`FixedEffect`).
 """
 
+from ._account import account
 from ._alpha import (
     BLINDNESS_BOUND_SHARE,
     CHECK_CHANGE_SHARE,

@@ -229,23 +229,11 @@ class AgentCheck:
         src, fu = Probe.make(source), Probe.make(follow_up)
         c = out.decision or {}
         warning = self._dependence_warning(rel, src, fu)
-        e_fwd, e_rev = c.get("e_violation") or 0.0, c.get("e_reverse") or 0.0
-        if e_rev > e_fwd:
-            # found the other way round: the follow-up is more decided than the source
-            how = (f"the follow-up is more decided than the source: source verdict "
-                   f"{out.source!r}, follow-up {out.follow_up!r}; its source re-draws leave "
-                   f"the follow-up's modal verdict more often than its own draws do "
-                   f"(reverse sequential e-value {e_rev:.3g} >= 2/alpha_candidate = "
-                   f"2/{rec.alpha_candidate:.3g}: alpha_candidate split over the two "
-                   f"directions; alpha_candidate is {rec.alpha_split()})")
-        else:
-            half = "2" if c.get("e_reverse") is not None else "1"
-            how = (f"source verdict {out.source!r}, follow-up {out.follow_up!r}; "
-                   f"{c.get('follow_up_violations')}/{c.get('follow_up_draws')} follow-up "
-                   f"draws violate vs {c.get('source_violations')}/{c.get('source_draws')} "
-                   f"source re-draws (sequential e-value {e_fwd:.3g} >= {half}/"
-                   f"alpha_candidate = {half}/{rec.alpha_candidate:.3g}; alpha_candidate is "
-                   f"{rec.alpha_split()})")
+        from ..decide import account
+
+        acc = account({"alpha": rec.alpha_candidate, **c})
+        how = (f"source verdict {out.source!r}, follow-up {out.follow_up!r}; "
+               f"{acc.sentence()}; alpha_candidate is {rec.alpha_split()}")
         return cls(
             (f"{warning}\n  " if warning else "") +
             f"relation '{rel.name}' ({rel.rtype}) violated beyond the agent's noise: {how}"

@@ -135,6 +135,13 @@ class Counterexample:
     kwargs: dict[str, Any]
     calls_at_confirmation: int
 
+    def evidence(self, alpha_candidate: float) -> str:
+        """What decided the confirmation, in the words of the failure's exception: the
+        deciding e-process, its counts and the threshold it crossed
+        (:func:`~agentverity_props.decide.account`)."""
+        from ..decide import account
+        return account({"alpha": alpha_candidate, **self.confirmation}).sentence()
+
     def example_literal(self) -> str:
         if not self.kwargs:
             return "@example(...)  # arguments not recoverable"

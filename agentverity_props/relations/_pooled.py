@@ -352,7 +352,11 @@ class PooledEffects:
                 past = frozen[(x.fp, rel.layer)]
                 if c.outcome.follow_up is None:
                     c.outcome.follow_up = fk[0]
-                    c.outcome.raw = bool(past) and not rel.holds(reference_of(past), fk[0])
+                    # the source's reference: its draws before this round, else this
+                    # round's own (an input the meter never drew still flips or not)
+                    ref_draws = past or sk
+                    c.outcome.raw = bool(ref_draws) and not rel.holds(
+                        reference_of(ref_draws), fk[0])
                 fwd, rev = exact_scores(rel, sk, fk)
                 acc = mine.setdefault(id(j), [[] for _ in range(j.test.sides)])
                 acc[0].append(fwd)
@@ -482,6 +486,8 @@ class PooledEffects:
         for (c, s, f), p, hit in zip(tested, ps, holm(ps, alpha), strict=True):
             ref = reference_of(s)
             out = c.outcome
+            if out.follow_up is None and f:
+                out.raw = not rel.holds(ref, f[0])  # the pair's first follow-up draw
             out.source, out.follow_up = ref, reference_of(f)
             out.decision = {
                 "test": ("fixed sample: exact split test of the input's recorded draws "
@@ -738,6 +744,10 @@ def _end(c: Candidate, status: CandidateStatus, note: str, t: LocalTest, pool: E
     out.status, out.note = status, note
     out.source = ref
     if fus:
+        if out.follow_up is None and ref is not None:
+            # no screen or epoch scored this pair before: its raw flip is its first
+            # follow-up draw against the source's reference, as theirs is
+            out.raw = not rel.holds(ref, fus[0])
         out.follow_up = reference_of(fus)
     out.decision = {
         "test": "betting e-process on the input's own scores (H0: mean score <= 0)",

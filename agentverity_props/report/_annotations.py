@@ -106,6 +106,24 @@ def check_findings(d: dict[str, Any]) -> list[Finding]:
     return out
 
 
+def baseline_said(d: dict[str, Any], task_id: Any) -> str:
+    """Against ``bench --baseline``: whether a failing task is a new failure or one already
+    in the baseline (and how it stood there); '' without a baseline."""
+    moved = d.get("moved")
+    if not isinstance(moved, dict):
+        return ""
+    t = next((t for t in moved.get("tasks") or () if t.get("id") == task_id), None)
+    if t is None or t.get("kind") == "new" or t.get("before_status") is None:
+        return "new failure: the task is not in the baseline"
+    before = t.get("before_status")
+    then = t.get("before")
+    runs = f", {then[0]}/{then[1]} runs passed" if isinstance(then, list) and len(then) == 2 \
+        else ""
+    if before in ("FAIL", "ERROR"):
+        return f"already failing in the baseline ({before}{runs})"
+    return f"new failure: {before} in the baseline{runs}"
+
+
 def bench_findings(d: dict[str, Any]) -> list[Finding]:
     out = []
     for t in d.get("tasks") or ():
@@ -113,8 +131,11 @@ def bench_findings(d: dict[str, Any]) -> list[Finding]:
         if st in ("FAIL", "ERROR"):
             msg = next((a.get("message") for a in t.get("attempts") or ()
                         if a.get("status") != "PASS" and a.get("message")), None)
-            out.append(Finding("error", f"bench task {t.get('id')} {st}",
-                               f"{t.get('passes')}/{t.get('runs')} runs passed "
+            was = baseline_said(d, t.get("id"))
+            out.append(Finding("error", f"bench task {t.get('id')} {st}"
+                               + (f" ({was.split(':')[0].split(' (')[0]})" if was else ""),
+                               (f"{was}; " if was else "")
+                               + f"{t.get('passes')}/{t.get('runs')} runs passed "
                                f"({t.get('evaluation')})" + (f": {msg}" if msg else "")))
         elif st in ("UNDECIDED", "INCOMPLETE"):
             out.append(Finding("warning", f"bench task {t.get('id')} {st}",

@@ -11,6 +11,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from ..decide import account
+
 __all__ = ["render_conversation_junit", "render_conversation_lines",
            "render_conversation_text"]
 
@@ -47,8 +49,7 @@ def counterexample_lines(ce: dict[str, Any]) -> list[str]:
     src = (f"{d.get('source_violations')}/{d.get('source_draws')} source replays"
            if ce.get("kind") == "relation" else "a null at the invariant's tolerance")
     out.append(f"  evidence: {d.get('follow_up_violations')}/{d.get('follow_up_draws')} replays "
-               f"violate vs {src}; e-value {float(d.get('e_violation') or 0):.3g} >= "
-               f"1/alpha_candidate = {1 / float(d.get('alpha') or 1):.3g}")
+               f"violate vs {src}; {account(d).inequality()}")
     out.append(f"  calls when first confirmed: {ce.get('calls_at_confirmation')}")
     return out
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..decide import account
+
 __all__ = ["CONVERSATION_EXIT", "conversation_context"]
 
 CONVERSATION_EXIT = {0: "every conversation test passed",
@@ -28,7 +30,8 @@ def conversation_context(d: dict[str, Any]) -> dict[str, Any]:
         for ce in t.get("minimal") or ():
             dec = ce.get("decision") or {}
             ces.append({**ce, "rows": [_turn(x) for x in ce.get("turns") or ()],
-                        "edited": [_turn(x) for x in ce.get("follow_up") or ()], "d": dec})
+                        "edited": [_turn(x) for x in ce.get("follow_up") or ()], "d": dec,
+                        "evidence": account(dec).inequality()})
         tests.append({**t, "cls": _CLASS.get(t.get("status"), "muted"), "ces": ces})
     statuses = [t.get("status") for t in d["tests"]]
     counts = {s: statuses.count(s) for s in ("passed", "failed", "error", "inconclusive")}

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._internal.fingerprint import short as short_fp
+from ..decide import account
 from . import _plots as P
 from ._text import EXIT_MEANING as RUN_EXIT
+from ._text import bounds_text, shown_effect
 from ._text import exit_meaning as run_exit_meaning
-from ._text import shown_effect
 from ._tools import TOOLS_EXIT
 
 _CALL_CLASS = {"verdict-deterministic": "good", "verdict-stochastic": "warn",
@@ -68,7 +70,8 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
         from ._text import edits_text
         relations.append({**r, "cls": _REL_CLASS.get(r.get("status"), "muted"),
                           "estimate": est, "lower": lo, "upper": hi,
-                          "edits_line": edits_text(r["edits"]) if r.get("edits") else ""})
+                          "edits_line": edits_text(r["edits"]) if r.get("edits") else "",
+                          "bounds": bounds_text(eff, tolerance)})
         if est is not None and r.get("status") != "NOT EXERCISED":
             color = {"VIOLATED": P.RED, "HOLDS": P.GREEN}.get(str(r.get("status")), P.GREY)
             marks.append(P.Interval(str(r.get("name")), est, lo, hi, color=color))
@@ -83,6 +86,7 @@ def run_context(d: dict[str, Any]) -> dict[str, Any]:
                                   o.get("follow_up_fp")) or inputs.get(o.get("follow_up_fp")),
                               "source_value": o.get("source_value"),
                               "follow_up_value": o.get("follow_up_value"), "c": c,
+                              "evidence": account(c).inequality(),
                               "note": o.get("note")})
 
     hist = m.get("history") or []
@@ -193,6 +197,94 @@ def tools_context(d: dict[str, Any]) -> dict[str, Any]:
                         for k, v in summary.items()]}
 
 
+# ----------------------------------------------------------------------------------- check
+
+_MOVE_CLASS = {"changed": "bad", "flaky": "warn"}
+
+
+def _ratio(c: Any) -> str:
+    return "–" if not c else f"{c[0]}/{c[1]} ({c[0] / c[1]:.0%})" if c[1] else "–"
+
+
+def check_context(d: dict[str, Any]) -> dict[str, Any]:
+    """The check's page: the decisions (re-admission, stability, change, refusals), what
+    moved and by how much, the clean and drifted counts and the calls, in the words of its
+    text and Markdown views (one derivation each: ``check_moves``, ``moves_said``,
+    ``screen_said``)."""
+    from ._markdown import _calls_line
+    from ._snapshot import CHECK_EXIT, check_moves, moves_said, screen_said
+
+    adm, snap = d.get("admission") or {}, d.get("snapshot") or {}
+    calls = d.get("calls") or {}
+    rows = []
+    if adm.get("n"):
+        said = {"low": "re-admitted", "high": "not re-admitted"}.get(str(adm.get("call")),
+                                                                     "undecided")
+        rows.append({"name": "re-admission (SPRT)", "status": said,
+                     "cls": {"re-admitted": "good", "not re-admitted": "warn"}.get(said,
+                                                                                   "warn"),
+                     "evidence": f"{screen_said(d)} (p0 {adm.get('p0')} vs p1 "
+                                 f"{adm.get('p1')})", "calls": calls.get("screen", "–")})
+    st = d.get("stability")
+    if isinstance(st, dict):
+        ci = ("–" if st.get("ci_low") is None or st.get("ci_high") is None
+              else f"CI [{st['ci_low']:.3f}, {st['ci_high']:.3f}]")
+        rows.append({"name": "stability rerun", "status": st.get("call") or "not run",
+                     "cls": _CALL_CLASS.get(str(st.get("call")), "muted"), "evidence": ci,
+                     "calls": st.get("calls") if st.get("calls") is not None else "–"})
+    ch = d.get("stationarity")
+    if isinstance(ch, dict):
+        rows.append({"name": "agent changed during the check", "status": ch.get("status"),
+                     "cls": "bad" if ch.get("status") == "changed" else "muted",
+                     "evidence": ch.get("warning") or "", "calls": ch.get("calls")})
+    for r in d.get("inadmissible") or ():
+        rows.append({"name": f"not admissible: {r.get('rule')}", "status": "refused",
+                     "cls": "bad", "evidence": r.get("message"), "calls": "–"})
+    literal = not any(str(e.get("reference", "")).startswith(("sha256:", "hmac-sha256:"))
+                      for e in d.get("inputs") or ())
+
+    def shown(v: Any) -> Any:
+        return v if v is None or literal else str(v)[:19]
+
+    moves = [{**m, "cls": _MOVE_CLASS.get(m["kind"], "warn"), "label": None,
+              "reference_shown": shown(m["reference"]), "current_shown": shown(m["current"]),
+              "then_text": _ratio(m["then"]), "now_text": _ratio(m["now"])}
+             for m in check_moves(d)]
+    marks = []
+    for m in moves:
+        if m["now"] and m["now"][1]:
+            lo, hi = P.wilson(m["now"][0], m["now"][1])
+            then = m["then"][0] / m["then"][1] if m["then"] and m["then"][1] else None
+            marks.append(P.Interval(short_fp(m["fp"]), m["now"][0] / m["now"][1], lo, hi,
+                                    color=P.RED if m["kind"] == "changed" else P.ORANGE,
+                                    ref=then))
+    tol = _num((d.get("drift") or {}).get("tolerance"))
+    plots = {"moves": P.intervals_svg(
+        marks, title="mismatch rate now, and then (tick)", xlabel="mismatch rate",
+        xlim=(-0.02, 1.02), vlines=[] if tol is None else [(tol, P.RED, f"tolerance {tol:g}")],
+        legend=[("d", P.RED, "rate recorded in the snapshot")]) if marks else None}
+    dr = d.get("drift") or {}
+    inputs = d.get("inputs") or []
+    clean = sum(1 for e in inputs if e.get("status") == "clean")
+    tally = {k: sum(1 for m in moves if m["kind"] == k) for k in ("changed", "flaky")}
+    return {"exit_meanings": CHECK_EXIT, "snap": snap, "decisions": rows, "moves": moves,
+            "moves_line": moves_said(moves), "plots": plots,
+            "counts_line": f"{clean} clean · {dr.get('inputs', 0)} drifted of "
+                           f"{len(inputs)} inputs",
+            "calls_line": _calls_line({k: v for k, v in calls.items()
+                                       if k not in ("full_rerun_estimate", "saved")}, {})
+            + f" vs ~{calls.get('full_rerun_estimate', '?')} for a full re-run",
+            "summary": [("status", str(d.get("status")),
+                         {"clean": "good", "drift": "bad", "changed": "bad"}.get(
+                             str(d.get("status")), "warn")),
+                        ("clean", str(clean), "good" if clean else "muted"),
+                        ("drifted", str(dr.get("inputs", 0)),
+                         "bad" if dr.get("inputs") else "muted"),
+                        ("changed", str(tally["changed"]),
+                         "bad" if tally["changed"] else "muted"),
+                        ("flaky", str(tally["flaky"]), "warn" if tally["flaky"] else "muted")]}
+
+
 # ---------------------------------------------------------------------------- counterexample
 
 _TEST_CLASS = {"passed": "good", "failed": "bad", "error": "bad", "inconclusive": "warn"}
@@ -232,7 +324,9 @@ def _ce(ce: Any) -> dict[str, Any] | None:
         return None
     src, fu = str(ce.get("source", "")), str(ce.get("follow_up", ""))
     src_seg, fu_seg = diff_segments(src, fu)
-    return {**ce, "c": ce.get("confirmation") or {}, "src_seg": src_seg, "fu_seg": fu_seg}
+    c = ce.get("confirmation") or {}
+    return {**ce, "c": c, "evidence": account(c).inequality(), "src_seg": src_seg,
+            "fu_seg": fu_seg}
 
 
 def counterexample_context(d: dict[str, Any]) -> dict[str, Any]:

@@ -57,7 +57,7 @@ def render_markdown(d: dict[str, Any], *, html: str | None = None, base: str | N
                        "use --format json")
     ec = derived_exit(d)
     shown = d if ec is None else {**d, "exit_code": ec}  # the heading shows the derived code
-    lines = [*body(shown, labels=labels), *tail(d, html, base)]
+    lines = [*body(shown, labels=labels), *tail(d, html, base, labels)]
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines) + "\n"

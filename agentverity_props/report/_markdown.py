@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..decide import account
 from ._md import code, esc, head, label, meaning, num, table
 
 __all__ = ["bench_lines", "check_lines", "compare_lines", "run_lines", "snapshot_lines"]
@@ -23,7 +24,14 @@ __all__ = ["bench_lines", "check_lines", "compare_lines", "run_lines", "snapshot
 
 
 def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
-    from ._text import confirmed_inputs_of, edits_text, exit_meaning, inputs_of, shown_effect
+    from ._text import (
+        bounds_text,
+        confirmed_inputs_of,
+        edits_text,
+        exit_meaning,
+        inputs_of,
+        shown_effect,
+    )
 
     m, b = d.get("meter") or {}, d.get("blindness") or {}
     names = {**(d.get("inputs") or {}), **(labels or {})}
@@ -66,7 +74,7 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
             e = shown_effect(r)
             rrows.append([code(r.get("name")), f"**{esc(r.get('status'))}**",
                           num(e.get("estimate"), "+.3f") if e else "–",
-                          f"[{num(e.get('lower'), '+.2f')}, {num(e.get('upper'), '+.2f')}]"
+                          esc(bounds_text(e, (d.get("config") or {}).get("tolerance")))
                           if e else "–", str(inputs_of(r)),
                           str(confirmed_inputs_of(r)), str(r.get("draws", "–")),
                           esc(edits_text(r["edits"])) if r.get("edits") else "–"])
@@ -93,7 +101,7 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
                     f"{code(o.get('source_value'))} → {code(o.get('follow_up_value'))}",
                     f"{c.get('follow_up_violations')}/{c.get('follow_up_draws')} vs "
                     f"{c.get('source_violations')}/{c.get('source_draws')}",
-                    num(c.get("e_violation"), ".3g")]))
+                    account(c).inequality()]))
         if cx:
             cx.sort(key=lambda t: t[0])  # the shortest (most minimal) inputs first
             out += ["#### Counterexamples (confirmed beyond the agent's noise)", "",
@@ -110,11 +118,16 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
 
 
 def _calls_line(calls: dict[str, Any], led: dict[str, Any]) -> str:
+    # the live calls per phase, their sum the total; draws replayed from a store are no
+    # phase's calls and are said apart
     parts = [f"{k} {v}" for k, v in calls.items()
-             if isinstance(v, int) and not isinstance(v, bool) and k not in ("total", "live")]
+             if isinstance(v, int) and not isinstance(v, bool)
+             and k not in ("total", "live", "replayed")]
     tokens = led.get("total_tokens")
+    replayed = calls.get("replayed")
     return (f"Calls: {calls.get('total', led.get('calls', 0))} ("
             + (", ".join(parts) or "–") + ")"
+            + (f" · replayed {replayed} draws from the store" if replayed else "")
             + (f" · tokens {tokens}" if isinstance(tokens, int) else ""))
 
 
@@ -151,7 +164,7 @@ def _ratio(c: tuple[int, int] | None) -> str:
 
 
 def check_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[str]:
-    from ._snapshot import CHECK_EXIT, check_moves
+    from ._snapshot import CHECK_EXIT, check_moves, moves_said, screen_said
 
     s, adm = d.get("snapshot") or {}, d.get("admission") or {}
     out = head("check", d, meaning(CHECK_EXIT, d),
@@ -163,8 +176,8 @@ def check_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list
         said = {"low": "re-admitted", "high": "not re-admitted"}.get(str(adm.get("call")),
                                                                      "undecided")
         rows.append(["re-admission (SPRT)", f"**{said}**",
-                     f"{adm.get('mismatches')} of {adm.get('n')} screening draws differed "
-                     f"(p0 {num(adm.get('p0'), 'g')} vs p1 {num(adm.get('p1'), 'g')})",
+                     f"{esc(screen_said(d))} (p0 {num(adm.get('p0'), 'g')} vs p1 "
+                     f"{num(adm.get('p1'), 'g')})",
                      str((d.get("calls") or {}).get("screen", "–"))])
     st = d.get("stability")
     if isinstance(st, dict):
@@ -181,12 +194,8 @@ def check_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list
     out += ["#### Decisions", "", *table(("decision", "status", "evidence", "calls"), rows,
                                          align="lllr"), ""]
     moves = check_moves(d)
-    changed = [r for r in moves if r["kind"] == "changed"]
-    flaky = [r for r in moves if r["kind"] == "flaky"]
     if moves:
-        out += [f"#### What moved: {len(changed)} changed, {len(flaky)} flaky"
-                + (f", {len(moves) - len(changed) - len(flaky)} undecided"
-                   if len(moves) > len(changed) + len(flaky) else ""), "",
+        out += [f"#### What moved: {moves_said(moves)}", "",
                 *table(("input", "kind", "reference", "now", "mismatch rate then", "now",
                         "p (family)"),
                        [[label(r["fp"], labels), f"**{r['kind']}**"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._internal.fingerprint import short
+from ..decide import account
 from ._md import code, esc, fence, head, meaning, num, table
 
 __all__ = ["boundary_exit", "boundary_lines", "conversation_lines", "counterexample_lines",
@@ -150,7 +151,7 @@ def counterexample_lines(d: dict[str, Any], **_: Any) -> list[str]:
                              code(ce.get("follow_up_value"))]]), "",
                     f"Evidence: {c.get('follow_up_violations')}/{c.get('follow_up_draws')} "
                     f"follow-up vs {c.get('source_violations')}/{c.get('source_draws')} source "
-                    f"re-draws violate; e-value {num(c.get('e_violation'), '.3g')}", ""]
+                    f"re-draws violate; {account(c).inequality()}", ""]
             if label == "minimal" and ce.get("example"):
                 out += ["Pin it:", "", *fence(str(ce["example"]), "python"), ""]
             if label == "minimal" and t.get("shrink_complete") is not False:

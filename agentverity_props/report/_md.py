@@ -154,11 +154,21 @@ def head(title: str, d: dict[str, Any], meaning: str, who: str | None) -> list[s
     return [*out, ""]
 
 
-def tail(d: dict[str, Any], html: str | None, base: str | None) -> list[str]:
+def privacy_said(privacy: str, shown: bool) -> str:
+    """The privacy line of a page: the result's own, and, when the page shows inputs by the
+    text passed to the report (``shown``), that it does (the result file still does not)."""
+    if not shown:
+        return privacy
+    return ("this page shows inputs by their text, passed to the report and not stored; the "
+            f"result file: {privacy}")
+
+
+def tail(d: dict[str, Any], html: str | None, base: str | None,
+         labels: dict[str, str] | None = None) -> list[str]:
     """The privacy line and the link to the HTML report written beside the Markdown."""
     out = []
     if d.get("privacy"):
-        out.append(f"<sub>Privacy: {esc(d['privacy'])}</sub>")
+        out.append(f"<sub>Privacy: {esc(privacy_said(str(d['privacy']), bool(labels)))}</sub>")
         out.append("")
     if html:
         out.append(f"Full report: {link('HTML report', html, base=base)}")

@@ -11,13 +11,15 @@ from .._internal.fingerprint import short
 from .._internal.settings import setting
 from .._internal.shown import for_text
 from ._bench import _finish
+from ._md import privacy_said
 from ._text import _console, tokens_text
 
 SNAPSHOT_EXIT = {0: "snapshot admitted and written",
                  2: "snapshot refused: nothing was written"}
 CHECK_EXIT = {0: "clean: re-admitted, no drift",
               1: "drift confirmed on at least one input, or the agent changed during the check",
-              2: "not admissible or incomplete (see above)"}
+              2: "not admissible or incomplete (each rule that failed is listed as not "
+                 "admissible)"}
 
 
 def snapshot_exit(d: dict[str, Any]) -> int:
@@ -31,6 +33,20 @@ _IN_STYLE = {"clean": "green", "drift": "red", "noise": "yellow", "incomplete": 
 
 #: the longest list of references printed for review; the JSON lists every input
 REVIEW_ROWS = 200
+
+
+def no_reference_said(rows: list[dict[str, Any]]) -> str:
+    """The legend of the dash reference rows, by what each is: an input drawn to a tie
+    between verdicts (``flipped``), or one not drawn at all; '' when there is none."""
+    none = [e for e in rows if e.get("reference") is None]
+    tied = sum(1 for e in none if e.get("flipped") or e.get("counts"))
+    parts = []
+    if tied:
+        parts.append(f"{tied} drawn with no majority verdict (no reference: its draws split "
+                     "between verdicts)")
+    if len(none) > tied:
+        parts.append(f"{len(none) - tied} not drawn before the refusal (no reference yet)")
+    return "; ".join(parts)
 
 
 def _review_table(d: dict[str, Any], labels: dict[str, str] | None) -> Any:
@@ -112,12 +128,15 @@ def _reference_lines(con: Any, d: dict[str, Any], labels: dict[str, str] | None)
                       for k, v in sorted(refs.items(), key=lambda kv: -kv[1])[:8])
     con.print(f"  References: {_e(shown)}")
     if d["inputs"]:
-        con.print(f"  Review each reference before {setting('accept_reference')} (sorted by "
-                  "verdict):")
+        if d["admission"]["admitted"]:
+            con.print("  The references admitted (sorted by verdict):")
+        else:
+            con.print(f"  Review each reference before {setting('accept_reference')} (sorted "
+                      "by verdict):")
         con.print(_review_table(d, labels))
-        if any(e["reference"] is None for e in d["inputs"]):
-            con.print("  [dim]– : no reference yet (the input was not drawn before the "
-                      "refusal)[/]")
+        legend = no_reference_said(d["inputs"])
+        if legend:
+            con.print(f"  [dim]– : {legend}[/]")
         if len(d["inputs"]) > REVIEW_ROWS:
             con.print(f"  ... {len(d['inputs']) - REVIEW_ROWS} more: "
                       f"{setting('format_json')} lists every input")
@@ -145,8 +164,9 @@ def _calibration_lines(con: Any, d: dict[str, Any]) -> None:
 def _snapshot_footer(con: Any, d: dict[str, Any], path: str | None) -> None:
     """Calls per phase, tokens, admitted or refused, privacy."""
     calls = d["calls"]
-    con.print(f"  Calls: meter {calls['meter']} · blindness {calls['blindness']} · reference "
-              f"{calls['reference']}"
+    con.print(f"  Calls: meter {calls['meter']} · blindness {calls['blindness']}"
+              + (f" · dependence {calls['dependence']}" if calls.get("dependence") else "")
+              + f" · reference {calls['reference']}"
               + (f" · calibration {calls['calibration']}" if calls.get("calibration") else "")
               + (f" · change {calls['change']}" if calls.get("change") else "")
               + f" · total {calls['total']} live"
@@ -183,7 +203,7 @@ def render_check_text(d: dict[str, Any], *, color: bool = False, width: int = 12
     if rows:
         con.print()
         _check_table(con, rows, labels)
-    _check_summary(con, d)
+    _check_summary(con, d, labels)
     out: str = con.file.getvalue()
     return out
 
@@ -194,12 +214,14 @@ def _check_decisions(con: Any, d: dict[str, Any]) -> None:
     call = {"low": "[green]re-admitted[/]", "high": "[yellow]not re-admitted[/] (mismatch "
             "rate above the snapshot's tolerance)", None: "[yellow]undecided[/]"}[adm["call"]]
     if adm["n"]:
-        con.print(f"  Re-admission {call}: {adm['mismatches']} of {adm['n']} screening draws "
-                  f"differed from the reference (SPRT p0 {adm['p0']:g} vs p1 {adm['p1']:g})")
+        con.print(f"  Re-admission {call}: {screen_said(d)} (SPRT p0 {adm['p0']:g} vs p1 "
+                  f"{adm['p1']:g})")
     st = d.get("stability")
     if st:
-        con.print(f"  Stability rerun: {st['call']} (pair disagreement CI "
-                  f"[{st['ci_low']:.3f}, {st['ci_high']:.3f}], {st['calls']} calls)")
+        ci = ("–" if st.get("ci_low") is None or st.get("ci_high") is None
+              else f"[{st['ci_low']:.3f}, {st['ci_high']:.3f}]")
+        con.print(f"  Stability rerun: {st.get('call') or 'not run'} (pair disagreement CI "
+                  f"{ci}, {st.get('calls') or 0} calls)")
     for r in d["inadmissible"]:
         con.print(f"  [red]Not admissible[/] {_e('[' + r['rule'] + ']')}: {_e(r['message'])}")
     ch = d.get("stationarity")
@@ -244,19 +266,20 @@ def _check_table(con: Any, rows: list[dict[str, Any]], labels: dict[str, str] | 
     con.print(t)
 
 
-def _check_summary(con: Any, d: dict[str, Any]) -> None:
+def _check_summary(con: Any, d: dict[str, Any],
+                   labels: dict[str, str] | None = None) -> None:
     """What moved, the drift count and its rule, calls, tokens, exit code and privacy."""
     calls = d["calls"]
     clean = sum(1 for e in d["inputs"] if e["status"] == "clean")
     moves = check_moves(d)
     if moves:
         kinds = {k: sum(1 for r in moves if r["kind"] == k) for k in ("changed", "flaky")}
+        others = moves_said([r for r in moves if r["kind"] not in kinds]).split(", ")[2:]
         con.print(f"  What moved: [red]{kinds['changed']} changed[/] (drift confirmed: 'then' "
                   f"-> 'confirmation' is how much) · [yellow]{kinds['flaky']} flaky[/] (a "
                   "screen mismatch the confirmation put down to the agent's own noise: a "
                   "stochastic verdict, not a change)"
-                  + (f" · {len(moves) - sum(kinds.values())} undecided"
-                     if len(moves) > sum(kinds.values()) else ""))
+                  + "".join(f" · {o} (not decided)" for o in others))
     con.print()
     dr = d["drift"]
     if "guarantee" in dr:  # check/2: each input against its own recorded rate
@@ -279,7 +302,31 @@ def _check_summary(con: Any, d: dict[str, Any]) -> None:
     con.print(tokens_text(d.get("tokens")))
     code = d["exit_code"]
     con.print(f"Exit {code}: {CHECK_EXIT[code]}")
-    con.print(f"[dim]Privacy: {d['privacy']}[/]")
+    shown = bool(labels) and any(e["fp"] in (labels or {}) for e in d["inputs"]
+                                 if e["status"] != "clean")
+    con.print(f"[dim]Privacy: {_e(privacy_said(d['privacy'], shown))}[/]")
+
+
+def screen_said(d: dict[str, Any]) -> str:
+    """What the re-admission SPRT read, beside the screen's calls: the draws it read, and
+    the screen's other calls (the rest of a batch, inputs screened once for coverage, failed
+    calls), so the two counts add up to the screen's calls."""
+    adm = d["admission"]
+    screen = (d.get("calls") or {}).get("screen")
+    said = (f"{adm['mismatches']} of the {adm['n']} screening draws it read differed from the "
+            "reference")
+    if isinstance(screen, int) and screen > adm["n"]:
+        said += (f"; the screen's other {screen - adm['n']} of its {screen} calls (the rest "
+                 "of a batch, every input screened once, failed calls) were not read by it")
+    return said
+
+
+def moves_said(moves: list[dict[str, Any]]) -> str:
+    """``2 changed, 1 flaky, 6 unconfirmed``: the moves counted by the kind each row shows."""
+    kinds: dict[str, int] = {"changed": 0, "flaky": 0}
+    for r in moves:
+        kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
+    return ", ".join(f"{n} {k}" for k, n in kinds.items())
 
 
 def check_moves(d: dict[str, Any]) -> list[dict[str, Any]]:

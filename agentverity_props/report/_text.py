@@ -6,6 +6,7 @@ import io
 from typing import Any
 
 from .._internal.settings import setting
+from ..decide import account
 
 EXIT_MEANING = {0: "clean: no finding",
                 1: "finding: blind probe set, confirmed violation, dependent draws or a "
@@ -67,6 +68,31 @@ def shown_effect(r: dict[str, Any]) -> dict[str, Any] | None:
     if not isinstance(e, dict) or e.get("estimate") is None or r.get("status") == "NOT EXERCISED":
         return None
     return e
+
+
+def bounds_text(e: dict[str, Any], tol: Any) -> str:
+    """A relation's bounds ``[lower, upper]``, to as many decimals (two at least, 15 at
+    most) as show each bound on its own side of the tolerance ``tol`` (and of ``-tol``):
+    an upper bound of 0.095 under a tolerance of 0.1 prints ``+0.095``, not ``+0.10``.
+
+    >>> bounds_text({"lower": -0.0951, "upper": 0.0949}, 0.1)
+    '[-0.095, +0.095]'
+    >>> bounds_text({"lower": -0.2, "upper": 0.3}, 0.1)
+    '[-0.20, +0.30]'
+    """
+    lo, hi = e.get("lower"), e.get("upper")
+    if not isinstance(lo, (int, float)) or not isinstance(hi, (int, float)):
+        return f"[{_signed(lo, 2)}, {_signed(hi, 2)}]"
+    digits = 2
+    if isinstance(tol, (int, float)) and not isinstance(tol, bool) and tol > 0:
+        while digits < 15 and not all(
+                (abs(b) < tol) == (abs(round(b, digits)) < tol) for b in (lo, hi)):
+            digits += 1
+    return f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
+
+
+def _signed(x: Any, digits: int) -> str:
+    return f"{x:+.{digits}f}" if isinstance(x, (int, float)) else "–"
 
 
 def clean_meaning(d: dict[str, Any]) -> str:
@@ -166,7 +192,9 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     evidence = (d.get("ledger") or {}).get("evidence")
     if isinstance(evidence, dict):
         shown = d.get("inputs")
-        _evidence(con, evidence, shown if isinstance(shown, dict) else {})
+        fu = d.get("follow_ups")
+        _evidence(con, evidence, shown if isinstance(shown, dict) else {},
+                  fu if isinstance(fu, dict) else {}, (d.get("calls") or {}).get("replayed"))
     con.print(f"[bold]agentverity-props run[/] · agent [cyan]{d['agent']}[/] · {n_inputs} "
               f"inputs · {d['calls']['total']} agent calls")
     con.print()
@@ -317,7 +345,7 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
                   "INCOMPLETE": "[red]INCOMPLETE[/]",
                   "UNDECIDED": "[yellow]UNDECIDED[/]"}[r["status"]]
             e = shown_effect(r)
-            bounds = f"[{e['lower']:+.2f}, {e['upper']:+.2f}]" if e else "–"
+            bounds = bounds_text(e, tol) if e else "–"
             t.add_row(r["name"], r["layer"], st,
                       f"{e['estimate']:+.3f}" if e else "–", bounds,
                       str(inputs_of(r)), str(confirmed_inputs_of(r)), str(r["draws"]))
@@ -354,7 +382,7 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
                           f"{o['follow_up_value']!r} "
                           f"({c['follow_up_violations']}/{c['follow_up_draws']} follow-up vs "
                           f"{c['source_violations']}/{c['source_draws']} source re-draws "
-                          f"violate; e-value {c['e_violation']:.3g} ≥ 1/{c['alpha']:.2g})")
+                          f"violate; {account(c).inequality()})")
             if r["status"] in ("VIOLATED", "UNDECIDED") and not r["calibrated_violations"]:
                 sus = [o for o in r["outcomes"] if o["fp"] in set(r.get("suspects") or [])]
                 if sus:
@@ -378,7 +406,7 @@ def _run_footer(con: Any, d: dict[str, Any]) -> None:
     led = d["ledger"]
     dep_calls = f" · dependence {calls['dependence']}" if "dependence" in calls else ""
     if "stationarity" in calls and (calls["stationarity"] or d.get("stationarity")):
-        dep_calls += f" · change {calls['stationarity']}"
+        dep_calls += f" · stationarity {calls['stationarity']}"
     # live calls per phase, their sum the total; replayed draws are said apart
     con.print(f"Calls: meter {calls['meter']} · blindness {calls['blindness']}{dep_calls} · "
               f"relations {calls['relations']} · total {calls['total']} live"
@@ -405,15 +433,29 @@ def _run_footer(con: Any, d: dict[str, Any]) -> None:
 SHOWN_SPLIT = 20
 
 
-def _evidence(con: Any, ev: dict[str, Any], inputs: dict[str, Any]) -> None:
+def _evidence(con: Any, ev: dict[str, Any], inputs: dict[str, Any],
+              follow_ups: dict[str, Any] | None = None, replayed: Any = None) -> None:
     """``assess``'s evidence, before run's report: what was recorded, how its order was
     taken, and the inputs whose recorded draws gave more than one answer, by text when the
     report holds the inputs (the user's screen, or --include-inputs), else by fingerprint.
-    A saved file is data: a field of the wrong shape is shown as it is or skipped."""
+    A saved file is data: a field of the wrong shape is shown as it is or skipped.
+    Follow-ups (a record store's relations' follow-ups) are counted apart from inputs;
+    ``replayed``: the draws the assessment read, said beside the draws recorded."""
+    follow_ups = follow_ups or {}
     layer = ev.get("layer", "verdict")
+    n_fu = ev.get("follow_ups")
+    fus = f" and {n_fu} follow-ups" if isinstance(n_fu, int) and n_fu else ""
     con.print(f"[bold]agentverity-props assess[/] · {ev.get('source')} evidence · agent "
-              f"[cyan]{ev.get('agent')}[/] · {ev.get('inputs')} inputs · {ev.get('draws')} "
-              f"recorded draws ({ev.get('failed_draws')} failed) · no agent call")
+              f"[cyan]{ev.get('agent')}[/] · {ev.get('inputs')} inputs{fus} · "
+              f"{ev.get('draws')} recorded draws ({ev.get('failed_draws')} failed)"
+              + (f", {replayed} of them replayed" if isinstance(replayed, int)
+                 and isinstance(ev.get("draws"), int) and replayed != ev["draws"] else "")
+              + " · no agent call")
+    if isinstance(replayed, int) and isinstance(ev.get("draws"), int) \
+            and replayed < ev["draws"]:
+        con.print(f"  {ev['draws'] - replayed} recorded draw(s) not replayed: no decision of "
+                  "this assessment needed them (its seed, workers and relations set the draws "
+                  "each decision reads)")
     notes = ev.get("notes")
     for note in notes if isinstance(notes, list) else []:
         con.print(f"  {note}")
@@ -422,11 +464,15 @@ def _evidence(con: Any, ev: dict[str, Any], inputs: dict[str, Any]) -> None:
              if isinstance(i, dict) and isinstance(i.get("counts"), dict)
              and len(i["counts"]) > 1]
     what = "verdict" if layer == "verdict" else f"answer at layer {layer}"
-    con.print(f"  {len(split)} input(s) gave more than one {what} in the recording"
-              + (":" if split else ""))
+    n_split_fu = sum(1 for i in split if i.get("follow_up") is True)
+    con.print(f"  {len(split) - n_split_fu} input(s)"
+              + (f" and {n_split_fu} follow-up(s)" if n_split_fu else "")
+              + f" gave more than one {what} in the recording" + (":" if split else ""))
     for i in split[:SHOWN_SPLIT]:
         fp = str(i.get("fp"))
-        label = repr(inputs[fp]) if fp in inputs else fp[:19]
+        text = inputs.get(fp, follow_ups.get(fp))
+        label = (repr(text) if text is not None else fp[:19]) + (
+            " (follow-up)" if i.get("follow_up") is True else "")
         counts = ", ".join(f"{k} {v}" for k, v in sorted(
             i["counts"].items(), key=lambda kv: -kv[1] if isinstance(kv[1], int) else 0))
         con.print(f"    {label}: {counts}")

@@ -101,6 +101,8 @@ class Calls(Model):
     meter: Annotated[int, Field(ge=0)]
     blindness: Annotated[int, Field(ge=0)]
     reference: Annotated[int, Field(ge=0)]
+    dependence: Annotated[int | None, Field(ge=0)] = None
+    """the draw-dependence health check's blocks (absent in files written before it)"""
     calibration: Annotated[int | None, Field(ge=0)] = None
     change: Annotated[int | None, Field(ge=0)] = None
     """

@@ -412,6 +412,7 @@ def _document(run: RunResult, config: RunConfig, eng: Engine, probes: list[Probe
         "stationarity": None if run.change is None else run.change.to_dict(),
         "calls": {"total": eng.ledger.calls, "meter": run.phase_calls.get("meter", 0),
                   "blindness": run.phase_calls.get("blindness", 0),
+                  "dependence": run.phase_calls.get("dependence", 0),
                   "reference": calls["reference"], "calibration": calls["calibration"],
                   "change": calls["change"], "replayed": eng.ledger.replayed},
         "tokens": eng.ledger.tokens(),
@@ -505,10 +506,15 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
                            + f" — fix the failures or raise {setting('budget', '')}, then rerun"))
     if m.call != "verdict-deterministic":
         out.append(Refusal("verdict-deterministic", (
-            f"the meter calls the verdict {m.call} at epsilon {m.epsilon:g} (pair "
-            f"disagreement CI [{m.ci_low:.3f}, {m.ci_high:.3f}])"
+            f"the meter {_METER_SAID.get(m.call, 'calls it ' + str(m.call))} at epsilon "
+            f"{m.epsilon:g} (pair disagreement CI [{m.ci_low:.3f}, {m.ci_high:.3f}])"
             + (f"; {m.advice}" if m.advice else "")
-            + " — a reference needs a deterministic verdict")))
+            + " — a reference needs a deterministic verdict"
+            + ("" if m.call != "verdict-stochastic" else
+               "; next: make the verdict deterministic (temperature 0, a fixed seed, or a "
+               "coarser layer) and rerun, or test this agent with agentverity-props run "
+               "(relations beyond its noise) or bench (pass rates), which need no "
+               "reference"))))
     elif tied:
         out.append(Refusal("verdict-deterministic", (
             f"{len(tied)} input(s) have no majority verdict ({', '.join(tied[:3])}) — "
@@ -537,6 +543,13 @@ def _rules(run: RunResult, no_ref: list[str], tied: list[str], accepted: bool, *
         out.append(Refusal("accepted", "the references were not approved — review the "
                            f"verdicts, then rerun with {setting('accept_reference')}"))
     return out
+
+
+#: the meter's call in words (``the meter finds the verdict stochastic``)
+_METER_SAID = {"verdict-stochastic": "finds the verdict stochastic (verdict-stochastic)",
+               "undecided": "could not decide whether the verdict is deterministic "
+                            "(undecided)",
+               "verdict-deterministic": "finds the verdict deterministic"}
 
 
 def create_snapshot(agent: Any, inputs: Sequence[str], *, config: RunConfig | None = None,

@@ -35,7 +35,7 @@ def _line(text: str, start: str) -> str:
 def _calls_line_sum(line: str) -> tuple[int, int]:
     """(sum of the per-phase figures, the total) of a ``Calls:`` line."""
     head = line.split(" (", maxsplit=1)[0]
-    phases = [int(n) for n in re.findall(r"(?:meter|blindness|dependence|change|relations) "
+    phases = [int(n) for n in re.findall(r"(?:meter|blindness|dependence|stationarity|relations) "
                                          r"(\d+)", head)]
     total = int(re.search(r"total (\d+) live", head).group(1))
     return sum(phases), total
