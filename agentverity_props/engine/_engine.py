@@ -266,7 +266,9 @@ class Engine:
                 raise ReplayMiss(
                     f"no recorded draw for probe {short(probe.fp)} index {index} of agent "
                     f"{self._identity} in {store.location} — record first with "
-                    f"{setting('record')} or use {setting('auto')}")
+                    f"{setting('record')} or use {setting('auto')} (a recording made "
+                    "before relations were families of edits holds other follow-ups: "
+                    "re-record it)")
         return await self._live(probe, key)
 
     async def draws(self, probe: Probe, n: int) -> list[Observation]:
