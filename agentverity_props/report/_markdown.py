@@ -84,7 +84,8 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
                         "draws", "edits tried"), rrows, align="llllrrrl"), ""]
         prof = d.get("profile") or {}
         if prof.get("guarantee"):
-            out += [f"Profile: {esc(prof['guarantee'])}", ""]
+            g = str(prof["guarantee"])
+            out += [esc(g[:1].upper() + g[1:]), ""]
         cx = []
         follow = d.get("follow_ups") or {}
         for r in rels:

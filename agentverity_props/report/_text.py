@@ -313,11 +313,27 @@ def confirmed_inputs_of(r: dict[str, Any]) -> int:
         if r.get("outcomes") else int(r["calibrated_violations"])
 
 
+#: Edit kinds listed one by one; beyond it, a count and the confirmed kinds only.
+EDITS_LISTED = 8
+
+
 def edits_text(edits: dict[str, Any]) -> str:
-    """``trailing 5, tab 4 (2 confirmed), ...``: the pairs each edit kind made."""
-    return ", ".join(f"{k} {v['pairs']}" + (f" ({v['confirmed']} confirmed)"
-                                             if v["confirmed"] else "")
-                     for k, v in edits.items())
+    """``trailing 5, tab 4 (2 confirmed), ...``: the pairs each edit kind made (with many
+    kinds, e.g. 21 pairs brought per input: their count and the confirmed ones).
+
+    >>> edits_text({"tab": {"pairs": 4, "confirmed": 2}, "trailing": {"pairs": 5,
+    ...             "confirmed": 0}})
+    'tab 4 (2 confirmed), trailing 5'
+    """
+    def one(k: str, v: dict[str, Any]) -> str:
+        return f"{k} {v['pairs']}" + (f" ({v['confirmed']} confirmed)" if v["confirmed"]
+                                       else "")
+    if len(edits) <= EDITS_LISTED:
+        return ", ".join(one(k, v) for k, v in edits.items())
+    pairs = sum(v["pairs"] for v in edits.values())
+    hit = [one(k, v) for k, v in edits.items() if v["confirmed"]]
+    return (f"{len(edits)} kinds, {pairs} pairs" + (f"; confirmed: {', '.join(hit)}"
+                                                   if hit else "; none confirmed"))
 
 
 def _relations_section(con: Any, d: dict[str, Any]) -> None:
