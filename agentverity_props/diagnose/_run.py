@@ -52,7 +52,8 @@ from ._change import (
     check_change,
 )
 from ._health import (
-    BLOCK_SIZE,
+    PAIRS,
+    SPACING,
     BlindnessResult,
     DependenceResult,
     HealthCheck,
@@ -94,12 +95,13 @@ RUN_MAX_DRAWS = 120
 #: Rounds an input tested on its own may take (a source and a follow-up draw each).
 RUN_MAX_ROUNDS = RUN_MAX_DRAWS // 2
 BLINDNESS_TOP_UP = 64
-#: Blocks of back-to-back draws the dependence check spends after the meter (twice that when
-#: the first ones lean towards dependence), and again after the relations, or before a blind
-#: or 'verdict-deterministic' call is reported.
+#: Inputs seen to flip that the dependence check spends spaced blocks on after the meter
+#: (twice when the first set leans towards dependence), and again after the relations, or
+#: before a blind or 'verdict-deterministic' call is reported; each set is a rotation of at
+#: least SPACING / 2 inputs (spacers fill it up), every one drawn PAIRS times two.
 DEPENDENCE_BLOCKS = 2
 DEPENDENCE_TOP_UP = 6
-DEPENDENCE_MAX_CALLS = (2 * DEPENDENCE_BLOCKS + DEPENDENCE_TOP_UP) * BLOCK_SIZE
+DEPENDENCE_MAX_CALLS = 3 * 2 * PAIRS * (SPACING // 2 + DEPENDENCE_TOP_UP)
 #: Shares of ``alpha`` for the four kinds of finding (module docstring, "Multiplicity";
 #: decide's ``RUN_SHARES``).
 ALPHA_SHARES = RUN_SHARES
@@ -533,7 +535,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                 await check_dependence(
                     eng, dependence_targets(probes, pool, config.layer, dep_rng), pool, dep,
                     layer=config.layer, blocks=DEPENDENCE_BLOCKS, progress=tick("dependence"),
-                    parallel=config.max_workers)
+                    parallel=config.max_workers, spacers=_spacers(probes, dep_rng))
                 c_dep += eng.ledger.calls - before
         stop = meter.stop_reason if meter.stop_reason == StopReason.INTERRUPTED else ""
         rel_results: list[RelationResult] = []
@@ -567,7 +569,8 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                 eng.ledger.phase = "dependence"
                 await check_dependence(eng, targets, pool, dep, layer=config.layer,
                                        blocks=DEPENDENCE_TOP_UP, progress=tick("dependence"),
-                                       parallel=config.max_workers)
+                                       parallel=config.max_workers,
+                                       spacers=_spacers(probes, dep_rng))
                 c_dep += eng.ledger.calls - before
         # the changed-agent check: late trials bet against the meter's bound (module doc)
         from ..decide import ChangeTest
@@ -673,6 +676,12 @@ def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
     epochs = math.ceil(n_min / width)
     mean_rel = sum(exercised) / len(exercised)
     return int(epochs * width * (1 + mean_rel))
+
+
+def _spacers(probes: list[Probe], rng: np.random.Generator) -> list[Probe]:
+    """The probe set in a seeded random order: the inputs that space a dependence set's
+    pairs apart (their own blocks are evidence too)."""
+    return [probes[int(i)] for i in rng.permutation(len(probes))]
 
 
 def _confirmed_inputs(results: Sequence[RelationResult], probes: list[Probe]) -> list[Probe]:

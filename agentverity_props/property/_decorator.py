@@ -272,8 +272,12 @@ class AgentCheck:
             more = dependence_targets(list(seen.values()), self._pool, rel.layer,
                                       random.Random(f"dependence:{self._record.seed}"))
             test = DependenceTest(alpha=self._record.alpha)
+            # every input the examples drew spaces the pairs apart (the rotation needs about
+            # SPACING / 2 of them; fewer make a smaller spacing, which the result records)
+            spacers = sorted(seen.values(), key=lambda p: p.fp)
             self._loop.run(check_dependence(self._engine, [fu, src, *more[:4]], self._pool,
-                                            test, layer=rel.layer, blocks=8))
+                                            test, layer=rel.layer, blocks=8,
+                                            spacers=spacers))
             from ..diagnose import dependence_result
             self._dependence = dependence_result(test, calls=0).warning()
             if self._dependence:
