@@ -316,7 +316,8 @@ class RunResult:
             self.config.suppress_health_check)
         for r in self.relations:
             if r.status == RelationStatus.VIOLATED:
-                out.append(f"relation '{r.relation.name}' violated: {r.statement()}")
+                out.append(f"relation '{r.relation.name}' violated: {r.statement()}"
+                           + (f" [{ON_DEPENDENT_DRAWS}]" if self.on_dependent_draws else ""))
             elif r.status == RelationStatus.NOT_EXERCISED and not unexercised_ok \
                     and not r.unexercised:
                 out.append(f"relation '{r.relation.name}' was not exercised: its transform "
@@ -410,9 +411,18 @@ class RunResult:
                            self.config, per_input=per_input)
 
     @property
+    def on_dependent_draws(self) -> bool:
+        """Whether the dependence check fired: every violation of the run then rests on
+        draws found dependent, and the run's evidence is incomplete (exit 2), not a finding
+        (docs/statistics.md §2b, "When it fires")."""
+        return self.dependence is not None and self.dependence.fired
+
+    @property
     def exit_code(self) -> Exit:
-        """The one precedence (README, "Exit codes"): incomplete > finding > undecided."""
-        return exit_code(incomplete=not self.complete, finding=bool(self.findings),
+        """The one precedence (README, "Exit codes"): incomplete > finding > undecided; draws
+        found dependent make the evidence incomplete (no violation stands on them)."""
+        return exit_code(incomplete=not self.complete or self.on_dependent_draws,
+                         finding=bool(self.findings),
                          undecided=self.meter.call == "undecided"
                          or any(r.status == RelationStatus.UNDECIDED for r in self.relations))
 
@@ -443,7 +453,8 @@ class RunResult:
             "blindness": self.blindness.to_dict(),
             "dependence": None if self.dependence is None else self.dependence.to_dict(),
             "stationarity": None if self.change is None else self.change.to_dict(),
-            "relations": [r.to_dict() for r in self.relations],
+            "relations": [_on_dependent(r.to_dict(), self.on_dependent_draws)
+                          for r in self.relations],
             "calls": {"total": self.ledger.get("calls", 0), "live": self.ledger.get("calls", 0),
                       "replayed": self.ledger.get("replayed", 0), **self.phase_calls},
             "ledger": ledger_part(self.ledger),
@@ -676,6 +687,18 @@ def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
     epochs = math.ceil(n_min / width)
     mean_rel = sum(exercised) / len(exercised)
     return int(epochs * width * (1 + mean_rel))
+
+
+#: What a violation reported beside dependent draws says, on every line that states it.
+ON_DEPENDENT_DRAWS = ("rests on dependent draws: the dependence check fired, so this is not a "
+                      "finding until a run whose check does not fire confirms it (exit 2)")
+
+
+def _on_dependent(d: dict[str, Any], dependent: bool) -> dict[str, Any]:
+    """A relation's dict, marked when it is VIOLATED on draws found dependent."""
+    if dependent and d.get("status") == RelationStatus.VIOLATED:
+        d["dependent_draws"] = ON_DEPENDENT_DRAWS
+    return d
 
 
 def _spacers(probes: list[Probe], rng: np.random.Generator) -> list[Probe]:

@@ -241,10 +241,13 @@ def _dependence_lines(con: Any, dep: dict[str, Any]) -> None:
     """The dependent-draws check: status, blocks, e-value, and its warning."""
     dstyle = {"dependent": "red", "not detected": "green", "not run": "dim",
               "suppressed": "dim"}[dep["status"]]
+    spaced = (f"{dep['spaced_blocks']} spaced >= {dep['spacing']} calls apart, "
+              if dep.get("spaced_blocks") else "")
+    verdict = f"; dependence {dep['verdict']}" if dep.get("verdict") else ""
     con.print(f"  Dependence [{dstyle}]{dep['status']}[/] ({dep['blocks']} block(s) of "
-              f"back-to-back draws, {dep['informative_blocks']} with more than one "
+              f"back-to-back draws, {spaced}{dep['informative_blocks']} with more than one "
               f"answer, {dep['calls']} calls, e-value {_e_value(dep['e_value'])} vs "
-              f"1/{dep['alpha']:g})")
+              f"1/{dep['alpha']:g}{verdict})")
     _warning_line(con, dep["warning"])
 
 
@@ -309,7 +312,9 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
         for r in rels:
             if r.get("statement"):
                 mark = {"VIOLATED": "[red]✗[/]", "HOLDS": "[green]✓[/]"}.get(r["status"], "·")
-                con.print(f"  {mark} {r['name']}: {r['statement']}")
+                con.print(f"  {mark} {r['name']}: {r['statement']}"
+                          + (f" [red][{r['dependent_draws']}][/]" if r.get("dependent_draws")
+                             else ""))
             for o in r["outcomes"]:
                 if o["status"] != "confirmed":
                     continue
@@ -322,7 +327,9 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
                           f"{o['follow_up_value']!r} "
                           f"({c['follow_up_violations']}/{c['follow_up_draws']} follow-up vs "
                           f"{c['source_violations']}/{c['source_draws']} source re-draws "
-                          f"violate; e-value {c['e_violation']:.3g} ≥ 1/{c['alpha']:.2g})")
+                          f"violate; e-value {c['e_violation']:.3g} ≥ 1/{c['alpha']:.2g})"
+                          + (" [red][rests on dependent draws][/]"
+                             if r.get("dependent_draws") else ""))
             if r["status"] in ("VIOLATED", "UNDECIDED") and not r["calibrated_violations"]:
                 sus = [o for o in r["outcomes"] if o["fp"] in set(r.get("suspects") or [])]
                 if sus:

@@ -253,6 +253,11 @@ class Relation(Model):
     Why a requested relation is NOT TESTED (no follow-up recorded, no recorded (source, follow-up)
     pair, left out by a stop), else null: incomplete evidence (exit 2), never clean.
     """
+    dependent_draws: str | None = None
+    """
+    Set on a VIOLATED relation of a run whose dependence check fired: the violation rests on
+    draws found dependent, so it is not a finding (exit 2); else absent.
+    """
 
 
 class RouteMeter(Model):
