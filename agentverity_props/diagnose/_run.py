@@ -101,7 +101,7 @@ BLINDNESS_TOP_UP = 64
 #: least SPACING / 2 inputs (spacers fill it up), every one drawn PAIRS times two.
 DEPENDENCE_BLOCKS = 2
 DEPENDENCE_TOP_UP = 6
-DEPENDENCE_MAX_CALLS = 3 * 2 * PAIRS * (SPACING // 2 + DEPENDENCE_TOP_UP)
+DEPENDENCE_MAX_CALLS = 4 * 2 * PAIRS * (SPACING // 2 + DEPENDENCE_TOP_UP)
 #: Shares of ``alpha`` for the four kinds of finding (module docstring, "Multiplicity";
 #: decide's ``RUN_SHARES``).
 ALPHA_SHARES = RUN_SHARES
@@ -575,7 +575,16 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
             violated = any(r.status == RelationStatus.VIOLATED for r in rel_results)
             if meter.call == "verdict-deterministic" or blind.status == "blind" or violated:
                 targets += dependence_targets(probes, pool, config.layer, dep_rng)
-            if targets:
+                if not targets:
+                    # no input seen to flip: a cache whose entries outlive the meter's pairs
+                    # shows none either, so spaced blocks go to the probe set itself (only
+                    # spaced draws can show the flips such a cache hides)
+                    targets = _spacers(probes, dep_rng)[:DEPENDENCE_TOP_UP]
+            # a second set only while the first could not rule a cache out (too few answers
+            # varied: a cache over a model that rarely flips)
+            for _ in range(2 if targets else 0):
+                if dep.fired or dep.ruled_out or eng.stopping:
+                    break
                 before = eng.ledger.calls
                 eng.ledger.phase = "dependence"
                 await check_dependence(eng, targets, pool, dep, layer=config.layer,
