@@ -409,7 +409,8 @@ async def check_dependence(engine: Engine, targets: Sequence[Probe], pool: Evide
         idxs = {p.fp: engine.allocate(p, per_block) for p in rotation}
         labels: dict[str, list[str]] = {p.fp: [] for p in rotation}
 
-        async def pair(probe: Probe, turn: int) -> bool:
+        async def pair(probe: Probe, turn: int, idxs: dict[str, list[int]] = idxs,
+                       labels: dict[str, list[str]] = labels) -> bool:
             nonlocal made
             for idx in idxs[probe.fp][2 * turn:2 * turn + 2]:
                 try:

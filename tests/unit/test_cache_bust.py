@@ -124,7 +124,8 @@ def test_from_callable_passes_a_fresh_nonce_in_the_named_keyword() -> None:
     a = from_callable(agent, nonce_param="seed")
     assert a.invoke("x").text == "allow"
     a.invoke("x")
-    assert len(set(seen)) == 2 and all(isinstance(s, int) for s in seen)
+    assert len(set(seen)) == 2
+    assert all(isinstance(s, int) for s in seen)
 
 
 def test_nonce_options_are_checked_eagerly() -> None:
