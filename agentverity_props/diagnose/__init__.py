@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
-    "BLOCK_SIZE": "._health",
+    "BLOCK_SIZE": "._health", "SPACING": "._health",
     "ChangeResult": "._change",
     "change_result": "._change", "change_settled": "._change", "check_change": "._change",
     "BlindnessResult": "._health", "HealthCheck": "._health",
@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._change import ChangeResult, change_result, change_settled, check_change
     from ._health import (
         BLOCK_SIZE,
+        SPACING,
         BlindnessResult,
         HealthCheck,
         blindness_from_keys,

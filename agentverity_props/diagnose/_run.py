@@ -580,10 +580,11 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                     # shows none either, so spaced blocks go to the probe set itself (only
                     # spaced draws can show the flips such a cache hides)
                     targets = _spacers(probes, dep_rng)[:DEPENDENCE_TOP_UP]
-            # a second set only while the first could not rule a cache out (too few answers
-            # varied: a cache over a model that rarely flips)
-            for _ in range(2 if targets else 0):
-                if dep.fired or dep.ruled_out or eng.stopping:
+            # a second set only while the first saw spaced answers vary, too few to rule a
+            # cache out (a cache over a model that rarely flips); spaced answers that never
+            # varied look deterministic even far apart, and a second set rarely changes that
+            for i in range(2 if targets else 0):
+                if dep.fired or dep.ruled_out or eng.stopping or (i and dep.reach <= 1):
                     break
                 before = eng.ledger.calls
                 eng.ledger.phase = "dependence"

@@ -271,8 +271,7 @@ class AgentCheck:
         import random
 
         from ..decide import DependenceTest
-        from ..diagnose import check_dependence, dependence_result, dependence_targets
-        from ..diagnose._health import SPACING
+        from ..diagnose import SPACING, check_dependence, dependence_result, dependence_targets
 
         # the violation's pair first, then the examples' other inputs that were seen to
         # flip, most able to show a cache first (chosen from earlier draws: the blocks
