@@ -6,8 +6,12 @@ a prompt tends to get the previous answer: runs of one answer) and replicas behi
 round-robin load balancer (alternating calls reach different replicas: answers alternate).
 
 Null hypothesis H0: the draws of an input are independent and identically distributed given
-the input, whatever its answer distribution. The test spends *blocks*: ``n`` back-to-back
-draws of one input, made one at a time with no other call in between. Under H0 the block is
+the input, whatever its answer distribution. The test spends *blocks* of draws of one input.
+Live checks make *spaced* blocks (:func:`paired_block_e_value`): pairs of back-to-back draws,
+the pairs far apart in call order, so a cache with a time to live — which makes every pair
+agree and answers each pair afresh — is seen too (issue 47; a block of back-to-back draws all
+hit such a cache and carry no evidence). The description below is of a back-to-back block:
+``n`` draws of one input, made one at a time with no other call in between. Under H0 the block is
 exchangeable, so given the multiset of its answers every ordering is equally likely. The
 statistic is ``S``, the number of adjacent answers that differ (switches): too few switches
 is stickiness, too many is alternation. The block's e-value is

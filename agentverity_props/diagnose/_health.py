@@ -27,13 +27,14 @@ Dependent draws
     the input — the assumption of the meter, blindness and relation guarantees. A response
     cache or sticky session (a repeat tends to get the previous answer) and replicas behind a
     round-robin load balancer (answers alternate with the call's position) break it. The
-    check makes *blocks* of back-to-back draws of one input, one call at a time, preferring
-    inputs already seen to give more than one answer (only those carry evidence), and feeds
-    them to :class:`~agentverity_props.decide.DependenceTest`, a test martingale on the
-    number of answer switches within each block. ``dependent`` when it crosses
-    ``1 / alpha``: under the null that happens with probability at most ``alpha``. Otherwise
-    ``not detected``: with no power statement — an agent that never changed its answer gives
-    no evidence either way.
+    check makes *spaced blocks* (:func:`check_dependence`): a rotation over inputs, led by
+    those already seen to give more than one answer, each drawn twice back to back per turn,
+    a turn at least ``SPACING`` calls long — so a cache whose entries live fewer calls makes
+    every pair agree and answers every pair afresh — and feeds them to
+    :class:`~agentverity_props.decide.DependenceTest`, a test martingale on the mixed pairs
+    and answer switches within each block. ``dependent`` when it crosses ``1 / alpha``:
+    under the null that happens with probability at most ``alpha``. Otherwise ``not
+    detected``; :attr:`DependenceResult.verdict` says whether that rules a cache out.
 """
 
 from __future__ import annotations
