@@ -241,11 +241,14 @@ def _dependence_lines(con: Any, dep: dict[str, Any]) -> None:
     """The dependent-draws check: status, blocks, e-value, and its warning."""
     dstyle = {"dependent": "red", "not detected": "green", "not run": "dim",
               "suppressed": "dim"}[dep["status"]]
-    spaced = (f"{dep['spaced_blocks']} spaced >= {dep['spacing']} calls apart, "
-              if dep.get("spaced_blocks") else "")
-    verdict = f"; dependence {dep['verdict']}" if dep.get("verdict") else ""
+    kind = (f"pairs spaced >= {dep['spacing']} calls apart" if dep.get("spaced_blocks")
+            else "back-to-back draws")
+    verdict = {"not detected": f"; a cache living < {dep.get('spacing')} calls would have been "
+                               "seen",
+               "not ruled out": "; not ruled out: too little variety to see a cache"}.get(
+        str(dep.get("verdict")), "") if dep["status"] == "not detected" else ""
     con.print(f"  Dependence [{dstyle}]{dep['status']}[/] ({dep['blocks']} block(s) of "
-              f"back-to-back draws, {spaced}{dep['informative_blocks']} with more than one "
+              f"{kind}, {dep['informative_blocks']} with more than one "
               f"answer, {dep['calls']} calls, e-value {_e_value(dep['e_value'])} vs "
               f"1/{dep['alpha']:g}{verdict})")
     _warning_line(con, dep["warning"])
