@@ -65,8 +65,8 @@ BlindStatus = Literal["blind", "ok", "undecided", "suppressed"]
 DependenceStatus = Literal["dependent", "not detected", "not run", "suppressed"]
 #: What other code reads before it relies on independent draws (:attr:`DependenceResult.verdict`).
 DependenceVerdict = Literal["detected", "not detected", "not ruled out"]
-#: Back-to-back draws in one block of the back-to-back design (kept for recordings, where
-#: ``assess`` reads consecutive draws; live checks make spaced blocks).
+#: Draws in one block of the back-to-back design that spaced blocks replaced (issue 47): the
+#: size its measurements in docs/statistics.md §2b were made at.
 BLOCK_SIZE = 24
 #: Pairs of back-to-back draws in one spaced block of the dependence check.
 PAIRS = 4
@@ -258,7 +258,7 @@ class DependenceResult:
         if self.fired:
             return "detected"
         if (self.status == "not detected" and self.spaced_blocks
-                and self.reach >= 1 / self.alpha):
+                and self.spacing is not None and self.reach >= 1 / self.alpha):
             return "not detected"
         return "not ruled out"
 
@@ -376,11 +376,9 @@ async def check_dependence(engine: Engine, targets: Sequence[Probe], pool: Evide
     ``parallel`` pairs, each of a different input, run at once (the rotation is lengthened
     to keep the spacing). Every input's block, the spacers' too, is fed to ``test`` in
     rotation order once the set is complete, so the test is the same whatever the timing.
-    Draws are kept in ``pool``. On a finite recording (``assess``) the blocks are
-    back-to-back draws in recorded order instead (:func:`_check_back_to_back`)."""
-    if any(engine.evidence_left(t) is not None for t in targets):
-        return await _check_back_to_back(engine, targets, pool, test, layer=layer,
-                                         blocks=blocks, progress=progress, parallel=parallel)
+    Draws are kept in ``pool``. On a recording (``assess``) the draws are replayed by index,
+    not made in this order, so no spacing is claimed (``spacing`` stays None: the verdict is
+    never "not detected" there)."""
     made = 0
     done = 0
     first = 0
@@ -434,63 +432,12 @@ async def check_dependence(engine: Engine, targets: Sequence[Probe], pool: Evide
                 ok = await asyncio.gather(*(pair(p, turn) for p in rotation[k:k + w]))
                 if not all(ok):
                     return made
+        recorded = any(engine.evidence_left(p) is not None for p in rotation)
         for p in rotation:
-            test.update(labels[p.fp], source=p.fp, paired=True, spacing=gap)
+            test.update(labels[p.fp], source=p.fp, paired=True,
+                        spacing=None if recorded else gap)
         done += n
         first += n
-    return made
-
-
-async def _check_back_to_back(engine: Engine, targets: Sequence[Probe], pool: EvidencePool,
-                           test: DependenceTest, *, layer: str, blocks: int,
-                           block_size: int = BLOCK_SIZE,
-                           progress: Callable[[int], None] | None = None,
-                           parallel: int = 1) -> int:
-    """A recording's check (``assess``): its draws are not replayed in the order they were
-    made, so no spacing can be claimed; feed ``test`` up to ``blocks`` blocks of
-    ``block_size`` back-to-back draws (consecutive recorded draws), cycling over
-    ``targets``; stops when it fires, the budget ends or a draw is stopped. Within a
-    block the draws of its input are made one after another (never two of that input at
-    once); up to ``parallel`` blocks, each on a different input, run at the same time, and
-    they feed ``test`` in block order, so the test is the same whatever the timing. Draws
-    are kept in ``pool``. Returns the calls made."""
-    made = 0
-    b = 0
-    while b < blocks:
-        # a finite recording (assess): a block it cannot complete would only use up draws
-        targets = [t for t in targets if _can_complete(engine.evidence_left(t), block_size)]
-        if not targets or test.fired or engine.stopping:
-            break
-        width = max(1, min(parallel, blocks - b, len(targets)))
-        while width and not engine.can_afford(width * block_size):
-            width -= 1
-        if not width:
-            break
-        wave = [(targets[(b + i) % len(targets)], engine.allocate(targets[(b + i) % len(targets)],
-                                                                  block_size))
-                for i in range(width)]
-
-        async def one(probe: Probe, idxs: list[int]) -> list[str] | None:
-            nonlocal made
-            labels = []
-            for idx in idxs:
-                try:
-                    obs = await engine.draw(probe, idx)
-                except DrawStopped:
-                    return None
-                made += 1
-                pool.add(probe.fp, idx, obs)
-                labels.append(block_label(obs, layer))
-                if progress is not None:
-                    progress(1)
-            return labels
-
-        got = await asyncio.gather(*(one(p, idxs) for p, idxs in wave))
-        for (probe, _), labels in zip(wave, got, strict=True):
-            if labels is None:
-                return made
-            test.update(labels, source=probe.fp)
-        b += width
     return made
 
 

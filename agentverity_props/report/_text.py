@@ -241,8 +241,9 @@ def _dependence_lines(con: Any, dep: dict[str, Any]) -> None:
     """The dependent-draws check: status, blocks, e-value, and its warning."""
     dstyle = {"dependent": "red", "not detected": "green", "not run": "dim",
               "suppressed": "dim"}[dep["status"]]
-    kind = (f"pairs spaced >= {dep['spacing']} calls apart" if dep.get("spaced_blocks")
-            else "back-to-back draws")
+    kind = ("back-to-back draws" if not dep.get("spaced_blocks")
+            else "recorded pairs" if dep.get("spacing") is None
+            else f"pairs spaced >= {dep['spacing']} calls apart")
     verdict = {"not detected": f"; a cache living < {dep.get('spacing')} calls would have been "
                                "seen",
                "not ruled out": "; not ruled out: too little variety to see a cache"}.get(

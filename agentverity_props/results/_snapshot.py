@@ -107,6 +107,11 @@ class Calls(Model):
     late trials of the changed-agent check beyond the calibration round (0 unless the round leaned
     towards a change)
     """
+    dependence: Annotated[int | None, Field(ge=0)] = None
+    """
+    the dependent-draws check's spaced blocks (a cache can make a noisy agent look
+    deterministic). Absent in files written before it.
+    """
     replayed: Annotated[int | None, Field(ge=0)] = None
     """
     draws the snapshot rests on that came from a store instead of a live call (a preview's,

@@ -412,6 +412,7 @@ def _document(run: RunResult, config: RunConfig, eng: Engine, probes: list[Probe
         "stationarity": None if run.change is None else run.change.to_dict(),
         "calls": {"total": eng.ledger.calls, "meter": run.phase_calls.get("meter", 0),
                   "blindness": run.phase_calls.get("blindness", 0),
+                  "dependence": run.phase_calls.get("dependence", 0),
                   "reference": calls["reference"], "calibration": calls["calibration"],
                   "change": calls["change"], "replayed": eng.ledger.replayed},
         "tokens": eng.ledger.tokens(),
