@@ -298,8 +298,9 @@ class AgentCheck:
             "dependent draws not ruled out: the check could not space repeats of an input "
             f"{SPACING} calls apart (too few inputs seen; fewest calls between spaced "
             f"repeats: {test.spacing or 0}), so a response cache whose entries live that "
-            "long could make this violation; give the test more distinct inputs, or add "
-            "a per-call nonce (cache_bust) and rerun"))
+            "long could make this violation; give the test more distinct inputs, or send a "
+            "cache-busting nonce on every call (nonce_field= or nonce_header= of from_http, "
+            "nonce_param= of from_callable) and rerun"))
         if res.fired or spaced or self._dep_runs >= DEPENDENCE_RUNS \
                 or self._engine.stopping:
             self._dependence = text
