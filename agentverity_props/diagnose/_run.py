@@ -339,6 +339,12 @@ class RunResult:
         if cause:
             out.append(f"the agent is failing: {cause}")
             return out
+        if self.on_dependent_draws:
+            out.append("the draws were found dependent, so no violation or "
+                       "'verdict-deterministic' call of this run stands on them (exit 2): "
+                       "remove the response cache or sticky state, or send a cache-busting "
+                       "nonce on every call (nonce_field= or nonce_header= of from_http, "
+                       "nonce_param= of from_callable), then rerun")
         pending = [r for r in self.relations if r.status == RelationStatus.INCOMPLETE]
         if budget is not None and calls >= budget and (pending or not self.meter.complete):
             from ._meter import DEFAULT_MAX_CALLS
