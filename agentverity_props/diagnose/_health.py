@@ -247,9 +247,10 @@ class DependenceResult:
         before relying on independence (for example before using one draw a pair):
 
         - ``"detected"``: the check fired (false alarm rate <= ``alpha``).
-        - ``"not detected"``: it did not fire, and its spaced blocks held answers varied
-          enough that a cache whose entries live fewer than ``spacing`` calls would have
-          made it fire (:attr:`reach` >= ``1 / alpha``).
+        - ``"not detected"``: it did not fire, its spaced blocks were at least
+          ``SPACING`` calls apart, and they held answers varied enough that a cache whose
+          entries live fewer than ``spacing`` calls would have made it fire (:attr:`reach`
+          >= ``1 / alpha``).
         - ``"not ruled out"``: anything else — suppressed, not run, stopped, or too little
           variety in the answers (an agent that never changed its answer cannot be told from
           one behind a cache). Treat it like ``"detected"`` where a decision needs
@@ -258,7 +259,8 @@ class DependenceResult:
         if self.fired:
             return "detected"
         if (self.status == "not detected" and self.spaced_blocks
-                and self.spacing is not None and self.reach >= 1 / self.alpha):
+                and self.spacing is not None and self.spacing >= SPACING
+                and self.reach >= 1 / self.alpha):
             return "not detected"
         return "not ruled out"
 
