@@ -75,6 +75,30 @@ def test_spaced_false_alarm_at_most_alpha_under_continuous_monitoring():
     assert fired / reps <= ALPHA + 3 * math.sqrt(ALPHA * (1 - ALPHA) / reps)
 
 
+def test_back_to_back_blocks_cannot_see_a_ttl_cache_and_spaced_blocks_do():
+    """The issue's failure, at the test's level: behind the 30-call TTL cache over the gate,
+    24-call back-to-back blocks all hit the cache (every block one answer, e-value 1: the
+    former design never fired), while spaced blocks on the same agent fire."""
+    from agentverity_props.diagnose._health import BLOCK_SIZE
+
+    agent = ttl_cache(text_planted_agent(0.15, random.Random(5), bug=False), TTL)
+    old = DependenceTest(alpha=ALPHA / 8)
+    for b in range(12):
+        prompt = INPUTS[b % 4]
+        old.update([agent(prompt) for _ in range(BLOCK_SIZE)], source=prompt)
+    assert old.informative == 0
+    assert not old.fired
+    new = DependenceTest(alpha=ALPHA / 8)
+    rotation = INPUTS[:SPACING // 2]
+    blocks: dict[str, list[str]] = {p: [] for p in rotation}
+    for _ in range(PAIRS):
+        for p in rotation:
+            blocks[p] += [agent(p), agent(p)]
+    for p in rotation:
+        new.update(blocks[p], source=p, paired=True, spacing=2 * len(rotation))
+    assert new.fired
+
+
 def _meter_runs(make, n: int, *, workers: int = 1):
     return [run(from_callable(make(s), identity="sim"), INPUTS, [],
                 config=RunConfig(seed=s, max_workers=workers, alpha=ALPHA))
