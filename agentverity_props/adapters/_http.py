@@ -25,6 +25,7 @@ from .._internal.jsonpath import MISSING, lookup, parse_path
 from ..errors import AgentCallError, InvalidArgument
 from ..observation import Observation
 from ._base import AsyncAdapter
+from ._nonce import fresh_nonce, nonce_field_parts, with_nonce
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "HTTPAdapter", "from_http", "parse_retry_after",
            "redact", "redact_message", "snippet"]
@@ -201,8 +202,13 @@ class HTTPAdapter(AsyncAdapter):
                  exclude_tools: Iterable[str],
                  max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
                  proxy: str | None = None, trust_env: bool = False,
-                 max_connections: int = 100) -> None:
+                 max_connections: int = 100, nonce_header: str | None = None,
+                 nonce_field: str | None = None) -> None:
         self.url = url
+        self.nonce_header = nonce_header
+        self.nonce_field = nonce_field
+        self._nonce_parts = (nonce_field_parts(nonce_field, where="from_http")
+                             if nonce_field is not None else None)
         self.max_response_bytes = max_response_bytes
         self.method = method
         self.body = body
@@ -322,12 +328,17 @@ class HTTPAdapter(AsyncAdapter):
         headers = {"Accept": "application/json", **self.headers, **trace.headers()}
         if self.call_id_header:
             headers[self.call_id_header] = uuid.uuid4().hex
+        nonce = fresh_nonce() if self.nonce_header or self._nonce_parts else None
+        if self.nonce_header:
+            headers[self.nonce_header] = str(nonce)
         url = self.url.replace("{prompt}", quote(prompt, safe="")) if "{prompt}" in self.url \
             else self.url
         kwargs: dict[str, Any] = {"headers": headers}
         if self.method not in ("GET", "HEAD", "DELETE"):
             kwargs["json"] = _substitute(self.body, prompt) if self.body is not None \
                 else {"prompt": prompt}
+            if self._nonce_parts is not None and nonce is not None:
+                kwargs["json"] = with_nonce(kwargs["json"], self._nonce_parts, nonce)
         t0 = time.perf_counter()
         try:
             # the whole exchange within timeout_s: httpx times each read, so a body that
@@ -425,7 +436,8 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
               identity: str | None = None,
               max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
               proxy: str | None = None, trust_env: bool = False,
-              max_connections: int = 100) -> HTTPAdapter:
+              max_connections: int = 100, nonce_header: str | None = None,
+              nonce_field: str | None = None) -> HTTPAdapter:
     """An adapter that sends each prompt to ``url`` and reads the answer from JSON.
 
     Args:
@@ -456,6 +468,12 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
             environment (off by default: a run is the same on every machine).
         max_connections: size of the connection pool; the adapter keeps one pool per event
             loop and reuses its connections from call to call.
+        nonce_header: a header carrying a fresh cache-busting nonce (an integer) on every
+            call, for a response cache that keys on it (docs/statistics.md §2b, "A way
+            out"); ``None`` sends none.
+        nonce_field: a dotted path in the JSON body (``seed``, ``metadata.nonce``) set to a
+            fresh nonce on every call, for a cache that keys on the body (an OpenAI-style
+            gateway: ``nonce_field="seed"``); not with GET, HEAD or DELETE.
 
     Example:
         >>> agent = from_http("http://127.0.0.1:8080/ask", body={"input": "${prompt}"})
@@ -495,6 +513,15 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
                 parse_path(path)
         except ValueError as exc:
             raise InvalidArgument(f"from_http: {name}: {exc}") from None
+    if nonce_header is not None and (not isinstance(nonce_header, str)
+                                     or not nonce_header.strip()):
+        raise InvalidArgument(f"from_http: nonce_header must be a header name such as "
+                              f"'X-Cache-Nonce', got {nonce_header!r}")
+    if nonce_field is not None:
+        nonce_field_parts(nonce_field, where="from_http")
+        if method in ("GET", "HEAD", "DELETE"):
+            raise InvalidArgument(f"from_http: nonce_field needs a request body, and {method} "
+                                  "sends none; use nonce_header, or method='POST'")
     return HTTPAdapter(url, method=method, body=body, headers=dict(headers or {}),
                        response_path=response_path, verdict_path=verdict_path,
                        timeout_s=float(timeout_s), span_source=span_source,
@@ -502,4 +529,5 @@ def from_http(url: str, *, method: str = "POST", body: Any = None,
                        call_id_header=call_id_header, secrets=secrets, identity=identity,
                        exclude_tools=exclude_tools, max_response_bytes=max_response_bytes,
                        proxy=proxy, trust_env=bool(trust_env),
-                       max_connections=max_connections)
+                       max_connections=max_connections, nonce_header=nonce_header,
+                       nonce_field=nonce_field)

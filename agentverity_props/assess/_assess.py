@@ -331,7 +331,7 @@ def evidence_summary(plan: AssessPlan, result: RunResult) -> dict[str, Any]:
     """What was recorded and what the assessment could not do with it, for the report's
     ``ledger.evidence`` (inputs by fingerprint; the renderer names them by text when the
     report holds the inputs)."""
-    from ..diagnose import BLOCK_SIZE
+    from ..diagnose import PAIRS
 
     rec = plan.recording
     layer = result.config.layer
@@ -344,9 +344,9 @@ def evidence_summary(plan: AssessPlan, result: RunResult) -> dict[str, Any]:
                      "again")
     dep = result.dependence
     if rec.split(layer) and dep is not None and dep.status == "not run":
-        notes.append(f"dependence check not run: it needs {BLOCK_SIZE} consecutive recorded "
-                     "draws of an input that gave more than one answer, beyond those the "
-                     "meter paired; record more repeats to have it")
+        notes.append(f"dependence check not run: it needs {2 * PAIRS} more recorded draws "
+                     "of an input that gave more than one answer, beyond those the meter "
+                     "paired; record more repeats to have it")
     ch = result.change
     if ch is not None and ch.status == "not run":
         notes.append("changed-agent check not run: it needs at least 8 later trials (3 "

@@ -6,8 +6,12 @@ a prompt tends to get the previous answer: runs of one answer) and replicas behi
 round-robin load balancer (alternating calls reach different replicas: answers alternate).
 
 Null hypothesis H0: the draws of an input are independent and identically distributed given
-the input, whatever its answer distribution. The test spends *blocks*: ``n`` back-to-back
-draws of one input, made one at a time with no other call in between. Under H0 the block is
+the input, whatever its answer distribution. The test spends *blocks* of draws of one input.
+Live checks make *spaced* blocks (:func:`paired_block_e_value`): pairs of back-to-back draws,
+the pairs far apart in call order, so a cache with a time to live — which makes every pair
+agree and answers each pair afresh — is seen too (issue 47; a block of back-to-back draws all
+hit such a cache and carry no evidence). The description below is of a back-to-back block:
+``n`` draws of one input, made one at a time with no other call in between. Under H0 the block is
 exchangeable, so given the multiset of its answers every ordering is equally likely. The
 statistic is ``S``, the number of adjacent answers that differ (switches): too few switches
 is stickiness, too many is alternation. The block's e-value is
@@ -104,20 +108,96 @@ def switches(keys: Sequence[str]) -> int:
     return sum(a != b for a, b in itertools.pairwise(keys))
 
 
+@lru_cache(maxsize=65536)
+def _mixed_pair_counts(counts: tuple[int, ...]) -> tuple[int, ...]:
+    """Label sequences of the multiset ``counts`` (an even total) read as consecutive pairs
+    (1-2, 3-4, ...), by the number of pairs whose two labels differ (index = mixed pairs)."""
+    if not any(counts):
+        return (1,)
+    out: list[int] = []
+    for i, ci in enumerate(counts):
+        for j, cj in enumerate(counts):
+            if not ci or not cj or (i == j and ci < 2):
+                continue
+            rest = list(counts)
+            rest[i] -= 1
+            rest[j] -= 1
+            shift = int(i != j)
+            for s, ways in enumerate(_mixed_pair_counts(tuple(rest))):
+                while len(out) <= s + shift:
+                    out.append(0)
+                out[s + shift] += ways
+    return tuple(out)
+
+
+def mixed_pairs(keys: Sequence[str]) -> int:
+    """Pairs (1-2, 3-4, ...) of ``keys`` whose two answers differ."""
+    return sum(keys[i] != keys[i + 1] for i in range(0, len(keys) - 1, 2))
+
+
+def mixed_pair_distribution(keys: Sequence[str]) -> tuple[int, ...]:
+    """How many orderings of ``keys``' multiset have 0, 1, 2, ... mixed pairs.
+
+    >>> mixed_pair_distribution(["a", "a", "b", "b"])   # aabb, bbaa: 0; abab, ... : 2
+    (2, 0, 4)
+    """
+    if len(keys) % 2:
+        raise InvalidArgument(f"a paired block needs an even number of answers, got {len(keys)}")
+    return _mixed_pair_counts(tuple(sorted(Counter(keys).values(), reverse=True)))
+
+
+def _mixture_e(dist: tuple[int, ...], s: int) -> float:
+    total = sum(dist)
+    return sum(w * rho ** s / (sum(n * rho ** k for k, n in enumerate(dist)) / total)
+               for w, rho in MIXTURE)
+
+
+def paired_block_e_value(keys: Sequence[str]) -> float:
+    """The e-value of one *spaced* block (§2b of docs/statistics.md): ``keys`` are ``m`` pairs
+    of one input in call order, each pair two back-to-back draws, consecutive pairs far
+    apart in the call sequence. Half the mixture over the mixed pairs (a cache makes a pair
+    agree however far the pairs are apart), half :func:`block_e_value` over the switches of
+    the whole sequence (a sticky cache makes runs across pairs too); both are exact given
+    the multiset, so the mean over the orderings is one. 1 when every answer is the same.
+
+    >>> round(paired_block_e_value(["a", "a", "b", "b", "a", "a", "a", "a"]), 2)  # cached
+    2.43
+    >>> paired_block_e_value(["a"] * 8)
+    1.0
+    """
+    keys = classes(keys)
+    if len(set(keys)) < 2:
+        return 1.0
+    e_pair = _mixture_e(mixed_pair_distribution(keys), mixed_pairs(keys))
+    return 0.5 * e_pair + 0.5 * block_e_value(keys)
+
+
+def paired_block_reach(keys: Sequence[str]) -> float:
+    """A floor on what :func:`paired_block_e_value` would have given, had a cache answered
+    the second draw of every pair from its first: the first draws of the pairs (spaced far
+    apart, so fresh under such a cache) each doubled, every pair pure, the pair half alone
+    (the switch half counted as zero). 1 when the first draws all agree: a block whose
+    spaced answers never differ is no evidence that a cache is absent.
+
+    >>> round(paired_block_reach(["a", "a", "b", "a", "a", "a", "a", "a"]), 2)
+    2.01
+    >>> paired_block_reach(["a", "b", "a", "b"])
+    1.0
+    """
+    firsts = list(keys[0::2])
+    doubled = classes([k for k in firsts for _ in range(2)])
+    if len(set(doubled)) < 2:
+        return 1.0
+    return 0.5 * _mixture_e(mixed_pair_distribution(doubled), 0)
+
+
 def block_e_value(keys: Sequence[str]) -> float:
     """The e-value of one block of back-to-back draws (module docstring); 1 when every
     answer is the same."""
     keys = classes(keys)
     if len(set(keys)) < 2:
         return 1.0
-    dist = switch_distribution(keys)
-    total = sum(dist)
-    s = switches(keys)
-    e = 0.0
-    for w, rho in MIXTURE:
-        mean = sum(n * rho ** k for k, n in enumerate(dist)) / total
-        e += w * rho ** s / mean
-    return e
+    return _mixture_e(switch_distribution(keys), switches(keys))
 
 
 class DependenceTest:
@@ -137,6 +217,14 @@ class DependenceTest:
         self.informative = 0
         self.sticky_blocks = 0
         self.alternating_blocks = 0
+        #: log of the product of :func:`paired_block_reach` over the spaced blocks: what a
+        #: cache behind the same answers would have shown at least
+        self.log_reach = 0.0
+        self.spaced_blocks = 0
+        #: the fewest calls seen from one pair's first draw to the next pair's of the same
+        #: input (a cache whose entries live fewer calls than this cannot hide); None: no
+        #: spaced block yet
+        self.spacing: int | None = None
         #: per input (the ``source`` given to :meth:`update`): [blocks, informative blocks,
         #: switches seen, switches expected under H0, log e-value contributed]
         self.by_source: dict[str, list[float]] = {}
@@ -149,13 +237,32 @@ class DependenceTest:
     def fired(self) -> bool:
         return self.log_e >= math.log(1 / self.alpha)
 
-    def update(self, keys: Sequence[str], *, source: str = "") -> bool:
+    @property
+    def reach(self) -> float:
+        """The e-value a cache would have given the spaced blocks' answers, at least."""
+        return math.exp(self.log_reach)
+
+    @property
+    def ruled_out(self) -> bool:
+        """Not fired, and the spaced blocks held answers varied enough that a cache living
+        fewer calls than :attr:`spacing` would have made the test fire."""
+        return not self.fired and self.log_reach >= math.log(1 / self.alpha)
+
+    def update(self, keys: Sequence[str], *, source: str = "", paired: bool = False,
+               spacing: int | None = None) -> bool:
         """Feed one block (answers in call order) of the input named ``source``; returns
-        whether the test has fired."""
+        whether the test has fired. ``paired``: a spaced block (pairs of back-to-back draws,
+        the pairs ``spacing`` calls or more apart; :func:`paired_block_e_value`), else
+        back-to-back draws (:func:`block_e_value`)."""
         if self.fired:
             return True
         self.blocks += 1
-        e = block_e_value(keys)
+        e = paired_block_e_value(keys) if paired else block_e_value(keys)
+        if paired:
+            self.spaced_blocks += 1
+            self.log_reach += math.log(paired_block_reach(keys))
+            if spacing is not None:
+                self.spacing = spacing if self.spacing is None else min(self.spacing, spacing)
         keys = classes(keys)
         row = self.by_source.setdefault(source, [0, 0, 0, 0.0, 0.0])
         row[0] += 1
@@ -196,4 +303,6 @@ class DependenceTest:
         return {"alpha": self.alpha, "e_value": self.e_value, "blocks": self.blocks,
                 "informative_blocks": self.informative, "fired": self.fired,
                 "pattern": self.pattern, "runs_blocks": self.sticky_blocks,
-                "alternating_blocks": self.alternating_blocks}
+                "alternating_blocks": self.alternating_blocks,
+                "spaced_blocks": self.spaced_blocks, "spacing": self.spacing,
+                "reach": self.reach, "ruled_out": self.ruled_out}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .._internal.lazy import lazy_exports
 
 _EXPORTS = {
-    "BLOCK_SIZE": "._health",
+    "PAIRS": "._health", "SPACING": "._health",
     "ChangeResult": "._change",
     "change_result": "._change", "change_settled": "._change", "check_change": "._change",
     "BlindnessResult": "._health", "HealthCheck": "._health",
@@ -50,7 +50,8 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
 if TYPE_CHECKING:  # pragma: no cover
     from ._change import ChangeResult, change_result, change_settled, check_change
     from ._health import (
-        BLOCK_SIZE,
+        PAIRS,
+        SPACING,
         BlindnessResult,
         HealthCheck,
         blindness_from_keys,

@@ -27,13 +27,14 @@ Dependent draws
     the input — the assumption of the meter, blindness and relation guarantees. A response
     cache or sticky session (a repeat tends to get the previous answer) and replicas behind a
     round-robin load balancer (answers alternate with the call's position) break it. The
-    check makes *blocks* of back-to-back draws of one input, one call at a time, preferring
-    inputs already seen to give more than one answer (only those carry evidence), and feeds
-    them to :class:`~agentverity_props.decide.DependenceTest`, a test martingale on the
-    number of answer switches within each block. ``dependent`` when it crosses
-    ``1 / alpha``: under the null that happens with probability at most ``alpha``. Otherwise
-    ``not detected``: with no power statement — an agent that never changed its answer gives
-    no evidence either way.
+    check makes *spaced blocks* (:func:`check_dependence`): a rotation over inputs, led by
+    those already seen to give more than one answer, each drawn twice back to back per turn,
+    a turn at least ``SPACING`` calls long — so a cache whose entries live fewer calls makes
+    every pair agree and answers every pair afresh — and feeds them to
+    :class:`~agentverity_props.decide.DependenceTest`, a test martingale on the mixed pairs
+    and answer switches within each block. ``dependent`` when it crosses ``1 / alpha``:
+    under the null that happens with probability at most ``alpha``. Otherwise ``not
+    detected``; :attr:`DependenceResult.verdict` says whether that rules a cache out.
 """
 
 from __future__ import annotations
@@ -60,8 +61,16 @@ if TYPE_CHECKING:
 
 BlindStatus = Literal["blind", "ok", "undecided", "suppressed"]
 DependenceStatus = Literal["dependent", "not detected", "not run", "suppressed"]
-#: Back-to-back draws in one block of the dependence check.
+#: What other code reads before it relies on independent draws (:attr:`DependenceResult.verdict`).
+DependenceVerdict = Literal["detected", "not detected", "not ruled out"]
+#: Draws in one block of the back-to-back design that spaced blocks replaced (issue 47): the
+#: size its measurements in docs/statistics.md §2b were made at.
 BLOCK_SIZE = 24
+#: Pairs of back-to-back draws in one spaced block of the dependence check.
+PAIRS = 4
+#: Calls a turn of the spaced rotation makes at least: a cache whose entries live fewer
+#: calls (counted over the whole agent) answers every pair afresh and is seen.
+SPACING = 40
 
 
 class HealthCheck(enum.Enum):
@@ -187,6 +196,32 @@ class DependenceResult:
     runs_blocks: int = 0
     alternating_blocks: int = 0
     inputs: tuple[dict[str, Any], ...] = ()
+    spaced_blocks: int = 0
+    spacing: int | None = None
+    reach: float = 1.0
+
+    @property
+    def verdict(self) -> DependenceVerdict:
+        """Whether draws of one input were found dependent — the one attribute to read
+        before relying on independence (for example before using one draw a pair):
+
+        - ``"detected"``: the check fired (false alarm rate <= ``alpha``).
+        - ``"not detected"``: it did not fire, its spaced blocks were at least
+          ``SPACING`` calls apart, and they held answers varied enough that a cache whose
+          entries live fewer than ``spacing`` calls would have made it fire (:attr:`reach`
+          >= ``1 / alpha``).
+        - ``"not ruled out"``: anything else — suppressed, not run, stopped, or too little
+          variety in the answers (an agent that never changed its answer cannot be told from
+          one behind a cache). Treat it like ``"detected"`` where a decision needs
+          independent draws.
+        """
+        if self.fired:
+            return "detected"
+        if (self.status == "not detected" and self.spaced_blocks
+                and self.spacing is not None and self.spacing >= SPACING
+                and self.reach >= 1 / self.alpha):
+            return "not detected"
+        return "not ruled out"
 
     @property
     def estimand(self) -> str:
@@ -224,7 +259,9 @@ class DependenceResult:
                 "independent draws given the input, so a 'verdict-deterministic' call, a "
                 "blind probe set and confirmed violations of this run may come from the "
                 "order of the calls rather than the inputs. Look for "
-                f"{_CAUSES[self.pattern]} and remove it, then rerun. If the agent keeps no "
+                f"{_CAUSES[self.pattern]} and remove it (a response cache: or send a "
+                "cache-busting nonce on every call, nonce_field= or nonce_header= of "
+                "from_http, nonce_param= of from_callable), then rerun. If the agent keeps no "
                 "state between calls (a plain function, its random draws independent of "
                 "the call's position), this is a false alarm, which happens with probability "
                 f"<= {self.alpha:g}: rerun with another {setting('seed', '')}; a real dependence "
@@ -237,6 +274,9 @@ class DependenceResult:
                 "blocks": self.blocks, "informative_blocks": self.informative_blocks,
                 "calls": self.calls, "pattern": self.pattern,
                 "runs_blocks": self.runs_blocks, "alternating_blocks": self.alternating_blocks,
+                "verdict": self.verdict, "spaced_blocks": self.spaced_blocks,
+                "spacing": self.spacing,
+                "reach": self.reach if math.isfinite(self.reach) else None,
                 "inputs": [{**r, "e_value": r["e_value"] if math.isfinite(r["e_value"])
                             else None} for r in self.inputs],
                 "warning": self.warning()}
@@ -248,7 +288,8 @@ def dependence_result(test: DependenceTest, *, calls: int,
                                 else "not detected" if test.blocks else "not run")
     return DependenceResult(status, test.alpha, test.e_value, test.blocks, test.informative,
                             calls, test.pattern, test.sticky_blocks, test.alternating_blocks,
-                            tuple(test.sources()))
+                            tuple(test.sources()), test.spaced_blocks, test.spacing,
+                            test.reach)
 
 
 def block_label(obs: Any, layer: str) -> str:
@@ -281,52 +322,85 @@ def dependence_targets(probes: Sequence[Probe], pool: EvidencePool, layer: str,
 
 async def check_dependence(engine: Engine, targets: Sequence[Probe], pool: EvidencePool,
                            test: DependenceTest, *, layer: str, blocks: int,
-                           block_size: int = BLOCK_SIZE,
+                           spacers: Sequence[Probe] = (), pairs: int = PAIRS,
+                           spacing: int = SPACING,
                            progress: Callable[[int], None] | None = None,
                            parallel: int = 1) -> int:
-    """Feed ``test`` up to ``blocks`` blocks of ``block_size`` back-to-back draws, cycling
-    over ``targets``; stops when it fires, the budget ends or a draw is stopped. Within a
-    block the draws of its input are made one after another (never two of that input at
-    once); up to ``parallel`` blocks, each on a different input, run at the same time, and
-    they feed ``test`` in block order, so the test is the same whatever the timing. Draws
-    are kept in ``pool``. Returns the calls made."""
+    """Feed ``test`` spaced blocks on up to ``blocks`` of ``targets`` (cycling over them);
+    stops when it fires, the budget ends or a draw is stopped. Returns the calls made.
+
+    A *set* of blocks is a rotation over distinct inputs: the targets, then ``spacers``
+    (inputs that need not have flipped) until one turn of the rotation makes at least
+    ``spacing`` calls. Each turn draws every input of the rotation twice back to back (a
+    pair); ``pairs`` turns make one spaced block per input, so repeats of an input are
+    both back to back (within a pair) and far apart (across pairs): a cache whose entries
+    live fewer calls than the spacing answers the second draw of a pair from the first and
+    every pair afresh, which no ordering of independent draws does systematically. Up to
+    ``parallel`` pairs, each of a different input, run at once (the rotation is lengthened
+    to keep the spacing). Every input's block, the spacers' too, is fed to ``test`` in
+    rotation order once the set is complete, so the test is the same whatever the timing.
+    Draws are kept in ``pool``. On a recording (``assess``) the draws are replayed by index,
+    not made in this order, so no spacing is claimed (``spacing`` stays None: the verdict is
+    never "not detected" there)."""
     made = 0
-    b = 0
-    while b < blocks:
+    done = 0
+    first = 0
+    per_block = 2 * pairs
+    width = max(1, parallel)
+    while done < blocks:
         # a finite recording (assess): a block it cannot complete would only use up draws
-        targets = [t for t in targets if _can_complete(engine.evidence_left(t), block_size)]
+        targets = [t for t in targets if _can_complete(engine.evidence_left(t), per_block)]
         if not targets or test.fired or engine.stopping:
             break
-        width = max(1, min(parallel, blocks - b, len(targets)))
-        while width and not engine.can_afford(width * block_size):
-            width -= 1
-        if not width:
+        n = min(blocks - done, len(targets))
+        chosen: dict[str, Probe] = {}
+        for i in range(n):
+            t = targets[(first + i) % len(targets)]
+            chosen.setdefault(t.fp, t)
+        need = -(-spacing // 2) + width - 1
+        for sp in spacers:
+            if len(chosen) >= need:
+                break
+            if sp.fp not in chosen and _can_complete(engine.evidence_left(sp), per_block):
+                chosen.setdefault(sp.fp, sp)
+        rotation = list(chosen.values())
+        while len(rotation) > 1 and not engine.can_afford(per_block * len(rotation)):
+            rotation.pop()  # spacers last: a shorter rotation, a smaller spacing (recorded)
+        if not engine.can_afford(per_block * len(rotation)):
             break
-        wave = [(targets[(b + i) % len(targets)], engine.allocate(targets[(b + i) % len(targets)],
-                                                                  block_size))
-                for i in range(width)]
+        w = min(width, len(rotation))
+        # the fewest calls from an input's pair to its next pair (with ``w`` at once, an
+        # input's pair may start late in its wave and the next one early in the next)
+        gap = 2 * (len(rotation) - w + 1)
+        idxs = {p.fp: engine.allocate(p, per_block) for p in rotation}
+        labels: dict[str, list[str]] = {p.fp: [] for p in rotation}
 
-        async def one(probe: Probe, idxs: list[int]) -> list[str] | None:
+        async def pair(probe: Probe, turn: int, idxs: dict[str, list[int]] = idxs,
+                       labels: dict[str, list[str]] = labels) -> bool:
             nonlocal made
-            labels = []
-            for idx in idxs:
+            for idx in idxs[probe.fp][2 * turn:2 * turn + 2]:
                 try:
                     obs = await engine.draw(probe, idx)
                 except DrawStopped:
-                    return None
+                    return False
                 made += 1
                 pool.add(probe.fp, idx, obs)
-                labels.append(block_label(obs, layer))
+                labels[probe.fp].append(block_label(obs, layer))
                 if progress is not None:
                     progress(1)
-            return labels
+            return True
 
-        got = await asyncio.gather(*(one(p, idxs) for p, idxs in wave))
-        for (probe, _), labels in zip(wave, got, strict=True):
-            if labels is None:
-                return made
-            test.update(labels, source=probe.fp)
-        b += width
+        for turn in range(pairs):
+            for k in range(0, len(rotation), w):
+                ok = await asyncio.gather(*(pair(p, turn) for p in rotation[k:k + w]))
+                if not all(ok):
+                    return made
+        recorded = any(engine.evidence_left(p) is not None for p in rotation)
+        for p in rotation:
+            test.update(labels[p.fp], source=p.fp, paired=True,
+                        spacing=None if recorded else gap)
+        done += n
+        first += n
     return made
 
 

@@ -55,7 +55,8 @@ from ._change import (
     check_change,
 )
 from ._health import (
-    BLOCK_SIZE,
+    PAIRS,
+    SPACING,
     BlindnessResult,
     DependenceResult,
     HealthCheck,
@@ -101,12 +102,13 @@ RUN_MAX_DRAWS = 120
 #: Rounds an input tested on its own may take (a source and a follow-up draw each).
 RUN_MAX_ROUNDS = RUN_MAX_DRAWS // 2
 BLINDNESS_TOP_UP = 64
-#: Blocks of back-to-back draws the dependence check spends after the meter (twice that when
-#: the first ones lean towards dependence), and again after the relations, or before a blind
-#: or 'verdict-deterministic' call is reported.
+#: Inputs seen to flip that the dependence check spends spaced blocks on after the meter
+#: (twice when the first set leans towards dependence), and again after the relations, or
+#: before a blind or 'verdict-deterministic' call is reported; each set is a rotation of at
+#: least SPACING / 2 inputs (spacers fill it up), every one drawn PAIRS times two.
 DEPENDENCE_BLOCKS = 2
 DEPENDENCE_TOP_UP = 6
-DEPENDENCE_MAX_CALLS = (2 * DEPENDENCE_BLOCKS + DEPENDENCE_TOP_UP) * BLOCK_SIZE
+DEPENDENCE_MAX_CALLS = 4 * 2 * PAIRS * (SPACING // 2 + DEPENDENCE_TOP_UP)
 #: Shares of ``alpha`` for the four kinds of finding (module docstring, "Multiplicity";
 #: decide's ``RUN_SHARES``).
 ALPHA_SHARES = RUN_SHARES
@@ -338,7 +340,8 @@ class RunResult:
             self.config.suppress_health_check)
         for r in self.relations:
             if r.status == RelationStatus.VIOLATED:
-                out.append(f"relation '{r.relation.name}' violated: {r.statement()}")
+                out.append(f"relation '{r.relation.name}' violated: {r.statement()}"
+                           + (f" [{ON_DEPENDENT_DRAWS}]" if self.on_dependent_draws else ""))
             elif r.status == RelationStatus.NOT_EXERCISED and not unexercised_ok \
                     and not r.unexercised:
                 out.append(f"relation '{r.relation.name}' was not exercised: its transform "
@@ -360,6 +363,12 @@ class RunResult:
         if cause:
             out.append(f"the agent is failing: {cause}")
             return out
+        if self.on_dependent_draws:
+            out.append("the draws were found dependent, so no violation or "
+                       "'verdict-deterministic' call of this run stands on them (exit 2): "
+                       "remove the response cache or sticky state, or send a cache-busting "
+                       "nonce on every call (nonce_field= or nonce_header= of from_http, "
+                       "nonce_param= of from_callable), then rerun")
         pending = [r for r in self.relations if r.status == RelationStatus.INCOMPLETE]
         if budget is not None and calls >= budget and (pending or not self.meter.complete):
             from ._meter import DEFAULT_MAX_CALLS
@@ -432,9 +441,18 @@ class RunResult:
                            self.config, per_input=per_input)
 
     @property
+    def on_dependent_draws(self) -> bool:
+        """Whether the dependence check fired: every violation of the run then rests on
+        draws found dependent, and the run's evidence is incomplete (exit 2), not a finding
+        (docs/statistics.md §2b, "When it fires")."""
+        return self.dependence is not None and self.dependence.fired
+
+    @property
     def exit_code(self) -> Exit:
-        """The one precedence (README, "Exit codes"): incomplete > finding > undecided."""
-        return exit_code(incomplete=not self.complete, finding=bool(self.findings),
+        """The one precedence (README, "Exit codes"): incomplete > finding > undecided; draws
+        found dependent make the evidence incomplete (no violation stands on them)."""
+        return exit_code(incomplete=not self.complete or self.on_dependent_draws,
+                         finding=bool(self.findings),
                          undecided=self.meter.call == "undecided"
                          or any(r.status == RelationStatus.UNDECIDED for r in self.relations))
 
@@ -467,7 +485,8 @@ class RunResult:
             "blindness": self.blindness.to_dict(),
             "dependence": None if self.dependence is None else self.dependence.to_dict(),
             "stationarity": None if self.change is None else self.change.to_dict(),
-            "relations": [r.to_dict() for r in self.relations],
+            "relations": [_on_dependent(r.to_dict(), self.on_dependent_draws)
+                          for r in self.relations],
             "calls": {"total": self.ledger.get("calls", 0), "live": self.ledger.get("calls", 0),
                       "replayed": self.ledger.get("replayed", 0), **self.phase_calls},
             "ledger": ledger_part(self.ledger),
@@ -573,7 +592,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                 await check_dependence(
                     eng, dependence_targets(probes, pool, config.layer, dep_rng), pool, dep,
                     layer=config.layer, blocks=DEPENDENCE_BLOCKS, progress=tick("dependence"),
-                    parallel=config.max_workers)
+                    parallel=config.max_workers, spacers=_spacers(probes, dep_rng))
                 c_dep += eng.ledger.calls - before
         stop = meter.stop_reason if meter.stop_reason == StopReason.INTERRUPTED else ""
         rel_results: list[RelationResult] = []
@@ -605,12 +624,23 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
             violated = any(r.status == RelationStatus.VIOLATED for r in rel_results)
             if meter.call == "verdict-deterministic" or blind.status == "blind" or violated:
                 targets += dependence_targets(probes, pool, config.layer, dep_rng)
-            if targets:
+                if not targets:
+                    # no input seen to flip: a cache whose entries outlive the meter's pairs
+                    # shows none either, so spaced blocks go to the probe set itself (only
+                    # spaced draws can show the flips such a cache hides)
+                    targets = _spacers(probes, dep_rng)[:DEPENDENCE_TOP_UP]
+            # a second set only while the first saw spaced answers vary, too few to rule a
+            # cache out (a cache over a model that rarely flips); spaced answers that never
+            # varied look deterministic even far apart, and a second set rarely changes that
+            for i in range(2 if targets else 0):
+                if dep.fired or dep.ruled_out or eng.stopping or (i and dep.reach <= 1):
+                    break
                 before = eng.ledger.calls
                 eng.ledger.phase = "dependence"
                 await check_dependence(eng, targets, pool, dep, layer=config.layer,
                                        blocks=DEPENDENCE_TOP_UP, progress=tick("dependence"),
-                                       parallel=config.max_workers)
+                                       parallel=config.max_workers,
+                                       spacers=_spacers(probes, dep_rng))
                 c_dep += eng.ledger.calls - before
         # the changed-agent check: late trials bet against the meter's bound (module doc)
         from ..decide import ChangeTest
@@ -716,6 +746,24 @@ def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
     epochs = math.ceil(n_min / width)
     mean_rel = sum(exercised) / len(exercised)
     return int(epochs * width * (1 + mean_rel))
+
+
+#: What a violation reported beside dependent draws says, on every line that states it.
+ON_DEPENDENT_DRAWS = ("rests on dependent draws: the dependence check fired, so this is not a "
+                      "finding until a run whose check does not fire confirms it (exit 2)")
+
+
+def _on_dependent(d: dict[str, Any], dependent: bool) -> dict[str, Any]:
+    """A relation's dict, marked when it is VIOLATED on draws found dependent."""
+    if dependent and d.get("status") == RelationStatus.VIOLATED:
+        d["dependent_draws"] = ON_DEPENDENT_DRAWS
+    return d
+
+
+def _spacers(probes: list[Probe], rng: np.random.Generator) -> list[Probe]:
+    """The probe set in a seeded random order: the inputs that space a dependence set's
+    pairs apart (their own blocks are evidence too)."""
+    return [probes[int(i)] for i in rng.permutation(len(probes))]
 
 
 def _confirmed_inputs(results: Sequence[RelationResult], probes: list[Probe]) -> list[Probe]:

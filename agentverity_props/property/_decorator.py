@@ -79,6 +79,9 @@ if TYPE_CHECKING:
 
 #: Draws a candidate may spend before the first confirmation (then the pooled effect decides).
 SCREEN_MAX_DRAWS = 40
+#: Times the dependent-draws check may be fed again while its pairs could not be spaced far
+#: enough apart (too few inputs seen when the first violation came).
+DEPENDENCE_RUNS = 3
 
 #: Hypothesis settings for agent-priced tests (the registered profile ``agentverity``, see
 #: :mod:`agentverity_props._internal.agent_settings`); a user's ``@settings`` overrides any.
@@ -136,7 +139,10 @@ class AgentCheck:
         self._screened: set[tuple[object, ...]] = set()
         #: examples decided in full after the first phase (suspects of a relation)
         self._decided_full: set[tuple[object, ...]] = set()
-        self._dependence: str | None = None  # the check's warning, once it has run
+        self._dependence: str | None = None  # the check's warning, once it is final
+        self._dep_test: Any = None  # its DependenceTest, fed again while too little spaced
+        self._dep_runs = 0
+        self._dep_inputs = 0
         #: every distinct (relation, source, follow-up) evaluated, by relation: the pooled
         #: effect is decided over them once Hypothesis is done
         self._seen: dict[tuple[str, ...], tuple[Relation, dict[Any, Any]]] = {}
@@ -241,34 +247,54 @@ class AgentCheck:
             f"\n  reproduce: {ce.example_literal()}" + (f"\n  {note}" if note else ""))
 
     def _dependence_warning(self, rel: Relation, src: Probe, fu: Probe) -> str:
-        """The dependent-draws check, run once per test on the first confirmed violation
-        (blocks of back-to-back draws of its follow-up and source, counted in the budget):
-        its warning, or '' (also when suppressed)."""
+        """The dependent-draws check on a violation (spaced blocks on its follow-up and
+        source and on inputs seen to flip, the examples' other inputs spacing the pairs
+        apart; counted in the budget): its warning, a note when the pairs could not be
+        spaced SPACING calls apart (too few inputs seen yet: fed again, up to
+        DEPENDENCE_RUNS times, as more are seen), or '' (also when suppressed)."""
         if HealthCheck.dependent_draws in self._opts.suppress_health_check:
             return ""
-        if self._dependence is None:
-            import random
+        if self._dependence is not None:
+            return self._dependence
+        import random
 
-            from ..decide import DependenceTest
-            from ..diagnose import check_dependence, dependence_targets
+        from ..decide import DependenceTest
+        from ..diagnose import SPACING, check_dependence, dependence_result, dependence_targets
 
-            # the confirmed pair first, then the examples' other inputs that were seen to
-            # flip, most able to show a cache first (chosen from earlier draws: the blocks
-            # are fresh, so the test keeps its alpha)
-            seen = {p.fp: p for _, ex in self._seen.values() for s_, f_, _ in ex.values()
-                    for p in (s_, f_) if p.fp not in (fu.fp, src.fp)}
+        # the violation's pair first, then the examples' other inputs that were seen to
+        # flip, most able to show a cache first (chosen from earlier draws: the blocks
+        # are fresh, so the test keeps its alpha); every input seen spaces the pairs
+        seen = {p.fp: p for _, ex in self._seen.values() for s_, f_, _ in ex.values()
+                for p in (s_, f_) if p.fp not in (fu.fp, src.fp)}
+        if self._dep_test is None:
+            self._dep_test = DependenceTest(alpha=self._record.alpha)
+        test = self._dep_test
+        if len(seen) + 2 > self._dep_inputs:
             more = dependence_targets(list(seen.values()), self._pool, rel.layer,
                                       random.Random(f"dependence:{self._record.seed}"))
-            test = DependenceTest(alpha=self._record.alpha)
+            spacers = sorted(seen.values(), key=lambda p: p.fp)
             self._loop.run(check_dependence(self._engine, [fu, src, *more[:4]], self._pool,
-                                            test, layer=rel.layer, blocks=8))
-            from ..diagnose import dependence_result
-            self._dependence = dependence_result(test, calls=0).warning()
-            if self._dependence:
-                self._record.warnings.append(self._dependence)
+                                            test, layer=rel.layer, blocks=8,
+                                            spacers=spacers))
+            self._dep_runs += 1
+            self._dep_inputs = len(seen) + 2
             led = self._engine.ledger
             self._record.calls, self._record.replayed = led.calls, led.replayed
-        return self._dependence
+        res = dependence_result(test, calls=0)
+        spaced = test.spacing is not None and test.spacing >= SPACING
+        text = res.warning() or ("" if spaced else (
+            "dependent draws not ruled out: the check could not space repeats of an input "
+            f"{SPACING} calls apart (too few inputs seen; fewest calls between spaced "
+            f"repeats: {test.spacing or 0}), so a response cache whose entries live that "
+            "long could make this violation; give the test more distinct inputs, or send a "
+            "cache-busting nonce on every call (nonce_field= or nonce_header= of from_http, "
+            "nonce_param= of from_callable) and rerun"))
+        if res.fired or spaced or self._dep_runs >= DEPENDENCE_RUNS \
+                or self._engine.stopping:
+            self._dependence = text
+            if text:
+                self._record.warnings.append(text)
+        return text
 
     def _counterexample(self, rel: Relation, source: str, follow_up: str,
                         out: RelationOutcome, calls_at: int,

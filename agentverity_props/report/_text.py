@@ -269,10 +269,17 @@ def _dependence_lines(con: Any, dep: dict[str, Any]) -> None:
     """The dependent-draws check: status, blocks, e-value, and its warning."""
     dstyle = {"dependent": "red", "not detected": "green", "not run": "dim",
               "suppressed": "dim"}[dep["status"]]
+    kind = ("back-to-back draws" if not dep.get("spaced_blocks")
+            else "recorded pairs" if dep.get("spacing") is None
+            else f"pairs spaced >= {dep['spacing']} calls apart")
+    verdict = {"not detected": f"; a cache living < {dep.get('spacing')} calls would have been "
+                               "seen",
+               "not ruled out": "; not ruled out: too little variety to see a cache"}.get(
+        str(dep.get("verdict")), "") if dep["status"] == "not detected" else ""
     con.print(f"  Dependence [{dstyle}]{dep['status']}[/] ({dep['blocks']} block(s) of "
-              f"back-to-back draws, {dep['informative_blocks']} with more than one "
+              f"{kind}, {dep['informative_blocks']} with more than one "
               f"answer, {dep['calls']} calls, e-value {_e_value(dep['e_value'])} vs "
-              f"1/{dep['alpha']:g})")
+              f"1/{dep['alpha']:g}{verdict})")
     _warning_line(con, dep["warning"])
 
 
@@ -381,7 +388,9 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
         for r in rels:
             if r.get("statement"):
                 mark = {"VIOLATED": "[red]✗[/]", "HOLDS": "[green]✓[/]"}.get(r["status"], "·")
-                con.print(f"  {mark} {r['name']}: {r['statement']}")
+                con.print(f"  {mark} {r['name']}: {r['statement']}"
+                          + (f" [red][{r['dependent_draws']}][/]" if r.get("dependent_draws")
+                             else ""))
             if r.get("edits"):
                 con.print(f"    edits tried: {edits_text(r['edits'])}")
             for o in r["outcomes"]:
@@ -398,7 +407,9 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
                           f"{o['follow_up_value']!r} "
                           f"({c['follow_up_violations']}/{c['follow_up_draws']} follow-up vs "
                           f"{c['source_violations']}/{c['source_draws']} source re-draws "
-                          f"violate; {account(c).inequality()})")
+                          f"violate; {account(c).inequality()})"
+                          + (" [red][rests on dependent draws][/]"
+                             if r.get("dependent_draws") else ""))
             if r["status"] in ("VIOLATED", "UNDECIDED") and not r["calibrated_violations"]:
                 sus = [o for o in r["outcomes"] if o["fp"] in set(r.get("suspects") or [])]
                 if sus:

@@ -103,6 +103,17 @@ class Dependence(Model):
     what each input's blocks showed, the input that moved the e-value most first (inputs by
     fingerprint)
     """
+    verdict: Literal["detected", "not detected", "not ruled out"] | None = None
+    """
+    whether dependent draws were detected, not detected (a cache living fewer than
+    `spacing` calls would have been seen), or could not be ruled out
+    """
+    spaced_blocks: Annotated[int | None, Field(ge=0)] = None
+    """blocks of pairs spaced apart in call order"""
+    spacing: Annotated[int | None, Field(ge=0)] = None
+    """the fewest calls between two pairs of one input in a spaced block"""
+    reach: float | None = None
+    """at least the e-value a cache would have given the spaced blocks' answers"""
 
 
 class Alternative(Model):
@@ -271,6 +282,11 @@ class Relation(Model):
     """
     Why a requested relation is NOT TESTED (no follow-up recorded, no recorded (source, follow-up)
     pair, left out by a stop), else null: incomplete evidence (exit 2), never clean.
+    """
+    dependent_draws: str | None = None
+    """
+    Set on a VIOLATED relation of a run whose dependence check fired: the violation rests on
+    draws found dependent, so it is not a finding (exit 2); else absent.
     """
 
 

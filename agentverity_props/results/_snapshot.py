@@ -102,7 +102,8 @@ class Calls(Model):
     blindness: Annotated[int, Field(ge=0)]
     reference: Annotated[int, Field(ge=0)]
     dependence: Annotated[int | None, Field(ge=0)] = None
-    """the draw-dependence health check's blocks (absent in files written before it)"""
+    """the dependent-draws check's spaced blocks (a cache can make a noisy agent look
+    deterministic; absent in files written before it)"""
     calibration: Annotated[int | None, Field(ge=0)] = None
     change: Annotated[int | None, Field(ge=0)] = None
     """

@@ -168,6 +168,12 @@ def test_a_store_run_recorded_is_reassessed_to_the_same_decisions(tmp_path: Path
     assert proc2.returncode == proc.returncode == a["exit_code"] == b["exit_code"]
     assert b["calls"]["live"] == 0
     assert b["calls"]["replayed"] == a["calls"]["live"] > 0
+    # a recording shows no spacing of calls: assess claims none and cannot rule a cache out
+    # (docs/statistics.md §2b); the blocks and e-values are the run's
+    assert b["dependence"].pop("spacing") is None
+    a["dependence"].pop("spacing")
+    assert b["dependence"].pop("verdict") in ("detected", "not ruled out")
+    a["dependence"].pop("verdict")
     for key in ("meter", "blindness", "dependence"):
         a[key].pop("calls", None)  # agent calls: none on replay
         b[key].pop("calls", None)

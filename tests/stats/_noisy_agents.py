@@ -533,3 +533,29 @@ def gate_replicas(q: float, rng: random.Random) -> list[Agent]:
 
     return [noisy(text_fair_verdict, GATE_LABELS, q, rng),
             noisy(variant, GATE_LABELS, q, random.Random(rng.random()))]
+
+
+def ttl_cache(agent: Agent, ttl: int) -> Agent:
+    """A response cache with a time to live counted in calls of the whole agent: a prompt
+    asked again within ``ttl`` calls of the call that filled its entry gets the stored
+    answer; later, a fresh answer from ``agent``, which fills the entry again. The clock
+    counts every call, cached or not (an LLM gateway's cache, with calls for a clock)."""
+    if ttl < 1:
+        raise ValueError(f"ttl={ttl!r} must be at least 1")
+    filled: dict[str, tuple[int, str]] = {}
+    clock = [0]
+    lock = threading.Lock()
+
+    def cached(prompt: str) -> str:
+        with lock:
+            now = clock[0]
+            clock[0] += 1
+            hit = filled.get(prompt)
+            if hit is not None and now - hit[0] <= ttl:
+                return hit[1]
+        answer = agent(prompt)
+        with lock:
+            filled[prompt] = (now, answer)
+        return answer
+
+    return cached

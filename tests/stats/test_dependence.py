@@ -14,6 +14,7 @@ import pytest
 
 from agentverity_props import RunConfig, from_callable, run
 from agentverity_props.decide import DependenceTest, block_e_value, clopper_pearson
+from agentverity_props.diagnose._health import PAIRS
 from agentverity_props.diagnose._run import ALPHA_SHARES
 
 from ._noisy_agents import (
@@ -117,7 +118,17 @@ def test_sticky_cache_fires_and_every_violation_carries_the_warning():
     assert d["dependence"]["status"] == "dependent"
     assert d["dependence"]["warning"] in d["findings"]
     assert "independent given the input" in d["guarantee"]
-    assert fired_run.exit_code == 1
+    # no violation stands on dependent draws: the evidence is incomplete, and every line
+    # stating a violation says what it rests on
+    assert fired_run.exit_code == 2
+    for r in runs:
+        if not r.dependence.fired:
+            continue
+        d = r.to_dict()
+        for rel in d["relations"]:
+            assert ("dependent_draws" in rel) == (rel["status"] == "VIOLATED")
+        violated = [f for f in d["findings"] if f.startswith("relation '")]
+        assert all("rests on dependent draws" in f for f in violated)
 
 
 def test_round_robin_replicas_fire_and_no_false_violation():
@@ -288,7 +299,9 @@ def test_seeded_prng_callable_through_run_rarely_fires():
     print("seeded callable through run", _rate(fired, len(runs)))
     assert fired / len(runs) <= ALPHA_DEP + 3 * math.sqrt(ALPHA_DEP * (1 - ALPHA_DEP) / 20)
     assert all(r.phase_calls["dependence"] == r.dependence.calls for r in runs)
-    assert all(r.dependence.calls == r.dependence.blocks * 24 for r in runs)
+    # every block is PAIRS pairs spaced apart (blocks made after it fired are not counted)
+    assert all(r.dependence.calls == r.dependence.blocks * 2 * PAIRS for r in runs
+               if not r.dependence.fired)
 
 
 def test_the_warning_names_what_was_seen_not_a_guessed_cause():

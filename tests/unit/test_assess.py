@@ -317,6 +317,12 @@ def test_a_store_recorded_by_run_is_reassessed_with_zero_calls(tmp_path: Path) -
     assert a["meter"].pop("calls") > 0
     assert b["meter"].pop("calls") == 0
     a["dependence"].pop("calls"), b["dependence"].pop("calls")
+    # the same blocks and e-values; a recording shows no spacing of calls, so assess claims
+    # none and cannot rule a cache out (docs/statistics.md §2b)
+    assert b["dependence"].pop("spacing") is None
+    assert a["dependence"].pop("spacing") is not None
+    assert b["dependence"].pop("verdict") in ("detected", "not ruled out")
+    a["dependence"].pop("verdict")
     for key in ("meter", "blindness", "dependence", "findings", "exit_code", "complete"):
         assert a[key] == b[key], key
     assert a["meter"]["pairs"] > 0

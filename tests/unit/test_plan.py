@@ -85,7 +85,7 @@ def test_synthetic_agent_flips_at_the_stated_rate_and_relations_hold():
 def test_cli_json_and_text(tmp_path):
     out = tmp_path / "plan.json"
     proc = cli("plan", "--inputs", str(INPUTS), "--relations", "case", "--seeds", "1",
-               "--latency", "500ms", "--budget", "500", "--format", "json", "-o", str(out))
+               "--latency", "500ms", "--budget", "700", "--format", "json", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     d = json.loads(out.read_text())
     assert d["schema"] == "agentverity_props.plan/2"
@@ -100,8 +100,10 @@ def test_cli_json_and_text(tmp_path):
         assert 2 * p - 1.5 * p * p == pytest.approx(lv["noise"])
     for lv in d["levels"]:
         assert lv["wall_s"]["mean"] == pytest.approx(lv["calls"]["total"]["mean"] * 0.5 / 4)
-        assert lv["budget_enough"] == (lv["calls"]["total"]["high"] <= 500)
-    assert d["levels"][0]["budget_enough"] is True  # noise-free, one relation: ~440 calls
+        assert lv["budget_enough"] == (lv["calls"]["total"]["high"] <= 700)
+    # noise-free, one relation: ~620 calls, ~180 of them the dependence check's spaced blocks
+    # (only draws spaced apart tell a deterministic agent from one behind a cache)
+    assert d["levels"][0]["budget_enough"] is True
     text = again.stdout
     assert "noise 0.25" in text
     assert "noise = pair disagreement, as run's meter prints it" in text

@@ -69,7 +69,7 @@ def test_admitted_snapshot_holds_references_not_prompts(snap):
     assert refs == ["allow"] * 10 + ["block"] * 10
     assert all(e["fp"].startswith("sha256:") and e["draws"] >= 1 for e in doc["inputs"])
     assert doc["calls"]["total"] == doc["calls"]["meter"] + doc["calls"]["blindness"] + \
-        doc["calls"]["reference"] + doc["calls"]["calibration"]
+        doc["calls"]["dependence"] + doc["calls"]["reference"] + doc["calls"]["calibration"]
     assert doc["calibration"]["draws_per_input"] == 6
     assert doc["calls"]["calibration"] == 6 * len(INPUTS)
     assert all(e["calibration"] == {"draws": 6, "mismatches": 0, "failures": 0}
@@ -495,8 +495,10 @@ def test_cli_calibration_draws_and_rerendered_check(tmp_path):
 
 
 def test_check_never_costs_more_than_a_new_snapshot(tmp_path):
-    """8 inputs: the snapshot cost 124 calls; an agent that flipped every verdict made check
-    spend 132 (screen, stability meter, confirmations) before the cap."""
+    """8 inputs: an agent that flipped every verdict, or some of them, never makes check
+    spend more than the snapshot cost (its dependence check's spaced blocks included: a
+    cache can make a noisy agent look deterministic), whether it decides drift or stops at
+    the cap."""
     inputs = INPUTS[:4] + INPUTS[10:14]
     path = tmp_path / "s8.json"
     res = create_snapshot(gate, inputs, accept_reference=True, output=path,
@@ -506,8 +508,9 @@ def test_check_never_costs_more_than_a_new_snapshot(tmp_path):
                                path, config=RunConfig(max_workers=1))
     d = flipped.to_dict()
     assert d["calls"]["total"] <= full
-    assert d["status"] == "incomplete"
-    assert "cost of a new snapshot" in flipped.summary()
+    assert d["status"] in ("incomplete", "drift")
+    if d["status"] == "incomplete":
+        assert "cost of a new snapshot" in flipped.summary()
     validate(d, "check")
     some = compare_snapshot(lambda p: ("allow" if gate(p) == "block" else "block")
                             if p.endswith(("0", "1")) else gate(p), inputs, path,
