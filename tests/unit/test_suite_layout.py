@@ -19,7 +19,7 @@ TESTS = ROOT / "tests"
 #: the helpers of tests/support that only a simulation over many repetitions uses
 SIMULATION_MODULES = {"tests.support.sim", "tests.support.noisy_agents",
                       "tests.support.family_gates", "tests.support.domain_agents",
-                      "tests.support.drift_agents"}
+                      "tests.support.drift_agents", "tests.support.compare_agents"}
 SIMULATION_NAMES = {"sim_tolerance", "detects_double", "simulation_se"}
 
 
