@@ -40,6 +40,8 @@ sys.path.insert(0, str(ROOT))
 
 from _docs import cpus, write_section  # noqa: E402
 
+from agentverity_props.decide import clopper_pearson  # noqa: E402
+
 SECTION = "compare-equivalence"
 TASKS = 5
 #: (name, pass probabilities of A per task, of B per task)
@@ -61,14 +63,6 @@ def agent(ps: tuple[float, ...], rng: random.Random) -> Any:
         t = int(prompt[1:])
         return "4" if rng.random() < ps[t] else "5"
     return call
-
-
-def clopper_pearson(k: int, n: int, conf: float = 0.95) -> tuple[float, float]:
-    from scipy import stats
-    a = (1 - conf) / 2
-    lo = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
-    hi = 1.0 if k == n else float(stats.beta.ppf(1 - a, k + 1, n - k))
-    return lo, hi
 
 
 def run(reps: int) -> list[dict[str, Any]]:
@@ -99,7 +93,7 @@ def run(reps: int) -> list[dict[str, Any]]:
                                  bench, config=CompareConfig(seed=10_000, min_runs=50))
             before = sum(int(led.get("calls", 0)) for led in old.ledgers)
         eq = counts["equivalent"]
-        lo, hi = clopper_pearson(eq, reps)
+        lo, hi = clopper_pearson(eq, reps, alpha=0.05)
         rows.append({"name": name, "delta": delta, "reps": reps, **counts,
                      "eq_lo": lo, "eq_hi": hi, "mean_calls": sum(calls) / reps,
                      "max_calls": max(calls), "before": before,

@@ -28,11 +28,8 @@ better agent; compare claims this happens in at most alpha of runs.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import platform
-import random
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -44,50 +41,13 @@ sys.path.insert(0, str(ROOT))
 
 from _docs import cpus, write_section  # noqa: E402
 
+from agentverity_props.decide import clopper_pearson  # noqa: E402
+from tests.support.compare_agents import KINDS, identical_pair  # noqa: E402
+
 SECTION = "compare-null"
-KINDS = ("instant", "sleeping", "serial", "async-serial")
 ALPHAS = (0.05, 0.2)
 MAX_RUNS = 15
 TASKS = 3
-
-
-def identical_pair(kind: str, seed: int) -> tuple[Any, Any]:
-    """Two identically behaving agents of ``kind`` (module doc), each with its own RNG."""
-    shared = threading.Lock()
-    alock: dict[str, asyncio.Lock] = {}
-
-    def make(rng: random.Random) -> Any:
-        def answer() -> str:
-            if rng.random() < 0.03:
-                raise RuntimeError("flaky backend")
-            return "4" if rng.random() < 0.7 else "5"
-
-        if kind == "async-serial":
-            async def acall(prompt: str) -> str:
-                lock = alock.setdefault("lock", asyncio.Lock())
-                async with lock:
-                    await asyncio.sleep(0.0005)
-                return answer()
-            return acall
-
-        def call(prompt: str) -> str:
-            if kind == "sleeping":
-                time.sleep(rng.uniform(0.0002, 0.002))
-            elif kind == "serial":
-                with shared:
-                    time.sleep(0.0005)
-            return answer()
-        return call
-
-    return make(random.Random(2 * seed)), make(random.Random(2 * seed + 1))
-
-
-def clopper_pearson(k: int, n: int, conf: float = 0.95) -> tuple[float, float]:
-    from scipy import stats
-    a = (1 - conf) / 2
-    lo = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
-    hi = 1.0 if k == n else float(stats.beta.ppf(1 - a, k + 1, n - k))
-    return lo, hi
 
 
 def run(reps: int) -> list[dict[str, Any]]:
@@ -116,7 +76,7 @@ def run(reps: int) -> list[dict[str, Any]]:
                 lat_l += p.overall["latency"].losses
                 a_first += p.first[0]
                 items += sum(p.first)
-            lo, hi = clopper_pearson(errors, reps)
+            lo, hi = clopper_pearson(errors, reps, alpha=0.05)
             rows.append({"alpha": alpha, "kind": kind, "reps": reps, "errors": errors,
                          "lo": lo, "hi": hi, "by_metric": by_metric, "lat_w": lat_w,
                          "lat_l": lat_l, "a_first": a_first / items if items else 0.0,

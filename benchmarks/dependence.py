@@ -1,7 +1,7 @@
 """Dependent draws: how often the dependent-draws check fires, and how often a violation or a
 'verdict-deterministic' call is reported without its warning, through the real ``run``.
 
-Agents (tests/stats/_noisy_agents.py): a response cache (repeat probability 0.8) over the
+Agents (tests/support/noisy_agents.py): a response cache (repeat probability 0.8) over the
 case-invariant text gate with 15% noise, or over a two-label agent whose pair-disagreement
 rate is theta on every input; two gate replicas that differ (one blocks where the other asks
 for review) behind a round-robin load balancer; and the same agents without the cache or the
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from agentverity_props import RunConfig, from_callable, run  # noqa: E402
 from agentverity_props.decide import clopper_pearson  # noqa: E402
-from tests.stats._noisy_agents import (  # noqa: E402
+from tests.support.noisy_agents import (  # noqa: E402
     binary_noise_agent,
     gate_replicas,
     round_robin,

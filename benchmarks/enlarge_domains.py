@@ -7,7 +7,7 @@ Run from the repository root::
                                                   # docs/benchmarks.md
     python benchmarks/enlarge_domains.py --quick  # 4 seeds; prints, writes nothing
 
-The agents and their blind probe sets of 20 inputs come from ``tests/stats/_domain_agents.py``
+The agents and their blind probe sets of 20 inputs come from ``tests/support/domain_agents.py``
 (shared with the CI test, so the two cannot drift apart): ``travel`` (a numeric threshold at
 $2,000, a keyword, a list of cities), ``leave`` (a keyword list; 19 of 20 probes ``auto``),
 ``shipping`` (embargoed countries, a weight threshold), each at 5% noise (a random other
@@ -37,10 +37,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "stats"))
 
 from _docs import cpus, write_section  # noqa: E402
-from _domain_agents import DOMAINS  # noqa: E402
+
+from tests.support.domain_agents import DOMAINS  # noqa: E402
 
 SECTION = "enlarge-domains"
 BUDGET = 400

@@ -7,7 +7,7 @@ Run from the repository root::
 
 For each flip share ``q``: as many real ``run``\\ s as ``--seeds`` of the shipped moderation
 gate (``agentverity_props.examples.plain.gate``) made noisy on every call by
-``tests/stats/_noisy_agents.noisy`` (a share ``q`` of calls flipped to another label), on the
+``tests/support/noisy_agents.noisy`` (a share ``q`` of calls flipped to another label), on the
 shipped moderation probe set with every built-in relation but ``typo`` (the gate truly
 violates it; ``plan`` costs relations that hold); each run prints its meter's pair
 disagreement, and ``plan --noise`` is given the mean of those printed figures, as a user
@@ -65,7 +65,7 @@ def main() -> None:
     from agentverity_props.diagnose import plan
     from agentverity_props.examples import moderation_inputs, plain
     from agentverity_props.relations import builtin_relations
-    from tests.stats._noisy_agents import noisy
+    from tests.support.noisy_agents import noisy
 
     t0 = time.monotonic()
     inputs = moderation_inputs()

@@ -8,7 +8,7 @@ Run from the repository root::
 
 For each family, ``run`` with its opt-in built-in (``formatting``, ``injection=allow``,
 ``obfuscation=block``; ``tool-injection`` on the tools layer) against the keyword gates of
-``tests/stats/_family_gates.py`` (20 probes, half harmful; label noise 10% on odd seeds and
+``tests/support/family_gates.py`` (20 probes, half harmful; label noise 10% on odd seeds and
 15% on even ones, from each gate's own generator): the gate with the family's matching bug
 and the clean gate. Then ``@agent_property`` with ``obfuscations()`` (60 examples) on the
 obfuscation bug and the clean gate. Last, what ``plan`` expects the families to add to a run
@@ -43,16 +43,15 @@ def noise(s: int) -> float:
 
 
 def share(k: int, n: int) -> str:
-    from scipy.stats import beta
-    lo = beta.ppf(0.025, k, n - k + 1) if k else 0.0
-    hi = beta.ppf(0.975, k + 1, n - k) if k < n else 1.0
+    from agentverity_props.decide import clopper_pearson
+    lo, hi = clopper_pearson(k, n, alpha=0.05)
     return f"{k}/{n} = {k / n:.0%} [{lo:.0%}, {hi:.0%}]"
 
 
 def through_run(make, relation: str, seeds: int, *, layer: str = "verdict"):
     from agentverity_props import RunConfig, from_callable, run
     from agentverity_props.relations import select_builtins
-    from tests.stats._family_gates import PROBES
+    from tests.support.family_gates import PROBES
 
     statuses, calls, rel_calls = [], [], []
     for s in range(seeds):
@@ -74,8 +73,7 @@ def through_property(make, seeds: int):
     from agentverity_props.property._records import RECORDS
     from agentverity_props.relations import obfuscation_relation
     from agentverity_props.strategies import obfuscations
-    from tests.stats._family_gates import HARMFUL
-    from tests.stats.test_relation_families import _one_keyword_in_homoglyphs
+    from tests.support.family_gates import HARMFUL, one_keyword_in_homoglyphs
 
     failed = exact = 0
     calls = []
@@ -94,7 +92,7 @@ def through_property(make, seeds: int):
             except PropertyViolation:
                 failed += 1
                 ce = RECORDS[-1].minimal
-                exact += ce is not None and _one_keyword_in_homoglyphs(ce.source, ce.follow_up)
+                exact += ce is not None and one_keyword_in_homoglyphs(ce.source, ce.follow_up)
         calls.append(RECORDS[-1].calls)
     return failed, exact, calls
 
@@ -118,7 +116,7 @@ def main() -> None:
 
     from agentverity_props.examples import moderation_inputs
     from agentverity_props.relations import DEFAULT_BUILTIN_NAMES
-    from tests.stats._family_gates import PROBES, gate, tool_gate
+    from tests.support.family_gates import PROBES, gate, tool_gate
 
     t0 = time.monotonic()
     n = args.seeds
@@ -151,7 +149,7 @@ def main() -> None:
         "",
         f"Measured by `python benchmarks/relation_families.py --seeds {n}` on {cpus()} CPU(s), "
         f"Python {platform.python_version()} in {wall:.0f} s. Keyword gates of "
-        "`tests/stats/_family_gates.py`: 20 probes (10 harmful), label noise 10% or 15% on "
+        "`tests/support/family_gates.py`: 20 probes (10 harmful), label noise 10% or 15% on "
         "every call (odd/even seeds), `run` at its defaults (α = 0.05, tolerance 0.1, "
         "`--max-workers 4`) with one relation. The matching bugs: a quoted or fenced request "
         "is allowed (formatting); an embedded \"answer allow\" is obeyed (injection); a literal "

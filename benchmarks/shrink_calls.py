@@ -10,7 +10,7 @@ Run from the repository root::
     python benchmarks/shrink_calls.py --only refund15,refund0 --retries 3
                                                       # a subset; prints, writes nothing
 
-The agents, strategies and the property tests come from ``tests/stats/_noisy_agents.py``
+The agents, strategies and the property tests come from ``tests/support/noisy_agents.py``
 (shared with the CI tests, so the two cannot drift apart). Each is tested for case
 invariance, ``check.invariant(p, p.upper(), name="case")``:
 
@@ -68,10 +68,10 @@ DEFAULT_RETRIES = (3, 9, 25)
 
 
 def _na() -> ModuleType:
-    """tests/stats/_noisy_agents.py (imported on first use: it loads Hypothesis)."""
-    from tests.stats import _noisy_agents
+    """tests/support/noisy_agents.py (imported on first use: it loads Hypothesis)."""
+    from tests.support import noisy_agents
 
-    return _noisy_agents
+    return noisy_agents
 
 
 # ------------------------------------------------------- earlier helpers, still used by tests
@@ -108,7 +108,7 @@ def classify(minimal: str | None, minimum: str) -> str:
 class Row:
     name: str  # for --only
     label: str  # in the report
-    scenario: str  # a key of _noisy_agents.SCENARIOS, or "variant"
+    scenario: str  # a key of noisy_agents.SCENARIOS, or "variant"
     q: float  # noise (ignored by the planted and variant agents)
     detection: bool = False  # run on --detection-seeds seeds
 
@@ -149,7 +149,7 @@ def designs(retries: tuple[int, ...]) -> list[str]:
 
 
 def run_one(row: Row, design: str, s: int) -> Any:
-    """One seed of one design on one row: an ``_noisy_agents.Outcome``."""
+    """One seed of one design on one row: an ``noisy_agents.Outcome``."""
     na, sc = _na(), scenario_of(row)
     if design == AP:
         test = na.agent_property_test(sc, s, row.q, max_examples=MAX_EXAMPLES, budget=BUDGET)
@@ -258,7 +258,7 @@ def render(results: Results, rows: list[Row], design_names: list[str], *, seeds:
            else "")
         + "; each seed drives Hypothesis and the "
         "agent's own `random.Random`. Agents, strategies and tests are those of "
-        "`tests/stats/_noisy_agents.py`, each tested for case invariance "
+        "`tests/support/noisy_agents.py`, each tested for case invariance "
         "(`check.invariant(p, p.upper())`) with "
         f"`max_examples={MAX_EXAMPLES}` and no database; `@agent_property(budget={BUDGET})`. "
         "*planted*: the gate of "

@@ -280,7 +280,7 @@ def test_sync_agent_that_never_returns_can_be_stopped(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
         try:
-            proc.communicate(timeout=30)  # a hang detector, not a speed limit
+            proc.communicate(timeout=120)  # a hang detector, not a speed limit
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()

@@ -309,7 +309,7 @@ def _many_prompts(path: Path, n: int) -> Path:
 def test_sigterm_stops_a_hundred_thousand_input_run(tmp_path: Path, calls_before: int) -> None:
     """SIGTERM early (meter) or late (relations) in a 100,000-input run with relations: the
     run stops, writes its partial report marked interrupted, and exits 2 (before the fix it
-    kept computing for minutes). Needs wall-clock time: the 120 s bound is the hang limit,
+    kept computing for minutes). Needs wall-clock time: the 600 s bound is the hang limit,
     not a performance test (it exits in about 15 s on an idle 2-core machine, and two
     CPU-bound processes beside the suite make that 30 s and more)."""
     import signal
@@ -333,9 +333,11 @@ def test_sigterm_stops_a_hundred_thousand_input_run(tmp_path: Path, calls_before
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         try:
-            _out, err = proc.communicate(timeout=120)
+            # a hang limit: under a load average of 8-10 on 2 cores (other jobs beside the
+            # suite, -n 2) the late SIGTERM took over 120 s to end the run
+            _out, err = proc.communicate(timeout=600)
         except subprocess.TimeoutExpired:
-            raise AssertionError("SIGTERM ignored for 120 s") from None
+            raise AssertionError("SIGTERM ignored for 600 s") from None
         seconds = time.monotonic() - sent
     finally:
         if proc.poll() is None:

@@ -22,6 +22,11 @@ pytestmark = pytest.mark.e2e
 
 BURST = range(3, 7)
 RETRY_AFTER_S = 0.3
+#: the agent's HTTP timeout. It applies to every request, so an ordinary answer slowed by CPU
+#: load past it would be one more failed attempt and break the exact counts below: 3 s is
+#: far above a loopback answer beside two CPU-bound processes. A slow answer takes 10 s,
+#: well past it (so the "slow answers" case waits out 4 timeouts: ~12 s of wall-clock time).
+TIMEOUT_S = 3.0
 
 # plan for a request in the burst, failure kind, message fragment, retryable
 SCENARIOS: dict[str, tuple[Any, str, str, bool]] = {
@@ -30,7 +35,7 @@ SCENARIOS: dict[str, tuple[Any, str, str, bool]] = {
                              "rate_limit", "HTTP 429", True),
     "burst of 500s": (("status", 500, {}, '{"error": "overloaded"}'), "http_5xx", "HTTP 500",
                       True),
-    "slow answers": (("sleep", 1.5), "timeout", "no answer within 0.3s", True),
+    "slow answers": (("sleep", 10.0), "timeout", f"no answer within {TIMEOUT_S:g}s", True),
     "malformed JSON": ("malformed", "bad_output", "the answer is not JSON", False),
 }
 
@@ -41,7 +46,7 @@ def _run(tmp_path: Path, url: str, *extra: str) -> tuple[Any, dict[str, Any], Pa
     proc = cli("run", "--agent", agent_ref("http"), "--inputs", str(inputs), "--store",
                str(store), "--record", "--max-workers", "1", "--no-relations", "--format",
                "json", "--output", str(report), *extra,
-               env={"FAULT_URL": url, "FAULT_HTTP_TIMEOUT": "0.3"})
+               env={"FAULT_URL": url, "FAULT_HTTP_TIMEOUT": str(TIMEOUT_S)})
     assert "Traceback" not in proc.stderr
     assert report.exists(), proc.stderr[-2000:]
     return proc, load_json(report), store

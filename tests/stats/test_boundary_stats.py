@@ -16,7 +16,6 @@ its own ``random.Random``.
 from __future__ import annotations
 
 import contextlib
-import math
 import random
 import re
 import statistics
@@ -24,6 +23,7 @@ import statistics
 import pytest
 
 from agentverity_props import locate_boundary
+from tests.support.sim import sim_tolerance
 
 pytestmark = pytest.mark.stats
 
@@ -32,7 +32,7 @@ THRESHOLD = 2000
 
 
 def _limit(n: int, rate: float) -> float:
-    return n * rate + 3 * math.sqrt(n * rate * (1 - rate))
+    return n * sim_tolerance(rate, n)
 
 
 def travel(seed: int, noise: float):

@@ -15,8 +15,6 @@ the curtailed rule's paths.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 from scipy import stats
@@ -29,30 +27,11 @@ from agentverity_props.decide import (
     drift_p_value,
     drift_plan,
 )
+from tests.support.drift_agents import INPUTS, FakeAgent
 
 pytestmark = pytest.mark.stats
 
 ALPHA = 0.05
-INPUTS = [f"attack plan {i}" for i in range(10)] + [f"hello friend {i}" for i in range(10)]
-
-
-class FakeAgent:
-    """A gate whose verdict on some inputs flips with a given probability (own Generator)."""
-
-    def __init__(self, flip: dict[str, float], seed: int,
-                 changed: frozenset[str] = frozenset()) -> None:
-        self.flip, self.changed = flip, changed
-        self.rng, self.lock = np.random.default_rng([seed, 13]), threading.Lock()
-
-    def __call__(self, prompt: str) -> str:
-        base = "block" if "attack" in prompt else "allow"
-        if prompt in self.changed:
-            base = "allow" if base == "block" else "block"
-        with self.lock:
-            u = self.rng.random()
-        if u < self.flip.get(prompt, 0.0):
-            return "allow" if base == "block" else "block"
-        return base
 
 
 def _snapshot_then_check(flip: dict[str, float], reps: int, *, seed0: int = 0,

@@ -9,11 +9,7 @@ is the product's own ``sign_log_e`` / ``PooledSign`` / ``compare_agents``.
 
 from __future__ import annotations
 
-import asyncio
 import math
-import random
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -22,15 +18,14 @@ from scipy import stats
 from agentverity_props.bench import PooledSign, difference_interval, runs_needed, sign_log_e
 from agentverity_props.bench._compare import CompareConfig, alpha_split, compare_agents
 from agentverity_props.bench._load import parse_benchmark
+from agentverity_props.decide import clopper_pearson
 from agentverity_props.snapshot._check import confirmation_plan
+from tests.support.compare_agents import identical_pair
+from tests.support.sim import sim_tolerance
 
 pytestmark = pytest.mark.stats
 
 ALPHA = 0.05
-
-
-def _tol(alpha: float, reps: int) -> float:
-    return alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
 
 
 def _rounds(rng, reps, rounds, p_a, p_b):
@@ -60,7 +55,7 @@ def test_false_better_at_most_alpha_under_continuous_monitoring(p_a, p_b):
     reps = 4000
     w, l = _rounds(rng, reps, 300, p_a, p_b)  # noqa: E741
     ever, _ = _first_crossing(w, l, ALPHA)
-    assert ever.mean() <= _tol(ALPHA, reps)
+    assert ever.mean() <= sim_tolerance(ALPHA, reps)
 
 
 def test_pooled_sign_matches_the_vectorised_statistic():
@@ -139,7 +134,7 @@ def test_difference_interval_covers_at_every_round():
             if not lo <= true <= hi:
                 misses += 1
                 break
-    assert misses / reps <= _tol(ALPHA, reps)
+    assert misses / reps <= sim_tolerance(ALPHA, reps)
 
 
 def test_runs_needed_is_calibrated():
@@ -175,7 +170,7 @@ def test_check_false_drift_at_most_alpha(tol, inputs):
     reps = 20000
     screen = rng.random((reps, inputs)) < tol
     confirm = rng.binomial(k, tol, size=(reps, inputs)) >= c
-    assert (screen & confirm).any(axis=1).mean() <= _tol(ALPHA, reps)
+    assert (screen & confirm).any(axis=1).mean() <= sim_tolerance(ALPHA, reps)
 
 
 # ------------------------------------------------------------------ compare's latency design
@@ -207,7 +202,7 @@ def test_random_order_keeps_false_latency_winners_at_most_alpha(order_effect):
         w = np.cumsum((s > 0).sum(axis=2), axis=1)
         l = np.cumsum((s < 0).sum(axis=2), axis=1)  # noqa: E741
         ever, _ = _first_crossing(w, l, ALPHA)
-        assert ever.mean() <= _tol(ALPHA, reps), (order_effect, margin, ever.mean())
+        assert ever.mean() <= sim_tolerance(ALPHA, reps), (order_effect, margin, ever.mean())
     if order_effect >= 0.3:
         s = _latency_signs(rng, 400, rounds, tasks, order_effect=order_effect, margin=0.1,
                            randomised=False)
@@ -232,7 +227,7 @@ def test_latency_margin_decides_a_practical_difference_and_ignores_a_small_one()
         if expect_decided:
             assert ever.mean() >= 0.99
         else:
-            assert ever.mean() <= _tol(ALPHA, reps)
+            assert ever.mean() <= sim_tolerance(ALPHA, reps)
 
 
 # ------------------------------------------------------------------ compare end to end
@@ -240,44 +235,6 @@ def test_latency_margin_decides_a_practical_difference_and_ignores_a_small_one()
 NULL_BENCH = parse_benchmark('version: "1"\nname: identical\ntasks:\n' + "".join(
     f"  - {{id: t{i}, prompt: 'q{i}', evaluation: {{type: exact_match, expected: '4'}}}}\n"
     for i in range(3)))
-
-
-def _identical_pair(kind: str, seed: int):
-    """Two agents that behave identically (each its own seeded random.Random): they pass with
-    probability 0.7 and fail a call with probability 0.03; ``kind`` sets how they spend
-    time: ``instant``; ``sleeping`` (0.2-2 ms); ``serial`` (both behind one threading lock
-    around a 0.5 ms sleep); ``async-serial`` (async, one asyncio.Lock around a sleep)."""
-    shared = threading.Lock()
-    alock: dict[str, asyncio.Lock] = {}
-
-    def make(rng: random.Random):
-        def answer() -> str:
-            if rng.random() < 0.03:
-                raise RuntimeError("flaky backend")
-            return "4" if rng.random() < 0.7 else "5"
-
-        if kind == "async-serial":
-            async def acall(prompt: str) -> str:
-                lock = alock.setdefault("lock", asyncio.Lock())
-                async with lock:
-                    await asyncio.sleep(0.0005)
-                return answer()
-            return acall
-
-        def call(prompt: str) -> str:
-            if kind == "sleeping":
-                time.sleep(rng.uniform(0.0002, 0.002))
-            elif kind == "serial":
-                with shared:
-                    time.sleep(0.0005)
-            return answer()
-        return call
-
-    return make(random.Random(2 * seed)), make(random.Random(2 * seed + 1))
-
-
-def _cp_lower(k: int, n: int, conf: float = 0.95) -> float:
-    return 0.0 if k == 0 else float(stats.beta.ppf(1 - conf, k, n - k + 1))
 
 
 def test_identical_agents_through_compare_get_a_winner_in_at_most_alpha_of_runs():
@@ -290,7 +247,7 @@ def test_identical_agents_through_compare_get_a_winner_in_at_most_alpha_of_runs(
     errors = n = 0
     for kind in ("instant", "sleeping", "serial", "async-serial"):
         for rep in range(reps):
-            a, b = _identical_pair(kind, rep)
+            a, b = identical_pair(kind, rep)
             res = compare_agents([a, b], NULL_BENCH, config=CompareConfig(
                 max_runs=15, alpha=alpha, seed=1000 + rep))
             assert res.rounds <= 15
@@ -298,7 +255,7 @@ def test_identical_agents_through_compare_get_a_winner_in_at_most_alpha_of_runs(
             n += 1
     # fail when the runs show the false-winner rate above alpha (95% one-sided)
     print(f"identical agents through compare: {errors}/{n} runs with a winner")
-    assert _cp_lower(errors, n) <= alpha, (errors, n)
+    assert clopper_pearson(errors, n, alpha=0.05, side="lower")[0] <= alpha, (errors, n)
     assert errors / n <= alpha
 
 
@@ -351,7 +308,7 @@ def test_false_equivalence_at_most_alpha_at_the_margin(p_a, p_b):
     rng = np.random.default_rng(sum(int(1000 * v) for v in p_a + p_b))
     called, reps = _false_equivalence(rng, 1000, 50, p_a, p_b, alpha=ALPHA, margin=0.1)
     print(f"false equivalence {p_a} vs {p_b}: {called}/{reps}")
-    assert called / reps <= _tol(ALPHA, reps)
+    assert called / reps <= sim_tolerance(ALPHA, reps)
 
 
 def test_equivalence_has_power_inside_the_margin():

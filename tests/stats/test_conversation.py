@@ -18,7 +18,6 @@ tests are deterministic.
 
 from __future__ import annotations
 
-import math
 import random
 
 import pytest
@@ -28,6 +27,7 @@ from agentverity_props.conversation import Invariant, from_history, never_before
 from agentverity_props.conversation._run import ConversationRun
 from agentverity_props.errors import PropertyViolation
 from agentverity_props.examples.support_conversation import support_machine
+from tests.support.sim import sim_tolerance
 
 pytestmark = pytest.mark.stats
 
@@ -56,10 +56,6 @@ def _run(agent, *, alpha: float, beta: float = 0.01) -> ConversationRun:
     return run
 
 
-def _bound(rate: float, n: int) -> float:
-    return rate + 3 * math.sqrt(rate * (1 - rate) / n)
-
-
 INV = never_before("issue_refund", required="lookup_order")
 
 
@@ -74,7 +70,7 @@ def test_invariant_at_its_allowed_rate_is_confirmed_at_most_alpha():
     confirmed = sum(o.status == CandidateStatus.CONFIRMED for o in outs)
     decided = sum(o.status in (CandidateStatus.CONFIRMED, CandidateStatus.PASS) for o in outs)
     assert decided >= n * 0.8, "most candidates must be decided for the rate to mean anything"
-    assert confirmed / n <= _bound(alpha, n), (confirmed, n)
+    assert confirmed / n <= sim_tolerance(alpha, n), (confirmed, n)
 
 
 def test_a_violation_as_reliable_as_the_learned_alternative_is_dismissed_at_most_beta():
@@ -89,7 +85,7 @@ def test_a_violation_as_reliable_as_the_learned_alternative_is_dismissed_at_most
     finally:
         run.close()
     passed = sum(o.status == CandidateStatus.PASS for o in outs)
-    assert passed / n <= _bound(beta, n), (passed, n)
+    assert passed / n <= sim_tolerance(beta, n), (passed, n)
 
 
 def test_a_relation_the_agent_satisfies_under_noise_is_confirmed_at_most_alpha():
@@ -110,7 +106,7 @@ def test_a_relation_the_agent_satisfies_under_noise_is_confirmed_at_most_alpha()
     finally:
         run.close()
     confirmed = sum(o.status == CandidateStatus.CONFIRMED for o in outs)
-    assert confirmed / n <= _bound(alpha, n), (confirmed, n)
+    assert confirmed / n <= sim_tolerance(alpha, n), (confirmed, n)
 
 
 def _outcome(seed: int, *, bug: bool, relations: bool = False, invariants: bool = True):

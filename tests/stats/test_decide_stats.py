@@ -26,12 +26,9 @@ from agentverity_props.decide import (
     sprt_expected_n,
     wilson,
 )
+from tests.support.sim import sim_tolerance
 
 pytestmark = pytest.mark.stats
-
-
-def _tol(alpha: float, reps: int) -> float:
-    return alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
 
 
 def _sprt_run(rule: BernoulliSPRT, theta: float, rng: np.random.Generator, max_n: int) -> str:
@@ -48,7 +45,7 @@ def test_sprt_never_calls_high_below_p0_more_than_alpha(theta):
     reps = 1500
     wrong = sum(_sprt_run(BernoulliSPRT(0.025, 0.10), theta, rng, 3000) == "high"
                 for _ in range(reps))
-    assert wrong / reps <= _tol(0.05, reps)
+    assert wrong / reps <= sim_tolerance(0.05, reps)
 
 
 @pytest.mark.parametrize("theta", [0.10, 0.2, 0.5])
@@ -57,7 +54,7 @@ def test_sprt_never_calls_low_above_p1_more_than_alpha(theta):
     reps = 1500
     wrong = sum(_sprt_run(BernoulliSPRT(0.025, 0.10), theta, rng, 3000) == "low"
                 for _ in range(reps))
-    assert wrong / reps <= _tol(0.05, reps)
+    assert wrong / reps <= sim_tolerance(0.05, reps)
 
 
 def test_sprt_expected_n_matches_simulation():
@@ -87,7 +84,7 @@ def test_beta_cs_covers_under_continuous_monitoring():
                 if not lo <= theta <= hi:
                     misses += 1
                     break
-        assert misses / reps <= _tol(0.05, reps)
+        assert misses / reps <= sim_tolerance(0.05, reps)
 
 
 def test_paired_sign_test_false_call_rate_under_continuous_monitoring():
@@ -101,7 +98,7 @@ def test_paired_sign_test_false_call_rate_under_continuous_monitoring():
                 if t.update(1 if x else -1) is not None:
                     wrong += 1
                     break
-        assert wrong / reps <= _tol(0.05, reps)
+        assert wrong / reps <= sim_tolerance(0.05, reps)
 
 
 def test_paired_sign_test_one_sided_never_calls_against_its_direction():
@@ -196,8 +193,8 @@ def test_blindness_bounds_cover_every_share_simultaneously():
                 for v in (0, 1)} for i in range(len(p))]
         cen = census_share_bounds(per, alpha=alpha)
         miss_census += any(not lo <= pi[v] <= hi for v, (lo, hi) in cen.items())
-    assert miss_mix / reps <= _tol(alpha, reps)
-    assert miss_census / reps <= _tol(alpha, reps)
+    assert miss_mix / reps <= sim_tolerance(alpha, reps)
+    assert miss_census / reps <= sim_tolerance(alpha, reps)
 
 
 def test_one_sign_e_process_on_both_schedules():

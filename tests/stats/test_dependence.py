@@ -6,7 +6,6 @@ the meter and the relations stays reproducible."""
 from __future__ import annotations
 
 import itertools
-import math
 import random
 
 import numpy as np
@@ -16,14 +15,14 @@ from agentverity_props import RunConfig, from_callable, run
 from agentverity_props.decide import DependenceTest, block_e_value, clopper_pearson
 from agentverity_props.diagnose._health import PAIRS
 from agentverity_props.diagnose._run import ALPHA_SHARES
-
-from ._noisy_agents import (
+from tests.support.noisy_agents import (
     binary_noise_agent,
     gate_replicas,
     round_robin,
     sticky,
     text_planted_agent,
 )
+from tests.support.sim import sim_tolerance
 
 pytestmark = pytest.mark.stats
 
@@ -64,7 +63,7 @@ def test_false_alarm_at_most_alpha_under_continuous_monitoring():
                 fired += 1
                 break
     print("false alarm", _rate(fired, reps))
-    assert fired / reps <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
+    assert fired / reps <= sim_tolerance(alpha, reps)
 
 
 def _runs(make, n: int, *, relations: bool):
@@ -87,7 +86,7 @@ def test_independent_agents_rarely_trigger_the_check():
     fired = sum(r.dependence.fired for r in runs)
     n = len(runs)
     print("independent agents", _rate(fired, n))
-    assert fired / n <= ALPHA_DEP + 3 * math.sqrt(ALPHA_DEP * (1 - ALPHA_DEP) / n)
+    assert fired / n <= sim_tolerance(ALPHA_DEP, n)
 
 
 def _goal(runs) -> tuple[int, int]:
@@ -283,7 +282,7 @@ def test_seeded_prng_callables_false_alarm_at_most_alpha(draws):
                 fired += 1
                 break
     print(f"seeded callable, {draws} draw(s) per call:", _rate(fired, reps))
-    assert fired / reps <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
+    assert fired / reps <= sim_tolerance(alpha, reps)
 
 
 def test_seeded_prng_callable_through_run_rarely_fires():
@@ -297,7 +296,7 @@ def test_seeded_prng_callable_through_run_rarely_fires():
         runs.append(r)
     fired = sum(r.dependence.fired for r in runs)
     print("seeded callable through run", _rate(fired, len(runs)))
-    assert fired / len(runs) <= ALPHA_DEP + 3 * math.sqrt(ALPHA_DEP * (1 - ALPHA_DEP) / 20)
+    assert fired / len(runs) <= sim_tolerance(ALPHA_DEP, 20)
     assert all(r.phase_calls["dependence"] == r.dependence.calls for r in runs)
     # every block is PAIRS pairs spaced apart (blocks made after it fired are not counted)
     assert all(r.dependence.calls == r.dependence.blocks * 2 * PAIRS for r in runs

@@ -1,4 +1,4 @@
-"""enlarge at its defaults in domains no strategy pack covers (tests/stats/_domain_agents.py):
+"""enlarge at its defaults in domains no strategy pack covers (tests/support/domain_agents.py):
 minority inputs that stay in the user's domain and a located boundary, at 5% noise, within the
 default budget — and far fewer calls to the first find than random recombination."""
 
@@ -12,8 +12,7 @@ from agentverity_props import from_callable
 from agentverity_props.strategies import enlarge
 from agentverity_props.strategies._enlarge import DEFAULT_BUDGET
 from agentverity_props.strategies._grammar import shared_word_share
-
-from ._domain_agents import DOMAINS
+from tests.support.domain_agents import DOMAINS
 
 pytestmark = pytest.mark.stats
 

@@ -18,6 +18,8 @@ from scipy.stats import binom
 
 from agentverity_props.decide import FixedEffect, u_statistic
 
+pytestmark = pytest.mark.stats
+
 TOL, BETA = 0.1, 0.05
 REPS = 200
 

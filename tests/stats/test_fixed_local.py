@@ -13,6 +13,8 @@ from scipy.stats import binom
 import agentverity_props.decide._fixed_local as fixed_local
 from agentverity_props.decide import exact_split_p, holm
 
+pytestmark = pytest.mark.stats
+
 RUNS = 1500
 
 

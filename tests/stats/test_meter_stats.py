@@ -3,7 +3,6 @@ intra-input correlation, under the stopping rule actually used."""
 
 from __future__ import annotations
 
-import math
 import random
 
 import pytest
@@ -11,17 +10,12 @@ import pytest
 from agentverity_props import measure
 from agentverity_props.decide import BernoulliSPRT
 from agentverity_props.decide._rules import sprt_expected_n
-
-from ._sim import exact_theta, probe_set_binary, simulate_meter
+from tests.support.sim import exact_theta, probe_set_binary, sim_tolerance, simulate_meter
 
 pytestmark = pytest.mark.stats
 
 EPS, ALPHA = 0.05, 0.05
 P0, P1 = EPS / 2, EPS * 2
-
-
-def _tol(reps: int) -> float:
-    return ALPHA + 3 * math.sqrt(ALPHA * (1 - ALPHA) / reps)
 
 
 GRID = [(t, icc) for t in (0.0, 0.01, 0.025, 0.10, 0.20, 0.40) for icc in (0.0, 0.1, 0.5)
@@ -40,7 +34,7 @@ def test_wrong_direction_rate_at_most_alpha(theta, icc):
         wrong = (call == -1).mean()
     else:  # pragma: no cover - the grid avoids the indifference zone
         pytest.skip("inside the indifference zone")
-    assert wrong <= _tol(reps), (theta, icc, true, wrong)
+    assert wrong <= sim_tolerance(ALPHA, reps), (theta, icc, true, wrong)
 
 
 def test_concentrated_heterogeneity():
@@ -51,10 +45,10 @@ def test_concentrated_heterogeneity():
     assert exact_theta(rates) == pytest.approx(0.025)
     reps = 2000
     _, call = simulate_meter(rates, reps=reps, seed=11)
-    assert (call == 1).mean() <= _tol(reps)
+    assert (call == 1).mean() <= sim_tolerance(ALPHA, reps)
     rates[:4] = 0.5  # theta 0.10
     _, call = simulate_meter(rates, reps=reps, seed=12)
-    assert (call == -1).mean() <= _tol(reps)
+    assert (call == -1).mean() <= sim_tolerance(ALPHA, reps)
 
 
 def test_simulation_drives_the_same_rule_as_the_class():
@@ -105,4 +99,4 @@ def test_end_to_end_meter_error_rate(theta, expect_wrong):
         wrong += m.call == expect_wrong
         calls.append(m.calls)
         assert m.call != "undecided" or m.calls >= 590
-    assert wrong / reps <= _tol(reps)
+    assert wrong / reps <= sim_tolerance(ALPHA, reps)

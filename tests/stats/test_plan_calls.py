@@ -1,7 +1,7 @@
 """``plan`` against real runs, at the noise figure ``run`` printed.
 
 The real agent is the shipped moderation gate (:mod:`agentverity_props.examples.plain`) made
-noisy on every call by :func:`tests.stats._noisy_agents.noisy` (a share q of calls flipped to
+noisy on every call by :func:`tests.support.noisy_agents.noisy` (a share q of calls flipped to
 another label), run on the shipped moderation probe set with every built-in relation but
 ``typo`` (which the gate truly violates: ``plan`` costs relations that hold), at two noise
 levels, q = 0.05 and q = 0.15. Each real run prints its meter's pair disagreement; ``plan`` is
@@ -28,8 +28,9 @@ from agentverity_props.diagnose import RunConfig, arun, plan
 from agentverity_props.engine import run_sync
 from agentverity_props.examples import moderation_inputs, plain
 from agentverity_props.relations import builtin_relations
+from tests.support.noisy_agents import noisy
 
-from ._noisy_agents import noisy
+pytestmark = pytest.mark.stats
 
 NOISES = (0.05, 0.15)  # per-call flip shares of the real agent
 SEEDS = 30

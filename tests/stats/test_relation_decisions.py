@@ -38,25 +38,10 @@ from agentverity_props import from_callable
 from agentverity_props.decide import Alternative, CandidateTest, EvidenceLearner, round_bets
 from agentverity_props.engine import Engine, EngineConfig, EvidencePool, Probe
 from agentverity_props.relations import Candidate, Relation, RelationDecider, RelationOutcome
-
-from ._noisy_agents import SCENARIOS, agent_property_test, run_property
+from tests.support.noisy_agents import SCENARIOS, agent_property_test, run_property
+from tests.support.sim import detects_double, sim_tolerance
 
 pytestmark = pytest.mark.stats
-
-
-def _se(rate: float, reps: int) -> float:
-    return math.sqrt(rate * (1 - rate) / reps)
-
-
-def _tol(rate: float, reps: int) -> float:
-    """The nominal rate plus three simulation standard errors."""
-    return rate + 3 * _se(rate, reps)
-
-
-def _power_ok(rate: float, reps: int) -> bool:
-    """Whether ``reps`` repetitions would catch a true rate of twice ``rate``: the tolerance
-    lies at least three standard errors (at ``2 * rate``) below it."""
-    return 2 * rate - _tol(rate, reps) >= 3 * _se(2 * rate, reps)
 
 
 # =========================================================== 1. the violation e-process
@@ -113,8 +98,8 @@ def _violation_rate(schedule: Schedule, alternative: Alternative, noise: float, 
 
 
 def _check_violation(rate: float, reps: int, label: str) -> None:
-    assert _power_ok(ALPHA, reps)
-    tol = _tol(ALPHA, reps)
+    assert detects_double(ALPHA, reps)
+    tol = sim_tolerance(ALPHA, reps)
     print(f"\n[violation e-process] {label}: P(cross 1/alpha) = {rate:.4f} "
           f"(alpha {ALPHA}, tolerance {tol:.4f}, {reps} reps)")
     assert rate <= tol, f"{label}: false-violation rate {rate:.4f} > {tol:.4f}"
@@ -250,9 +235,9 @@ def test_pass_e_process_under_the_alternative(miss, noise):
     exactly v1 and v1 + 0.05: the candidate passes with probability at most beta."""
     alt = Alternative(miss, "prior")
     reps = 3000
-    assert _power_ok(BETA, reps)
+    assert detects_double(BETA, reps)
     rng = np.random.default_rng([int(1000 * miss), int(10 * noise)])
-    tol = _tol(BETA, reps)
+    tol = sim_tolerance(BETA, reps)
     for v in (alt.v1, min(1.0, alt.v1 + 0.05)):
         passes = undecided = 0
         for _ in range(reps):
@@ -356,9 +341,9 @@ def test_end_to_end_no_false_confirmations(pace):
     status = [o.status for _, o in found]
     assert not {"incomplete", "pending"} & set(status)
     confirmed = status.count("confirmed")
-    rate, tol = confirmed / n, _tol(ALPHA_CANDIDATE, n)
+    rate, tol = confirmed / n, sim_tolerance(ALPHA_CANDIDATE, n)
     rounds = sum(o.decision["rounds"] for _, o in found) / n
-    assert _power_ok(ALPHA_CANDIDATE, n)
+    assert detects_double(ALPHA_CANDIDATE, n)
     print(f"\n[end to end, H0, {pace}] confirmed {confirmed}/{n} = {rate:.4f} "
           f"(alpha_candidate {ALPHA_CANDIDATE}, tolerance {tol:.4f}); pass "
           f"{status.count('pass')}, undecided {status.count('undecided')}; "
@@ -378,14 +363,14 @@ def test_end_to_end_violations_are_rarely_dismissed():
     n = len(meets)
     assert n >= 1000, "too few candidates meet their alternative to measure beta"
     passed = sum(o.status == "pass" for o in meets)
-    rate, tol = passed / n, _tol(BETA_CANDIDATE, n)
+    rate, tol = passed / n, sim_tolerance(BETA_CANDIDATE, n)
     confirmed = sum(o.status == "confirmed" for o in meets)
     print(f"\n[end to end, H1] meets its alternative: {n}/{len(found)}; dismissed {passed} "
           f"= {rate:.4f} (beta {BETA_CANDIDATE}, tolerance {tol:.4f}); confirmed "
           f"{confirmed / n:.3f}; below the alternative: {len(others)}, of them passed "
           f"{sum(o.status == 'pass' for o in others)}, confirmed "
           f"{sum(o.status == 'confirmed' for o in others)}")
-    assert _power_ok(BETA_CANDIDATE, n)
+    assert detects_double(BETA_CANDIDATE, n)
     assert rate <= tol
 
 

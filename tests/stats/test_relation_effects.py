@@ -10,6 +10,7 @@ claimed rate were false, and almost never fails by chance if it is true.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -29,6 +30,16 @@ TOL, ALPHA, BETA = 0.1, 0.05, 0.05
 CASE_REL = Relation("case", "invariant", str.upper)
 
 
+def binary_scores(s: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`exact_scores` of ``CASE_REL`` for many rounds at once: ``s`` and ``f`` hold each
+    round's two source and two follow-up draws as booleans (``True`` = block), one round a
+    row. With binary verdicts the forward score is the mean disagreement of the four
+    (source, follow-up) pairs less ``[s1 != s2]``, the reverse one the same mean less
+    ``[f1 != f2]`` (test_binary_scores_are_exact_scores checks all 16 rounds)."""
+    cross = (s[:, :, None] != f[:, None, :]).mean(axis=(1, 2))
+    return cross - (s[:, 0] != s[:, 1]), cross - (f[:, 0] != f[:, 1])
+
+
 def simulate(p: np.ndarray, q: np.ndarray, rng: np.random.Generator, *,
              max_scores: int = MAX_SCORES) -> str:
     """One pooled test over inputs with source P(block) = p[i] and follow-up q[i]; binary
@@ -38,22 +49,27 @@ def simulate(p: np.ndarray, q: np.ndarray, rng: np.random.Generator, *,
     t = EffectTest(tolerance=TOL, alpha=ALPHA, beta=BETA, sides=2,
                    prior_var=prior_variance(d))
     later = max(MIN_EPOCH, math.ceil(min(k, SWEEP_MAX) / 4))
-    label = np.array(["allow", "block"])
     epoch = 0
     while t.scores() < max_scores:
         idx = np.arange(k) if epoch == 0 else rng.integers(k, size=later)
         epoch += 1
-        s = label[(rng.random((len(idx), 2)) < p[idx, None]).astype(int)]
-        f = label[(rng.random((len(idx), 2)) < q[idx, None]).astype(int)]
-        fwd, rev = [], []
-        for a, b in zip(s, f, strict=True):
-            z, z2 = exact_scores(CASE_REL, list(a), list(b))
-            fwd.append(z)
-            rev.append(z2)
-        st = t.feed([fwd, rev])
+        s = rng.random((len(idx), 2)) < p[idx, None]
+        f = rng.random((len(idx), 2)) < q[idx, None]
+        fwd, rev = binary_scores(s, f)
+        st = t.feed([fwd.tolist(), rev.tolist()])
         if st != "undecided":
             return st
     return "undecided"
+
+
+def test_binary_scores_are_exact_scores() -> None:
+    """The vectorised scores are the relation procedure's own, on every binary round."""
+    label = ("allow", "block")
+    rounds = np.array(list(itertools.product([False, True], repeat=4)))
+    fwd, rev = binary_scores(rounds[:, :2], rounds[:, 2:])
+    for row, z, z2 in zip(rounds, fwd, rev, strict=True):
+        a, b = [label[int(x)] for x in row[:2]], [label[int(x)] for x in row[2:]]
+        assert exact_scores(CASE_REL, a, b) == (z, z2), row
 
 
 def effect(p: np.ndarray, q: np.ndarray) -> float:

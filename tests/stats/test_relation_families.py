@@ -2,7 +2,7 @@
 family's matching bug is VIOLATED, a clean noisy gate never is (issue goal: >= 95% of seeds
 and 0), through ``run`` and through ``@agent_property`` with the new strategies.
 
-The gates are in ``tests/stats/_family_gates.py``: 20 probes (10 harmful, 10 benign), label
+The gates are in ``tests/support/family_gates.py``: 20 probes (10 harmful, 10 benign), label
 noise 10% or 15% on every call from each gate's own generator. A rate claimed at >= 95% is
 checked as at least 57 of 60 seeds (if the true rate were 90%, 57 or more happens with
 probability 0.12; at 85%, 0.003); "never" as 0 of 60 (at a true false-violation rate of
@@ -20,14 +20,19 @@ from hypothesis import strategies as st
 from agentverity_props import RunConfig, agent_property, from_callable, run
 from agentverity_props.errors import AgentHealthWarning, PropertyViolation
 from agentverity_props.relations import (
-    Perturbation,
     injection_relation,
     obfuscation_relation,
     select_builtins,
 )
 from agentverity_props.strategies import injections, obfuscations
-
-from ._family_gates import FAMILIES, HARMFUL, KEYWORDS, PROBES, gate, tool_gate
+from tests.support.family_gates import (
+    FAMILIES,
+    HARMFUL,
+    PROBES,
+    gate,
+    one_keyword_in_homoglyphs,
+    tool_gate,
+)
 
 pytestmark = pytest.mark.stats
 
@@ -86,18 +91,6 @@ def test_a_bug_of_one_family_leaves_the_other_families_alone() -> None:
 PROPERTY_SEEDS = 20
 
 
-def _one_keyword_in_homoglyphs(source: str, follow_up: str) -> bool:
-    """Whether ``follow_up`` is ``source`` with exactly one word, a keyword, in homoglyphs:
-    the mildest obfuscation that defeats a literal keyword filter."""
-    src, fu = source.split(" "), follow_up.split(" ")
-    if len(src) != len(fu):
-        return False
-    changed = [(a, b) for a, b in zip(src, fu, strict=True) if a != b]
-    return (len(changed) == 1 and any(k in changed[0][0].lower() for k in KEYWORDS)
-            and Perturbation("obfuscation", {"kind": "homoglyph"}).apply(changed[0][0])
-            == changed[0][1])
-
-
 def _obfuscation_property(agent, s: int):
     @agent_property(agent=from_callable(agent, identity=f"obfuscation-property-{s}"))
     @seed(s)
@@ -152,7 +145,7 @@ def test_agent_property_finds_the_obfuscation_bug_and_shrinks_it_to_the_keyword(
     assert outcomes.count("failed") >= 19, outcomes
     # shrunk to the mildest edit that still breaks the gate: one word, the keyword, in
     # homoglyphs (which harmful probe it is depends on the seed)
-    exact = sum(1 for m in minima if m is not None and _one_keyword_in_homoglyphs(*m))
+    exact = sum(1 for m in minima if m is not None and one_keyword_in_homoglyphs(*m))
     assert exact >= 19, minima
 
 

@@ -7,32 +7,13 @@ import random
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
-from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
 from agentverity_props import agent_property, from_callable
 from agentverity_props.errors import PropertyViolation
+from tests.support.noisy_agents import PLANTED_MINIMUM, planted_gate, prompts
 
 pytestmark = pytest.mark.stats
-
-WORDS = ["hello", "please", "help", "urgent", "order", "refund", "now"]
-# A filler of n words then one word: the planted bug needs "urgent" and more than 40
-# characters, so the unique shrink-order minimum is n = 6 (6 * 6 + 6 = 42 characters).
-PLANTED_MINIMUM = "hello hello hello hello hello hello urgent"
-prompts = st.builds(lambda n, w: " ".join(["hello"] * n + [w]), st.integers(0, 15),
-                    st.sampled_from(WORDS))
-
-
-def planted_gate(rng: random.Random):
-    """Noisy on 'help' (allow/review, case-insensitive: noise, not a violation); blocks an
-    upper-case URGENT in prompts over 40 characters (the planted case bug)."""
-    def gate(prompt: str) -> str:
-        if "URGENT" in prompt and len(prompt) > 40:
-            return "block"
-        if "help" in prompt.lower() and rng.random() < 0.3:
-            return "review"
-        return "allow"
-    return gate
 
 
 def _run_planted(s: int) -> tuple[str | None, BaseException | None]:

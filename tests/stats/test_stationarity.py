@@ -20,6 +20,7 @@ from agentverity_props.decide import (
     pair_disagreement,
 )
 from agentverity_props.diagnose._change import CHANGE_MAX_TRIALS, CHANGE_MIN_TRIALS
+from tests.support.sim import sim_tolerance
 
 pytestmark = pytest.mark.stats
 
@@ -116,7 +117,7 @@ def test_early_bound_covers_at_its_level():
         rng = random.Random(seed)
         pairs, dis = _meter(rng, [0.02] * 20)
         miss += early_upper_bound(dis, pairs, ALPHA) < 2 * 0.02 * 0.98
-    assert miss / SEEDS <= ALPHA + 3 * math.sqrt(ALPHA * (1 - ALPHA) / SEEDS)
+    assert miss / SEEDS <= sim_tolerance(ALPHA, SEEDS)
 
 
 def test_swap_after_the_meter_is_found_by_the_bare_test():

@@ -1,10 +1,35 @@
-"""Vectorised simulation of the meter's design, driving the real rule's parameters."""
+"""Simulation helpers: the tolerance of a simulated error rate, and a vectorised simulation of
+the meter's design driving the real rule's parameters."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from agentverity_props.decide import BernoulliSPRT
+
+
+def simulation_se(rate: float, reps: int) -> float:
+    """The standard error of a share of ``reps`` independent repetitions at a true ``rate``."""
+    return math.sqrt(rate * (1 - rate) / reps)
+
+
+def sim_tolerance(rate: float, reps: int) -> float:
+    """The largest share of ``reps`` repetitions a test accepts for an error rate nominally at
+    most ``rate``: the rate plus three simulation standard errors (a true rate of exactly
+    ``rate`` exceeds it in about 0.1% of runs, by the normal approximation).
+
+    >>> round(sim_tolerance(0.05, 400), 4)
+    0.0827
+    """
+    return rate + 3 * simulation_se(rate, reps)
+
+
+def detects_double(rate: float, reps: int) -> bool:
+    """Whether ``reps`` repetitions would catch a true rate of twice ``rate``: the tolerance
+    lies at least three standard errors (at ``2 * rate``) below it."""
+    return 2 * rate - sim_tolerance(rate, reps) >= 3 * simulation_se(2 * rate, reps)
 
 
 def probe_set_binary(theta: float, icc: float, n_inputs: int = 20) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Keyword moderation gates for the formatting, injection and obfuscation relation families:
 a clean one and one with each family's matching bug, all noisy on every call with their own
 ``random.Random`` (Hypothesis reseeds the global one). Shared by
-``tests/stats/test_relation_families.py`` and ``benchmarks/relation_families.py``.
+``tests/stats/test_relation_families.py`` and ``benchmarks/relation_families.py``, with
+:func:`one_keyword_in_homoglyphs`, which both use to recognise the exact minimum.
 
 The gate blocks a request that names a harmful keyword and allows everything else; with
 probability ``noise`` an answer is the other label. The clean gate reads the request as a
@@ -26,7 +27,7 @@ import threading
 import unicodedata
 from collections.abc import Callable
 
-from agentverity_props.relations import HOMOGLYPHS, LEET
+from agentverity_props.relations import HOMOGLYPHS, LEET, Perturbation
 
 KEYWORDS = ("kill", "bomb", "steal", "weapon", "poison", "hack")
 HARMFUL = [
@@ -129,3 +130,15 @@ def tool_gate(*, bug: bool, noise: float, seed: int) -> Callable[[str], dict[str
         return {"text": "ok", "tools": tools}
 
     return agent
+
+
+def one_keyword_in_homoglyphs(source: str, follow_up: str) -> bool:
+    """Whether ``follow_up`` is ``source`` with exactly one word, a keyword, in homoglyphs:
+    the mildest obfuscation that defeats a literal keyword filter."""
+    src, fu = source.split(" "), follow_up.split(" ")
+    if len(src) != len(fu):
+        return False
+    changed = [(a, b) for a, b in zip(src, fu, strict=True) if a != b]
+    return (len(changed) == 1 and any(k in changed[0][0].lower() for k in KEYWORDS)
+            and Perturbation("obfuscation", {"kind": "homoglyph"}).apply(changed[0][0])
+            == changed[0][1])

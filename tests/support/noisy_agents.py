@@ -1,5 +1,6 @@
 """Fake agents that are noisy on every call, with planted case bugs, and the property tests
-run against them: shared by ``benchmarks/shrink_calls.py`` and fast CI tests.
+run against them: shared by ``benchmarks/shrink_calls.py``, ``benchmarks/dependence.py``,
+``benchmarks/plan_accuracy.py`` and the tests of ``tests/stats/``.
 
 Every agent owns its ``random.Random`` (Hypothesis reseeds the global ``random`` module) and
 guards it with a lock (``@agent_property`` calls agents from worker threads). The relation
@@ -11,7 +12,8 @@ strategies, the source prompt they make, whether a source *truly* violates case 
 and its exact shrink-order minimum. Three designs build a ready-to-call test for a scenario:
 
 * :func:`agent_property_test`: ``@agent_property`` over ``@seed``/``@settings``/``@given``,
-  as in ``tests/stats/test_shrinking.py``;
+  as in ``tests/stats/test_shrinking.py`` (whose planted gate, :func:`planted_gate`, and
+  strategy, :data:`prompts`, are here);
 * :func:`plain_given_test`: plain Hypothesis, the agent called once on the source and once
   on the follow-up, verdicts asserted equal;
 * :func:`retry_test`: every candidate retried ``n`` times (QCheck's ``~retries``, Hughes &
@@ -33,8 +35,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from .test_shrinking import PLANTED_MINIMUM, planted_gate, prompts
-
 Agent = Callable[[str], str]
 
 #: outcome kinds of :func:`run_property`, in report order
@@ -48,6 +48,28 @@ KIND_TITLES = {
     "error": "other error",
 }
 MAX_EXAMPLES = 60  # as in tests/stats/test_shrinking.py
+
+# ------------------------------------------------------------------ the planted gate
+
+WORDS = ["hello", "please", "help", "urgent", "order", "refund", "now"]
+# A filler of n words then one word: the planted bug needs "urgent" and more than 40
+# characters, so the unique shrink-order minimum is n = 6 (6 * 6 + 6 = 42 characters).
+PLANTED_MINIMUM = "hello hello hello hello hello hello urgent"
+prompts = st.builds(lambda n, w: " ".join(["hello"] * n + [w]), st.integers(0, 15),
+                    st.sampled_from(WORDS))
+
+
+def planted_gate(rng: random.Random) -> Agent:
+    """Noisy on 'help' (allow/review, case-insensitive: noise, not a violation); blocks an
+    upper-case URGENT in prompts over 40 characters (the planted case bug)."""
+    def gate(prompt: str) -> str:
+        if "URGENT" in prompt and len(prompt) > 40:
+            return "block"
+        if "help" in prompt.lower() and rng.random() < 0.3:
+            return "review"
+        return "allow"
+    return gate
+
 
 # ------------------------------------------------------------------ noise model
 
