@@ -3,7 +3,7 @@ blocks fire, what ``dependence.verdict`` says, and how often the meter's
 'verdict-deterministic' comes without the warning, through the real ``run`` (meter and
 checks, no relations; 20 inputs, alpha = 0.05, so the check at alpha/8).
 
-Agents (tests/stats/_noisy_agents.py): ``ttl_cache(agent, T)`` returns the stored answer to
+Agents (tests/support/noisy_agents.py): ``ttl_cache(agent, T)`` returns the stored answer to
 a prompt asked again within T calls (of the whole agent) of the call that filled it, over the
 case-invariant text gate with 15% noise or a two-label agent of pair disagreement theta; and
 the same agents without the cache. Rates with 95% Clopper-Pearson intervals.
@@ -29,7 +29,7 @@ from _docs import write_section  # noqa: E402
 
 from agentverity_props import RunConfig, from_callable, run  # noqa: E402
 from agentverity_props.decide import clopper_pearson  # noqa: E402
-from tests.stats._noisy_agents import (  # noqa: E402
+from tests.support.noisy_agents import (  # noqa: E402
     binary_noise_agent,
     text_planted_agent,
     ttl_cache,

@@ -1,4 +1,4 @@
-"""Issue 44: enlarge claims only what it verified (tests/stats/_scope_agents.py).
+"""Issue 44: enlarge claims only what it verified (tests/support/scope_agents.py).
 
 Measured at the defaults (budget 600, one call at a time), seeds 0-2: intake 9, 5, 9 added
 inputs, all truly ``urgent``, with 3, 2, 3 true boundary pairs, each run done (decided not
@@ -16,8 +16,7 @@ from agentverity_props import from_callable
 from agentverity_props.strategies import enlarge
 from agentverity_props.strategies._grammar import shared_word_share
 from agentverity_props.strategies._verify import Verifier
-
-from ._scope_agents import SCOPE_DOMAINS
+from tests.support.scope_agents import SCOPE_DOMAINS
 
 pytestmark = pytest.mark.stats
 
