@@ -89,6 +89,8 @@ SETTINGS: dict[str, Spelling] = {
     "price_model": Spelling("--price-model", None, None, "Price.load(path, model=NAME)",
                             "NAME"),
     "noise": Spelling("--noise", None, None, "noises=", "D"),
+    "noise_from": Spelling("--noise-from", None, None, "NoiseEstimate.read({})", ""),
+    "confirm_all": Spelling("--confirm-all", None, None, "confirm_all=True"),
     "modal_share": Spelling("--modal-share", None, None, "modal_share=", "S"),
     "tool_calls": Spelling("--tool-calls", None, None, "tool_calls=True"),
     "tokens_per_call": Spelling("--tokens-per-call", None, None,

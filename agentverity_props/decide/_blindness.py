@@ -182,7 +182,9 @@ def blindness_call(keys: Sequence[K], *, threshold: float, alpha: float,
     both methods at ``alpha * BLINDNESS_BOUND_SHARE`` each: a call either makes (the other
     undecided), ``undecided`` when they disagree.
 
-    >>> blindness_call(["a"] * 30, threshold=0.9, alpha=0.05).status
+    >>> blindness_call(["a"] * 30, threshold=0.9, alpha=0.05).status  # 30 draws: too few
+    'undecided'
+    >>> blindness_call(["a"] * 60, threshold=0.9, alpha=0.05).status
     'blind'
     >>> blindness_call(["a", "b"] * 20, threshold=0.9, alpha=0.05).status
     'ok'

@@ -186,16 +186,17 @@ def _noise_from_report(p: Path, shown: str) -> NoiseEstimate:
     try:
         doc = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise BadInput(f"--noise-from {shown}: not a readable JSON report "
-                       f"({type(exc).__name__})", "give a run --format json report, or a "
-                       "recorded store") from None
+        raise BadInput(f"{setting('noise_from', shown)}: not a readable JSON report "
+                       f"({type(exc).__name__})", f"give a run {setting('format_json')} "
+                       "report, or a recorded store") from None
     meter = doc.get("meter") if isinstance(doc, dict) else None
     pairs = meter.get("pairs") if isinstance(meter, dict) else None
     dis = meter.get("disagreements") if isinstance(meter, dict) else None
     if not (isinstance(pairs, int) and isinstance(dis, int) and pairs > 0):
-        raise BadInput(f"--noise-from {shown} has no meter pairs (not a run report, or a run "
-                       "whose meter made no pair)", "give a run --format json report, a "
-                       "recorded store, or --noise")
+        raise BadInput(f"{setting('noise_from', shown)} has no meter pairs (not a run report, "
+                       "or a run whose meter made no pair)", f"give a run "
+                       f"{setting('format_json')} report, a recorded store, or "
+                       f"{setting('noise')}")
     lo, hi = _interval(dis, pairs)
     return NoiseEstimate(dis / pairs, pairs, lo, hi, f"report {p.name}")
 
@@ -221,7 +222,7 @@ def _noise_from_store(spec: str) -> NoiseEstimate:
             pairs += 1
             dis += a != b
     if not pairs:
-        raise BadInput(f"--noise-from {spec}: the store holds no probe drawn twice",
-                       "record a run first, or give --noise")
+        raise BadInput(f"{setting('noise_from', spec)}: the store holds no probe drawn twice",
+                       f"record a run first, or give {setting('noise')}")
     lo, hi = _interval(dis, pairs)
     return NoiseEstimate(dis / pairs, pairs, lo, hi, f"store {spec}")

@@ -144,17 +144,24 @@ def route_breakdown(probes: Sequence[Probe], pool: EvidencePool, meter: MeterRes
     for r in relations:
         per: dict[str, dict[str, Any]] = {}
         sus: dict[str, list[float]] = {}
+        # inputs, not (input, follow-up) pairs: an input of a family may carry several
+        seen: dict[str, tuple[set[str], set[str], set[str]]] = {}
         for o in r.outcomes:
             label = by_input.get(o.fp)
             if label is None or o.status == "skipped":
                 continue
-            row = per.setdefault(label, {"label": label, "inputs": 0, "raw": 0,
-                                         "confirmed": 0, "mean_suspicion": None})
-            row["inputs"] += 1
-            row["raw"] += bool(o.raw)
-            row["confirmed"] += o.status == "confirmed"
+            per.setdefault(label, {"label": label, "inputs": 0, "raw": 0,
+                                   "confirmed": 0, "mean_suspicion": None})
+            ins, raw, conf = seen.setdefault(label, (set(), set(), set()))
+            ins.add(o.fp)
+            if o.raw:
+                raw.add(o.fp)
+            if o.status == "confirmed":
+                conf.add(o.fp)
             if o.suspicion is not None:
                 sus.setdefault(label, []).append(float(o.suspicion))
+        for label, (ins, raw, conf) in seen.items():
+            per[label].update(inputs=len(ins), raw=len(raw), confirmed=len(conf))
         for label, xs in sus.items():
             per[label]["mean_suspicion"] = sum(xs) / len(xs)
         rels[r.relation.name] = [per[k] for k in sorted(per, key=lambda k: (-sizes[k], k))]

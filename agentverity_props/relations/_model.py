@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._internal.outcome import CandidateStatus, RelationStatus
+from .._internal.settings import setting
 from ..errors import InvalidArgument
 from ..observation import LAYERS
 
@@ -345,7 +346,7 @@ class RelationResult:
                             if o.status == CandidateStatus.UNDECIDED
                             and o.note.startswith("not tested on its own")}
                 more = (f"; {len(untested)} more input(s) flagged, not tested on their own "
-                        "(--confirm-all tests them)" if untested else "")
+                        f"({setting('confirm_all')} tests them)" if untested else "")
                 return (f"{self.confirmed_inputs} input(s){pairs} confirmed violating{by} "
                         f"beyond the agent's noise (family-wise alpha){more}; {rng}")
             return (f"{rng}: above the tolerance {tol:g} (rejects effect <= {tol:g}, error "

@@ -243,7 +243,7 @@ class ProbeGrammar:
         >>> g = ProbeGrammar(["Flight to Boston, cost $450", "Flight to Denver, cost $1,200",
         ...                   "Train to Boston, cost $80"])
         >>> sorted({e.kind for e in g.edits("Flight to Boston, cost $450")})
-        ['delete', 'lexicon', 'number', 'splice', 'swap']
+        ['delete', 'lexicon', 'negate', 'number', 'splice', 'swap']
         >>> [e.after for e in g.edits("Flight to Boston, cost $450") if e.kind == "swap"][:2]
         ['Train', 'Denver']
     """

@@ -103,7 +103,8 @@ def test_snapshot_and_check_exit_codes(work):
         ["snapshot", "--agent", "agents.py:gate", *base, "-o", "s.json", "--accept-reference",
          "--format", "json"]], work)
     assert refused.returncode == 2
-    assert "[accepted]" in refused.stderr
+    # every evidence rule passed: the preview's next step, not an error
+    assert "preview: every evidence rule passed" in refused.stderr
     assert "--accept-reference" in refused.stderr
     assert not (work / "refused.json").exists()
     assert ok.returncode == 0, ok.stderr
