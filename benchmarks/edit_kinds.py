@@ -14,73 +14,22 @@ rows tally every relation (a false VIOLATED there is an error). Profiles: standa
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _docs import write_section
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root
+
 from agentverity_props import RunConfig, from_callable, run
 from agentverity_props.relations import builtin_relations
+from tests.support.routers import BUGS, PROMPTS, router
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 SECTION = "edit-kinds"
-
-PROMPTS = [
-    "Where is my package? It was due yesterday.", "How do I reset my password?",
-    "I was charged twice for my order.", "Can I get a refund for a damaged item?",
-    "My invoice shows the wrong address.", "When will my order be delivered?",
-    "I cannot log in to my account.", "Do you ship to Canada?",
-    "How do I change my login email?", "The package arrived empty.",
-    "Please cancel the extra charge on my card.", "What are your opening hours?",
-    "Can I speak to a human?", "My delivery was left at the wrong door.",
-    "I forgot my password again.", "How long does shipping take to Spain?",
-    "Why was I charged a late fee?", "Send me a copy of my last invoice.",
-    "Is there a discount for students?", "The courier says it was delivered but it is not.",
-    "Can I pay by bank transfer?", "How do I close my account?",
-    "Where do I find my order history?", "My refund has not arrived yet.",
-    "Do you have a phone number?", "Can I change the delivery date?",
-    "The login page shows an error.", "What is your returns policy?",
-    "I want to update my billing details.", "Is my data safe with you?",
-]
-
-#: bug -> (relation, the kinds that carry it, the trigger)
-BUGS: dict[str, tuple[str, tuple[str, ...], Callable[[str], bool]]] = {
-    "`!` anywhere": ("punctuation", ("exclamation",), lambda p: "!" in p),
-    # a question's own source is misrouted too: every edit that moves its final mark shows it
-    "a final `?`": ("punctuation", ("question", "toggle period", "exclamation", "repeat",
-                                    "ellipsis", "strip all"), lambda p: p.endswith("?")),
-    "trailing whitespace": ("whitespace", ("trailing",), lambda p: p != p.rstrip()),
-    "a tab": ("whitespace", ("tab",), lambda p: "\t" in p),
-    "all upper case": ("case", ("upper", "swapped"), lambda p: p.isupper()),
-}
-
-
-def topic(p: str) -> str:
-    low = " ".join(p.lower().split())  # robust to whitespace: "log\tin" is "log in"
-    for label, words in (("billing", ("invoice", "refund", "charge", "pay", "billing")),
-                         ("shipping", ("ship", "package", "deliver", "courier", "order")),
-                         ("account", ("password", "login", "log in", "account"))):
-        if any(w in low for w in words):
-            return label
-    return "general"
-
-
-def router(bug: str | None, noise: float, seed: int) -> Callable[[str], str]:
-    rng = random.Random(f"router:{bug}:{noise}:{seed}")  # its own generator
-    hit = BUGS[bug][2] if bug else (lambda p: False)
-
-    def route(p: str) -> str:
-        v = "technical" if hit(p) else topic(p)
-        if rng.random() < noise:
-            v = rng.choice(["billing", "shipping", "account", "general"])
-        return v
-    return route
-
 
 def run_one(bug: str | None, noise: float, seed: int) -> dict[str, object]:
     rels = builtin_relations(BUGS[bug][0]) if bug else builtin_relations(

@@ -12,6 +12,10 @@ and no benchmark imports a test module.
   (``benchmarks/check_drift.py``);
 * :mod:`tests.support.compare_agents`: identical agents for ``compare``
   (``benchmarks/compare_null.py``);
+* :mod:`tests.support.routers`: a ticket router with one bug on one kind of edit
+  (``tests/unit/test_edit_families.py``, ``benchmarks/edit_kinds.py``);
+* :mod:`tests.support.scope_agents`: the negation-and-scope and two-number domains of
+  ``enlarge`` (``tests/stats/test_enlarge_scope.py``);
 * :mod:`tests.support.sim`: the tolerance of a simulated error rate (:func:`sim_tolerance`)
   and the vectorised meter simulation.
 

@@ -6,7 +6,6 @@ Profiles choose the per-input evidence and say so in the report."""
 from __future__ import annotations
 
 import json
-import random
 import subprocess
 import sys
 from collections import Counter
@@ -22,52 +21,19 @@ from agentverity_props.relations import (
     per_input,
     register_profile,
 )
+from tests.support.routers import BUGS as BUGS_ALL
+from tests.support.routers import PROMPTS
+from tests.support.routers import router as make_router
 
-INPUTS = [
-    "Where is my package? It was due yesterday.", "How do I reset my password?",
-    "I was charged twice for my order.", "Can I get a refund for a damaged item?",
-    "My invoice shows the wrong address.", "When will my order be delivered?",
-    "I cannot log in to my account.", "Do you ship to Canada?",
-    "How do I change my login email?", "The package arrived empty.",
-    "Please cancel the extra charge on my card.", "What are your opening hours?",
-    "Can I speak to a human?", "My delivery was left at the wrong door.",
-    "I forgot my password again.", "How long does shipping take to Spain?",
-    "Why was I charged a late fee?", "Send me a copy of my last invoice.",
-    "Is there a discount for students?", "The courier says it was delivered but it is not.",
-]
-
-BUGS = {
-    "bang": ("punctuation", lambda p: "!" in p),
-    "final question": ("punctuation", lambda p: p.rstrip().endswith("?")),
-    "trailing": ("whitespace", lambda p: p != p.rstrip()),
-    "tab": ("whitespace", lambda p: "\t" in p),
-}
-
-
-def _topic(p: str) -> str:
-    low = " ".join(p.lower().split())  # robust to whitespace: "log\tin" is "log in"
-    for label, words in (("billing", ("invoice", "refund", "charge")),
-                         ("shipping", ("ship", "package", "deliver", "courier")),
-                         ("account", ("password", "login", "log in"))):
-        if any(w in low for w in words):
-            return label
-    return "general"
+INPUTS = PROMPTS[:20]
+#: the bugs of issue 42's router, each with the relation that must find it
+BUGS = {name: BUGS_ALL[name] for name in ("`!` anywhere", "a final `?`",
+                                          "trailing whitespace", "a tab")}
 
 
 def router(bug: str | None, noise: float, seed: int):
-    rng = random.Random(f"router:{bug}:{seed}")  # its own generator (Hypothesis reseeds)
-    hit = BUGS[bug][1] if bug else (lambda p: False)
-    # "final question" misroutes what is *not* a question the same way: a source that is a
-    # question keeps its topic, so the bug shows on every edit that changes the final mark
-    def route(p: str) -> str:
-        v = "technical" if hit(p) and (bug != "final question" or not p.endswith("?")) else \
-            _topic(p)
-        if bug == "final question" and hit(p):
-            v = "technical"
-        if rng.random() < noise:
-            v = rng.choice(["billing", "shipping", "account", "general"])
-        return v
-    return from_callable(route, identity=f"router-{bug}-{noise}-{seed}")
+    return from_callable(make_router(bug, noise, seed),
+                         identity=f"router-{bug}-{noise}-{seed}")
 
 
 def test_every_kind_of_a_family_is_tried_on_its_share_of_the_inputs() -> None:
