@@ -171,7 +171,10 @@ class NoiseEstimate:
         """From a saved ``run`` JSON report (its meter's pairs) or a recorded store (every
         probe's draws, pairs within each probe)."""
         p = Path(path)
-        if p.suffix.lower() == ".json" and p.is_file():
+        if p.suffix.lower() == ".json":
+            if not p.is_file():
+                raise BadInput(f"{setting('noise_from', path)}: no such report",
+                               "check the path of the run --format json report")
             return _noise_from_report(p, path)
         return _noise_from_store(path)
 
