@@ -174,7 +174,7 @@ class NoiseEstimate:
         if p.suffix.lower() == ".json":
             if not p.is_file():
                 raise BadInput(f"{setting('noise_from', path)}: no such report",
-                               "check the path of the run --format json report")
+                               f"check the path of the run {setting('format_json')} report")
             return _noise_from_report(p, path)
         return _noise_from_store(path)
 
