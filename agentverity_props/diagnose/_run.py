@@ -88,7 +88,7 @@ DEFAULT_BETA = 0.05
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
     from ..observation import Observation
-    from ..relations import EffectJob
+    from ..relations import EffectJob, PooledEffects
 
 
 SCHEMA = RunDocument.SCHEMA
@@ -938,8 +938,15 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
             await localise(eng, pool, seq_local, alpha=local_alpha,
                            max_rounds=RUN_MAX_ROUNDS, seed=seed, progress=progress,
                            confirm_all=confirm_all)
+    return await _pool_and_finish(pooled, jobs, results, prof)
+
+
+async def _pool_and_finish(pooled: PooledEffects, jobs: Sequence[EffectJob],
+                           results: list[RelationResult], prof: Profile
+                           ) -> list[RelationResult]:
+    """The pooled epochs after the per-input steps (a relation with a confirmed
+    counterexample is decided: one epoch shows its effect), then the results."""
     for j in jobs:
-        # a confirmed counterexample decides the relation: one epoch shows its effect
         j.settled = any(c.outcome.status == CandidateStatus.CONFIRMED for c in j.candidates)
     await pooled.run()
     return _finish(jobs, results, prof)
@@ -1004,10 +1011,7 @@ async def _pooled_first(eng: Engine, pool: EvidencePool, jobs: Sequence[EffectJo
         await localise(eng, pool, live, alpha=local_alpha, max_rounds=RUN_MAX_ROUNDS,
                        seed=seed, progress=progress, most=QUICK_LOCAL,
                        confirm_all=confirm_all)
-    for j in jobs:
-        j.settled = any(c.outcome.status == CandidateStatus.CONFIRMED for c in j.candidates)
-    await pooled.run()
-    return _finish(jobs, results, profile)
+    return await _pool_and_finish(pooled, jobs, results, profile)
 
 
 def measure(agent: Any, inputs: Sequence[str], *, config: MeterConfig | None = None,

@@ -441,26 +441,21 @@ def sensitivity(job: EffectJob, beta: float) -> dict[str, object] | None:
     counts = Counter(job.screen.values())
     missing = [(c.source.fp, job.screen[id(c)]) for c in job.candidates
                if job.screen.get(id(c)) in ("noise", "budget", "interrupt", "failures")]
+    out: dict[str, object] = {
+        "size": job.screen_size, "power": 1.0 - beta, "screen_beta": beta,
+        "inputs": len({c.source.fp for c in job.candidates}), "pairs": len(job.candidates),
+        "screened": counts["cleared"] + counts["flagged"],
+        "cleared": counts["cleared"], "flagged": counts["flagged"],
+        "not_screened": len(missing),
+        "not_screened_reasons": dict(Counter(why for _, why in missing)),
+        "not_screened_inputs": [fp for fp, _ in missing[:20]]}
     if job.screen_path:
-        r = float(job.screen_path["flip_bound"])
-        return {"size": 1.0, "power": max(0.0, 1.0 - 2.0 * r), "screen_beta": min(1.0, 2 * r),
-                "inputs": len({c.source.fp for c in job.candidates}),
-                "pairs": len(job.candidates),
-                "screened": counts["cleared"] + counts["flagged"],
-                "cleared": counts["cleared"], "flagged": counts["flagged"],
-                "not_screened": len(missing),
-                "not_screened_reasons": dict(Counter(r for _, r in missing)),
-                "not_screened_inputs": [fp for fp, _ in missing[:20]],
-                "path": "deterministic", "flip_bound": r,
-                "audited_pairs": job.screen_path["audited_pairs"]}
-    return {"size": job.screen_size, "power": 1.0 - beta, "screen_beta": beta,
-            "inputs": len({c.source.fp for c in job.candidates}),
-            "pairs": len(job.candidates),
-            "screened": counts["cleared"] + counts["flagged"],
-            "cleared": counts["cleared"], "flagged": counts["flagged"],
-            "not_screened": len(missing),
-            "not_screened_reasons": dict(Counter(r for _, r in missing)),
-            "not_screened_inputs": [fp for fp, _ in missing[:20]]}
+        # the deterministic path: a deterministic flip (size 1) missed with probability 2r
+        bound = float(job.screen_path["flip_bound"])
+        out.update(size=1.0, power=max(0.0, 1.0 - 2.0 * bound),
+                   screen_beta=min(1.0, 2.0 * bound), path="deterministic",
+                   flip_bound=bound, audited_pairs=job.screen_path["audited_pairs"])
+    return out
 
 
 #: Share of a one-draw screen's pairs whose source and follow-up are drawn once more (at
