@@ -118,6 +118,9 @@ class EffectTest:
         self.sum = np.zeros(sides)
         self.sumsq = np.zeros(sides)
         self.batches = 0
+        #: one-sample upper scores per side (:meth:`feed_upper`) and their sum
+        self.n_upper = np.zeros(sides, int)
+        self.sum_upper = np.zeros(sides)
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -142,6 +145,38 @@ class EffectTest:
             self.sum[s] += z.sum()
             self.sumsq[s] += (z * z).sum()
         self.batches += 1
+        return self.status
+
+    def feed_upper(self, batch: Sequence[Sequence[float]]) -> EffectStatus:
+        """One batch of *upper scores*, fed to the HOLDS processes only: scores in
+        ``[0, 1]`` whose conditional mean is at least the side's per-input effect (a
+        follow-up's draw violating against its source's verdict: its mean is the follow-up's
+        violation rate, never below that rate minus the source's own). ``U(m)`` keeps its
+        supermartingale property under ``mu >= m`` (each factor's mean is at most one), so
+        a HOLDS stays wrong with probability at most ``beta``; the violation processes never
+        see these scores (they would overstate the effect). The deterministic path's one
+        follow-up draw a pair decides a relation this way (relations/_screen.py).
+
+        >>> t = EffectTest(tolerance=0.1, alpha=0.01, beta=0.05, prior_var=0.002)
+        >>> t.feed_upper([[0.0] * 30])
+        'holds'
+        """
+        import numpy as np
+        if len(batch) != self.sides:
+            raise InvalidArgument(f"EffectTest.feed_upper: {len(batch)} sides, expected "
+                                  f"{self.sides}")
+        for s, scores in enumerate(batch):
+            z = np.asarray(scores, float)
+            if z.size == 0:
+                continue
+            if np.any(z < -1e-12) or np.any(z > 1.0 + 1e-12):
+                raise InvalidArgument("EffectTest.feed_upper: upper scores must lie in [0, 1]")
+            lam_up, _ = self._bets(s)
+            m = self.grid[:, None]
+            self.log_up[s] += np.log1p(lam_up[:, None] * (m - z[None, :])).sum(axis=1)
+            self.rej_up[s] |= self.log_up[s] >= math.log(1.0 / self.beta) - 1e-12
+            self.n_upper[s] += z.size
+            self.sum_upper[s] += z.sum()
         return self.status
 
     def _bets(self, s: int) -> tuple[np.ndarray, np.ndarray]:
@@ -193,6 +228,8 @@ class EffectTest:
             return max(ests) if ests else None
         s = side
         if not self.n[s]:
+            if self.n_upper[s]:  # upper scores only: their mean, an upper estimate
+                return float(min(self.sum_upper[s] / self.n_upper[s], self.upper(s)))
             return None
         mean = self.sum[s] / self.n[s]
         return float(min(max(mean, self.lower(s)), self.upper(s)))
@@ -227,6 +264,7 @@ class EffectTest:
                 "sides": self.sides, "estimate": est, "lower": self.lower(),
                 "upper": self.upper(), "shown_above_zero": self.shown,
                 "status": self.status, "scores": [int(n) for n in self.n],
+                "upper_scores": [int(n) for n in self.n_upper],
                 "batches": self.batches,
                 "side_estimates": [self.estimate(s) for s in range(self.sides)],
                 "side_upper": [self.upper(s) for s in range(self.sides)],

@@ -622,7 +622,13 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
             # not looked at again
             targets = _confirmed_inputs(rel_results, probes)
             violated = any(r.status == RelationStatus.VIOLATED for r in rel_results)
-            if meter.call == "verdict-deterministic" or blind.status == "blind" or violated:
+            # a 'deterministic' call whose deterministic path audited spaced re-draws (each
+            # at least SPACING calls after its probe's first draw, all agreeing) has had its
+            # spaced look (relations/_screen.py screen_once)
+            audited = any(((r.effect or {}).get("per_input") or {}).get("spaced_audit")
+                          for r in rel_results)
+            if (meter.call == "verdict-deterministic" and not audited) \
+                    or blind.status == "blind" or violated:
                 targets += dependence_targets(probes, pool, config.layer, dep_rng)
                 if not targets:
                     # no input seen to flip: a cache whose entries outlive the meter's pairs
@@ -930,8 +936,9 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         each, local_alpha = local_family_split(local_alpha, len(fixed), len(seq_local))
         pooled.fixed_local = {id(j): each for j in fixed}
     if not eng.stopping:
-        if det:
-            await _screen_once(eng, pool, jobs, flip_bound, seed, progress)
+        if det and await _screen_once(eng, pool, jobs, flip_bound, seed, progress):
+            # every pair is screened: the first epoch needs no quiet screen's follow-ups
+            pooled.first_follow_ups = 0
         await screen(eng, pool, jobs, beta=prof.screen_beta, pair_disagreement=pair, seed=seed,
                      progress=progress)
         if seq_local:
@@ -974,7 +981,7 @@ async def _screen_once(eng: Engine, pool: EvidencePool, jobs: Sequence[EffectJob
     from ..relations import screen_once
 
     ok = await screen_once(eng, pool, jobs, flip_bound=flip_bound, seed=seed,
-                           progress=progress)
+                           progress=progress, spacing=SPACING)
     for j in jobs:
         j.deterministic_path = ("taken" if j.screen_path else "") if ok else (
             "refused: an audited re-draw differed from its probe's first draw (the meter's "

@@ -277,7 +277,13 @@ class PooledEffects:
             cands = [(j, c) for j in live for c in j.by_input.get(x.fp, ())]
             if not cands:
                 continue
-            s_idx, new = self._take(x, self.block)
+            # the first epoch of tools relations alone on an input whose draws called no
+            # tool: its follow-ups show whether a transform makes the agent call one, and
+            # the source's draws so far say it calls none (no new source draw, no score)
+            toolless = self.epochs == 0 and all(
+                j.result.relation.layer == "tools" and not _any_tool(self.pool, x.fp)
+                for j, _ in cands)
+            s_idx, new = ([], []) if toolless else self._take(x, self.block)
             plan += [(x, i) for i in new]
             fus = []
             for j, c in cands:
@@ -357,6 +363,8 @@ class PooledEffects:
                     ref_draws = past or sk
                     c.outcome.raw = bool(ref_draws) and not rel.holds(
                         reference_of(ref_draws), fk[0])
+                if not sk:  # a toolless first look (above): nothing to score
+                    continue
                 fwd, rev = exact_scores(rel, sk, fk)
                 acc = mine.setdefault(id(j), [[] for _ in range(j.test.sides)])
                 acc[0].append(fwd)

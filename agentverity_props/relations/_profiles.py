@@ -103,7 +103,8 @@ _BUILT_IN = (
     Profile("quick", screen=False, deterministic_path=True, candidate_beta=0.05,
             description="the pooled effect only (on a certified deterministic agent, one "
                         "follow-up draw a pair): cheapest"),
-    Profile("standard", description="every pair screened at size 0.5, beta 0.05 (default)"),
+    Profile("standard", deterministic_path=True,
+            description="every pair screened at size 0.5, beta 0.05 (default)"),
     Profile("thorough", screen_beta=0.01, edits_per_input="all", candidate_beta=0.002,
             description="every edit kind on every input, each pair screened at beta 0.01"),
 )

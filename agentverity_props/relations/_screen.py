@@ -454,7 +454,8 @@ def sensitivity(job: EffectJob, beta: float) -> dict[str, object] | None:
         bound = float(job.screen_path["flip_bound"])
         out.update(size=1.0, power=max(0.0, 1.0 - 2.0 * bound),
                    screen_beta=min(1.0, 2.0 * bound), path="deterministic",
-                   flip_bound=bound, audited_pairs=job.screen_path["audited_pairs"])
+                   flip_bound=bound, audited_pairs=job.screen_path["audited_pairs"],
+                   spaced_audit=bool(job.screen_path.get("spaced")))
     return out
 
 
@@ -466,7 +467,8 @@ AUDIT_MIN = 8
 
 async def screen_once(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob], *,
                       flip_bound: float, seed: int = 0,
-                      progress: Callable[[int], None] | None = None) -> bool:
+                      progress: Callable[[int], None] | None = None,
+                      spacing: int = 0) -> bool:
     """The deterministic path of the screen: one follow-up draw a pair, read against the
     source's reference verdict (the modal verdict of its draws so far; one draw if none).
 
@@ -481,7 +483,12 @@ async def screen_once(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJ
     The audit: after every pair's draw, a random ``AUDIT_SHARE`` of the pairs (at least
     ``AUDIT_MIN``) get one more source and one more follow-up draw, made after all the first
     draws (so a response cache that answers repeats of a prompt within a few calls does not
-    answer them). Any audited draw that differs from its probe's first draw means the
+    answer them). With ``spacing``, the audited pairs are chosen among those whose first
+    draws started at least ``spacing`` calls before the audit (by start order; the first
+    draws are made in an order shuffled here), so every audited re-draw is a spaced repeat:
+    a response cache whose entries live fewer calls answers it afresh, and the audit is
+    then also the spaced check of dependent draws that a 'deterministic' call needs
+    (``screen_path["spaced"]``). Any audited draw that differs from its probe's first draw means the
     certificate does not hold: nothing is decided here and False is returned (the caller
     runs the standard screen, which reads every draw made here as a term). True: each
     job's ``screen`` is set (cleared / flagged / failures)."""
@@ -504,16 +511,23 @@ async def screen_once(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJ
         return plan
 
     first = need([c.source for _, c in pairs], 1) + need([c.follow_up for _, c in pairs], 1)
+    rng.shuffle(first)  # the start order (draw_all starts them in the order given)
     if first:
         if engine.stopping or not engine.can_afford(len(first)):
             for p, i in first:
                 engine.release(p, [i])
             return False
-        await draw_all(engine, pool, first, rng=rng)
+        await draw_all(engine, pool, first)
         if progress is not None:
             progress(len(first))
     k = min(len(pairs), max(AUDIT_MIN, math.ceil(AUDIT_SHARE * len(pairs))))
-    audited = rng.sample(pairs, k)
+    # calls started after each probe's first draw here (a probe drawn before: all of them)
+    after = {p.fp: len(first) - 1 - n for n, (p, _) in enumerate(first)}
+    far = [(j, c) for j, c in pairs
+           if min(after.get(c.source.fp, len(first)), after.get(c.follow_up.fp, len(first)))
+           >= spacing]
+    spaced = spacing > 0 and len(far) >= k
+    audited = rng.sample(far if spaced else pairs, k)
     audit: list[tuple[Probe, int]] = []
     firsts: dict[str, list[str]] = {}
     for _, c in audited:
@@ -536,7 +550,8 @@ async def screen_once(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJ
     for j in todo:
         j.screen = {}
         j.screen_path = {"path": "deterministic", "flip_bound": flip_bound,
-                         "audited_pairs": k, "audit_draws": len(audit)}
+                         "audited_pairs": k, "audit_draws": len(audit),
+                         "spaced": spaced, "spacing": spacing if spaced else 0}
     for j, c in pairs:
         layer = c.relation.layer
         src, fus = _usable(pool, c.source.fp, layer), _usable(pool, c.follow_up.fp, layer)
@@ -546,4 +561,45 @@ async def screen_once(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJ
             continue
         j.screen[id(c)] = "cleared" if c.relation.holds(_modal(src), fus[0]) else "flagged"
         c.outcome.draws += 2
+    for j in todo:
+        one_draw_upper(j, pool)
     return True
+
+
+def one_draw_upper(job: EffectJob, pool: EvidencePool) -> None:
+    """Feed the deterministic path's draws to the relation's pooled test as *upper scores*
+    (:meth:`~agentverity_props.decide.EffectTest.feed_upper`), one per input and side, so
+    that a relation whose every follow-up agreed is decided HOLDS without an epoch of its
+    own when the probe set is large enough (about 30 inputs at tolerance 0.1).
+
+    Forward: the share of the input's follow-ups whose first draw violates the relation
+    against the source's verdict (the modal verdict of its draws, all made independently of
+    the follow-ups'): its mean is the follow-ups' violation rate, at least the effect (the
+    effect subtracts the source's own rate). Reverse (a two-sided relation): the share whose
+    first draw differs from the source's latest draw; with ``b`` the follow-up's modal
+    verdict its mean is at least ``P(f0 = b) P(x != b) >= P(x != b) - P(f != b)``, the
+    reverse effect. Every score lies in ``[0, 1]``; the pooled test's violation side never
+    reads them."""
+    test = job.test
+    if not hasattr(test, "feed_upper") or job.screen is None:
+        return
+    rel = job.result.relation
+    fwd: list[float] = []
+    rev: list[float] = []
+    for cands in job.by_input.values():
+        f_terms: list[float] = []
+        r_terms: list[float] = []
+        for c in cands:
+            if c.outcome.status != CandidateStatus.PENDING or job.screen.get(id(c)) not in (
+                    "cleared", "flagged"):
+                continue
+            src = _usable(pool, c.source.fp, rel.layer)
+            fus = _usable(pool, c.follow_up.fp, rel.layer)
+            f_terms.append(float(not rel.holds(_modal(src), fus[0])))
+            r_terms.append(float(src[-1] != fus[0]))
+        if f_terms:
+            fwd.append(sum(f_terms) / len(f_terms))
+            rev.append(sum(r_terms) / len(r_terms))
+    if not fwd:
+        return
+    test.feed_upper([fwd, rev] if test.sides == 2 else [fwd])
