@@ -483,7 +483,8 @@ class RunResult:
             "profile": cfg.profile.to_dict(),
             "meter": self.meter.to_dict(),
             "blindness": self.blindness.to_dict(),
-            "dependence": None if self.dependence is None else self.dependence.to_dict(),
+            "dependence": None if self.dependence is None else {
+                **self.dependence.to_dict(), **self._audit_stood_in()},
             "stationarity": None if self.change is None else self.change.to_dict(),
             "relations": [_on_dependent(r.to_dict(), self.on_dependent_draws)
                           for r in self.relations],
@@ -501,6 +502,20 @@ class RunResult:
             **({"routes": self.routes.to_dict()} if self.routes is not None else {}),
             **({"follow_ups": self.follow_up_texts()} if inc else {}),
         }
+
+    def _audit_stood_in(self) -> dict[str, str]:
+        """The deterministic path's spaced audit, when it stood for the dependence check's
+        look at a 'deterministic' call (the check then drew no block)."""
+        if self.dependence is None or self.dependence.blocks:
+            return {}
+        for r in self.relations:
+            pi = (r.effect or {}).get("per_input") or {}
+            if pi.get("spaced_audit"):
+                return {"stood_in": (
+                    f"the deterministic path's audit: {pi.get('audited_pairs')} pairs drawn "
+                    f"again >= {SPACING} calls after their first draws, every answer the "
+                    "same (a cache living fewer calls would have shown the agent's flips)")}
+        return {}
 
     def follow_up_texts(self) -> dict[str, str]:
         """The follow-up text of every confirmed or suspected input, by the follow-up's

@@ -276,6 +276,12 @@ def _dependence_lines(con: Any, dep: dict[str, Any]) -> None:
                                "seen",
                "not ruled out": "; not ruled out: too little variety to see a cache"}.get(
         str(dep.get("verdict")), "") if dep["status"] == "not detected" else ""
+    if dep.get("stood_in"):
+        from rich.markup import escape
+        con.print(f"  Dependence [dim]{dep['status']}[/]: looked at through "
+                  f"{escape(dep['stood_in'])}")
+        _warning_line(con, dep["warning"])
+        return
     con.print(f"  Dependence [{dstyle}]{dep['status']}[/] ({dep['blocks']} block(s) of "
               f"{kind}, {dep['informative_blocks']} with more than one "
               f"answer, {dep['calls']} calls, e-value {_e_value(dep['e_value'])} vs "

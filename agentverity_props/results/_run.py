@@ -108,6 +108,9 @@ class Dependence(Model):
     whether dependent draws were detected, not detected (a cache living fewer than
     `spacing` calls would have been seen), or could not be ruled out
     """
+    stood_in: str | None = None
+    """What looked at spaced repeats instead of the check's blocks (the deterministic
+    path's audit of a 'deterministic' call), when the check drew no block of its own."""
     spaced_blocks: Annotated[int | None, Field(ge=0)] = None
     """blocks of pairs spaced apart in call order"""
     spacing: Annotated[int | None, Field(ge=0)] = None
@@ -194,6 +197,10 @@ class PerInputScreen(Model):
     """The meter's bound on a draw's flip rate the deterministic path rests on."""
     audited_pairs: Annotated[int, Field(ge=0)] | None = None
     """Pairs whose source and follow-up were drawn again to audit the certificate."""
+    spaced_audit: bool | None = None
+    """Whether every audited re-draw came at least the dependence check's spacing of calls
+    after its probe's first draw (the audit then stands for that check's look at a
+    'deterministic' call)."""
 
 
 class Effect(Model):
@@ -213,6 +220,9 @@ class Effect(Model):
     shown_above_zero: bool
     status: Literal["holds", "violated", "undecided"]
     scores: list[Annotated[int, Field(ge=0)]]
+    upper_scores: list[Annotated[int, Field(ge=0)]] | None = None
+    """Upper scores per side (the deterministic path's one follow-up draw a pair, read as
+    an upper bound on the effect): they feed the HOLDS side of the test only."""
     batches: Annotated[int, Field(ge=0)]
     epochs: Annotated[int, Field(ge=0)]
     note: str
