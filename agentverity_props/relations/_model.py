@@ -347,8 +347,13 @@ class RelationResult:
                             and o.note.startswith("not tested on its own")}
                 more = (f"; {len(untested)} more input(s) flagged, not tested on their own "
                         f"({setting('confirm_all')} tests them)" if untested else "")
+                prev = e.get("prevalence")
+                share = (f"; prevalence {prev['estimate']:.0%} of {prev['inputs']} inputs "
+                         f"(bounds [{prev['lower']:.0%}, {prev['upper']:.0%}]: confirmed, and "
+                         "not cleared by the screen plus its possible misses at "
+                         f"{prev['upper_level']:.0%})" if prev else "")
                 return (f"{self.confirmed_inputs} input(s){pairs} confirmed violating{by} "
-                        f"beyond the agent's noise (family-wise alpha){more}; {rng}")
+                        f"beyond the agent's noise (family-wise alpha){more}{share}; {rng}")
             return (f"{rng}: above the tolerance {tol:g} (rejects effect <= {tol:g}, error "
                     f"<= {e.get('alpha', 0):.2g})")
         fixed = (f" (fixed sample: all {e['draws']} recorded draws, normal-approximation "

@@ -827,5 +827,53 @@ def summarise(job: EffectJob) -> dict[str, Any]:
     st = job.test.state()
     st.update({"note": job.note, "incomplete": job.incomplete, "epochs": job.test.batches,
                "per_input": sensitivity(job, job.screen_beta),
-               "decided_at_call": job.decided_at})
+               "decided_at_call": job.decided_at, "prevalence": prevalence(job)})
     return st
+
+
+#: The confidence of the prevalence's upper bound (the screen's misses, counted binomially).
+PREVALENCE_LEVEL = 0.95
+
+
+def prevalence(job: EffectJob) -> dict[str, Any] | None:
+    """How many of a relation's inputs violate it: the share of its exercised inputs with a
+    follow-up violating on a share at least the screen's size beyond the input's own noise,
+    read from the per-input screen and the local tests (None when no input was screened,
+    or none was confirmed: a relation that HOLDS reads its per-input statement instead).
+
+    * ``lower``: the confirmed inputs' share; every confirmation is made at the local tests'
+      family-wise alpha, so it is a lower bound with at least that confidence.
+    * ``upper``: every input the screen did not clear, plus the violating inputs it may have
+      cleared: each is cleared with probability at most the screen's beta, so their count
+      is at most the ``PREVALENCE_LEVEL`` quantile of Binomial(cleared, beta).
+    * ``estimate``: the confirmed inputs, plus the flagged inputs left untested counted at
+      the share of the tested flagged inputs that were confirmed, over the inputs."""
+    if job.screen is None:
+        return None
+    from scipy.stats import binom
+
+    inputs: dict[str, list[Any]] = {}
+    for c in job.candidates:
+        inputs.setdefault(c.source.fp, []).append(c)
+    n = len(inputs)
+    confirmed = cleared = untested = tested = 0
+    for cands in inputs.values():
+        if any(c.outcome.status == CandidateStatus.CONFIRMED for c in cands):
+            confirmed += 1
+        elif all(job.screen.get(id(c)) == "cleared" for c in cands):
+            cleared += 1
+        elif any(c.outcome.note.startswith("not tested on its own") for c in cands):
+            untested += 1
+        if any(job.screen.get(id(c)) == "flagged" and not c.outcome.note.startswith(
+                "not tested on its own") for c in cands):
+            tested += 1
+    if not n or not confirmed:
+        return None
+    missed = int(binom.ppf(PREVALENCE_LEVEL, cleared, job.screen_beta)) if cleared else 0
+    rate = confirmed / max(tested, confirmed)
+    return {"estimand": ("share of the exercised inputs with a follow-up violating on a share "
+                         f">= {job.screen_size:g} of its draws beyond the input's own noise"),
+            "inputs": n, "confirmed": confirmed, "flagged_untested": untested,
+            "cleared": cleared, "estimate": min(1.0, (confirmed + untested * rate) / n),
+            "lower": confirmed / n, "upper": min(1.0, (n - cleared + missed) / n),
+            "upper_level": PREVALENCE_LEVEL}

@@ -203,6 +203,21 @@ class PerInputScreen(Model):
     'deterministic' call)."""
 
 
+class Prevalence(Model):
+    """The share of a relation's inputs that violate it (relations/_pooled.py
+    ``prevalence``)."""
+
+    estimand: str
+    inputs: Annotated[int, Field(ge=0)]
+    confirmed: Annotated[int, Field(ge=0)]
+    flagged_untested: Annotated[int, Field(ge=0)]
+    cleared: Annotated[int, Field(ge=0)]
+    estimate: Annotated[float, Field(ge=0.0, le=1.0)]
+    lower: Annotated[float, Field(ge=0.0, le=1.0)]
+    upper: Annotated[float, Field(ge=0.0, le=1.0)]
+    upper_level: Annotated[float, Field(gt=0.0, lt=1.0)]
+
+
 class Effect(Model):
     """
     The relation's pooled effect (excess disagreement, mean over the probe set; docs/statistics.md
@@ -231,6 +246,9 @@ class Effect(Model):
     side_upper: list[float] | None = None
     side_lower: list[float] | None = None
     per_input: PerInputScreen | None = None
+    prevalence: Prevalence | None = None
+    """How many inputs violate the relation (set when one is confirmed and the inputs were
+    screened): confirmed share (lower), not cleared plus possible misses (upper)."""
     decided_at_call: Annotated[int, Field(ge=0)] | None = None
     """The run's draws (live and replayed) when the pooled test decided (``plan`` reads it)."""
     test: str | None = None

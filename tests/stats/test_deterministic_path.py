@@ -101,3 +101,35 @@ def test_a_cached_noisy_agent_never_takes_the_deterministic_path() -> None:
         for rel in res.relations:
             pi = (rel.effect or {}).get("per_input") or {}
             assert pi.get("path") != "deterministic", (seed, res.meter.call)
+
+
+def test_upper_scores_hold_falsely_at_most_beta() -> None:
+    """The path's one draw a pair decides HOLDS through ``EffectTest.feed_upper``: at an
+    effect equal to the tolerance (inputs' violation rates of mean 0.1, spread unevenly),
+    the test says HOLDS with probability at most its beta (0.05); the exact rate here is
+    ``prod (1 - p_i)``, about 0.04."""
+    import numpy as np
+
+    from agentverity_props.decide import EffectTest
+
+    rng = np.random.default_rng(7)
+    p = np.array([0.0] * 15 + [0.2] * 15)   # mean 0.1 = the tolerance
+    runs, held = 4000, 0
+    for _ in range(runs):
+        t = EffectTest(tolerance=0.1, alpha=0.01, beta=0.05, sides=1, prior_var=0.002)
+        held += t.feed_upper([(rng.random(30) < p).astype(float).tolist()]) == "holds"
+    assert held / runs <= 0.05 + 3 * (0.05 * 0.95 / runs) ** 0.5
+
+
+def test_a_deterministic_agent_holds_on_one_draw_a_pair_and_says_which_path() -> None:
+    """On a deterministic agent the path decides every relation without an epoch of its own,
+    and the run names the audit as the spaced look at its 'deterministic' call."""
+    res = run(from_callable(gate(0.0, 0), identity="det-gate"), PROMPTS,
+              builtin_relations("whitespace", "punctuation"),
+              config=RunConfig(seed=0, max_workers=4))
+    for r in res.relations:
+        assert str(r.status) == "HOLDS", r.statement()
+        assert r.effect["upper_scores"][0] >= 30 and r.effect["epochs"] == 0
+        assert r.effect["per_input"]["path"] == "deterministic"
+    doc = res.to_dict()
+    assert doc["dependence"]["calls"] == 0 and "audit" in doc["dependence"]["stood_in"]
