@@ -50,7 +50,7 @@ from ._blindness import (
     mixture_share_bounds,
 )
 from ._candidate import Alternative, CandidateTest, EvidenceLearner, round_bets
-from ._clearing import Clearing, against_holding, mean_of, quiet_clearance
+from ._clearing import Clearing, against_holding, quiet_clearance
 from ._dependence import DependenceTest, block_e_value
 from ._drift import curtailed_reject_probability, drift_p_value, drift_plan, fisher_tail
 from ._effect import EffectTest, min_scores_to_hold

@@ -20,7 +20,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["BET_CAP", "FLAG_WEALTH", "Clearing", "against_holding", "mean_of", "quiet_clearance"]
+__all__ = ["BET_CAP", "FLAG_WEALTH", "Clearing", "against_holding", "quiet_clearance"]
 
 #: A side whose clearing wealth falls below this is flagged (tested on its own).
 FLAG_WEALTH = 0.05
@@ -151,27 +151,3 @@ def against_holding(terms: Sequence[float]) -> float:
         n, s, ss = n + 1, s + d, ss + d * d
     return log_e
 
-
-def mean_of(a: Clearing, b: Clearing) -> Clearing:
-    """The e-process ``(W_a + W_b) / 2`` of two against the same violation (a mean of
-    e-processes is one: each factor's expectation stays at most one), as a :class:`Clearing`
-    whose wealth, trail and futility are the mean's (the trail over the shorter of the two).
-
-    >>> m = mean_of(Clearing(0.5, 0.02).run([0.0] * 6), Clearing(0.5, 0.02).run([1.0]))
-    >>> round(m.log_w, 2) == round(math.log((math.exp(Clearing(0.5, 0.02).run([0.0] * 6).log_w)
-    ...     + math.exp(Clearing(0.5, 0.02).run([1.0]).log_w)) / 2), 2)
-    True
-    """
-    def mix(x: float, y: float) -> float:
-        hi = max(x, y)
-        return hi + math.log((math.exp(x - hi) + math.exp(y - hi)) / 2.0)
-
-    out = Clearing(a.size, a.prior_var)
-    out.log_w = mix(a.log_w, b.log_w)
-    longer, shorter = (a, b) if a.terms >= b.terms else (b, a)
-    last = shorter.trail[-1] if shorter.trail else 0.0
-    out.trail = [mix(x, shorter.trail[i] if i < len(shorter.trail) else last)
-                 for i, x in enumerate(longer.trail)]
-    out.terms = longer.terms
-    out.low = min(out.trail, default=0.0)
-    return out

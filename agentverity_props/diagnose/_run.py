@@ -88,13 +88,10 @@ DEFAULT_BETA = 0.05
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
     from ..observation import Observation
-    from ..relations import EffectJob, PooledEffects
+    from ..relations import EffectJob
 
 
 SCHEMA = RunDocument.SCHEMA
-#: Inputs of each relation tested one by one under a profile without a screen (``quick``):
-#: the most suspicious after the first pooled epoch.
-QUICK_LOCAL = 3
 #: Draws one (relation, input) may spend in ``run`` before it is undecided: an input on which
 #: the agent is close to a coin flip cannot be decided at the family's alpha in any sensible
 #: number of calls, and ``run`` says so instead of spending the budget there.
@@ -885,11 +882,11 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     from ..engine import Probe
     from ..relations import (
         PooledEffects,
+        RunSteps,
         block_size,
+        decide_in_order,
         effect_jobs,
         follow_ups,
-        localise,
-        screen,
     )
 
     prof = get_profile(profile)
@@ -927,19 +924,16 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     det = (prof.deterministic_path and meter is not None and not eng.finite_evidence
            and meter.call == "verdict-deterministic" and not dependence_fired)
     flip_bound = flip_of(meter.ci_high) if det and meter is not None else 0.0
-    if not prof.screen and not eng.finite_evidence:
-        return await _pooled_first(eng, pool, jobs, probes, results, local_alpha=split["local"],
-                                   seed=seed, progress=progress, pair=pair, profile=prof,
-                                   flip_bound=flip_bound if det else None,
-                                   confirm_all=confirm_all)
+    screened = prof.screen or eng.finite_evidence
     # the per-input screen first, then the flagged inputs one by one, then the pooled epochs
     # (which score the screen's and the local tests' draws before drawing more; on a
-    # recording, one fixed-sample decision on every recorded draw)
+    # recording, one fixed-sample decision on every recorded draw); under a profile without
+    # a screen, one pooled epoch first (relations/_order.py)
     pooled = PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress,
                            first_follow_ups=quiet_clearance(prof.screen_beta,
-                                                            prof.screen_size),
-                           block=block_size(pair),
-                           adapt_block=True)
+                                                            prof.screen_size)
+                           if screened else 0,
+                           block=block_size(pair), adapt_block=True)
     await pooled.prepare()
     seq_local, local_alpha = list(jobs), split["local"]
     if eng.finite_evidence:
@@ -950,27 +944,12 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
         seq_local = [j for j in jobs if not two_sided(j.result.relation)]
         each, local_alpha = local_family_split(local_alpha, len(fixed), len(seq_local))
         pooled.fixed_local = {id(j): each for j in fixed}
-    if not eng.stopping:
-        if det and await _screen_once(eng, pool, jobs, flip_bound, seed, progress):
-            # every pair is screened: the first epoch needs no quiet screen's follow-ups
-            pooled.first_follow_ups = 0
-        await screen(eng, pool, jobs, beta=prof.screen_beta, pair_disagreement=pair, seed=seed,
-                     progress=progress)
-        if seq_local:
-            await localise(eng, pool, seq_local, alpha=local_alpha,
-                           max_rounds=RUN_MAX_ROUNDS, seed=seed, progress=progress,
-                           confirm_all=confirm_all)
-    return await _pool_and_finish(pooled, jobs, results, prof)
-
-
-async def _pool_and_finish(pooled: PooledEffects, jobs: Sequence[EffectJob],
-                           results: list[RelationResult], prof: Profile
-                           ) -> list[RelationResult]:
-    """The pooled epochs after the per-input steps (a relation with a confirmed
-    counterexample is decided: one epoch shows its effect), then the results."""
-    for j in jobs:
-        j.settled = any(c.outcome.status == CandidateStatus.CONFIRMED for c in j.candidates)
-    await pooled.run()
+    steps = RunSteps(eng, pool, jobs, pooled, local_alpha=local_alpha, seq_local=seq_local,
+                     screen_beta=prof.screen_beta, pair=pair,
+                     flip_bound=flip_bound if det else None, spacing=SPACING,
+                     max_rounds=RUN_MAX_ROUNDS, seed=seed, progress=progress,
+                     confirm_all=confirm_all)
+    await decide_in_order(steps, screened=screened, deterministic=det)
     return _finish(jobs, results, prof)
 
 
@@ -987,53 +966,6 @@ def _finish(jobs: Sequence[EffectJob], results: list[RelationResult], prof: Prof
             if c.outcome.status == CandidateStatus.PENDING:
                 c.outcome.status = CandidateStatus.CLEAN
     return results
-
-
-async def _screen_once(eng: Engine, pool: EvidencePool, jobs: Sequence[EffectJob],
-                       flip_bound: float, seed: int, progress: Callable[[int], None] | None
-                       ) -> bool:
-    """The deterministic path; on a failed audit every job notes why it was refused."""
-    from ..relations import screen_once
-
-    ok = await screen_once(eng, pool, jobs, flip_bound=flip_bound, seed=seed,
-                           progress=progress, spacing=SPACING)
-    for j in jobs:
-        j.deterministic_path = ("taken" if j.screen_path else "") if ok else (
-            "refused: an audited re-draw differed from its probe's first draw (the meter's "
-            "certificate does not hold for these draws)")
-    return ok
-
-
-async def _pooled_first(eng: Engine, pool: EvidencePool, jobs: Sequence[EffectJob],
-                        probes: list[Probe], results: list[RelationResult], *,
-                        local_alpha: float, seed: int, progress: Callable[[int], None] | None,
-                        pair: float | None, profile: Profile,
-                        flip_bound: float | None = None,
-                        confirm_all: bool = False) -> list[RelationResult]:
-    """A profile without a per-input screen (``quick``): every relation's pooled effect,
-    then the inputs whose follow-ups looked most unlike their sources in its draws tested
-    one by one at the local share of alpha (:func:`~agentverity_props.relations.localise`
-    admits them by suspicion when no screen ran). A HOLDS then bounds the mean over the
-    inputs and says nothing of any one input; the report says so."""
-    from ..relations import PooledEffects, block_size, localise
-
-    pooled = PooledEffects(eng, pool, jobs, probes, seed=seed, progress=progress,
-                           block=block_size(pair), adapt_block=True)
-    await pooled.prepare()
-    # on the deterministic path every verdict pair is screened with one draw (its flagged
-    # pairs are tested one by one); else one epoch shows which inputs look unlike their
-    # sources, and they are tested one by one before the pooled test goes on, so that a
-    # relation with a confirmed counterexample stops there (its effect may sit between 0
-    # and the tolerance, where the pooled test would otherwise run to its cap)
-    if flip_bound is None or eng.stopping or not await _screen_once(
-            eng, pool, jobs, flip_bound, seed, progress):
-        await pooled.run(max_epochs=1)
-    live = [j for j in jobs if not j.unexercised]
-    if live and not eng.stopping:
-        await localise(eng, pool, live, alpha=local_alpha, max_rounds=RUN_MAX_ROUNDS,
-                       seed=seed, progress=progress, most=QUICK_LOCAL,
-                       confirm_all=confirm_all)
-    return await _pool_and_finish(pooled, jobs, results, profile)
 
 
 def measure(agent: Any, inputs: Sequence[str], *, config: MeterConfig | None = None,

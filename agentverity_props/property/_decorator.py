@@ -739,73 +739,135 @@ def _contains_violation(exc: BaseException) -> bool:
 
 def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, Any],
                     rerun: Callable[[], None] | None = None) -> None:
-    """The pooled effect of every relation over the distinct examples the test generated
-    (the relation procedure of ``run``, at ``alpha / 2`` over the relations): a violation
-    fails the test, an undecided one (budget) is ``Inconclusive``.
+    """The relation decision over the distinct examples the test generated, in the one
+    order of ``run`` (:func:`~agentverity_props.relations.decide_in_order`) with this
+    test's steps (:class:`_PropertySteps`): each example's screen ran while Hypothesis
+    generated it; the examples it flagged are decided in full; then the pooled effect of
+    every relation, at ``alpha / 2`` over the relations: a violation fails the test, an
+    undecided one (budget) is ``Inconclusive``."""
+    __tracebackhide__ = True  # pytest: the failure is the user's test
+    from ..relations import decide_in_order
 
-    First the examples the screen flagged (e-value >= ``FLAG`` either way), then, on a
+    steps = _PropertySteps(record, check, base, rerun)
+    if steps.rels:
+        _now(decide_in_order(steps, screened=True, deterministic=False))
+
+
+def _now(coro: Any) -> None:
+    """Run a coroutine whose steps never suspend (each blocks on the engine's loop thread
+    itself, ``check._loop.run``) to its end, here: the user's test may itself be running
+    inside an event loop, where ``asyncio.run`` is refused."""
+    __tracebackhide__ = True  # pytest: the failure is the user's test
+    try:
+        coro.send(None)
+    except StopIteration:
+        return
+    coro.close()
+    raise RuntimeError("a property's relation step suspended outside the engine's loop")
+
+
+class _PropertySteps:
+    """``@agent_property``'s steps of the relation decision (relations/_order.py).
+
+    ``local``: the examples the screen flagged (e-value >= ``FLAG`` either way), then, on a
     pooled violation, its examples most unlike their sources, are decided in full, at most
     ``LOCAL_SUSPECTS`` each time (each at ``alpha_candidate``, within the candidates' family
     quota). One that is confirmed is met again on a second run of the Hypothesis test over the
     same examples (``rerun``; cached outcomes cost no call), where it fails and Hypothesis
     shrinks it. Only if none is confirmed is a pooled violation reported as diffuse."""
-    __tracebackhide__ = True  # pytest: the failure is the user's test
-    from ..relations import (
-        Candidate,
-        PooledEffects,
-        RelationResult,
-        block_size,
-        effect_jobs,
-        summarise,
-    )
 
-    rels = [(rel, seen) for rel, seen in check._seen.values() if seen]
-    if not rels:
-        return
-    for rel, seen in rels:
-        # examples whose screen already leaned toward a violation (either direction), as
-        # `run` tests its flagged inputs before the pooled epochs: a bug on a few examples
-        # is found on them, not diluted in the pooled mean
-        flagged = [Candidate(rel, src, fu, RelationOutcome(fp=src.fp, follow_up_fp=fu.fp))
-                   for src, fu, out in seen.values()
-                   if out.status == CandidateStatus.UNDECIDED and _screen_evidence(out) >= FLAG]
-        _confirm_suspects(record, check, rel, flagged, rerun)
-    groups = []
-    probes: dict[str, Any] = {}
-    pair = None
-    if check.learner.noise_n:
-        u = check.learner.noise()
-        pair = 2 * u * (1 - u)
-    for rel, seen in rels:
-        cands: list[Candidate] = []
-        for src, fu, out in seen.values():
-            if out.status == CandidateStatus.INCOMPLETE:
-                continue
-            probes.setdefault(src.fp, src)
-            cands.append(Candidate(rel, src, fu, RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)))
-        groups.append((RelationResult(rel), cands))
-    # the noise behind `pair` is the learner's, measured on every layer the test checks
-    jobs = effect_jobs(groups, tolerance=base["tolerance"], alpha=record.alpha,
-                       beta=base["holds_error"], pair_disagreement=pair,
-                       verdict_prior_only=False, family=len(rels))
-    if not jobs:
-        return
-    check._loop.run(PooledEffects(check._engine, check._pool, jobs, list(probes.values()),
-                                  seed=record.seed or 0, block=block_size(pair),
-                                  adapt_block=True).run())
-    led = check._engine.ledger
-    record.calls, record.replayed = led.calls, led.replayed
-    failing = None
-    for j in jobs:
-        st = summarise(j)
-        record.effects[j.result.relation.name] = st
-        if st["status"] == "violated" and failing is None:
-            failing = j
-    if failing is not None:
+    def __init__(self, record: PropertyRecord, check: AgentCheck, base: dict[str, Any],
+                 rerun: Callable[[], None] | None) -> None:
+        self.record, self.check, self.base, self.rerun = record, check, base, rerun
+        self.rels = [(rel, seen) for rel, seen in check._seen.values() if seen]
+
+    async def deterministic(self) -> bool:
+        return False  # the meter does not run before a property test
+
+    async def screen(self) -> None:
+        """Each example was screened when Hypothesis ran it (``AgentCheck._evaluate``)."""
+
+    async def local(self, *, most: int | None) -> None:
+        __tracebackhide__ = True  # pytest: the failure is the user's test
+        from ..relations import Candidate
+
+        for rel, seen in self.rels:
+            # examples whose screen already leaned toward a violation (either direction), as
+            # `run` tests its flagged inputs before the pooled epochs: a bug on a few
+            # examples is found on them, not diluted in the pooled mean
+            flagged = [Candidate(rel, src, fu, RelationOutcome(fp=src.fp, follow_up_fp=fu.fp))
+                       for src, fu, out in seen.values()
+                       if out.status == CandidateStatus.UNDECIDED
+                       and _screen_evidence(out) >= FLAG]
+            _confirm_suspects(self.record, self.check, rel, flagged, self.rerun)
+
+    async def pooled(self, *, max_epochs: int | None) -> None:
+        __tracebackhide__ = True  # pytest: the failure is the user's test
+        from ..relations import (
+            Candidate,
+            PooledEffects,
+            RelationResult,
+            block_size,
+            effect_jobs,
+            summarise,
+        )
+
+        record, check, base = self.record, self.check, self.base
+        groups = []
+        probes: dict[str, Any] = {}
+        pair = None
+        if check.learner.noise_n:
+            u = check.learner.noise()
+            pair = 2 * u * (1 - u)
+        for rel, seen in self.rels:
+            cands: list[Candidate] = []
+            for src, fu, out in seen.values():
+                if out.status == CandidateStatus.INCOMPLETE:
+                    continue
+                probes.setdefault(src.fp, src)
+                cands.append(Candidate(rel, src, fu,
+                                       RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)))
+            groups.append((RelationResult(rel), cands))
+        # the noise behind `pair` is the learner's, measured on every layer the test checks
+        jobs = effect_jobs(groups, tolerance=base["tolerance"], alpha=record.alpha,
+                           beta=base["holds_error"], pair_disagreement=pair,
+                           verdict_prior_only=False, family=len(self.rels))
+        if not jobs:
+            return
+        check._loop.run(PooledEffects(check._engine, check._pool, jobs, list(probes.values()),
+                                      seed=record.seed or 0, block=block_size(pair),
+                                      adapt_block=True).run(max_epochs=max_epochs))
+        led = check._engine.ledger
+        record.calls, record.replayed = led.calls, led.replayed
+        failing = None
+        for j in jobs:
+            st = summarise(j)
+            record.effects[j.result.relation.name] = st
+            if st["status"] == "violated" and failing is None:
+                failing = j
+        if failing is not None:
+            self._violated(failing)
+        undecided = [j for j in jobs if j.test.status == "undecided"]
+        if undecided:
+            record.status = "inconclusive"
+            names = ", ".join(j.result.relation.name for j in undecided)
+            raise Inconclusive(
+                f"the effect of {names} over the generated examples could not be bounded "
+                f"below the tolerance {base['tolerance']:g} ({undecided[0].note or 'undecided'}; "
+                f"{record.calls} calls) — raise {_own_setting('budget')}, or "
+                f"{_own_setting('tolerance')}")
+
+    def _violated(self, failing: Any) -> None:
+        """A pooled violation: its examples most unlike their sources decided in full (a
+        confirmed one fails the test, shrunk), else the violation reported as diffuse."""
+        __tracebackhide__ = True  # pytest: the failure is the user's test
+        from ..relations import summarise
+
+        record, check = self.record, self.check
         record.status = "failed"
         rel, st = failing.result.relation, summarise(failing)
         worst = sorted(failing.candidates, key=lambda c: -_example_excess(check, c))[:3]
-        _confirm_suspects(record, check, rel, failing.candidates, rerun)
+        _confirm_suspects(record, check, rel, failing.candidates, self.rerun)
         shown = "".join(f"\n  example: {c.source.text!r} -> {c.follow_up.text!r}"
                         for c in worst)
         # the dependent-draws check, as for a confirmed example: a cache or a sticky session
@@ -821,15 +883,6 @@ def _pooled_effects(record: PropertyRecord, check: AgentCheck, base: dict[str, A
             f"{len(failing.candidates)} examples; wrong with probability <= "
             f"{st['alpha']:.3g}); the violation is diffuse, no single example was confirmed, "
             f"so none is minimal — the examples most unlike their sources:{shown}")
-    undecided = [j for j in jobs if j.test.status == "undecided"]
-    if undecided:
-        record.status = "inconclusive"
-        names = ", ".join(j.result.relation.name for j in undecided)
-        raise Inconclusive(
-            f"the effect of {names} over the generated examples could not be bounded below "
-            f"the tolerance {base['tolerance']:g} ({undecided[0].note or 'undecided'}; "
-            f"{record.calls} calls) — raise {_own_setting('budget')}, or "
-            f"{_own_setting('tolerance')}")
 
 
 #: Examples of a relation decided in full after the first phase, most unlike their

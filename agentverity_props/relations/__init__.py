@@ -5,13 +5,16 @@ The transforms are :class:`Perturbation` values (a family name and its parameter
 edits the Hypothesis strategies of :mod:`agentverity_props.strategies` draw: the ``typo`` of
 ``run`` is the mildest ``typo`` a property test's strategy shrinks to.
 
-Two procedures decide relations. ``run`` decides each relation's pooled effect over the
-probe set (:class:`PooledEffects`), screens every input (:func:`screen`) and tests the flagged
-inputs one by one (:func:`localise`, on :class:`~agentverity_props.decide.LocalTest`);
-``@agent_property`` decides its generated examples one by one with :class:`RelationDecider`
-(:class:`~agentverity_props.decide.CandidateTest`), then their pooled effect with
-:class:`PooledEffects`; ``enlarge`` and conversations use :class:`RelationDecider`. The
-sequential tests behind both live in :mod:`agentverity_props.decide`.
+One procedure decides relations, in one order (:func:`decide_in_order`, relations/_order.py):
+the deterministic path, the per-input screen, the flagged inputs one by one, the pooled
+effect. ``run`` takes it on a whole probe set (:class:`RunSteps`: :func:`screen`,
+:func:`localise` on :class:`~agentverity_props.decide.LocalTest`, :class:`PooledEffects`);
+``@agent_property`` on its generated examples, whose per-input step ran while Hypothesis
+generated them, one at a time (:class:`RelationDecider`, on
+:class:`~agentverity_props.decide.CandidateTest`: inputs that arrive one by one, as in
+``enlarge``, ``boundary`` and conversations, cannot wait for a batch screen). One modal
+verdict (:func:`~agentverity_props.decide.modal`) serves every step. The sequential tests
+behind them live in :mod:`agentverity_props.decide`.
 """
 
 from ._builtins import (
@@ -26,6 +29,7 @@ from ._builtins import (
 from ._draws import EffectJob
 from ._family import every_follow_up, follow_ups, pairs_relation, per_input
 from ._model import Edit, Relation, RelationOutcome, RelationResult
+from ._order import RunSteps, decide_in_order
 from ._pairs_file import load_pairs
 from ._pooled import (
     MAX_SCORES,
@@ -33,7 +37,6 @@ from ._pooled import (
     PooledEffects,
     block_size,
     effect_jobs,
-    localise,
     summarise,
     suspicion,
     two_sided,
@@ -46,8 +49,6 @@ from ._screen import (
     SCREEN_SIZE,
     clearance_cost,
     flip_of,
-    screen,
-    screen_once,
 )
 from ._transforms import (
     CASE_KINDS,

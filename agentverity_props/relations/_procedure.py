@@ -358,8 +358,7 @@ class RelationDecider:
                 fkeys = [k for k in self.pool.get(c.follow_up.fp).keys(rel.layer)
                          if k is not None]
                 if fkeys:
-                    out.follow_up = max(set(fkeys), key=lambda k: (fkeys.count(k),
-                                                                    -fkeys.index(k)))
+                    out.follow_up = modal(fkeys)
 
     def _finish(self, c: Candidate, status: CandidateStatus, note: str) -> None:
         out, test = c.outcome, c.test

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..decide import modal
 from ._lexicons import DEFAULT_LEXICONS
 from ._negation import NEGATION_CUES, negation_edits
 from ._negation import NOVELTY as NEGATION_NOVELTY
@@ -276,7 +277,7 @@ class ProbeGrammar:
         before any agent call is told the verdicts once they are known, without relearning."""
         self.verdicts = list(verdicts)
         known = [v for v in self.verdicts if v is not None]
-        self.modal = max(set(known), key=known.count) if known else None
+        self.modal = modal(known)
 
     # -- learning ---------------------------------------------------------------------------
 

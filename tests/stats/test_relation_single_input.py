@@ -138,16 +138,29 @@ def _one_bug(seed: int):
 
 
 def test_run_finds_a_coin_flip_bug_on_one_input_of_a_quiet_gate() -> None:
-    found = 0
+    """On a quiet gate the meter certifies a deterministic verdict, so ``standard`` takes the
+    deterministic path (one follow-up draw a pair): a follow-up that flips half the time is
+    found with about its flip share, as its statement says. ``thorough`` keeps the size-0.5
+    guarantee on such an agent (no deterministic path): found with probability >= 0.95."""
+    found = {"standard": 0, "thorough": 0}
     n = 20
     for seed in range(n):
         inputs = [f"question number {i}" for i in range(30)]
-        res = run(from_callable(_one_bug(seed), identity=f"one-bug-{seed}"), inputs,
-                  [CASE], config=RunConfig(seed=seed, max_workers=2))
-        found += str(res.relations[0].status) == "VIOLATED"
-    # the claim: found with probability >= 0.95 (1 - beta); fails when the 20 runs make
-    # that implausible (P(found <= 16 | 0.95) = 0.016)
-    assert found >= 17, found
+        for prof in found:
+            res = run(from_callable(_one_bug(seed), identity=f"one-bug-{seed}-{prof}"),
+                      inputs, [CASE], config=RunConfig(seed=seed, max_workers=2, profile=prof))
+            rel = res.relations[0]
+            found[prof] += str(rel.status) == "VIOLATED"
+            if prof == "standard" and str(rel.status) == "HOLDS":
+                assert "deterministic path" in rel.statement()
+                assert "flips only part of the time, with about its flip share" in \
+                    rel.statement()
+    # thorough's claim: found with probability >= 0.95 (1 - beta); fails when the 20 runs
+    # make that implausible (P(found <= 16 | 0.95) = 0.016)
+    assert found["thorough"] >= 17, found
+    # standard's: about the flip share (0.5) plus the audit's re-draws; fails when 20 runs
+    # make a rate of 0.5 implausible (P(found <= 4 | 0.5) = 0.006)
+    assert found["standard"] >= 5, found
 
 
 def test_the_size_is_what_the_docs_state() -> None:

@@ -16,6 +16,9 @@ COPIES = [
     re.compile(r"next\(\s*k\s+for\s+k\s+in\s+\w+\s+if\s+\w+\[k\]\s*==\s*\w+\s*\)"),
     re.compile(r"max\(\s*\w+\s*,\s*key\s*=\s*lambda\s+k\s*:\s*\(\s*\w+\[k\]"),
     re.compile(r"min\(\s*k\s+for\s+k\s*,\s*v\s+in\s+\w+\.items\(\)\s+if\s+v\s*==\s*\w+\s*\)"),
+    re.compile(r"max\(\s*set\(\s*\w+\s*\)\s*,\s*key\s*=\s*lambda\s+k\s*:\s*\(\s*\w+\.count\(k\)"),
+    # a verdict's modal by set order (ties broken by hashing): not for counting reasons
+    re.compile(r"modal\s*=\s*max\(\s*set\("),
 ]
 
 
@@ -39,4 +42,6 @@ def test_the_scan_finds_each_old_copy() -> None:
     assert copies_in("    return next(k for k in keys if counts[k] == best)")
     assert copies_in("ref = max(counts, key=lambda k: (counts[k], -sources.index(k)))")
     assert copies_in("return min(k for k, v in counts.items() if v == top)")
+    assert copies_in("x = max(set(fkeys), key=lambda k: (fkeys.count(k), -fkeys.index(k)))")
+    assert copies_in("        self.modal = max(set(known), key=known.count) if known else None")
     assert not copies_in("label = modal(keys)")
