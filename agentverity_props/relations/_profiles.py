@@ -13,9 +13,11 @@ they differ in what they guarantee *per input*, which is where most agent calls 
   probability at least ``1 - 2 r`` (``r``: the meter's bound on a draw's flip rate).
 * ``standard`` (the default) — every (input, follow-up) pair is screened: a follow-up that
   violates on a share ``0.5`` of its draws beyond the input's own noise is found with
-  probability at least ``0.95`` (relations/_screen.py).
+  probability at least ``0.95`` (relations/_screen.py). On an agent the meter certifies
+  deterministic it takes the deterministic path too (a fifth of the calls; a follow-up that
+  flips part of the time is then found with about its flip share).
 * ``thorough`` — every kind of a relation's family on every input, each pair screened at
-  ``screen_beta = 0.01``.
+  ``screen_beta = 0.01``, never on the deterministic path.
 
 Users add their own with :func:`register_profile` and choose one with ``--profile``,
 ``RunConfig(profile=...)`` or ``@agent_property(profile=...)``.
@@ -104,7 +106,8 @@ _BUILT_IN = (
             description="the pooled effect only (on a certified deterministic agent, one "
                         "follow-up draw a pair): cheapest"),
     Profile("standard", deterministic_path=True,
-            description="every pair screened at size 0.5, beta 0.05 (default)"),
+            description="every pair screened at size 0.5, beta 0.05 (one draw a pair on a "
+                        "certified deterministic agent) (default)"),
     Profile("thorough", screen_beta=0.01, edits_per_input="all", candidate_beta=0.002,
             description="every edit kind on every input, each pair screened at beta 0.01"),
 )
