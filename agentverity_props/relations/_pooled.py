@@ -620,7 +620,13 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
     that chose it, so the family-wise error is at most ``alpha`` whatever ``m`` turns out to
     be. Rounds of every admitted candidate run together, one fresh source draw per input
     shared by its candidates. Returns the family size."""
-    await _top_up_sources(engine, pool, jobs, seed)
+    # suspicion admits the inputs of a relation without a screen, or of one VIOLATED by its
+    # pooled test: their sources need enough draws first; a screen's flags need none
+    from ._screen import _toolless
+    by_suspicion = [j for j in jobs if (j.screen is None and not _toolless(j, pool))
+                    or j.test.status == "violated"]
+    if by_suspicion:
+        await _top_up_sources(engine, pool, by_suspicion, seed)
     chosen = [c for _, c in admitted(jobs, pool, most=most)]
     m = max(1, len(chosen))
     picked = {id(c) for c in chosen}

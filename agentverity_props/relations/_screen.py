@@ -459,7 +459,7 @@ def sensitivity(job: EffectJob, beta: float) -> dict[str, object] | None:
 
 #: Share of a one-draw screen's pairs whose source and follow-up are drawn once more (at
 #: least ``AUDIT_MIN``): the audit of the meter's certificate of a deterministic verdict.
-AUDIT_SHARE = 0.1
+AUDIT_SHARE = 0.07
 AUDIT_MIN = 8
 
 
