@@ -239,7 +239,7 @@ class PlanResult:
 
     @property
     def price(self) -> Any:
-        """The user's :class:`~agentverity_props.Price` (``config``'s), or None."""
+        """The user's :class:`~agentverity_props.engine.Price` (``config``'s), or None."""
         return self.config.engine.price
 
     def assumptions(self) -> list[str]:

@@ -64,7 +64,7 @@ class EngineConfig:
             else the processes naming ``AGENTVERITY_PROPS_SLOT_DIR`` (lock files); else the
             engines of this process. ``None`` (default): only ``max_workers`` per engine, or
             ``AGENTVERITY_PROPS_MAX_CALLS_IN_FLIGHT`` when set.
-        price: what the agent's tokens cost (a :class:`~agentverity_props.Price`): the
+        price: what the agent's tokens cost (a :class:`~agentverity_props.engine.Price`): the
             reports turn the tokens the adapter reports into money. ``None``: tokens only.
 
     Example:

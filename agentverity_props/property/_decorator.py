@@ -711,7 +711,7 @@ def _store_name(store: Any) -> str | None:
 
 def _warn_health(record: PropertyRecord) -> None:
     """Each health finding of a passing test as an :class:`AgentHealthWarning` (users filter
-    it, or turn it into an error: ``-W error::agentverity_props.AgentHealthWarning``)."""
+    it, or turn it into an error: ``-W error::agentverity_props.errors.AgentHealthWarning``)."""
     __tracebackhide__ = True  # pytest: the warning is the user's test's
     for text in record.warnings:
         try:

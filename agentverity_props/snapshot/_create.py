@@ -567,7 +567,7 @@ def create_snapshot(agent: Any, inputs: Sequence[str], *, config: RunConfig | No
     Args:
         agent: an adapter or a callable ``prompt -> str | dict | Observation``.
         inputs: the probe set.
-        config: a :class:`~agentverity_props.RunConfig` (epsilon, alpha, layer, engine).
+        config: a :class:`~agentverity_props.diagnose.RunConfig` (epsilon, alpha, layer, engine).
         accept_reference: the user approves the references.
         output: write the snapshot here (atomically) when admitted.
         calibration_draws: fresh draws per input after the references are fixed (the rate

@@ -170,7 +170,7 @@ def test_case(check, prompt):
 
 def test_misuse_is_rejected_eagerly(pytester):
     pytester.makepyfile(test_props=HEADER + '''
-from agentverity_props import InvalidArgument
+from agentverity_props.errors import InvalidArgument
 
 def test_below_given():
     with pytest.raises(InvalidArgument, match="above @given"):

@@ -10,8 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from agentverity_props import RunConfig, from_callable, run
-from agentverity_props.diagnose import budget_note, resolve_tolerance
+from agentverity_props import from_callable, run
+from agentverity_props.diagnose import RunConfig, budget_note, resolve_tolerance
 from agentverity_props.errors import InvalidArgument
 from agentverity_props.relations import Relation
 from agentverity_props.report import load_result
