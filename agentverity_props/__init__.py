@@ -8,8 +8,9 @@ Measure first, then test:
   counterexamples.
 
 The top level holds the entry points, the building blocks and three errors (docs/api.md);
-every other public name is imported from its sub-module. Names are imported lazily (PEP 562) so ``import agentverity_props`` stays light: numpy,
-scipy, Hypothesis and every optional integration load only when first used.
+every other public name is imported from its sub-module. Names are imported lazily
+(PEP 562) so ``import agentverity_props`` stays light: numpy, scipy, Hypothesis and every
+optional integration load only when first used.
 """
 
 from __future__ import annotations

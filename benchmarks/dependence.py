@@ -24,7 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentverity_props import from_callable, run
+from agentverity_props import from_callable, run  # noqa: E402
 from agentverity_props.decide import clopper_pearson  # noqa: E402
 from agentverity_props.diagnose import RunConfig  # noqa: E402
 from tests.support.noisy_agents import (  # noqa: E402

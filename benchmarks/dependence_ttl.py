@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _docs import write_section  # noqa: E402
 
-from agentverity_props import from_callable, run
+from agentverity_props import from_callable, run  # noqa: E402
 from agentverity_props.decide import clopper_pearson  # noqa: E402
 from agentverity_props.diagnose import RunConfig  # noqa: E402
 from tests.support.noisy_agents import (  # noqa: E402

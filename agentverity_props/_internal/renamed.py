@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InvalidArgument
 
-__all__ = ["moved", "renamed"]
+__all__ = ["moved", "renamed", "renamed_attribute"]
 
 
 def renamed(where: str, old: str, new: str, old_value: Any, new_value: Any, *,
@@ -30,7 +30,6 @@ def renamed(where: str, old: str, new: str, old_value: Any, new_value: Any, *,
     warnings.warn(f"{where}: {old}= is deprecated, use {new}= (same meaning)",
                   DeprecationWarning, stacklevel=stacklevel)
     return old_value
-
 
 
 def moved(package: str, name: str, home: str) -> None:
@@ -48,3 +47,9 @@ def moved(package: str, name: str, home: str) -> None:
     warnings.warn(f"{package}.{name} has moved: write 'from {home} import {name}' (the "
                   "top-level name is removed in the next release)", DeprecationWarning,
                   stacklevel=3)  # the user's line (warnings skips the import system's frames)
+
+
+def renamed_attribute(owner: str, old: str, new: str) -> None:
+    """Warn that ``owner.old`` is a deprecated read-only alias of ``owner.new``."""
+    warnings.warn(f"{owner}.{old} is deprecated, read {owner}.{new} (the same value)",
+                  DeprecationWarning, stacklevel=3)
