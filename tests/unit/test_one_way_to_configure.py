@@ -132,3 +132,19 @@ def test_the_plugins_options_apply_to_a_run_of_the_test():
     rec = records()[-1]
     assert rec.alpha == 0.05
     assert rec.effects["q"]["tolerance"] == 0.1
+
+
+def test_every_entry_config_changes_through_its_constructor_only():
+    """Each config an entry point takes has the one ``with_fields`` (``Configurable``'s,
+    never one of its own), and the flat keywords of its entry point go through the same
+    ``engine.configured``."""
+    from agentverity_props.conversation import ConversationConfig
+    from agentverity_props.diagnose import MeterConfig
+    from agentverity_props.engine import Configurable
+    from agentverity_props.strategies import BoundaryConfig, EnlargeConfig
+
+    for cls in (RunConfig, MeterConfig, PropertyConfig, EnlargeConfig, BoundaryConfig,
+                ConversationConfig):
+        assert issubclass(cls, Configurable), cls.__name__
+        assert cls.with_fields is Configurable.with_fields, cls.__name__
+        assert cls().with_fields(retries=0).engine.retries == 0, cls.__name__
