@@ -165,34 +165,19 @@ def _named(config: Any, opt: str) -> str:
 def pytest_configure(config: Any) -> None:
     config.addinivalue_line(
         "markers", "agentverity: an agent property test (added by @agent_property)")
-    budget, epsilon, alpha = (_option(config, OPT_BUDGET, int),
-                              _option(config, OPT_EPSILON, float),
-                              _option(config, OPT_ALPHA, float))
-    # refused here, once, as a usage error (exit 4), not as a traceback inside every test
-    if budget is not None and budget < 2:
-        raise pytest.UsageError(
-            f"{_named(config, OPT_BUDGET)}={budget} must be >= 2 (agent calls per test)")
-    if epsilon is not None and not 0.0 < epsilon < 0.5:
-        raise pytest.UsageError(f"{_named(config, OPT_EPSILON)}={epsilon} must be in (0, 0.5)")
-    if alpha is not None and not 0.0 < alpha < 0.5:
-        raise pytest.UsageError(
-            f"{_named(config, OPT_ALPHA)}={alpha} must be in (0, 0.5), e.g. 0.05")
-    tolerance = _option(config, OPT_TOLERANCE, float)
-    if tolerance is not None and not 0.0 < tolerance < 1.0:
-        raise pytest.UsageError(
-            f"{_named(config, OPT_TOLERANCE)}={tolerance} must be in (0, 1), e.g. 0.1")
+    settings = {"budget": _option(config, OPT_BUDGET, int),
+                "epsilon": _option(config, OPT_EPSILON, float),
+                "alpha": _option(config, OPT_ALPHA, float),
+                "tolerance": _option(config, OPT_TOLERANCE, float),
+                "profile": _option(config, OPT_PROFILE)}
     max_in_flight = _option(config, OPT_MAX_IN_FLIGHT, int)
-    if max_in_flight is not None and max_in_flight < 1:
-        raise pytest.UsageError(
-            f"{_named(config, OPT_MAX_IN_FLIGHT)}={max_in_flight} must be >= 1 (agent calls "
-            "in flight across the session), e.g. 4; leave it unset for no shared limit")
+    # refused here, once, as a usage error (exit 4), not as a traceback inside every test
+    _check_settings(config, settings, max_in_flight)
     mode = _option(config, OPT_MODE)
     if mode is not None and mode not in _MODES:
         raise pytest.UsageError(f"{INI_NAMES[OPT_MODE]} = {mode!r} must be one of "
                                 f"{', '.join(_MODES)}")
-    state = _Session(options={"budget": budget, "epsilon": epsilon, "alpha": alpha,
-                              "tolerance": tolerance, "profile": _option(config, OPT_PROFILE),
-                              "store": _option(config, OPT_STORE),
+    state = _Session(options={**settings, "store": _option(config, OPT_STORE),
                               "store_mode": mode},
                      include_inputs=bool(_option(config, OPT_CONV_INPUTS)))
     config.stash[_SESSION] = state
@@ -205,6 +190,39 @@ def pytest_configure(config: Any) -> None:
         os.environ[PAUSE_FILE_ENV] = str(state.session_dir / "pause.json")
     if max_in_flight is not None:
         _share_slots(state, worker, max_in_flight)
+
+
+#: each setting option -> the config field it sets (``--agentverity-max-calls-in-flight``
+#: is the engine's ``max_calls_in_flight``, shared through the slot folder, not per test)
+_SETTING_OPTIONS = {OPT_BUDGET: "budget", OPT_EPSILON: "epsilon", OPT_ALPHA: "alpha",
+                    OPT_TOLERANCE: "tolerance", OPT_PROFILE: "profile",
+                    OPT_MAX_IN_FLIGHT: "max_calls_in_flight"}
+
+
+def _check_settings(config: Any, settings: dict[str, Any], max_in_flight: int | None) -> None:
+    """Refuse a bad setting option as a usage error naming it. Nothing is checked here: each
+    option is applied to a ``PropertyConfig`` the way every test applies it (the package's
+    ``plugin_config``), so the config's constructor, the one place a setting is validated
+    and resolved, refuses it. The package is imported only when a setting was given."""
+    given = {opt: v for opt, v in ((o, settings.get(k) if k != "max_calls_in_flight"
+                                    else max_in_flight) for o, k in _SETTING_OPTIONS.items())
+             if v is not None}
+    if not given:
+        return
+    from agentverity_props.errors import InvalidArgument
+    from agentverity_props.property import PropertyConfig
+
+    for opt, value in given.items():
+        key = _SETTING_OPTIONS[opt]
+        try:
+            if key == "max_calls_in_flight":
+                PropertyConfig().with_fields(max_calls_in_flight=value)
+            else:
+                _channel().plugin_config(PropertyConfig(), {key: value})
+        except InvalidArgument as exc:
+            reason = str(exc).removeprefix("PropertyConfig: ")
+            raise pytest.UsageError(f"{_named(config, opt)}={value} is refused: {reason}"
+                                    ) from None
 
 
 def _share_slots(state: _Session, worker: Any, size: int) -> None:

@@ -1,62 +1,29 @@
 """The public names of ``agentverity_props``, each written once: this stub is what type
 checkers read, and ``__init__.py`` reads it at import time to build its lazy exports and
 ``__all__`` (docs/api.md describes every name; tests/unit/test_public_api.py keeps the three
-equal). Add a public name here, as ``from .module import name as name``, and in docs/api.md."""
+equal, and at most 25 names). Add a public name here, as ``from .module import name as
+name``, and in docs/api.md. Every other public name lives in its sub-module
+(``agentverity_props.diagnose``, ``.engine``, ``.errors``...)."""
 
 from ._internal.version import __version__ as __version__
 from .adapters import from_callable as from_callable
-from .adapters import from_http as from_http
-from .adapters import from_langgraph as from_langgraph
-from .adapters import from_openai_agents as from_openai_agents
-from .adapters import from_pydantic_ai as from_pydantic_ai
-from .adapters import from_strands as from_strands
 from .conversation import AgentStateMachine as AgentStateMachine
-from .conversation import ConversationConfig as ConversationConfig
 from .conversation import conversation_machine as conversation_machine
-from .conversation import run_conversation_test as run_conversation_test
-from .diagnose import PRESETS as PRESETS
-from .diagnose import BlindnessResult as BlindnessResult
 from .diagnose import HealthCheck as HealthCheck
-from .diagnose import MeterConfig as MeterConfig
-from .diagnose import MeterResult as MeterResult
-from .diagnose import RunConfig as RunConfig
-from .diagnose import RunResult as RunResult
-from .diagnose import TokensPerCall as TokensPerCall
-from .diagnose import arun as arun
 from .diagnose import measure as measure
 from .diagnose import plan as plan
 from .diagnose import run as run
-from .engine import EngineConfig as EngineConfig
-from .engine import Price as Price
-from .errors import AgentCallError as AgentCallError
-from .errors import AgentHealthWarning as AgentHealthWarning
 from .errors import AgentVerityError as AgentVerityError
-from .errors import BadInput as BadInput
-from .errors import BudgetExhausted as BudgetExhausted
-from .errors import EvidenceExhausted as EvidenceExhausted
 from .errors import Inconclusive as Inconclusive
-from .errors import InvalidArgument as InvalidArgument
 from .errors import PropertyViolation as PropertyViolation
-from .errors import ReplayMiss as ReplayMiss
 from .observation import Observation as Observation
-from .observation import ToolCall as ToolCall
-from .observation import Usage as Usage
 from .observation import by_callable as by_callable
 from .observation import by_key as by_key
 from .observation import by_regex as by_regex
-from .property import AgentCheck as AgentCheck
-from .property import PropertyConfig as PropertyConfig
 from .property import agent_property as agent_property
-from .property import counterexample_report as counterexample_report
 from .relations import Relation as Relation
 from .relations import builtin_relations as builtin_relations
-from .snapshot import CheckResult as CheckResult
-from .snapshot import SnapshotResult as SnapshotResult
 from .snapshot import compare_snapshot as compare_snapshot
 from .snapshot import create_snapshot as create_snapshot
-from .strategies import BoundaryConfig as BoundaryConfig
-from .strategies import BoundaryLocation as BoundaryLocation
-from .strategies import EnlargeConfig as EnlargeConfig
-from .strategies import EnlargeResult as EnlargeResult
 from .strategies import enlarge as enlarge
 from .strategies import locate_boundary as locate_boundary

@@ -105,7 +105,7 @@ class AgentHealthWarning(UserWarning):
     probe set, an unstable verdict, dependent draws).
 
     Issued with :func:`warnings.warn`, so it can be filtered like any warning, or made an
-    error: ``pytest -W error::agentverity_props.AgentHealthWarning`` (or ``filterwarnings``).
+    error: ``pytest -W error::agentverity_props.errors.AgentHealthWarning`` (or ``filterwarnings``).
     """
 
 

@@ -28,7 +28,8 @@ from relation_effects import (
     prompts,
 )
 
-from agentverity_props import RunConfig, from_callable, run
+from agentverity_props import from_callable, run
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import select_builtins
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"

@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _docs import markers, write_section
 
-from agentverity_props import RunConfig, from_callable, run
+from agentverity_props import from_callable, run
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import select_builtins
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"

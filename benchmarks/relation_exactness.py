@@ -55,7 +55,7 @@ def one_run(n_inputs: int, src_p: float, fu_p: float, seed: int) -> tuple[str, i
         eng = Engine(agent, EngineConfig(budget=BUDGET, max_workers=1))
         try:
             res = await run_relations(eng, [Probe.make(t) for t in inputs], EvidencePool(),
-                                      [CASE], alpha=ALPHA / 2, beta=BETA, seed=seed,
+                                      [CASE], alpha=ALPHA / 2, holds_error=BETA, seed=seed,
                                       tolerance=TOL)
             return str(res[0].status), eng.ledger.calls
         finally:

@@ -49,7 +49,8 @@ def share(k: int, n: int) -> str:
 
 
 def through_run(make, relation: str, seeds: int, *, layer: str = "verdict"):
-    from agentverity_props import RunConfig, from_callable, run
+    from agentverity_props import from_callable, run
+    from agentverity_props.diagnose import RunConfig
     from agentverity_props.relations import select_builtins
     from tests.support.family_gates import PROBES
 

@@ -42,10 +42,12 @@ def stub_exports(init_file: str) -> dict[str, str]:
 
 
 def lazy_exports(package: str, exports: Mapping[str, str], public: Sequence[str],
-                 namespace: dict[str, Any]
+                 namespace: dict[str, Any], moved: Mapping[str, str] | None = None
                  ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``(__getattr__, __dir__)`` for ``package``: ``exports`` maps a name to the (relative)
     module defining it; a resolved name is cached in ``namespace`` (the package globals).
+    ``moved`` maps an old name to its new (absolute) home: it still resolves, with a
+    ``DeprecationWarning`` on every read (never cached), and is not listed.
 
     >>> ns: dict[str, Any] = {}
     >>> get, names = lazy_exports("json", {"dumps": "json"}, ["dumps"], ns)
@@ -55,6 +57,10 @@ def lazy_exports(package: str, exports: Mapping[str, str], public: Sequence[str]
 
     def __getattr__(name: str) -> Any:
         module = exports.get(name)
+        if module is None and moved and name in moved:
+            from .renamed import moved as warn_moved
+            warn_moved(package, name, moved[name])
+            return getattr(importlib.import_module(moved[name]), name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module, package), name)

@@ -147,7 +147,8 @@ def engine_config(eng: dict[str, Any]) -> EngineConfig:
 
 
 def price_option(spec: str | None, model: str | None) -> Any:
-    """``--price`` (and ``--price-model``) as a :class:`~agentverity_props.Price`, or None."""
+    """``--price`` (and ``--price-model``) as a :class:`~agentverity_props.engine.Price`, or
+    None."""
     if spec is None:
         if model is not None:
             raise BadInput("--price-model needs --price FILE", "add --price prices.yaml")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.fingerprint import fingerprint
+from ..engine import Configurable
 from ..relations import CandidateRecord
 from ..results import ConversationDocument
 
@@ -33,7 +34,7 @@ def _conversation_engine() -> EngineConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ConversationConfig:
+class ConversationConfig(Configurable):
     """Everything a conversation test can be told (:func:`conversation_machine`, or the
     ``config`` attribute of an :class:`AgentStateMachine`).
 

@@ -125,7 +125,8 @@ class ConversationRun:
         rec.candidates += 1
         out = RelationOutcome(fp=src.fp, follow_up_fp=fu.fp)
         decider = RelationDecider(self.draws, self.pool,  # type: ignore[arg-type]
-                                  alpha_candidate=rec.alpha_candidate, beta=self.beta,
+                                  alpha_candidate=rec.alpha_candidate,
+                                  candidate_beta=self.beta,
                                   learner=learner, may_test=self._may_test)
         self.loop.run(decider.decide([Candidate(rel, src, fu, out)]))
         self._sync()

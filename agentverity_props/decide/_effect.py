@@ -25,13 +25,13 @@ under ``mu >= m``, and by Ville's inequality ``P(U(m) ever >= 1/beta) <= beta``:
 ``m`` never rejected form a confidence sequence, valid under optional stopping at batch ends.
 The same holds for ``L(m)`` under ``mu <= m``.
 
-Decisions at the tolerance ``delta``; the effect is the *largest* of the sides' means:
+Decisions at the tolerance ``tolerance``; the effect is the *largest* of the sides' means:
 
-* **holds** — on *every* side ``U(delta) >= 1/beta``: every side's mean is below ``delta``.
-  If some side's mean is at least ``delta``, that side's ``U(delta)`` crosses with
+* **holds** — on *every* side ``U(tolerance) >= 1/beta``: every side's mean is below ``tolerance``.
+  If some side's mean is at least ``tolerance``, that side's ``U(tolerance)`` crosses with
   probability at most ``beta``, so a HOLDS is wrong with probability at most ``beta`` (no
   split over the sides is needed: one false rejection is necessary for the error);
-* **violated** — on some side ``L(delta) >= 1/alpha_side``: the effect exceeds ``delta``,
+* **violated** — on some side ``L(tolerance) >= 1/alpha_side``: the effect exceeds ``tolerance``,
   wrong with probability at most ``alpha`` (``alpha_side = alpha / sides``);
 * **shown** — on some side ``L(0) >= 1/alpha_side``: an effect above zero is shown (reported
   with either of the other two, or alone, never a finding on its own).
@@ -67,7 +67,7 @@ def grid() -> np.ndarray:
 
 #: Largest share of the wealth a bet may put at risk (a bet of ``c / (1 - m)`` loses at most
 #: a share ``c`` on the worst score): near one, so that a quiet agent (scores all zero) can
-#: reach ``1/beta`` in ``log(1/beta) / log(1 / (1 - delta))`` scores, the least any test of a
+#: reach ``1/beta`` in ``log(1/beta) / log(1 / (1 - tolerance))`` scores, the least any test of a
 #: bounded mean needs.
 BET_CAP = 0.95
 #: Weight, in scores, of the prior mean (zero) in the bets' plug-in estimates, and of the
@@ -85,7 +85,8 @@ class EffectTest:
     """The pooled effect of one relation (module docstring).
 
     Args:
-        tolerance: ``delta``, in the scores' units (a share of verdicts changed).
+        tolerance: the largest effect a HOLDS allows, in the scores' units (a share of
+            verdicts changed).
         alpha: the false-violation rate (split over the sides).
         beta: the false-holds rate.
         sides: how many score streams (the effect is the largest of their means).
@@ -107,7 +108,7 @@ class EffectTest:
         self.prior_var = min(max(prior_var, 1e-4), 1.0)
         points = np.unique(np.concatenate([grid(), [0.0, tolerance]]))
         self.grid = points
-        self._i_delta = int(np.searchsorted(points, tolerance))
+        self._i_tolerance = int(np.searchsorted(points, tolerance))
         self._i_zero = int(np.searchsorted(points, 0.0))
         shape = (sides, points.size)
         self.log_up = np.zeros(shape)      # log U(m), per side
@@ -198,11 +199,11 @@ class EffectTest:
     @property
     def holds(self) -> bool:
         """Every side is bounded below the tolerance (see the module docstring)."""
-        return bool(self.rej_up[:, self._i_delta].all())
+        return bool(self.rej_up[:, self._i_tolerance].all())
 
     @property
     def violated(self) -> bool:
-        return bool(self.rej_lo[:, self._i_delta].any())
+        return bool(self.rej_lo[:, self._i_tolerance].any())
 
     @property
     def shown(self) -> bool:

@@ -2,7 +2,7 @@
 
 On a recording (``assess`` of a file) the draws are already made and free, so the
 sequential test of :mod:`._effect` (which must pay for every draw it waits for, and whose
-bets are capped so that at least ``log(1/beta) / log(1/(1 - delta))`` scores are needed)
+bets are capped so that at least ``log(1/beta) / log(1/(1 - tolerance))`` scores are needed)
 leaves most of the evidence unread or undecided. This test reads all of it at once.
 
 **Estimand** (the same as the sequential test's, docs/statistics.md §3): per input ``x`` with

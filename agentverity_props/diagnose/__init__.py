@@ -39,9 +39,23 @@ _EXPORTS = {
     "route_breakdown": "._routes",
 }
 
-# internal: no public names (docs/api.md); the imports above are this folder's interface
-# to the rest of the package, not a promise to users
-__all__: list[str] = []
+# the public names (docs/api.md): the entry points ``measure``, ``run`` and ``plan`` (also at
+# the top level), their configs and results; the other imports above are this folder's
+# interface to the rest of the package, not a promise to users
+__all__ = [
+    "PRESETS",
+    "BlindnessResult",
+    "HealthCheck",
+    "MeterConfig",
+    "MeterResult",
+    "RunConfig",
+    "RunResult",
+    "TokensPerCall",
+    "arun",
+    "measure",
+    "plan",
+    "run",
+]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())

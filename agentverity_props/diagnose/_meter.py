@@ -56,7 +56,7 @@ import numpy as np
 from .._internal.outcome import StopReason
 from .._internal.settings import setting
 from ..decide import BernoulliSPRT, BetaCS, sprt_expected_n
-from ..engine import EngineConfig, EvidencePool
+from ..engine import Configurable, EngineConfig, EvidencePool
 from ..errors import (
     BudgetExhausted,
     DrawStopped,
@@ -181,7 +181,7 @@ class MeterResult:
 
 
 @dataclass(frozen=True, kw_only=True)
-class MeterConfig:
+class MeterConfig(Configurable):
     """Everything :func:`~agentverity_props.diagnose.measure` can be told.
 
     ``epsilon`` (or a ``precision`` preset) is the meter's limit on the pair-disagreement rate,

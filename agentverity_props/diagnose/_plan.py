@@ -239,7 +239,7 @@ class PlanResult:
 
     @property
     def price(self) -> Any:
-        """The user's :class:`~agentverity_props.Price` (``config``'s), or None."""
+        """The user's :class:`~agentverity_props.engine.Price` (``config``'s), or None."""
         return self.config.engine.price
 
     def assumptions(self) -> list[str]:
@@ -284,7 +284,7 @@ class PlanResult:
             "inputs": self.inputs,
             "relations": list(self.relations),
             "exercised": dict(self.exercised),
-            "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "tolerance": cfg.tol,
+            "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "tolerance": cfg.tolerance,
                        "budget": cfg.budget, "max_workers": cfg.max_workers,
                        "layer": cfg.layer, "seed": cfg.seed, "latency_s": self.latency_s,
                        "profile": cfg.profile.name},
@@ -307,7 +307,7 @@ class PlanResult:
 
 def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
            latency_s: float | None) -> dict[str, Any]:
-    from ._run import DEFAULT_BETA as RUN_BETA
+    from ._run import DEFAULT_HOLDS_ERROR as RUN_BETA
 
     calls = {k: _spread([r.phase_calls[k] for r in runs]) for k in PHASES}
     calls["total"] = _spread([r.total for r in runs])
@@ -399,7 +399,7 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
     live = [r for r in rels if tool_calls or r.layer != "tools"]
     return PlanResult(inputs=len(texts), relations=tuple(r.name for r in rels),
                       exercised=exercised, levels=tuple(levels),
-                      floor=min_relation_calls(texts, live, config.tol), config=config,
+                      floor=min_relation_calls(texts, live, config.tolerance), config=config,
                       seeds=seeds, latency_s=latency_s, modal_share=modal_share,
                       tool_calls=tool_calls, tokens_per_call=tokens_per_call)
 

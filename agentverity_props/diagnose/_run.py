@@ -29,9 +29,10 @@ import numpy as np
 
 from .._internal.inputs import clean_inputs
 from .._internal.outcome import CandidateStatus, Exit, RelationStatus, StopReason, exit_code
+from .._internal.renamed import renamed_attribute as warn_renamed_attribute
 from .._internal.settings import setting
 from ..decide import RUN_SHARES
-from ..engine import UNSET, EngineConfig, EvidencePool, ledger_part
+from ..engine import UNSET, Configurable, EngineConfig, EvidencePool, ledger_part
 from ..errors import DrawStopped, InvalidArgument
 from ..observation import VerdictExtractor
 from ..relations import (
@@ -83,7 +84,7 @@ from ._routes import Routes, route_breakdown
 
 #: A HOLDS is wrong with at most this probability per relation (its effect is in fact at
 #: least the tolerance): the upper confidence bound is a 95% one.
-DEFAULT_BETA = 0.05
+DEFAULT_HOLDS_ERROR = 0.05
 
 if TYPE_CHECKING:
     from ..engine import Engine, EngineConfig, Probe
@@ -123,7 +124,7 @@ def _required(labels: Sequence[str]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True, init=False)
-class RunConfig:
+class RunConfig(Configurable):
     """Everything ``run`` can be told: the run's own settings plus one :class:`EngineConfig`.
 
     ``epsilon`` (or a ``precision`` preset cheap/balanced/strict = 0.10/0.05/0.01) is the
@@ -138,7 +139,10 @@ class RunConfig:
     ``engine``; those fields may also be given as keywords, which are applied over
     ``engine`` (``RunConfig(budget=200)`` is ``RunConfig(engine=EngineConfig(budget=200))``)
     and read back as attributes. With a
-    ``store_path`` and no ``store_mode`` the store mode is ``auto``.
+    ``store_path`` and no ``store_mode`` the store mode is ``auto``. ``tolerance`` (the
+    largest relation effect a HOLDS allows) reads back resolved: as given, else the
+    ``precision`` preset's, else 0.1. Change settings with :meth:`with_fields`, which
+    rebuilds the config through this constructor.
 
     >>> RunConfig(budget=200, max_workers=1).engine.budget
     200
@@ -154,7 +158,7 @@ class RunConfig:
     suppress_health_check: Sequence[HealthCheck | str]
     include_inputs: bool
     engine: EngineConfig
-    tolerance: float | None
+    tolerance: float
     require_verdicts: tuple[str, ...]
     profile: Profile
     edits_per_input: int | str | None
@@ -187,10 +191,12 @@ class RunConfig:
                             ("edits_per_input", edits_per_input),
                             ("confirm_all", bool(confirm_all))):
             object.__setattr__(self, name, value)
-        # each default resolved once, here: the layers below read ``eps`` / ``tol``
+        # each default resolved once, here: the layers below read ``eps`` / ``tolerance``
         eps = resolve_epsilon(self.epsilon, self.precision)
         object.__setattr__(self, "_eps", eps)
-        object.__setattr__(self, "_tol", resolve_tolerance(self.tolerance, self.precision))
+        object.__setattr__(self, "tolerance", resolve_tolerance(tolerance, self.precision))
+        # the as-given value of a field resolved here: ``with_fields`` rebuilds from it
+        object.__setattr__(self, "_given", {"tolerance": tolerance})
         if edits_per_input is not None:
             from ..relations import per_input
             per_input(builtin_relations("whitespace")[0], 1, edits_per_input)  # validates
@@ -240,9 +246,9 @@ class RunConfig:
 
     @property
     def tol(self) -> float:
-        """The relation tolerance (explicit, or the precision preset's, default 0.1), resolved
-        once when the config was made."""
-        return self._tol  # type: ignore[attr-defined]
+        """Deprecated: ``tolerance`` (the same value, resolved when the config was made)."""
+        warn_renamed_attribute("RunConfig", "tol", "tolerance")
+        return self.tolerance
 
     def engine_config(self) -> EngineConfig:
         return self.engine
@@ -277,8 +283,8 @@ class RunResult:
         return (f"P(any false finding) <= {a:g} family-wise: relations at "
                 f"{a * ALPHA_SHARES['relations']:g} (half over the pooled effects, half over "
                 "the inputs tested one by one); each HOLDS is wrong with probability <= "
-                f"{DEFAULT_BETA:g} (the effect is in fact >= the tolerance "
-                f"{self.config.tol:g}){self._fixed_caveat()}; "
+                f"{DEFAULT_HOLDS_ERROR:g} (the effect is in fact >= the tolerance "
+                f"{self.config.tolerance:g}){self._fixed_caveat()}; "
                 f"blindness at {a * ALPHA_SHARES['blindness']:g}, dependent draws at "
                 f"{a * ALPHA_SHARES['dependence']:g}, a changed agent at "
                 f"{a * ALPHA_SHARES['stationarity']:g}; the meter's call is wrong with "
@@ -470,8 +476,8 @@ class RunResult:
             "findings": self.findings,
             "guarantee": self.guarantee(),
             "advice": self.advice,
-            "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "tolerance": cfg.tol,
-                       "holds_error": DEFAULT_BETA, "indifference": cfg.indifference,
+            "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "tolerance": cfg.tolerance,
+                       "holds_error": DEFAULT_HOLDS_ERROR, "indifference": cfg.indifference,
                        "layer": cfg.layer, "budget": cfg.budget, "max_workers": cfg.max_workers,
                        "timeout_s": cfg.timeout_s, "error_policy": cfg.error_policy,
                        "seed": cfg.seed, "blindness_threshold": cfg.blindness_threshold,
@@ -615,7 +621,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                                               alpha=config.alpha * ALPHA_SHARES["relations"],
                                               meter=meter, seed=config.seed,
                                               progress=tick("relations"),
-                                              tolerance=config.tol, profile=config.profile,
+                                              tolerance=config.tolerance, profile=config.profile,
                                               edits_per_input=config.edits_per_input,
                                               dependence_fired=dep_off or dep.fired,
                                               confirm_all=config.confirm_all)
@@ -734,11 +740,11 @@ def budget_note(texts: Sequence[str], relations: Sequence[Relation], config: Run
     ``per_input``: how many relations move each input, when already known."""
     if config.budget is None or not relations:
         return ""
-    need = min_relation_calls(texts, relations, config.tol, per_input=per_input)
+    need = min_relation_calls(texts, relations, config.tolerance, per_input=per_input)
     if need <= config.budget:
         return ""
     return (f"{setting('budget', config.budget)} cannot reach HOLDS on any relation at "
-            f"tolerance {config.tol:g}: bounding an effect below it takes at least {need} "
+            f"tolerance {config.tolerance:g}: bounding an effect below it takes at least {need} "
             f"calls here besides the meter's; raise {setting('budget', '')} (to {need + 100} or "
             f"more) or {setting('tolerance', '')}")
 
@@ -754,7 +760,7 @@ def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
     from ..decide import min_scores_to_hold
     from ..relations import SWEEP_MAX
 
-    n_min = min_scores_to_hold(tolerance, DEFAULT_BETA)
+    n_min = min_scores_to_hold(tolerance, DEFAULT_HOLDS_ERROR)
     if per_input is None:
         per_input = [sum(r.apply(t) != t for r in relations) for t in texts]
     exercised = [k for k in per_input if k]
@@ -856,7 +862,8 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
 
 async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         relations: Sequence[Relation], *, alpha: float,
-                        beta: float = DEFAULT_BETA, meter: MeterResult | None = None,
+                        holds_error: float = DEFAULT_HOLDS_ERROR,
+                        meter: MeterResult | None = None,
                         seed: int = 0, progress: Callable[[int], None] | None = None,
                         tolerance: float = DEFAULT_TOLERANCE,
                         profile: Profile | None = None,
@@ -873,7 +880,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     :func:`~agentverity_props.decide.relation_alpha_split`: half over the relations' pooled
     tests (``alpha / (2 R)`` each, then over its sides), half over the inputs tested one by
     one (each at ``alpha / (2 m)``, ``m`` the inputs admitted). A HOLDS is wrong with
-    probability at most ``beta`` per relation (its effect on some side is in fact at least
+    probability at most ``holds_error`` per relation (its effect on some side is in fact at least
     the tolerance). Every guarantee assumes the draws of one input are independent given the
     input. The meter's pairs size the first bets, the screen's noise prior, and are the
     first source draws.
@@ -909,8 +916,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                 cands.append(Candidate(res.relation, p, fu, out))
         groups.append((res, cands))
     pair = (meter.disagreements / meter.pairs) if meter is not None and meter.pairs else None
-    # tolerance: resolved by the caller (RunConfig.tol)
-    jobs = effect_jobs(groups, tolerance=tolerance, alpha=alpha, beta=beta,
+    # tolerance: resolved by the caller (RunConfig.tolerance)
+    jobs = effect_jobs(groups, tolerance=tolerance, alpha=alpha, holds_error=holds_error,
                        pair_disagreement=pair)
     if not jobs:
         return results

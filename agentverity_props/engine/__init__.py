@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from .._internal.aio import run_sync
-from ._config import ENGINE_FIELDS, UNSET, EngineConfig, configured, engine_with
+from ._config import ENGINE_FIELDS, UNSET, Configurable, EngineConfig, configured, engine_with
 from ._engine import Engine
 from ._evidence import EvidencePool
 from ._ledger import Ledger

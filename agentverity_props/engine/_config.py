@@ -19,7 +19,8 @@ from ._store import StoreMode
 if TYPE_CHECKING:
     from ._stores import StoreBackend
 
-__all__ = ["ENGINE_FIELDS", "UNSET", "EngineConfig", "configured", "engine_with"]
+__all__ = ["ENGINE_FIELDS", "UNSET", "Configurable", "EngineConfig", "configured",
+           "engine_with"]
 
 _POLICIES = ("raise", "record")
 _MODES = tuple(m.value for m in StoreMode)
@@ -64,7 +65,7 @@ class EngineConfig:
             else the processes naming ``AGENTVERITY_PROPS_SLOT_DIR`` (lock files); else the
             engines of this process. ``None`` (default): only ``max_workers`` per engine, or
             ``AGENTVERITY_PROPS_MAX_CALLS_IN_FLIGHT`` when set.
-        price: what the agent's tokens cost (a :class:`~agentverity_props.Price`): the
+        price: what the agent's tokens cost (a :class:`~agentverity_props.engine.Price`): the
             reports turn the tokens the adapter reports into money. ``None``: tokens only.
 
     Example:
@@ -213,11 +214,16 @@ def configured(cls: type[C], config: C | None, given: Mapping[str, Any], *,
                where: str) -> C:
     """``config`` (default ``cls()``) with the keywords ``given`` explicitly applied over it.
 
-    The one rule of every entry point that takes both ``config=`` and flat keywords: a
-    keyword given explicitly (not :data:`UNSET`) overrides the config. A keyword naming a
-    field of ``cls`` replaces that field (``engine=`` replaces the nested engine whole); one
-    naming an :class:`EngineConfig` field is applied over the nested ``engine`` with
-    :func:`engine_with`. ``cls`` is a dataclass with an ``engine`` field.
+    The one rule of every entry point that takes both ``config=`` and flat keywords, of
+    :meth:`Configurable.with_fields` and of the pytest plugin's options: a keyword given
+    explicitly (not :data:`UNSET`) overrides the config. A keyword naming a field of ``cls``
+    replaces that field (``engine=`` replaces the nested engine whole); one naming an
+    :class:`EngineConfig` field is applied over the nested ``engine`` with
+    :func:`engine_with`. ``cls`` is a dataclass with an ``engine`` field. The result is built
+    by ``cls``'s constructor, so every setting is validated and resolved in one place, the
+    config's own: a field the constructor resolved from others (``RunConfig.tolerance`` from
+    ``precision``) is rebuilt from the value it was given (``config._given``), so changing
+    ``precision`` re-resolves it.
 
     >>> from dataclasses import dataclass, field
     >>> @dataclass(frozen=True)
@@ -247,7 +253,25 @@ def configured(cls: type[C], config: C | None, given: Mapping[str, Any], *,
     if flat:
         engine = own.get("engine", getattr(config, "engine"))  # noqa: B009
         own["engine"] = engine_with(engine, flat, where=where)
-    return dataclasses.replace(config, **own) if own else config  # type: ignore[type-var]
+    if not own:
+        return config
+    as_given = {k: v for k, v in getattr(config, "_given", {}).items() if k not in own}
+    return dataclasses.replace(config, **as_given, **own)  # type: ignore[type-var]
+
+
+class Configurable:
+    """A config whose settings are changed through its constructor: ``with_fields``.
+
+    >>> from agentverity_props.diagnose import RunConfig
+    >>> RunConfig(precision="cheap").with_fields(precision="strict", retries=0).tolerance
+    0.05
+    """
+
+    def with_fields(self: C, **fields: Any) -> C:
+        """A copy with ``fields`` applied over this config: its own fields, and any
+        :class:`EngineConfig` field over its nested ``engine`` (validated and resolved by the
+        constructor, as when the config was made)."""
+        return configured(type(self), self, fields, where=f"{type(self).__name__}.with_fields")
 
 
 def _is_int(value: object) -> bool:

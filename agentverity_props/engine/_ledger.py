@@ -43,7 +43,7 @@ class Ledger:
         stop_cause: why the engine stopped on its own (a persistently failing agent), or None.
         phase: the phase the calls made now belong to (set by the command: ``"meter"``,
             ``"relations"``...); the token totals are kept per phase. None: no phase.
-        price: the user's :class:`~agentverity_props.Price`, turning tokens into money.
+        price: the user's :class:`~agentverity_props.engine.Price`, turning tokens into money.
     """
 
     def __init__(self, budget: int | None = None) -> None:

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 from .._internal import hypothesis_shim
 from .._internal.agent_settings import agent_settings
 from .._internal.outcome import CandidateStatus
-from .._internal.plugin import plugin_options
+from .._internal.plugin import plugin_config, plugin_options
 from .._internal.settings import current_edge, setting, speaking
 from .._internal.unset import UNSET
 from ..diagnose import HealthCheck, blindness_from_keys
@@ -99,7 +99,7 @@ _RUNNING: contextvars.ContextVar[AgentCheck | None] = contextvars.ContextVar(
 class _Options:
     agent: Any
     alpha: float
-    beta: float
+    candidate_beta: float
     epsilon: float
     layer: str
     max_candidates: int
@@ -340,7 +340,8 @@ class AgentCheck:
         screening = not (full or self._record.confirmed)
         decider = RelationDecider(self._engine, self._pool,
                                   alpha_candidate=self._record.alpha_candidate,
-                                  beta=self._opts.beta, learner=self.learner,
+                                  candidate_beta=self._opts.candidate_beta,
+                                  learner=self.learner,
                                   may_test=self._may_test, futility=screening,
                                   max_draws=SCREEN_MAX_DRAWS if screening else None)
         await decider.decide([Candidate(rel, src, fu, out)])
@@ -445,11 +446,12 @@ def agent_property(*, agent: Any, config: PropertyConfig | None = None,
         "suppress_health_check": suppress_health_check, "profile": profile,
         **engine_kwargs}
     conf, plugin_mode = _property_config(config, given)
-    base = _base_options(agent, conf)
-    engine_base = (conf.engine, plugin_mode)
+    from ..adapters import as_adapter
+
+    adapter = as_adapter(agent)
 
     def decorate(test: Callable[..., Any]) -> Callable[..., Any]:
-        return _decorated(test, base, engine_base, conf.max_candidates)
+        return _decorated(test, adapter, conf, plugin_mode)
 
     return decorate
 
@@ -469,21 +471,18 @@ def _property_config(config: PropertyConfig | None, given: dict[str, Any]
     return configured(PropertyConfig, config, given, where="agent_property"), plugin_mode
 
 
-def _base_options(agent: Any, conf: PropertyConfig) -> dict[str, Any]:
-    """The options every run of the test starts from (the adapter, and the settings of
-    :class:`_Options` the pytest plugin may still override at run time)."""
-    from ..adapters import as_adapter
-
+def _base_options(adapter: Any, conf: PropertyConfig) -> dict[str, Any]:
+    """The settings of one run of the test (:class:`_Options`), read from its config: the
+    test's own, with the pytest plugin's options already applied (:func:`plugin_config`)."""
     return {
-        "agent": as_adapter(agent), "alpha": conf.alpha, "beta": conf.candidate_beta,
+        "agent": adapter, "alpha": conf.alpha, "candidate_beta": conf.candidate_beta,
         "epsilon": conf.epsilon, "layer": conf.layer,
         "suppress_health_check": frozenset(conf.suppress_health_check),
-        "tolerance": conf.tol, "holds_error": conf.holds_error}
+        "tolerance": conf.tolerance, "holds_error": conf.holds_error}
 
 
-def _decorated(test: Callable[..., Any], base: dict[str, Any],
-               engine_base: tuple[EngineConfig, str | None],
-               max_candidates: int | None) -> Callable[..., Any]:
+def _decorated(test: Callable[..., Any], adapter: Any, conf: PropertyConfig,
+               plugin_mode: str | None) -> Callable[..., Any]:
     """The property test replacing ``test`` (a Hypothesis test taking ``check``): called
     without ``check``, it runs ``test`` with the check of a fresh run
     (:func:`_run_property`)."""
@@ -503,8 +502,7 @@ def _decorated(test: Callable[..., Any], base: dict[str, Any],
     @functools.wraps(test)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True  # pytest: the failure is the user's test
-        return _run_property(test, wrapper, inner, base, engine_base, max_candidates,
-                             args, kwargs)
+        return _run_property(test, wrapper, inner, adapter, conf, plugin_mode, args, kwargs)
 
     wrapper.__signature__ = outer_sig  # type: ignore[attr-defined]
     # our defaults must not look like a user's @settings (that would make a user's
@@ -550,51 +548,44 @@ def _plugin_active() -> bool:
     return bool(plugin_options())
 
 
-def _run_property(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
-                  engine_base: tuple[EngineConfig, str | None], max_candidates: int | None,
-                  args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _run_property(test: Any, wrapper: Any, inner: Any, adapter: Any, conf: PropertyConfig,
+                  plugin_mode: str | None, args: tuple[Any, ...], kwargs: dict[str, Any]
+                  ) -> Any:
     __tracebackhide__ = True  # pytest: the failure is the user's test
     # under the plugin, messages name its options (--agentverity-budget N): decided here, the
     # edge where the plugin's settings meet the test's own; elsewhere the caller's terms
     with speaking("pytest" if _plugin_active() else current_edge()):
-        return _run_property_in(test, wrapper, inner, base, engine_base, max_candidates,
-                                args, kwargs)
+        return _run_property_in(test, wrapper, inner, adapter, conf, plugin_mode, args,
+                                kwargs)
 
 
-def _run_property_in(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
-                     engine_base: tuple[EngineConfig, str | None], max_candidates: int | None,
-                     args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """One run of the property test: its store and Hypothesis settings, the settings the
-    pytest plugin overrides, a fresh record, engine and check; then the test itself
+def _run_property_in(test: Any, wrapper: Any, inner: Any, adapter: Any, conf: PropertyConfig,
+                     plugin_mode: str | None, args: tuple[Any, ...], kwargs: dict[str, Any]
+                     ) -> Any:
+    """One run of the property test: its settings (the test's config with the pytest
+    plugin's options applied through its constructor, :func:`plugin_config`), its store and
+    Hypothesis settings, a fresh record, engine and check; then the test itself
     (:func:`_run_test`), the pooled effects once it passed, and its health warnings. The
     engine is closed and the record's calls counted however the test ends."""
     __tracebackhide__ = True  # pytest: the failure is the user's test
     from ..engine import Engine
 
-    eng_cfg, plugin_mode = engine_base
-    store_path, mode = _store_of(eng_cfg, plugin_mode)
+    conf = plugin_config(conf, plugin_options())
+    base = _base_options(adapter, conf)
+    store_path, mode = _store_of(conf.engine, plugin_mode)
     merged = _apply_settings(test, wrapper, replayable=mode != "off")
-    budget = _plugin_option("budget") or eng_cfg.budget
-    alpha = _plugin_option("alpha") or base["alpha"]
-    epsilon = _plugin_option("epsilon") or base["epsilon"]
-    if _plugin_option("tolerance"):
-        base = {**base, "tolerance": _plugin_option("tolerance")}
-    if _plugin_option("profile"):
-        from ..relations import profile as get_profile
-        base = {**base, "beta": get_profile(_plugin_option("profile")).candidate_beta}
-    m = max_candidates or (merged.max_examples + 200)
+    m = conf.max_candidates or (merged.max_examples + 200)
     name = f"{getattr(inner, '__module__', '?')}::{getattr(inner, '__qualname__', '?')}"
-    record = _new_record(test, name, base, alpha=alpha, max_candidates=m,
+    record = _new_record(test, name, base, alpha=conf.alpha, max_candidates=m,
                          store_path=store_path)
-    cfg = replace(eng_cfg, budget=budget, store_path=store_path,
-                  store_mode=mode)  # type: ignore[arg-type]
+    cfg = replace(conf.engine, store_path=store_path, store_mode=mode)  # type: ignore[arg-type]
     loop = LoopThread()
     # this test's draws are its own in the store: every test numbers a probe's draws from 0,
     # so two tests sharing a prompt would otherwise claim (and, recording, replace) each
     # other's draws, and a replay would read draws this test never made
     scope = _plugin_option("test") or name
     engine = Engine(base["agent"], cfg, store_scope=scope if mode != "off" else None)
-    opts = _Options(max_candidates=m, **{**base, "alpha": alpha, "epsilon": epsilon})
+    opts = _Options(max_candidates=m, **base)
     check = AgentCheck(opts, record, loop, engine, inner)
     with _RECORDS_LOCK:
         RECORDS.append(record)
@@ -711,7 +702,7 @@ def _store_name(store: Any) -> str | None:
 
 def _warn_health(record: PropertyRecord) -> None:
     """Each health finding of a passing test as an :class:`AgentHealthWarning` (users filter
-    it, or turn it into an error: ``-W error::agentverity_props.AgentHealthWarning``)."""
+    it, or turn it into an error: ``-W error::agentverity_props.errors.AgentHealthWarning``)."""
     __tracebackhide__ = True  # pytest: the warning is the user's test's
     for text in record.warnings:
         try:
@@ -830,7 +821,7 @@ class _PropertySteps:
             groups.append((RelationResult(rel), cands))
         # the noise behind `pair` is the learner's, measured on every layer the test checks
         jobs = effect_jobs(groups, tolerance=base["tolerance"], alpha=record.alpha,
-                           beta=base["holds_error"], pair_disagreement=pair,
+                           holds_error=base["holds_error"], pair_disagreement=pair,
                            verdict_prior_only=False, family=len(self.rels))
         if not jobs:
             return

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from ..diagnose import HealthCheck
     from ..engine import EngineConfig
 
+from .._internal.renamed import renamed_attribute
 from .._internal.settings import setting
+from ..engine import Configurable
 from ..relations import CandidateRecord
 from ..results import CounterexampleDocument
 
@@ -31,7 +33,7 @@ def _property_engine() -> EngineConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
-class PropertyConfig:
+class PropertyConfig(Configurable):
     """Everything :func:`~agentverity_props.agent_property` can be told (but the agent).
 
     ``alpha`` is the family-wise false-violation rate of a test, ``beta`` each candidate's
@@ -42,7 +44,10 @@ class PropertyConfig:
     is called is the nested ``engine`` (default ``EngineConfig(budget=4000)``): its budget is
     per test, its error policy must stay ``record`` (a failed call is incomplete evidence,
     never a verdict); with no store of its own, the pytest plugin's ``--agentverity-store``
-    is used.
+    is used. ``tolerance`` reads back resolved (as given, else 0.1). Every setting is
+    validated and resolved here, once: the flat keywords of ``agent_property`` and the
+    pytest plugin's options (``--agentverity-alpha``...) are applied with
+    :meth:`with_fields`, which rebuilds the config through this constructor.
 
     >>> from agentverity_props.engine import EngineConfig
     >>> PropertyConfig(engine=EngineConfig(budget=100, retries=0)).engine.retries
@@ -57,7 +62,7 @@ class PropertyConfig:
     alpha: float = 0.05
     beta: float | None = None
     layer: str = "verdict"
-    tolerance: float | None = None
+    tolerance: float | None = None  # read back resolved: a float
     holds_error: float = 0.05
     max_candidates: int | None = None
     suppress_health_check: Sequence[HealthCheck | str] = ()
@@ -105,8 +110,8 @@ class PropertyConfig:
         if self.engine.error_policy != "record":
             raise bad("engine error_policy must be 'record' (a failed call is incomplete "
                       "evidence, never a verdict); drop error_policy='raise'")
-        try:  # the tolerance resolved once, here: the property reads ``tol``
-            object.__setattr__(self, "_tol", resolve_tolerance(self.tolerance, None))
+        try:  # the tolerance resolved once, here: the property reads ``tolerance``
+            object.__setattr__(self, "tolerance", resolve_tolerance(self.tolerance, None))
             names = self.suppress_health_check
             checks = HealthCheck.parse((names,) if isinstance(names, str) else names)
             object.__setattr__(self, "suppress_health_check",
@@ -116,8 +121,9 @@ class PropertyConfig:
 
     @property
     def tol(self) -> float:
-        """The tolerance (explicit, else 0.1), resolved once when the config was made."""
-        return self._tol  # type: ignore[attr-defined]
+        """Deprecated: ``tolerance`` (the same value, resolved when the config was made)."""
+        renamed_attribute("PropertyConfig", "tol", "tolerance")
+        return self.tolerance  # type: ignore[return-value]
 
 
 @dataclass

@@ -328,7 +328,7 @@ class RelationResult:
     def statement(self) -> str:
         """What the status says, in words, with the hypothesis rejected and its error."""
         e = self.effect or {}
-        tol, st = e.get("tolerance"), self.status
+        tolerance, st = e.get("tolerance"), self.status
         if st == RelationStatus.NOT_TESTED:
             return f"not tested: {self.not_tested}"
         if st == RelationStatus.NOT_EXERCISED:
@@ -354,27 +354,27 @@ class RelationResult:
                          f"{prev['upper_level']:.0%})" if prev else "")
                 return (f"{self.confirmed_inputs} input(s){pairs} confirmed violating{by} "
                         f"beyond the agent's noise (family-wise alpha){more}{share}; {rng}")
-            return (f"{rng}: above the tolerance {tol:g} (rejects effect <= {tol:g}, error "
-                    f"<= {e.get('alpha', 0):.2g})")
+            return (f"{rng}: above the tolerance {tolerance:g} (rejects effect <= "
+                    f"{tolerance:g}, error <= {e.get('alpha', 0):.2g})")
         fixed = (f" (fixed sample: all {e['draws']} recorded draws, normal-approximation "
                  "bounds)" if e.get("test") and e.get("draws") is not None else "")
         if st == RelationStatus.HOLDS:
             small = "; an effect above 0 is shown, within the tolerance" if e.get(
                 "shown_above_zero") else ""
             sides = " on both sides" if e.get("sides", 1) == 2 else ""
-            return (f"{rng}: below the tolerance {tol:g}{sides} (rejects effect >= "
-                    f"{tol:g}, error <= {e.get('beta', 0):.2g}){fixed}{small}. "
+            return (f"{rng}: below the tolerance {tolerance:g}{sides} (rejects effect >= "
+                    f"{tolerance:g}, error <= {e.get('beta', 0):.2g}){fixed}{small}. "
                     + self.per_input_statement())
         if fixed:
             # a recording read whole: no "yet", more evidence must be recorded
             shown = "above 0, but not shown above or below" if e.get(
                 "shown_above_zero") else "neither below nor above"
-            return (f"{rng}: {shown} the tolerance {tol:g} on every recorded draw{fixed}: "
+            return (f"{rng}: {shown} the tolerance {tolerance:g} on every recorded draw{fixed}: "
                     "the recording ran out; record more repeats of each input and its "
                     "follow-ups")
         if e.get("shown_above_zero"):
-            return f"{rng}: above 0, not yet known whether above the tolerance {tol:g}"
-        return f"{rng}: neither below nor above the tolerance {tol:g} yet" + (
+            return f"{rng}: above 0, not yet known whether above the tolerance {tolerance:g}"
+        return f"{rng}: neither below nor above the tolerance {tolerance:g} yet" + (
             f" ({e.get('note')})" if e.get("note") else "")
 
     def per_input_statement(self) -> str:

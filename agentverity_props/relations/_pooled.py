@@ -801,12 +801,13 @@ def prior_variance(pair_disagreement: float | None, block: int = 2) -> float:
 
 
 def effect_jobs(groups: Sequence[tuple[RelationResult, list[Candidate]]], *, tolerance: float,
-                alpha: float, beta: float, pair_disagreement: float | None,
+                alpha: float, holds_error: float, pair_disagreement: float | None,
                 verdict_prior_only: bool = True, family: int | None = None) -> list[EffectJob]:
     """One pooled job per relation with candidates, as ``run`` and ``@agent_property`` both
     decide them: each relation's :class:`~agentverity_props.decide.EffectTest` at its share
     of ``alpha`` (:func:`~agentverity_props.decide.relation_alpha_split` over the relations
-    kept, then over the relation's sides), ``beta`` per relation, and a prior variance from
+    kept, then over the relation's sides), ``holds_error`` (the rate of a wrong HOLDS) per
+    relation, and a prior variance from
     the agent's pair disagreement (``verdict_prior_only``: only for a verdict-layer relation,
     the layer that disagreement was measured on); candidates grouped by input. ``family``:
     the relations ``alpha`` is split over (default: those with candidates)."""
@@ -816,7 +817,7 @@ def effect_jobs(groups: Sequence[tuple[RelationResult, list[Candidate]]], *, tol
     for res, cands in kept:
         rel = res.relation
         pair = pair_disagreement if rel.layer == "verdict" or not verdict_prior_only else None
-        test = EffectTest(tolerance=tolerance, alpha=alpha_each, beta=beta,
+        test = EffectTest(tolerance=tolerance, alpha=alpha_each, beta=holds_error,
                           sides=2 if two_sided(rel) else 1,
                           prior_var=prior_variance(pair, block_size(pair_disagreement)))
         job = EffectJob(res, cands, test)

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ..observation import Observation
 
 #: The default false-pass rate of a candidate against its alternative.
-DEFAULT_BETA = 0.01
+DEFAULT_CANDIDATE_BETA = 0.01
 #: The share of beta spent on the reference being noise (the rest: the pass e-process).
 REFERENCE_SHARE = 0.2
 #: Source draws alone a candidate may ask for to settle its reference (then rounds).
@@ -133,19 +133,20 @@ class RelationDecider:
         engine: the engine every draw goes through.
         pool: the run's evidence (source draws are read from and added to it).
         alpha_candidate: the false-violation rate of each candidate (the family's share).
-        beta: the false-pass rate of each candidate against its alternative.
+        candidate_beta: the false-pass rate of each candidate against its alternative.
         learner: what the run has learned so far (shared across calls).
         may_test: called before a candidate's first round; False makes it undecided (the
             family's quota of tested candidates is spent).
     """
 
     def __init__(self, engine: Engine, pool: EvidencePool, *, alpha_candidate: float,
-                 beta: float = DEFAULT_BETA, learner: EvidenceLearner | None = None,
+                 candidate_beta: float = DEFAULT_CANDIDATE_BETA,
+                 learner: EvidenceLearner | None = None,
                  may_test: Callable[[], bool] | None = None, max_draws: int | None = None,
                  futility: bool = False, seed: int = 0,
                  progress: Callable[[int], None] | None = None) -> None:
         self.engine, self.pool = engine, pool
-        self.alpha_candidate, self.beta = alpha_candidate, beta
+        self.alpha_candidate, self.candidate_beta = alpha_candidate, candidate_beta
         self.learner = learner or EvidenceLearner()
         self.may_test = may_test
         self.max_draws = max_draws
@@ -210,7 +211,7 @@ class RelationDecider:
             kw["max_draws"] = self.max_draws
         noise = self._noise(c)
         c.test = CandidateTest(alpha=self.alpha_candidate,
-                               beta=self.beta * (1 - REFERENCE_SHARE),
+                               beta=self.candidate_beta * (1 - REFERENCE_SHARE),
                                alternative=self.learner.alternative(noise), noise=noise,
                                two_sided=c.relation.rtype == "invariant"
                                and c.relation.check is None, **kw)
@@ -223,7 +224,7 @@ class RelationDecider:
         ref = c.outcome.source
         assert ref is not None
         return own_settled(self.pool, c.source.fp, c.relation.layer, ref,
-                           self.beta * REFERENCE_SHARE)
+                           self.candidate_beta * REFERENCE_SHARE)
 
     def _plan(self, c: Candidate) -> None:
         test = c.test

@@ -78,8 +78,9 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
                           if e else "–", str(inputs_of(r)),
                           str(confirmed_inputs_of(r)), str(r.get("draws", "–")),
                           esc(edits_text(r["edits"])) if r.get("edits") else "–"])
-        tol = (d.get("config") or {}).get("tolerance")
-        out += [f"#### Relations (effect = excess disagreement; tolerance {num(tol, 'g')})", "",
+        tolerance = (d.get("config") or {}).get("tolerance")
+        out += [f"#### Relations (effect = excess disagreement; tolerance "
+                f"{num(tolerance, 'g')})", "",
                 *table(("relation", "status", "effect", "bounds", "inputs", "confirmed",
                         "draws", "edits tried"), rrows, align="llllrrrl"), ""]
         prof = d.get("profile") or {}

@@ -70,9 +70,9 @@ def shown_effect(r: dict[str, Any]) -> dict[str, Any] | None:
     return e
 
 
-def bounds_text(e: dict[str, Any], tol: Any) -> str:
+def bounds_text(e: dict[str, Any], tolerance: Any) -> str:
     """A relation's bounds ``[lower, upper]``, to as many decimals (two at least, 15 at
-    most) as show each bound on its own side of the tolerance ``tol`` (and of ``-tol``):
+    most) as show each bound on its own side of the tolerance ``tolerance`` (and of ``-tolerance``):
     an upper bound of 0.095 under a tolerance of 0.1 prints ``+0.095``, not ``+0.10``.
 
     >>> bounds_text({"lower": -0.0951, "upper": 0.0949}, 0.1)
@@ -84,9 +84,9 @@ def bounds_text(e: dict[str, Any], tol: Any) -> str:
     if not isinstance(lo, (int, float)) or not isinstance(hi, (int, float)):
         return f"[{_signed(lo, 2)}, {_signed(hi, 2)}]"
     digits = 2
-    if isinstance(tol, (int, float)) and not isinstance(tol, bool) and tol > 0:
+    if isinstance(tolerance, (int, float)) and not isinstance(tolerance, bool) and tolerance > 0:
         while digits < 15 and not all(
-                (abs(b) < tol) == (abs(round(b, digits)) < tol) for b in (lo, hi)):
+                (abs(b) < tolerance) == (abs(round(b, digits)) < tolerance) for b in (lo, hi)):
             digits += 1
     return f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
 
@@ -357,11 +357,11 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
     rels = d["relations"]
     if rels:
         cfg = d["config"]
-        tol = cfg.get("tolerance")
+        tolerance = cfg.get("tolerance")
         con.print("[bold]Relations[/] (effect = excess disagreement: how much more often a "
                   "follow-up's verdict differs from a source draw than two source draws "
-                  "differ, mean over the inputs" + (f"; tolerance {tol:g}" if tol else "")
-                  + ")")
+                  "differ, mean over the inputs"
+                  + (f"; tolerance {tolerance:g}" if tolerance else "") + ")")
         t = Table(show_edge=False, pad_edge=False, box=None)
         for col in ("relation", "layer", "status", "effect", "bounds", "inputs", "confirmed",
                     "draws"):
@@ -374,7 +374,7 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
                   "INCOMPLETE": "[red]INCOMPLETE[/]",
                   "UNDECIDED": "[yellow]UNDECIDED[/]"}[r["status"]]
             e = shown_effect(r)
-            bounds = bounds_text(e, tol) if e else "–"
+            bounds = bounds_text(e, tolerance) if e else "–"
             t.add_row(r["name"], r["layer"], st,
                       f"{e['estimate']:+.3f}" if e else "–", bounds,
                       str(inputs_of(r)), str(confirmed_inputs_of(r)), str(r["draws"]))

@@ -13,6 +13,6 @@ from ._check import CheckResult, acompare_snapshot, compare_snapshot
 from ._create import SnapshotResult, acreate_snapshot, create_snapshot, reference_form
 from ._document import load_snapshot
 
-# internal: no public names (docs/api.md); the imports above are this folder's interface
-# to the rest of the package, not a promise to users
-__all__: list[str] = []
+# the public names (docs/api.md): the two entry points (also at the top level) and their
+# results; the other imports above are this folder's interface to the rest of the package
+__all__ = ["CheckResult", "SnapshotResult", "compare_snapshot", "create_snapshot"]

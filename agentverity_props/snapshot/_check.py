@@ -278,9 +278,10 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
     cfg = doc["config"]
     eps, alpha, r, layer = (float(cfg["epsilon"]), float(cfg["alpha"]),
                             float(cfg["indifference"]), str(cfg["layer"]))
-    tol = min(0.49, eps * r) if drift_tolerance is None else drift_tolerance
-    if tol.__class__ is bool or not isinstance(tol, (int, float)) or not (0.0 < tol < 0.5):
-        raise InvalidArgument(f"drift_tolerance={tol!r} must be in (0, 0.5)")
+    drift_tolerance = min(0.49, eps * r) if drift_tolerance is None else drift_tolerance
+    if drift_tolerance.__class__ is bool or not isinstance(drift_tolerance, (int, float)) \
+            or not (0.0 < drift_tolerance < 0.5):
+        raise InvalidArgument(f"drift_tolerance={drift_tolerance!r} must be in (0, 0.5)")
     texts = clean_inputs(inputs)
     probes = [Probe.make(t) for t in texts]
     n = len(probes)
@@ -301,10 +302,10 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         pre = _prechecks(doc, probes, config.extractor.config_id)
         if pre:
             return CheckResult(CheckStatus.INADMISSIBLE, eng.agent.identity, meta, tuple(pre), (),
-                               empty_adm, None, _calls(eng, doc, {}), tol, alpha_input,
-                               eng.ledger.to_dict())
-        checks = [_input_check(entries[p.fp], tol, alpha_input, max(n, len(doc["inputs"])))
-                  for p in probes]
+                               empty_adm, None, _calls(eng, doc, {}), drift_tolerance,
+                               alpha_input, eng.ledger.to_dict())
+        checks = [_input_check(entries[p.fp], drift_tolerance, alpha_input,
+                               max(n, len(doc["inputs"]))) for p in probes]
         run = _CheckRun(eng, probes, checks, layer, doc, progress)
         sprt = BernoulliSPRT(eps / r, min(1.0, eps * r), alpha=alpha)
         decision = await _screen_phase(run, sprt, np.random.default_rng([config.seed, 7]))
@@ -320,7 +321,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         if (decision is None or decision.call == "high") and not run.stop and not eng.stopping:
             stability = await _stability_phase(run, inadmissible, config, epsilon=eps,
                                                alpha=alpha, indifference=r)
-        await _confirm_phase(run, tol, skip=bool(inadmissible))
+        await _confirm_phase(run, drift_tolerance, skip=bool(inadmissible))
         change = await _change_phase(run, sprt, alpha=alpha_change, seed=config.seed,
                                      skip=bool(inadmissible))
         eng.ledger.phase = None
@@ -330,7 +331,7 @@ async def acompare_snapshot(agent: Any, inputs: Sequence[str],
         status = _check_status(run, inadmissible, change)
         return CheckResult(status, eng.agent.identity, meta, tuple(inadmissible),
                            tuple(checks), admission, stability, _calls(eng, doc, run.phase),
-                           tol, alpha_input, eng.ledger.to_dict(), change=change)
+                           drift_tolerance, alpha_input, eng.ledger.to_dict(), change=change)
     finally:
         if own:
             await eng.aclose()
@@ -460,15 +461,15 @@ async def _stability_phase(run: _CheckRun, inadmissible: list[Refusal], config: 
     return stability
 
 
-async def _confirm_phase(run: _CheckRun, tol: float, *, skip: bool) -> None:
+async def _confirm_phase(run: _CheckRun, drift_tolerance: float, *, skip: bool) -> None:
     """Step 4: confirmation draws of every mismatched input (not when ``skip``, or the cost
     cap is reached)."""
     eng, checks = run.eng, run.checks
     c2 = eng.ledger.calls
     eng.ledger.phase = "confirm"
     if not skip and run.stop != run.capped:
-        await asyncio.gather(*(_confirm(eng, ch, run.probes[i], run.layer, tol, run.take)
-                               for i, ch in enumerate(checks)
+        await asyncio.gather(*(_confirm(eng, ch, run.probes[i], run.layer, drift_tolerance,
+                                        run.take) for i, ch in enumerate(checks)
                                if ch.mismatched and ch.k))
         if run.at_cap and any(ch.mismatched and ch.k and ch.confirm and ch.confirm[-1] is None
                               for ch in checks):
@@ -593,17 +594,17 @@ def _incomplete_msg(checks: list[InputCheck], stop: str) -> str:
             f"{setting('budget', '')}, then rerun")
 
 
-def _input_check(entry: Mapping[str, Any], tol: float, alpha_input: float,
+def _input_check(entry: Mapping[str, Any], drift_tolerance: float, alpha_input: float,
                  family: int) -> InputCheck:
     """The input's test plan: its own recorded rate (if any) and the tolerance."""
-    plan, status = input_plan(entry, tolerance=tol, alpha_input=alpha_input)
+    plan, status = input_plan(entry, tolerance=drift_tolerance, alpha_input=alpha_input)
     k, c = plan or (0, 0)
     return InputCheck(entry["fp"], entry["reference"], k=k, c=c,
                       calibration=entry.get("calibration") or None, snapshot_status=status,
                       inputs=family)
 
 
-async def _confirm(eng: Engine, ch: InputCheck, probe: Probe, layer: str, tol: float,
+async def _confirm(eng: Engine, ch: InputCheck, probe: Probe, layer: str, drift_tolerance: float,
                    take: Callable[[], bool] = lambda: True) -> None:
     """Curtailed two-sample test (:func:`~agentverity_props.decide.drift_plan`); the p-value
     accounts for the curtailment (:func:`~agentverity_props.decide.drift_p_value`).
@@ -627,7 +628,7 @@ async def _confirm(eng: Engine, ch: InputCheck, probe: Probe, layer: str, tol: f
     cal = ch.calibration or {}
     ch.p_value = drift_p_value(mism, a=int(cal.get("mismatches", 0)),
                                m=int(cal.get("draws", 0)), k=ch.k,
-                               tolerance=tol) if ch.confirm else None
+                               tolerance=drift_tolerance) if ch.confirm else None
 
 
 def _settle(ch: InputCheck, *, screened: bool, skipped: bool) -> None:

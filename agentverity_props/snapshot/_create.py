@@ -236,17 +236,17 @@ async def acreate_snapshot(agent: Any, inputs: Sequence[str], *,
         eng.ledger.phase = None
         cal_calls = eng.ledger.calls - calls_before - ref_calls - calls_change
         cal_failed = sum(c["failures"] for c in cals if c is not None)
-        tol = min(0.49, config.eps * config.indifference)
+        drift_tolerance = min(0.49, config.eps * config.indifference)
         from ..decide import bonferroni
         alpha_input = bonferroni(config.alpha, len(probes))
-        rows, no_ref, tied = _input_rows(probes, run, refs, cals, tolerance=tol,
+        rows, no_ref, tied = _input_rows(probes, run, refs, cals, tolerance=drift_tolerance,
                                          alpha_input=alpha_input)
         refusals = _admission(run, no_ref, tied, accept_reference, interrupted=eng.stopping,
                               layer=layer, cal_failed=cal_failed)
         doc = _document(run, config, eng, probes, rows, refusals,
                         calibration={
                             "draws_per_input": calibration_draws if any(cals) else 0,
-                            "tolerance": tol, "alpha_per_input": alpha_input},
+                            "tolerance": drift_tolerance, "alpha_per_input": alpha_input},
                         calls={"reference": ref_calls, "calibration": cal_calls,
                                "change": calls_change})
         result = SnapshotResult(document=doc, refusals=tuple(refusals), run=run)
@@ -567,7 +567,7 @@ def create_snapshot(agent: Any, inputs: Sequence[str], *, config: RunConfig | No
     Args:
         agent: an adapter or a callable ``prompt -> str | dict | Observation``.
         inputs: the probe set.
-        config: a :class:`~agentverity_props.RunConfig` (epsilon, alpha, layer, engine).
+        config: a :class:`~agentverity_props.diagnose.RunConfig` (epsilon, alpha, layer, engine).
         accept_reference: the user approves the references.
         output: write the snapshot here (atomically) when admitted.
         calibration_draws: fresh draws per input after the references are fixed (the rate

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from .._internal.outcome import CandidateStatus
 from .._internal.unset import UNSET
 from ..decide import modal
+from ..engine import Configurable
 from ..errors import BadInput, DrawStopped, InvalidArgument
 from ._edit_path import EditPath, EditUnit
 
@@ -85,7 +86,7 @@ def _default_engine() -> EngineConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
-class BoundaryConfig:
+class BoundaryConfig(Configurable):
     """Everything :func:`locate_boundary` can be told (apart from the agent and the texts).
 
     ``alpha``: the error rate of a reported ``located`` pair; ``resolution``: a numeric

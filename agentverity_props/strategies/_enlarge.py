@@ -45,6 +45,7 @@ from .._internal.inputs import clean_inputs
 from .._internal.settings import setting
 from .._internal.unset import UNSET
 from ..decide import modal as modal_of
+from ..engine import Configurable
 from ..errors import BadInput, DrawStopped, InvalidArgument
 from ..results import EnlargeDocument
 from ._verify import BoundaryPair
@@ -81,7 +82,7 @@ def _default_engine() -> EngineConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
-class EnlargeConfig:
+class EnlargeConfig(Configurable):
     """Everything :func:`enlarge` can be told (apart from the inputs and the strategy).
 
     ``threshold`` is the blindness threshold, the target share ``threshold - margin``;

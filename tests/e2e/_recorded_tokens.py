@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentverity_props import Price, RunConfig, run
-from agentverity_props.engine import Store
+from agentverity_props import run
+from agentverity_props.diagnose import RunConfig
+from agentverity_props.engine import Price, Store
 
 
 def check_recorded_tokens(agent: Any, inputs: list[str], tmp_path: Path) -> dict[str, Any]:

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import seed
 from hypothesis import strategies as st
 
-from agentverity_props import by_regex, from_strands
+from agentverity_props import by_regex
+from agentverity_props.adapters import from_strands
 from agentverity_props.conversation import (
     RECORDS,
     conversation_machine,

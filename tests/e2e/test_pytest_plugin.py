@@ -170,7 +170,7 @@ def test_case(check, prompt):
 
 def test_misuse_is_rejected_eagerly(pytester):
     pytester.makepyfile(test_props=HEADER + '''
-from agentverity_props import InvalidArgument
+from agentverity_props.errors import InvalidArgument
 
 def test_below_given():
     with pytest.raises(InvalidArgument, match="above @given"):
@@ -222,7 +222,9 @@ def test_ledger(agentverity_ledger):
 
 
 @pytest.mark.parametrize("option", ["--agentverity-alpha=2", "--agentverity-budget=-5",
-                                    "--agentverity-epsilon=0.7"])
+                                    "--agentverity-epsilon=0.7", "--agentverity-tolerance=1.5",
+                                    "--agentverity-budget=1", "--agentverity-profile=nope",
+                                    "--agentverity-max-calls-in-flight=0"])
 def test_bad_plugin_options_are_a_usage_error_not_a_traceback_per_test(pytester, option):
     pytester.makepyfile(test_props=HEADER + '''
 @agent_property(agent=gate)
@@ -235,6 +237,33 @@ def test_case(check, prompt):
     err = res.stderr.str()
     assert option.split("=")[0] in err
     assert "Traceback" not in err + res.stdout.str()
+
+
+def test_the_setting_options_apply_to_every_agent_property_test(pytester):
+    """--agentverity-tolerance / -alpha / -budget (and their ini twins) reach each test
+    through its config, over the decorator's own settings."""
+    pytester.makepyfile(test_props=HEADER + '''
+from agentverity_props.property import records
+
+@agent_property(agent=from_callable(lambda p: "allow", identity="c"), alpha=0.05,
+                tolerance=0.1)
+@settings(database=None, max_examples=5)
+@given(prompt=prompts)
+def test_a(check, prompt):
+    check.invariant(prompt, prompt + "?", name="q")
+
+def test_settings_applied():
+    rec = records()[-1]
+    assert (rec.alpha, rec.effects["q"]["tolerance"]) == (0.1, 0.3), rec
+    assert rec.calls <= 300
+''')
+    res = pytester.runpytest_subprocess("-p", "no:randomly", "--agentverity-tolerance=0.3",
+                                        "--agentverity-alpha=0.1", "--agentverity-budget=300")
+    res.assert_outcomes(passed=2)
+    pytester.makeini("[pytest]\nagentverity_tolerance = 0.3\nagentverity_alpha = 0.1\n"
+                     "agentverity_budget = 300\n")
+    res = pytester.runpytest_subprocess("-p", "no:randomly")
+    res.assert_outcomes(passed=2)
 
 
 def test_summary_of_many_passing_runs_with_a_warning_and_a_failure(pytester):

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agentverity_props import RunConfig, compare_snapshot, create_snapshot
+from agentverity_props import compare_snapshot, create_snapshot
 from agentverity_props.decide import (
     binomial_tail,
     clopper_pearson,
@@ -27,6 +27,7 @@ from agentverity_props.decide import (
     drift_p_value,
     drift_plan,
 )
+from agentverity_props.diagnose import RunConfig
 from tests.support.drift_agents import INPUTS, FakeAgent
 
 pytestmark = pytest.mark.stats

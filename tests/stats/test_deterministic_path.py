@@ -14,7 +14,8 @@ from collections import deque
 
 import pytest
 
-from agentverity_props import RunConfig, from_callable, run
+from agentverity_props import from_callable, run
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import builtin_relations
 
 pytestmark = pytest.mark.stats

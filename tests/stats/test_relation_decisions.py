@@ -303,7 +303,7 @@ async def _decide_run(seed: int, *, n_sources: int, batches: int, violating: boo
     out: list[tuple[float, RelationOutcome]] = []
     async with Engine(agent, EngineConfig(max_workers=4, retries=0)) as eng:
         decider = RelationDecider(eng, EvidencePool(), alpha_candidate=ALPHA_CANDIDATE,
-                                  beta=beta, learner=learner, max_draws=max_draws)
+                                  candidate_beta=beta, learner=learner, max_draws=max_draws)
         ids = list(spec)
         for b in range(batches):
             jobs = []
@@ -419,7 +419,7 @@ def test_the_family_quota_counts_every_candidate_that_gets_a_round():
     async def go() -> list[Candidate]:
         async with Engine(agent, EngineConfig(max_workers=4, retries=0)) as eng:
             decider = RelationDecider(eng, EvidencePool(), alpha_candidate=ALPHA_CANDIDATE,
-                                      beta=BETA_CANDIDATE, may_test=may_test)
+                                      candidate_beta=BETA_CANDIDATE, may_test=may_test)
             assert not decider.learner.warmed_up  # every screen here is a round
             jobs = []
             for sid in spec:

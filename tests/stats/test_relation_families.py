@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from agentverity_props import RunConfig, agent_property, from_callable, run
+from agentverity_props import agent_property, from_callable, run
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import AgentHealthWarning, PropertyViolation
 from agentverity_props.relations import (
     injection_relation,

@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from agentverity_props import RunConfig, from_callable, run
+from agentverity_props import from_callable, run
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import Relation
 from agentverity_props.relations._screen import (
     REF_DRAWS,

@@ -12,13 +12,14 @@ import random
 
 import pytest
 
-from agentverity_props import RunConfig, create_snapshot, from_callable, run
+from agentverity_props import create_snapshot, from_callable, run
 from agentverity_props.decide import (
     BernoulliSPRT,
     ChangeTest,
     early_upper_bound,
     pair_disagreement,
 )
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.diagnose._change import CHANGE_MAX_TRIALS, CHANGE_MIN_TRIALS
 from tests.support.sim import sim_tolerance
 

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentverity_props import BoundaryConfig, BoundaryLocation, locate_boundary
+from agentverity_props import locate_boundary
 from agentverity_props.errors import AgentCallError, BadInput, InvalidArgument
+from agentverity_props.strategies import BoundaryConfig, BoundaryLocation
 from agentverity_props.strategies._boundary import lead_needed, midpoint
 from agentverity_props.strategies._edit_path import (
     EditPath,
@@ -244,7 +245,7 @@ def test_control_characters_from_the_agent_are_shown_as_data():
 
 
 def test_config_and_keywords_reach_the_engine():
-    from agentverity_props import EngineConfig
+    from agentverity_props.engine import EngineConfig
 
     calls = []
 

@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
-from agentverity_props import RunConfig, from_callable, from_http, run
+from agentverity_props import from_callable, run
+from agentverity_props.adapters import from_http
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import InvalidArgument
 
 INPUTS = [f"request number {i} about account {i * 7}" for i in range(20)]

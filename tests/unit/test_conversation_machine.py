@@ -114,7 +114,7 @@ def test_single_call_agents_are_refused_in_one_line(agent, words):
 
 
 def test_http_adapter_is_refused_in_one_line():
-    from agentverity_props import from_http
+    from agentverity_props.adapters import from_http
     with pytest.raises(InvalidArgument, match=r"HTTP adapter .* holds no conversation"):
         conversational(from_http("http://127.0.0.1:9/agent"))
 

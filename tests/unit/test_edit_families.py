@@ -12,7 +12,8 @@ from collections import Counter
 
 import pytest
 
-from agentverity_props import RunConfig, from_callable, run
+from agentverity_props import from_callable, run
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import InvalidArgument
 from agentverity_props.relations import (
     builtin_relations,

@@ -20,23 +20,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentverity_props import (
+from agentverity_props import agent_property, conversation_machine, enlarge, from_callable, measure
+from agentverity_props.conversation import (
     ConversationConfig,
-    EngineConfig,
-    EnlargeConfig,
-    MeterConfig,
-    PropertyConfig,
-    RunConfig,
-    agent_property,
-    conversation_machine,
-    enlarge,
-    from_callable,
-    measure,
+    from_history,
+    machine_config,
+    never_before,
     run_conversation_test,
 )
-from agentverity_props.conversation import from_history, machine_config, never_before
-from agentverity_props.engine import ENGINE_FIELDS, UNSET, configured, engine_with
+from agentverity_props.diagnose import MeterConfig, RunConfig
+from agentverity_props.engine import ENGINE_FIELDS, UNSET, EngineConfig, configured, engine_with
 from agentverity_props.errors import AgentCallError, Inconclusive, InvalidArgument
+from agentverity_props.property import PropertyConfig
+from agentverity_props.strategies import EnlargeConfig
 from agentverity_props.tools import ToolsConfig, load_suite, run_suite
 
 #: no backoff sleeps, no timeout thread, one call at a time (exact counts)

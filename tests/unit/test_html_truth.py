@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from agentverity_props import Relation, RunConfig, from_callable, run
+from agentverity_props import Relation, from_callable, run
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.property._records import (
     Counterexample,
     PropertyRecord,

@@ -12,13 +12,14 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from agentverity_props import AgentHealthWarning, agent_property, from_callable
+from agentverity_props import agent_property, from_callable
 from agentverity_props._internal import hypothesis_shim
 from agentverity_props._internal.agent_settings import (
     CONVERSATION_PROFILE,
     agent_profile,
     agent_settings,
 )
+from agentverity_props.errors import AgentHealthWarning
 from agentverity_props.property import RECORDS
 
 ROOT = Path(__file__).parents[2]

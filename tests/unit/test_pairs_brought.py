@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agentverity_props import RunConfig, from_callable, run
+from agentverity_props import from_callable, run
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import BadInput
 from agentverity_props.relations import load_pairs
 

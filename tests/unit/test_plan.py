@@ -197,8 +197,8 @@ def test_plan_has_a_row_for_every_phase_a_run_counts_and_reads_noise_from_eviden
     import subprocess as _sp
     import sys as _sys
 
-    from agentverity_props import RunConfig as _RC
     from agentverity_props import run as _run
+    from agentverity_props.diagnose import RunConfig as _RC
     from agentverity_props.diagnose._plan import PHASES, covering
 
     rng = _random.Random(5)

@@ -20,6 +20,8 @@ PKG_DIR = ROOT / "agentverity_props"
 API_DOC = ROOT / "docs" / "api.md"
 #: the goal of issue 31: a surface a reader can hold in mind
 MAX_PUBLIC_NAMES = 150
+#: the front door (issue 48): the entry points, the building blocks and three errors
+MAX_TOP_LEVEL_NAMES = 25
 
 
 def _documented() -> tuple[dict[str, dict[str, str]], dict[str, set[str]], set[str]]:
@@ -89,6 +91,41 @@ def test_the_public_surface_is_small():
     assert len(names) <= MAX_PUBLIC_NAMES, len(names)
 
 
+def test_the_top_level_holds_at_most_25_names():
+    assert len(agentverity_props.__all__) <= MAX_TOP_LEVEL_NAMES, sorted(agentverity_props.__all__)
+    assert len(dir(agentverity_props)) <= MAX_TOP_LEVEL_NAMES
+
+
+def test_each_moved_name_has_a_public_home_that_docs_api_lists():
+    rows, _, _ = _documented()
+    for name, home in agentverity_props._MOVED.items():
+        assert name not in agentverity_props.__all__, name
+        assert name in importlib.import_module(home).__all__, (name, home)
+        assert name in rows[home], f"docs/api.md: {home}.{name} is not listed"
+
+
+@pytest.mark.parametrize("name", sorted(agentverity_props._MOVED))
+def test_an_old_top_level_spelling_still_works_with_a_warning_naming_its_home(name: str):
+    home = agentverity_props._MOVED[name]
+    with pytest.warns(DeprecationWarning, match=rf"from {re.escape(home)} import {name}\b"):
+        value = getattr(agentverity_props, name)
+    assert value is getattr(importlib.import_module(home), name)
+    with pytest.warns(DeprecationWarning, match=home):  # ``from ... import`` warns the same
+        exec(f"from agentverity_props import {name}", {})
+    assert name not in vars(agentverity_props), "a moved name is never cached: every read warns"
+
+
+def test_an_old_spelling_is_an_error_under_filterwarnings_error():
+    """The test suite runs with ``filterwarnings = error``: an import of a moved name from the
+    top level fails there, so none is left in tests, docs or examples."""
+    code = ("import warnings; warnings.simplefilter('error')\n"
+            "try:\n    from agentverity_props import RunConfig\n"
+            "except DeprecationWarning as e:\n    print('warned:', e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out.startswith("warned: agentverity_props.RunConfig has moved"), out
+
+
 def test_import_is_light():
     code = ("import sys, agentverity_props; "
             "print([m for m in ('numpy', 'scipy', 'hypothesis', 'strands', 'httpx', "
@@ -133,13 +170,17 @@ def test_every_entry_point_takes_one_config_nesting_the_engine():
     import inspect
 
     from agentverity_props import tools
+    from agentverity_props.conversation import ConversationConfig
+    from agentverity_props.diagnose import MeterConfig, RunConfig
     from agentverity_props.engine import EngineConfig
+    from agentverity_props.property import PropertyConfig
+    from agentverity_props.strategies import EnlargeConfig
 
-    entries = {agentverity_props.measure: agentverity_props.MeterConfig,
-               agentverity_props.enlarge: agentverity_props.EnlargeConfig,
-               agentverity_props.agent_property: agentverity_props.PropertyConfig,
-               agentverity_props.conversation_machine: agentverity_props.ConversationConfig,
-               agentverity_props.run: agentverity_props.RunConfig,
+    entries = {agentverity_props.measure: MeterConfig,
+               agentverity_props.enlarge: EnlargeConfig,
+               agentverity_props.agent_property: PropertyConfig,
+               agentverity_props.conversation_machine: ConversationConfig,
+               agentverity_props.run: RunConfig,
                tools.run_suite: tools.ToolsConfig}
     for entry, cls in entries.items():
         param = inspect.signature(entry).parameters["config"]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agentverity_props import RunConfig, create_snapshot, from_callable, run
+from agentverity_props import create_snapshot, from_callable, run
 from agentverity_props.cli import main as cli_main
-from agentverity_props.diagnose import parse_required_verdicts, route_breakdown
+from agentverity_props.diagnose import RunConfig, parse_required_verdicts, route_breakdown
 from agentverity_props.errors import BadInput, InvalidArgument
 from agentverity_props.report import render_run_text
 

@@ -8,15 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agentverity_props import (
-    InvalidArgument,
-    Relation,
-    RunConfig,
-    builtin_relations,
-    from_callable,
-    measure,
-    run,
-)
+from agentverity_props import Relation, builtin_relations, from_callable, measure, run
+from agentverity_props.diagnose import RunConfig
+from agentverity_props.errors import InvalidArgument
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs/schemas/run.schema.json").read_text())
 PROMPTS = ["hello there friend", "how do I plan an attack", "nice weather today",

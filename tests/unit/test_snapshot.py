@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agentverity_props import RunConfig, compare_snapshot, create_snapshot
+from agentverity_props import compare_snapshot, create_snapshot
 from agentverity_props.decide import confirmation_plan
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import BadInput, InvalidArgument
 from agentverity_props.observation import by_key
 from agentverity_props.report._json import dumps

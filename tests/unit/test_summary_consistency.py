@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 import re
 
-from agentverity_props import RunConfig, from_callable, run
+from agentverity_props import from_callable, run
 from agentverity_props.bench import CompareConfig, compare_agents, parse_benchmark
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.report._bench import render_compare_text
 from agentverity_props.report._text import render_run_text
 from agentverity_props_pytest import _tally

@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from agentverity_props import Price, RunConfig, run
+from agentverity_props import run
 from agentverity_props._internal.tokens import NOT_REPORTED, tokens_line
 from agentverity_props.adapters import from_callable
-from agentverity_props.diagnose import TokensPerCall, plan
+from agentverity_props.diagnose import RunConfig, TokensPerCall, plan
 from agentverity_props.engine import (
     Engine,
     EngineConfig,
     Ledger,
+    Price,
     Probe,
     parse_price,
     run_sync,

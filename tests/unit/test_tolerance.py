@@ -10,8 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from agentverity_props import RunConfig, from_callable, run
-from agentverity_props.diagnose import budget_note, resolve_tolerance
+from agentverity_props import from_callable, run
+from agentverity_props.diagnose import RunConfig, budget_note, resolve_tolerance
 from agentverity_props.errors import InvalidArgument
 from agentverity_props.relations import Relation
 from agentverity_props.report import load_result
@@ -25,7 +25,7 @@ def test_presets_and_default() -> None:
     assert resolve_tolerance(None, None) == 0.1
     assert resolve_tolerance(None, "strict") == 0.05
     assert resolve_tolerance(None, "cheap") == 0.2
-    assert RunConfig(tolerance=0.07).tol == 0.07
+    assert RunConfig(tolerance=0.07).tolerance == 0.07
 
 
 @pytest.mark.parametrize("bad", [0, 0.0, 1, 1.5, -0.1, True])
@@ -119,13 +119,13 @@ def test_defaults_are_resolved_once_where_the_config_is_made(monkeypatch) -> Non
     monkeypatch.setattr(_run, "resolve_epsilon", count_eps)
     monkeypatch.setattr(_meter, "resolve_epsilon", count_eps)
     cfg = RunConfig(precision="cheap")
-    assert [cfg.tol, cfg.tol, cfg.eps, cfg.eps] == [0.2, 0.2, 0.10, 0.10]
+    assert [cfg.tolerance, cfg.tolerance, cfg.eps, cfg.eps] == [0.2, 0.2, 0.10, 0.10]
     assert calls == {"tol": 1, "eps": 1}
     meter = MeterConfig(precision="strict")
     assert (meter.eps, meter.eps) == (0.01, 0.01)
     assert calls["eps"] == 2
-    assert PropertyConfig().tol == 0.1
-    assert PropertyConfig(tolerance=0.3).tol == 0.3
+    assert PropertyConfig().tolerance == 0.1
+    assert PropertyConfig(tolerance=0.3).tolerance == 0.3
     # the relation procedure takes a resolved tolerance, never None
     default = inspect.signature(_run.run_relations).parameters["tolerance"].default
     assert isinstance(default, float)
