@@ -32,8 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _docs import write_section
 from relation_effects import Keyed, _modal, prompts
 
-from agentverity_props import RunConfig, from_callable, run
+from agentverity_props import from_callable, run
 from agentverity_props.decide import Clearing
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import register_profile, select_builtins
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"

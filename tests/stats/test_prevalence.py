@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from agentverity_props import RunConfig, from_callable, run
+from agentverity_props import from_callable, run
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import select_builtins
 
 pytestmark = pytest.mark.stats
