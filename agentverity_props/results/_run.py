@@ -401,3 +401,10 @@ class RunDocument(Document):
     The changed-agent health check (docs/statistics.md): the meter's pairs against later draws.
     Absent in files written before it.
     """
+    judge: dict[str, Any] | None = None
+    """
+    With a judge grading a free-text agent (docs/judges.md): the judge, its labels and
+    consensus margin, its disagreement on identical answers beside the agent's (and which
+    dominates), its calibration against gold labels, and its calls, tokens and money as their own
+    phase. Absent without a judge.
+    """
