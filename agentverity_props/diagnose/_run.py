@@ -309,15 +309,18 @@ class RunResult:
             return ""
         noise = j.get("noise") or {}
         wrong = noise.get("consensus_error")
-        margin = j.get("margin", 1)
+        margin = j.get("margin") or 1
         if margin <= 1:
             return ("; the verdicts are one judge call each, so every decision above is about "
                     "the agent's answers as this judge grades them, its noise included")
         bound = "" if wrong is None else (f" (wrong with probability <= {wrong:.4f} at the "
                                           "judge's measured noise)")
-        return ("; the verdicts are the judge's consensus on each recorded answer (a label "
-                f"leading by {margin} of its calls){bound}: every decision above is about the "
-                "agent's answers as this judge grades them")
+        lead = (f"a label leading by the judge's calls needed for an error below "
+                f"{j.get('consensus_error_target'):g}, {margin} at the end"
+                if j.get("adaptive_margin") else f"a label leading by {margin} of its calls")
+        return ("; the verdicts are the judge's consensus on each recorded answer "
+                f"({lead}){bound}: every decision above is about the agent's answers as "
+                "this judge grades them")
 
     def _fixed_caveat(self) -> str:
         """A recording's pooled effects are decided on a fixed sample: say the rates are

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ._gold import Calibration, calibrate, load_gold
 from ._judge import DEFAULT_TEMPLATE, PAIRWISE_TEMPLATE, Judge, as_judge, compose, parse_labels
 from ._judged import JUDGE_NAMESPACE, JudgedAgent, JudgeRecord, passthrough_extractor
-from ._noise import JudgeNoise, consensus_error, error_rate_of, judge_noise
+from ._noise import JudgeNoise, judge_calls_per_answer
 from ._relations import judge_probes, judge_relations, judge_under_test
 from ._report import calibrate_or_refuse, judge_section, prepare_judged
 

@@ -82,6 +82,12 @@ class JudgeRecord:
     fixed: int
     extra: list[str | None] = field(default_factory=list)
 
+    @property
+    def lead(self) -> int:
+        """By how many calls the consensus label led the next one."""
+        top = Counter(v for v in self.votes if v is not None).most_common(2)
+        return (top[0][1] - (top[1][1] if len(top) > 1 else 0)) if top else 0
+
     def sample(self) -> list[str]:
         """The labels the noise estimate may read (the fixed votes and the re-judged ones)."""
         return [v for v in (*self.votes[:self.fixed], *self.extra) if v is not None]
@@ -289,9 +295,11 @@ class JudgedAgent:
         from ._noise import judge_noise
         with self._lock:
             samples = [rec.sample() for rec in self._records.values()]
+            leads = [rec.lead for rec in self._records.values() if rec.label is not None]
             lead = self._lead
         margin = self.judge.margin if self.judge.margin is not None else lead
-        return judge_noise(samples, labels=self.judge.labels, alpha=alpha, margin=margin)
+        return judge_noise(samples, labels=self.judge.labels, alpha=alpha, margin=margin,
+                           leads=leads)
 
     def invoke(self, prompt: str) -> Observation:
         return run_sync(self.ainvoke(prompt))

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-__all__ = ["JudgeNoise", "consensus_error", "error_rate_of", "judge_noise", "lead_for"]
+__all__ = ["JudgeNoise", "consensus_error", "error_rate_of", "judge_calls_per_answer",
+           "judge_noise", "lead_for"]
 
 
 def error_rate_of(d: float, n_labels: int) -> float:
@@ -63,9 +64,11 @@ class JudgeNoise:
         interval: its exact interval at ``1 - alpha``.
         error_rate: the per-call error rate ``e`` implied (module docstring).
         error_interval: its interval.
-        consensus_error: the chance a verdict (a ``margin``-vote consensus) is wrong, at the
-            upper end of ``error_interval``.
-        margin: the votes one verdict needs to lead by.
+        consensus_error: the chance a verdict (the judge's consensus on an answer) is wrong,
+            at the upper end of ``error_interval``, averaged over the answers (each at the lead
+            its label reached).
+        worst_consensus_error: the same for the answer whose label led by the least.
+        margin: the lead one verdict needed (at the end of the run, when it adapts).
         n_labels: ``L``.
         alpha: the interval's error rate.
     """
@@ -80,6 +83,7 @@ class JudgeNoise:
     margin: int
     n_labels: int
     alpha: float
+    worst_consensus_error: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -110,16 +114,18 @@ class JudgeNoise:
             return head + "both are below 0.01"
         tail = ("the judge's noise dominates" if who == "judge"
                 else "the agent's noise dominates")
-        if self.margin > 1 and self.consensus_error is not None:
-            tail += (f"; each verdict is the judge's {self.margin}-vote consensus, wrong with "
-                     f"probability <= {self.consensus_error:.4f} at this noise")
+        if self.consensus_error is not None:
+            tail += (f"; a verdict (the judge's consensus on an answer) is wrong with "
+                     f"probability <= {self.consensus_error:.2g} on average at this noise "
+                     f"(<= {self.worst_consensus_error:.2g} for the closest one)")
         return head + tail
 
     def to_dict(self) -> dict[str, Any]:
         return {"answers": self.answers, "pairs": self.pairs,
                 "disagreement": self.disagreement, "interval": list(self.interval),
                 "error_rate": self.error_rate, "error_interval": list(self.error_interval),
-                "consensus_error": self.consensus_error, "margin": self.margin,
+                "consensus_error": self.consensus_error,
+                "worst_consensus_error": self.worst_consensus_error, "margin": self.margin,
                 "labels": self.n_labels, "alpha": self.alpha}
 
 
@@ -139,7 +145,8 @@ def lead_for(e: float, target: float) -> int:
 
 
 def judge_noise(samples: Sequence[Sequence[str]], *, labels: Sequence[str] | None,
-                alpha: float = 0.05, margin: int | None = 1) -> JudgeNoise:
+                alpha: float = 0.05, margin: int | None = 1,
+                leads: Sequence[int] = ()) -> JudgeNoise:
     """The noise estimate from each answer's sample of labels (its fixed votes and its
     re-judged ones: every pair among them counts)."""
     from ..decide import clopper_pearson
@@ -171,5 +178,33 @@ def judge_noise(samples: Sequence[Sequence[str]], *, labels: Sequence[str] | Non
         lo, hi = min(lo, d), max(hi, d)
     e = error_rate_of(d, n_labels)
     e_lo, e_hi = error_rate_of(lo, n_labels), error_rate_of(hi, n_labels)
-    return JudgeNoise(n, pairs, d, (lo, hi), e, (e_lo, e_hi), consensus_error(e_hi, margin),
-                      margin, n_labels, alpha)
+    errs = [consensus_error(e_hi, lead) if lead > 0 else 0.5 for lead in leads] or \
+        [consensus_error(e_hi, margin)]
+    return JudgeNoise(n, pairs, d, (lo, hi), e, (e_lo, e_hi), sum(errs) / len(errs),
+                      margin, n_labels, alpha, max(errs))
+
+
+def judge_calls_per_answer(judge: Any, error_rate: float, *, answers: int = 4000,
+                           seed: int = 0) -> float:
+    """The judge's mean calls on one answer under its consensus rule, for a judge wrong on a
+    share ``error_rate`` of its calls (two labels; the adaptive lead taken at that rate, as
+    once its noise is measured), by simulation with a seeded generator."""
+    import random
+
+    rng = random.Random(seed)
+    fixed = judge.fixed_votes
+    need = judge.margin if judge.margin is not None else lead_for(
+        error_rate, judge.consensus_error)
+    total = 0
+    for _ in range(answers):
+        right = wrong = n = 0
+        while True:
+            n += 1
+            if rng.random() < error_rate:
+                wrong += 1
+            else:
+                right += 1
+            if n >= judge.max_calls or (n >= fixed and abs(right - wrong) >= need):
+                break
+        total += n
+    return total / answers

@@ -62,7 +62,10 @@ def judge_section(judged: JudgedAgent, *, agent_noise: float | None, calibration
     return {
         "judge": judged.judge_adapter.identity,
         "labels": list(j.labels) if j.labels else None,
-        "margin": j.margin, "max_calls": j.max_calls,
+        "margin": j.margin if j.margin is not None else noise.margin,
+        "adaptive_margin": j.margin is None,
+        "consensus_error_target": j.consensus_error if j.margin is None else None,
+        "min_votes": j.fixed_votes, "max_calls": j.max_calls,
         "answers_judged": len(judged.records),
         "noise": noise.to_dict(),
         "agent_noise": agent_noise,
