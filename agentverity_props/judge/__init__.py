@@ -9,21 +9,17 @@ with :func:`judge_probes` and :func:`judge_under_test`.
 
 from __future__ import annotations
 
-from ._gold import Calibration, calibrate, load_gold
-from ._judge import DEFAULT_TEMPLATE, PAIRWISE_TEMPLATE, Judge, as_judge, compose, parse_labels
-from ._judged import JUDGE_NAMESPACE, JudgedAgent, JudgeRecord, passthrough_extractor
-from ._noise import JudgeNoise, judge_calls_per_answer
+from ._gold import calibrate
+from ._judge import Judge, as_judge, parse_labels
+from ._judged import JudgedAgent
+from ._noise import judge_calls_per_answer
 from ._relations import judge_probes, judge_relations, judge_under_test
 from ._report import calibrate_or_refuse, judge_section, prepare_judged
 
 # the public names (docs/api.md); any other name imported here is this folder's interface
 # to the rest of the package, not a promise to users
 __all__ = [
-    "DEFAULT_TEMPLATE",
-    "PAIRWISE_TEMPLATE",
-    "Calibration",
     "Judge",
-    "JudgeNoise",
     "JudgedAgent",
     "calibrate",
     "judge_probes",

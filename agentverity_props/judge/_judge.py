@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import InvalidArgument
 from ..observation import (
@@ -218,6 +218,16 @@ class Judge:
                                                 or callable(self.references)):
             raise InvalidArgument("Judge(references=...) must be a mapping prompt -> reference "
                                   "or a function of the prompt")
+
+    #: the two templates, as ``Judge.TEMPLATE`` and ``Judge.PAIRWISE_TEMPLATE``
+    TEMPLATE: ClassVar[str] = DEFAULT_TEMPLATE
+    PAIRWISE_TEMPLATE: ClassVar[str] = PAIRWISE_TEMPLATE
+
+    @classmethod
+    def pairwise(cls, agent: Any, labels: str | Sequence[str] = ("A", "B", "tie"),
+                 **kwargs: Any) -> Judge:
+        """A judge comparing two answers (:data:`PAIRWISE_TEMPLATE`; labels ``A,B,tie``)."""
+        return cls(agent, labels=parse_labels(labels), template=PAIRWISE_TEMPLATE, **kwargs)
 
     @property
     def fixed_votes(self) -> int:
