@@ -134,7 +134,7 @@ def lead_for(e: float, target: float) -> int:
     ``e`` (:func:`consensus_error`).
 
     >>> lead_for(0.15, 1e-4), lead_for(0.01, 1e-4)
-    (6, 2)
+    (6, 3)
     """
     if e <= 0:
         return 1
