@@ -169,14 +169,14 @@ def judge_settings(ref: str | None, labels: str | None, gold: str | None,
                            "add --judge REF (the agent grading the answers)")
         return {}
     from ..errors import InvalidArgument
-    from ..judge import Judge
+    from ..judge import Judge, parse_labels
     kw: dict[str, Any] = {"gold": gold}
     if min_agreement is not None:
         kw["min_agreement"] = min_agreement
     if low is not None:
         kw["on_low_agreement"] = low
     try:
-        return {"judge": Judge(load_agent_ref(ref), labels=labels, **kw)}
+        return {"judge": Judge(load_agent_ref(ref), labels=parse_labels(labels), **kw)}
     except InvalidArgument as exc:
         raise BadInput(str(exc)) from None
 

@@ -439,9 +439,9 @@ def plan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
     noise-free: the synthetic agent is then deterministic). A noise level is a pair
     disagreement, the figure ``run``'s meter prints. ``default_noises=False`` plans for
     ``noises`` only. With a judge (``config.judge``) every level has a ``judge`` row: the
-    judge's calls at a per-call error rate ``judge_error``. With ``tokens_per_call`` (a :class:`TokensPerCall`: stated, or
-    measured on a store or an earlier report) every level is also priced in tokens, and in
-    money at ``config``'s ``price``.
+    judge's calls at a per-call error rate ``judge_error``. With ``tokens_per_call`` (a
+    :class:`TokensPerCall`: stated, or measured on a store or an earlier report) every level
+    is also priced in tokens, and in money at ``config``'s ``price``.
 
     Example:
         >>> from agentverity_props.diagnose import plan

@@ -42,7 +42,7 @@ def _pick(row: dict[str, Any], keys: Sequence[str], where: str, what: str) -> st
         if row.get(k) not in (None, ""):
             return str(row[k])
     raise BadInput(f"{where}: no {what} (a '{keys[0]}' field)",
-                   f"give every row {', '.join(repr(k) for k in (*_PROMPT[:1], *_ANSWER[:1], *_LABEL[:1]))}")
+                   "give every row 'prompt', 'answer' and 'label'")
 
 
 def load_gold(path: str | Path) -> list[GoldRow]:
@@ -155,7 +155,7 @@ async def acalibrate(judged: Any, rows: Sequence[GoldRow], *, min_agreement: flo
     got = await asyncio.gather(*(one(r) for r in rows))
     confusion: dict[str, dict[str, int]] = {}
     agreed = 0
-    for row, label in zip(rows, got):
+    for row, label in zip(rows, got, strict=False):
         key = label if label is not None else NO_DECISION
         cell = confusion.setdefault(row.label, {})
         cell[key] = cell.get(key, 0) + 1

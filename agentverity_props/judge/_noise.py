@@ -174,7 +174,7 @@ def judge_noise(samples: Sequence[Sequence[str]], *, labels: Sequence[str] | Non
         half = NormalDist().inv_cdf(1 - alpha / 2) * math.sqrt(var / n)
         lo, hi = max(0.0, d - half), min(1.0, d + half)
     else:  # few answers, or no disagreement at all: exact, one pair's worth per answer
-        lo, hi = clopper_pearson(int(round(d * n)), n, alpha=alpha)
+        lo, hi = clopper_pearson(round(d * n), n, alpha=alpha)
         lo, hi = min(lo, d), max(hi, d)
     e = error_rate_of(d, n_labels)
     e_lo, e_hi = error_rate_of(lo, n_labels), error_rate_of(hi, n_labels)

@@ -80,7 +80,7 @@ def test_the_judges_error_rate_is_estimated_within_five_points(error: float) -> 
         ja = JudgedAgent(make_qa_agent(seed), Judge(make_judge(seed, error=error),
                                                     labels=LABELS))
 
-        async def go(ja: JudgedAgent = ja) -> None:
+        async def go(ja: JudgedAgent = ja, seed: int = seed) -> None:
             for q in qa_inputs(30):
                 for _ in range(4):
                     await ja.ainvoke(q)

@@ -55,7 +55,9 @@ def test_the_label_is_read_from_the_judges_answer(text: str, want: str) -> None:
 @pytest.mark.parametrize("text", ["maybe", "partly correct, partly incorrect", ""])
 def test_an_answer_outside_the_labels_is_a_no_decision_never_a_verdict(text: str) -> None:
     obs = label_extractor(LABELS).apply(Observation(text=text))
-    assert obs.verdict is None and obs.no_decision is not None and not obs.decided
+    assert obs.verdict is None
+    assert obs.no_decision is not None
+    assert not obs.decided
 
 
 def test_a_dict_answer_gives_its_label_and_an_unknown_one_is_no_decision() -> None:
@@ -109,7 +111,8 @@ def test_one_draw_is_one_answer_and_the_judges_consensus_on_it() -> None:
     with JudgedAgent(agent, Judge(judge, labels=LABELS, margin=2)) as ja:
         obs = ja.invoke("What is the capital of France?")
         again = ja.invoke("What is the capital of France?")
-    assert obs.verdict == again.verdict == "correct" and obs.text == "It is Paris."
+    assert obs.verdict == again.verdict == "correct"
+    assert obs.text == "It is Paris."
     assert n_agent[0] == 2  # a fresh answer per draw
     assert n_judge[0] == 2  # the identical answer is judged once (two calls: margin 2)
 
@@ -117,7 +120,8 @@ def test_one_draw_is_one_answer_and_the_judges_consensus_on_it() -> None:
 def test_a_judge_answering_outside_its_labels_gives_no_decision() -> None:
     with JudgedAgent(lambda p: "Paris", Judge(lambda p: "dunno", labels=LABELS)) as ja:
         obs = ja.invoke("q?")
-    assert obs.verdict is None and obs.no_decision is not None
+    assert obs.verdict is None
+    assert obs.no_decision is not None
     assert "none of the labels" in obs.no_decision.reason
 
 
@@ -132,7 +136,8 @@ def test_a_split_judge_gives_no_decision_not_a_coin_flip() -> None:
     with JudgedAgent(lambda p: "Paris", Judge(judge, labels=LABELS, margin=3,
                                               max_calls=4)) as ja:
         obs = ja.invoke("q?")
-    assert obs.verdict is None and "split evenly" in obs.no_decision.reason
+    assert obs.verdict is None
+    assert "split evenly" in obs.no_decision.reason
 
 
 def test_the_judge_sees_the_prompt_the_answer_and_the_reference() -> None:
@@ -160,28 +165,33 @@ def test_answers_are_recorded_once_and_regraded_without_calling_the_agent(tmp_pa
 
     with JudgedAgent(agent, Judge(first, labels=LABELS), cfg) as ja:
         before = run_sync(draws(ja))
-        assert ja.agent_calls == 15 and n_agent[0] == 15
+        assert ja.agent_calls == 15
+        assert n_agent[0] == 15
         fps = [rec.prompt_fp for rec in ja.records]
-    assert all(fp.startswith("sha256:") or fp.startswith("hmac") for fp in fps)
+    assert all(fp.startswith(("sha256:", "hmac")) for fp in fps)
     # another judge on the same store: the agent's recorded answers, slot by slot
     second, n_second = _counted(make_judge(2, error=0.0))
     second.__qualname__ = "second_judge"
     with JudgedAgent(agent, Judge(second, labels=LABELS), cfg) as ja2:
         after = run_sync(draws(ja2))
-        assert ja2.agent_calls == 0 and ja2.agent_engine.ledger.replayed == 15
-    assert n_agent[0] == 15 and n_second[0] > 0
+        assert ja2.agent_calls == 0
+        assert ja2.agent_engine.ledger.replayed == 15
+    assert n_agent[0] == 15
+    assert n_second[0] > 0
     assert [o.text for o in after] == [o.text for o in before]
     # the same judge again: every judge call replayed too
     with JudgedAgent(agent, Judge(first, labels=LABELS), cfg) as ja3:
         run_sync(draws(ja3))
-        assert ja3.agent_calls == 0 and ja3.judge_calls == 0
+        assert ja3.agent_calls == 0
+        assert ja3.judge_calls == 0
     assert n_first[0] > 0
 
 
 def test_judge_probes_live_in_their_own_namespace() -> None:
     with JudgedAgent(lambda p: "a", Judge(lambda p: "correct", labels=LABELS)) as ja:
         probe = ja.judge_probe("q?", "a", None)
-    assert probe.fp.startswith("judge:") and probe.fp != Probe.make(probe.text).fp
+    assert probe.fp.startswith("judge:")
+    assert probe.fp != Probe.make(probe.text).fp
     assert probe.fp.removeprefix("judge:") == Probe.make(probe.text).fp
 
 
@@ -203,11 +213,13 @@ def test_the_consensus_lead_meets_its_target() -> None:
 
 def test_noise_reads_pairs_among_each_answers_labels() -> None:
     noise = judge_noise([["a", "a", "b"], ["a", "a"], ["b"]], labels=None)
-    assert noise.answers == 2 and noise.pairs == 4
+    assert noise.answers == 2
+    assert noise.pairs == 4
     assert noise.disagreement == pytest.approx((2 / 3 + 0) / 2)
     assert noise.interval[0] <= noise.disagreement <= noise.interval[1]
     empty = judge_noise([], labels=None)
-    assert not empty.measured and "not measured" in empty.statement(0.1)
+    assert not empty.measured
+    assert "not measured" in empty.statement(0.1)
 
 
 # -- calibration ----------------------------------------------------------------------------
@@ -231,12 +243,15 @@ def _gold(tmp_path: Path, wrong: int, n: int = 20) -> Path:
 
 def test_calibration_gives_agreement_interval_and_confusion(tmp_path: Path) -> None:
     cal = calibrate(Judge(make_judge(0, error=0.0), labels=LABELS), _gold(tmp_path, 2))
-    assert (cal.rows, cal.agreed) == (20, 18) and cal.agreement == 0.9
+    assert (cal.rows, cal.agreed) == (20, 18)
+    assert cal.agreement == 0.9
     lo, hi = cal.interval
-    assert lo < 0.9 < hi and lo == pytest.approx(0.683, abs=0.001)
+    assert lo < 0.9 < hi
+    assert lo == pytest.approx(0.683, abs=0.001)
     assert cal.confusion == {"incorrect": {"correct": 1, "incorrect": 9},
                              "correct": {"correct": 9, "incorrect": 1}}
-    assert cal.passed and cal.to_dict()["basis"] == "point estimate"
+    assert cal.passed
+    assert cal.to_dict()["basis"] == "point estimate"
 
 
 def test_a_csv_gold_file_reads_like_jsonl(tmp_path: Path) -> None:
@@ -261,7 +276,7 @@ def test_a_bad_gold_file_is_one_line_bad_input(tmp_path: Path, content: str,
 def test_a_run_refuses_a_judge_below_its_agreement(tmp_path: Path) -> None:
     judge = Judge(make_judge(0, error=0.0), labels=LABELS, gold=_gold(tmp_path, 8))
     agent, n_agent = _counted(make_qa_agent(0))
-    with pytest.raises(BadInput, match="below the required 0.8, the run refuses"):
+    with pytest.raises(BadInput, match=r"below the required 0\.8, the run refuses"):
         run(agent, qa_inputs(3), [], config=RunConfig(judge=judge))
     assert n_agent[0] == 0  # refused before the agent's first call
 
@@ -271,7 +286,9 @@ def test_a_run_warned_about_its_judge_goes_on_and_says_so(tmp_path: Path) -> Non
                   on_low_agreement="warn")
     res = run(make_qa_agent(0), qa_inputs(3), [], config=RunConfig(judge=judge))
     cal = res.to_dict()["judge"]["calibration"]
-    assert not cal["passed"] and cal["action"] == "warn" and "goes on" in cal["statement"]
+    assert not cal["passed"]
+    assert cal["action"] == "warn"
+    assert "goes on" in cal["statement"]
 
 
 # -- the run's hooks ------------------------------------------------------------------------
@@ -283,8 +300,10 @@ def test_a_judged_run_reports_both_noises_and_the_judges_calls() -> None:
                                judge_labels="correct,incorrect"))
     d = res.to_dict()
     j = d["judge"]
-    assert j["labels"] == list(LABELS) and j["noise"]["answers"] > 0
-    assert j["dominant"] == "judge" and "dominates" in j["statement"]
+    assert j["labels"] == list(LABELS)
+    assert j["noise"]["answers"] > 0
+    assert j["dominant"] == "judge"
+    assert "dominates" in j["statement"]
     assert d["calls"]["judge"] == j["calls"]["judge"] > 0
     assert j["calls"]["agent"] == d["calls"]["total"]
     assert "judge's consensus" in d["guarantee"]
@@ -329,11 +348,14 @@ def test_grader_relations_edit_the_answer_not_the_question() -> None:
     [probe] = judge_probes(Judge(lambda p: "x", labels=LABELS), [("Why so?", "It is Paris.")])
     rels = {r.name: r for r in judge_relations()}
     case = rels["judge-case"].apply(probe)
-    assert "<question>\nWhy so?\n</question>" in case and "IT IS PARIS." in case
+    assert "<question>\nWhy so?\n</question>" in case
+    assert "IT IS PARIS." in case
     assert rels["judge-padding"].apply(probe).count("It is Paris. To restate") == 1
     assert rels["judge-order"].apply(probe) == probe  # not pairwise: unchanged (skipped)
     order = rels["judge-order"]
-    assert order.holds("A", "B") and order.holds("tie", "tie") and not order.holds("A", "A")
+    assert order.holds("A", "B")
+    assert order.holds("tie", "tie")
+    assert not order.holds("A", "A")
     with pytest.raises(InvalidArgument):
         judge_relations("judge-mood")
 
@@ -385,7 +407,8 @@ def test_cli_judge_options_need_a_judge(tmp_path: Path, capsys) -> None:
     inputs.write_text("What is the capital of Peru?\n", encoding="utf-8")
     code, out = _cli(capsys, "run", "--agent", "agentverity_props.examples.judged_qa:qa_agent",
                      "--inputs", str(inputs), "--judge-labels", "a,b")
-    assert code == 2 and "--judge-labels given without --judge" in out
+    assert code == 2
+    assert "--judge-labels given without --judge" in out
 
 
 def test_cli_refuses_a_judge_below_its_gold_agreement_in_one_line(tmp_path: Path,
@@ -399,7 +422,8 @@ def test_cli_refuses_a_judge_below_its_gold_agreement_in_one_line(tmp_path: Path
                      "--judge-gold", str(_gold(tmp_path, 10)))
     assert code == 2
     lines = [ln for ln in out.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "--judge-min-agreement" in lines[0], out
+    assert len(lines) == 1, out
+    assert "--judge-min-agreement" in lines[0]
 
 
 def test_cli_run_with_a_judge_writes_the_judge_section(tmp_path: Path, capsys) -> None:
@@ -411,7 +435,8 @@ def test_cli_run_with_a_judge_writes_the_judge_section(tmp_path: Path, capsys) -
                      "--judge", "agentverity_props.examples.judged_qa:noisy_judge",
                      "--judge-labels", "correct,incorrect")
     d = json.loads(out[out.index("{"):])
-    assert d["judge"]["labels"] == list(LABELS) and d["calls"]["judge"] > 0
+    assert d["judge"]["labels"] == list(LABELS)
+    assert d["calls"]["judge"] > 0
     assert code in (0, 1, 2)
 
 
@@ -428,7 +453,8 @@ def test_a_benchmark_task_graded_by_a_judge(tmp_path: Path) -> None:
         "      labels: [correct, incorrect]\n      passing: [correct]\n", encoding="utf-8")
     good = run_benchmark(make_qa_agent(1), load_benchmark(path)).to_dict()
     bad = run_benchmark(lambda p: "It is Atlantis.", load_benchmark(path)).to_dict()
-    assert good["tasks"][0]["status"] == "PASS" and bad["tasks"][0]["status"] == "FAIL"
+    assert good["tasks"][0]["status"] == "PASS"
+    assert bad["tasks"][0]["status"] == "FAIL"
 
 
 def test_a_benchmark_judge_passing_label_must_be_a_label(tmp_path: Path) -> None:
