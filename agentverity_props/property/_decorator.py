@@ -478,7 +478,7 @@ def _base_options(agent: Any, conf: PropertyConfig) -> dict[str, Any]:
         "agent": as_adapter(agent), "alpha": conf.alpha, "beta": conf.candidate_beta,
         "epsilon": conf.epsilon, "layer": conf.layer,
         "suppress_health_check": frozenset(conf.suppress_health_check),
-        "tolerance": conf.tol, "holds_error": conf.holds_error}
+        "tolerance": conf.tol, "holds_error": conf.holds_error, "judge": conf.judge}
 
 
 def _decorated(test: Callable[..., Any], base: dict[str, Any],
@@ -593,8 +593,15 @@ def _run_property_in(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
     # so two tests sharing a prompt would otherwise claim (and, recording, replace) each
     # other's draws, and a replay would read draws this test never made
     scope = _plugin_option("test") or name
-    engine = Engine(base["agent"], cfg, store_scope=scope if mode != "off" else None)
-    opts = _Options(max_candidates=m, **{**base, "alpha": alpha, "epsilon": epsilon})
+    judged = None
+    if base["judge"] is not None:  # the judge's label is the verdict (docs/judges.md)
+        from ..judge import prepare_judged
+        judged, outer = prepare_judged(base["agent"], base["judge"], cfg)
+        engine = Engine(judged, outer, offline=True)
+    else:
+        engine = Engine(base["agent"], cfg, store_scope=scope if mode != "off" else None)
+    opts = _Options(max_candidates=m, **{**{k: v for k, v in base.items() if k != "judge"},
+                                         "alpha": alpha, "epsilon": epsilon})
     check = AgentCheck(opts, record, loop, engine, inner)
     with _RECORDS_LOCK:
         RECORDS.append(record)
@@ -617,6 +624,8 @@ def _run_property_in(test: Any, wrapper: Any, inner: Any, base: dict[str, Any],
         _RUNNING.reset(token)
         loop.run(engine.aclose())
         loop.close()
+        if judged is not None:
+            judged.close()
         led = engine.ledger
         record.calls, record.replayed = led.calls, led.replayed
 

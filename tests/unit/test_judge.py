@@ -474,3 +474,21 @@ def test_the_example_agents_draw_from_their_own_generators() -> None:
     random.seed(99)
     b = [make_qa_agent(5)("What is the capital of Peru?") for _ in range(5)]
     assert a == b
+
+
+def test_agent_property_takes_a_judge() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from agentverity_props import PropertyConfig, PropertyViolation, agent_property
+
+    assert PropertyConfig(judge=make_judge(1)).judge is not None
+
+    @agent_property(agent=make_qa_agent(1, paraphrase_bug=True), budget=2000,
+                    judge=Judge(make_judge(1, error=0.15), labels=LABELS))
+    @given(q=st.sampled_from(qa_inputs(2)))
+    def paraphrase(q: str, check) -> None:
+        check.relation(PARAPHRASE, q)
+
+    with pytest.raises(PropertyViolation, match="paraphrase"):
+        paraphrase()
