@@ -477,7 +477,7 @@ def test_the_example_agents_draw_from_their_own_generators() -> None:
 
 
 def test_agent_property_takes_a_judge() -> None:
-    from hypothesis import given
+    from hypothesis import given, settings
     from hypothesis import strategies as st
 
     from agentverity_props import PropertyConfig, PropertyViolation, agent_property
@@ -486,6 +486,7 @@ def test_agent_property_takes_a_judge() -> None:
 
     @agent_property(agent=make_qa_agent(1, paraphrase_bug=True), budget=2000,
                     judge=Judge(make_judge(1, error=0.15), labels=LABELS))
+    @settings(max_examples=3)
     @given(q=st.sampled_from(qa_inputs(2)))
     def paraphrase(q: str, check) -> None:
         check.relation(PARAPHRASE, q)
