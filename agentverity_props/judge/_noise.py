@@ -149,7 +149,7 @@ def judge_noise(samples: Sequence[Sequence[str]], *, labels: Sequence[str] | Non
                 leads: Sequence[int] = ()) -> JudgeNoise:
     """The noise estimate from each answer's sample of labels (its fixed votes and its
     re-judged ones: every pair among them counts)."""
-    from ..decide import clopper_pearson
+    from ..decide import clopper_pearson, mean_interval
 
     shares: list[float] = []
     pairs = 0
@@ -168,11 +168,9 @@ def judge_noise(samples: Sequence[Sequence[str]], *, labels: Sequence[str] | Non
         return JudgeNoise(0, 0, None, (0.0, 1.0), None, (0.0, 0.5), None, margin, n_labels,
                           alpha)
     d = sum(shares) / n
-    var = sum((x - d) ** 2 for x in shares) / (n - 1) if n > 1 else 0.0
-    if n >= 30 and var > 0:  # answers are independent: a normal interval over them
-        from statistics import NormalDist
-        half = NormalDist().inv_cdf(1 - alpha / 2) * math.sqrt(var / n)
-        lo, hi = max(0.0, d - half), min(1.0, d + half)
+    normal = mean_interval(shares, alpha=alpha) if n >= 30 else None
+    if normal is not None:  # answers are independent: a normal interval over them
+        lo, hi = normal
     else:  # few answers, or no disagreement at all: exact, one pair's worth per answer
         lo, hi = clopper_pearson(round(d * n), n, alpha=alpha)
         lo, hi = min(lo, d), max(hi, d)
