@@ -26,6 +26,7 @@ the run re-judges a sample of recorded answers once more (:meth:`JudgedAgent.rej
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -125,7 +126,9 @@ class JudgedAgent:
         self._lock = threading.Lock()
         self._cache: dict[tuple[str, str, str | None], tuple[str | None, str | None]] = {}
         #: (prompt, answer, reference) -> the judge's calls on it, in the order judged
-        self._records: dict[tuple[str, str, str | None], JudgeRecord] = {}
+        #: (with ``margin=1``, one entry per grading: ``(prompt, answer, reference, n)``)
+        self._records: dict[tuple[Any, ...], JudgeRecord] = {}
+        self._seq = itertools.count()
         self._lead: int | None = None
         self._since_bound = 0
 
@@ -153,12 +156,16 @@ class JudgedAgent:
         ref = reference if reference is not None or not use_reference else \
             self.judge.reference(prompt)
         key = (prompt, answer, ref)
+        # one call per draw (margin=1) is never cached: a cached single call would pin its
+        # error on every later draw of the same answer (a bias, not noise)
+        judge = self.judge
+        once = judge.margin == 1
         with self._lock:
-            hit = self._cache.get(key)
+            hit = None if once else self._cache.get(key)
+            record_key: tuple[Any, ...] = (*key, next(self._seq)) if once else key
         if hit is not None:
             return hit
         jprobe = self.judge_probe(prompt, answer, ref)
-        judge = self.judge
         votes: list[str | None] = []
         failures: list[str] = []
         counts: Counter[str] = Counter()
@@ -200,12 +207,13 @@ class JudgedAgent:
             else:
                 result = (top[0][0], None)
         with self._lock:
-            if key not in self._records:
-                self._records[key] = JudgeRecord(probe_fp or Probe.make(prompt).fp,
+            if record_key not in self._records:
+                self._records[record_key] = JudgeRecord(probe_fp or Probe.make(prompt).fp,
                                                  tuple(votes), result[0],
                                                  min(fixed, len(votes)))
                 self._since_bound += 1
-            self._cache[key] = result
+            if not once:
+                self._cache[key] = result
         return result
 
     def needed_lead(self) -> int:
@@ -248,9 +256,9 @@ class JudgedAgent:
         sample = rng.sample(keys, min(n, len(keys)))
         sem = asyncio.Semaphore(max(1, self.judge_engine.config.max_workers))
 
-        async def one(key: tuple[str, str, str | None]) -> None:
+        async def one(key: tuple[Any, ...]) -> None:
             async with sem:
-                jprobe = self.judge_probe(*key)
+                jprobe = self.judge_probe(*key[:3])
                 index = self.judge_engine.allocate(jprobe, 1)[0]
                 obs = await self.judge_engine.draw(jprobe, index)
                 with self._lock:
