@@ -73,7 +73,7 @@ def main() -> None:
             calls = [g["agent"] for g in got]
             if error == 0.0:
                 base[bug] = calls
-            ratio = max(c / b for c, b in zip(calls, base[bug]))
+            ratio = max(c / b for c, b in zip(calls, base[bug], strict=True))
             rates = [g["error_rate"] for g in got if g["error_rate"] is not None]
             est = (f"{sum(rates) / len(rates):.3f}; {max(abs(r - error) for r in rates):.3f}"
                    if rates else "-")
