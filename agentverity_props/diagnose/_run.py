@@ -447,6 +447,9 @@ class RunResult:
                        f"({', '.join(r.relation.name for r in untested)}): give them evidence "
                        "(record their follow-ups) or leave them out with "
                        f"{setting('relations', '')}")
+        cal = (self.judge or {}).get("calibration")
+        if cal and not cal.get("passed"):  # warned, not refused: say it where advice is read
+            out.append(f"{cal['statement']}: every verdict of this run is that judge's")
         undecided = [r for r in self.relations if r.status == RelationStatus.UNDECIDED]
         if undecided and not out:
             out.append(f"{len(undecided)} relation(s) stayed undecided: the agent is too noisy "

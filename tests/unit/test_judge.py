@@ -289,6 +289,7 @@ def test_a_run_warned_about_its_judge_goes_on_and_says_so(tmp_path: Path) -> Non
     assert not cal["passed"]
     assert cal["action"] == "warn"
     assert "goes on" in cal["statement"]
+    assert any("goes on" in line for line in res.advice)
 
 
 # -- the run's hooks ------------------------------------------------------------------------
