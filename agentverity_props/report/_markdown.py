@@ -68,7 +68,7 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
     jd = d.get("judge")
     if isinstance(jd, dict):  # the judge's noise beside the agent's, its own calls
         noise = jd.get("noise") or {}
-        iv = noise.get("interval") or [None, None]
+        iv = [*(noise.get("interval") or ()), None, None]
         rows.append(["judge (identical answers)", f"**{esc(jd.get('dominant') or 'n/a')}** "
                      "dominates", f"disagreement {num(noise.get('disagreement'))}, CI "
                      f"[{num(iv[0])}, {num(iv[1])}]; error rate "
