@@ -35,7 +35,7 @@ from typing import Any
 from .._internal.aio import run_sync
 from ..adapters import as_adapter
 from ..engine import Engine, EngineConfig, Probe
-from ..errors import AgentCallError
+from ..errors import AgentCallError, DrawStopped, ReplayMiss
 from ..observation import NoDecision, Observation, VerdictExtractor
 from ._judge import Judge
 
@@ -172,7 +172,14 @@ class JudgedAgent:
         fixed = judge.fixed_votes
         while True:
             index = self.judge_engine.allocate(jprobe, 1)[0]
-            obs = await self.judge_engine.draw(jprobe, index)
+            try:
+                obs = await self.judge_engine.draw(jprobe, index)
+            except ReplayMiss:
+                # replaying a recording whose consensus stopped earlier (the adaptive lead
+                # read the noise of answers graded in another order): its recorded votes
+                if not counts or len(votes) < fixed:
+                    raise
+                break
             if obs.error is not None:
                 failures.append(f"{obs.error.kind}: {obs.error.message}")
                 votes.append(None)
@@ -260,7 +267,10 @@ class JudgedAgent:
             async with sem:
                 jprobe = self.judge_probe(*key[:3])
                 index = self.judge_engine.allocate(jprobe, 1)[0]
-                obs = await self.judge_engine.draw(jprobe, index)
+                try:
+                    obs = await self.judge_engine.draw(jprobe, index)
+                except (ReplayMiss, DrawStopped):  # not recorded, or no budget: no new label
+                    return
                 with self._lock:
                     self._records[key].extra.append(obs.verdict if obs.decided else None)
 

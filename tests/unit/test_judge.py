@@ -494,3 +494,16 @@ def test_agent_property_takes_a_judge() -> None:
 
     with pytest.raises(PropertyViolation, match="paraphrase"):
         paraphrase()
+
+
+def test_a_judged_run_replays_from_its_store_without_any_call(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    agent, n_agent = _counted(make_qa_agent(2, paraphrase_bug=True))
+    judge, n_judge = _counted(make_judge(2, error=0.15))
+    cfg = {"seed": 2, "judge": Judge(judge, labels=LABELS), "store_path": store}
+    first = run(agent, qa_inputs(3), [PARAPHRASE], config=RunConfig(**cfg, store_mode="record"))
+    calls = (n_agent[0], n_judge[0])
+    again = run(agent, qa_inputs(3), [PARAPHRASE], config=RunConfig(**cfg, store_mode="replay"))
+    assert (n_agent[0], n_judge[0]) == calls  # nothing called
+    assert again.relations[0].status == first.relations[0].status == "VIOLATED"
+    assert again.judge["calls"]["agent_replayed"] == first.judge["calls"]["agent"]
