@@ -507,3 +507,13 @@ def test_a_judged_run_replays_from_its_store_without_any_call(tmp_path: Path) ->
     assert (n_agent[0], n_judge[0]) == calls  # nothing called
     assert again.relations[0].status == first.relations[0].status == "VIOLATED"
     assert again.judge["calls"]["agent_replayed"] == first.judge["calls"]["agent"]
+
+
+def test_cli_plan_prices_a_judge(tmp_path: Path, capsys) -> None:
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("What is the capital of Peru?\n", encoding="utf-8")
+    code, out = _cli(capsys, "plan", "--inputs", str(inputs), "--no-relations", "--seeds", "1",
+                     "--noise", "0.1", "--judge-error", "0.15", "--format", "json")
+    assert code == 0
+    d = json.loads(out[out.index("{"):])
+    assert all(level["judge"]["per_answer"] > 3 for level in d["levels"])
