@@ -194,12 +194,14 @@ class RunConfig:
                             ("confirm_all", bool(confirm_all))):
             object.__setattr__(self, name, value)
         # the judge grading a free-text agent's answers (docs/judges.md), checked now
-        from ..judge import as_judge, parse_labels
-        object.__setattr__(self, "judge_labels", parse_labels(judge_labels))
+        object.__setattr__(self, "judge_labels", None)
+        object.__setattr__(self, "judge", None)
         if judge_labels is not None and judge is None:
             raise InvalidArgument("judge_labels= needs judge= (the agent grading the answers)")
-        object.__setattr__(self, "judge", None if judge is None else
-                           as_judge(judge, self.judge_labels))
+        if judge is not None:
+            from ..judge import as_judge, parse_labels
+            object.__setattr__(self, "judge_labels", parse_labels(judge_labels))
+            object.__setattr__(self, "judge", as_judge(judge, self.judge_labels))
         # each default resolved once, here: the layers below read ``eps`` / ``tol``
         eps = resolve_epsilon(self.epsilon, self.precision)
         object.__setattr__(self, "_eps", eps)
