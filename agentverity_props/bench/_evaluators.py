@@ -28,6 +28,7 @@ from ._model import (
     Custom,
     ExactMatch,
     JsonPath,
+    JudgeEval,
     NotContains,
     OneOf,
     Regex,
@@ -66,7 +67,7 @@ def _got(o: Observation, reveal: bool) -> str:
         f"{setting('include_outputs')} shows it)"
 
 
-def compile_evaluation(spec: Any, *, base_dir: Path) -> CompiledEvaluator:
+def compile_evaluation(spec: Any, *, base_dir: Path, prompt: str = "") -> CompiledEvaluator:
     """Turn one validated evaluation spec into a :class:`CompiledEvaluator`.
 
     A check's reason quotes the answer only when ``reveal`` is true (``--include-outputs``):
@@ -102,6 +103,8 @@ def compile_evaluation(spec: Any, *, base_dir: Path) -> CompiledEvaluator:
         return _tool_called(spec)
     if isinstance(spec, Custom):
         return _custom(spec, base_dir)
+    if isinstance(spec, JudgeEval):
+        return _judge(spec, base_dir, prompt)
     raise BadInput(f"unsupported evaluation {type(spec).__name__}", "use a documented type")
 
 
@@ -235,3 +238,38 @@ def _custom(spec: Custom, base_dir: Path) -> CompiledEvaluator:
         return passed, reason or ("custom check passed" if passed else "custom check failed")
 
     return CompiledEvaluator("custom", f"custom {spec.function}", check)
+
+
+def _judge(spec: JudgeEval, base_dir: Path, prompt: str) -> CompiledEvaluator:
+    """The judge's consensus label on the answer (judge/: cached per identical answer, its
+    calls through its own engine); a no-decision is an evaluator error, never a pass."""
+    import threading
+
+    from .._internal.aio import run_sync
+    from ..judge import Judge, JudgedAgent
+
+    judge_obj = _load_callable(spec.judge, base_dir)
+    judge = Judge(judge_obj, labels=tuple(spec.labels), margin=spec.margin)
+    made: list[JudgedAgent] = []
+    lock = threading.Lock()
+
+    def judged() -> JudgedAgent:
+        with lock:
+            if not made:
+                made.append(JudgedAgent(_no_agent, judge))
+            return made[0]
+
+    def check(o: Observation, reveal: bool) -> tuple[bool, str]:
+        label, why = run_sync(judged().grade(prompt, o.text, reference=spec.reference,
+                                             use_reference=False))
+        if label is None:
+            raise EvaluatorError(f"judge {spec.judge} gave no label: {why}")
+        passed = label in spec.passing
+        return passed, f"judge label {label!r}" + ("" if passed else
+                                                    f", not one of {spec.passing}")
+
+    return CompiledEvaluator("judge", f"judge {spec.judge} passing {spec.passing}", check)
+
+
+def _no_agent(prompt: str) -> str:  # the bench's engine calls the agent; the judge grades
+    return ""

@@ -106,7 +106,7 @@ def _benchmark(doc: YamlDocument, base_dir: str | Path | None) -> Benchmark:
             loc: tuple[str | int, ...] = ("tasks", i, "evaluation") \
                 if spec.evaluation is not None else ("tasks", i, "evaluations", j)
             try:
-                evaluators.append(compile_evaluation(ev, base_dir=base))
+                evaluators.append(compile_evaluation(ev, base_dir=base, prompt=spec.prompt))
             except BadInput as exc:
                 raise BadInput(f"{doc.at(doc.line_of(loc))}: {format_path(loc)}: "
                                f"{exc.problem}", exc.fix) from None

@@ -32,6 +32,7 @@ __all__ = [
     "Evaluation",
     "ExactMatch",
     "JsonPath",
+    "JudgeEval",
     "NotContains",
     "OneOf",
     "Regex",
@@ -90,6 +91,31 @@ class OneOf(_Strict):
 
     type: Literal["one_of"]
     expected: list[str] = Field(min_length=1)
+
+
+class JudgeEval(_Strict):
+    """A judge grades the free-text answer (docs/judges.md): the attempt passes when its
+    label (the judge's consensus on the answer) is one of ``passing``.
+
+    ``judge`` is an agent reference (``package.module:attr`` or ``path/file.py:attr``,
+    relative to the benchmark file's folder); ``labels`` the labels it may answer (any other
+    answer is a no-decision: the attempt is an error, never a pass); ``reference`` an
+    optional reference answer shown to the judge.
+    """
+
+    type: Literal["judge"]
+    judge: str = Field(min_length=3)
+    labels: list[str] = Field(min_length=2)
+    passing: list[str] = Field(min_length=1)
+    reference: str | None = None
+    margin: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _passing_labels(self) -> JudgeEval:
+        unknown = [p for p in self.passing if p not in self.labels]
+        if unknown:
+            raise ValueError(f"passing label(s) {unknown} are not among labels {self.labels}")
+        return self
 
 
 class JsonPath(_Strict):
@@ -157,13 +183,14 @@ class Custom(_Strict):
 
 
 Evaluation = Annotated[
-    ExactMatch | Contains | Regex | NotContains | OneOf | JsonPath | ToolCalled | Custom,
+    ExactMatch | Contains | Regex | NotContains | OneOf | JsonPath | ToolCalled | Custom
+    | JudgeEval,
     Field(discriminator="type"),
 ]
 EVALUATOR_TYPES: dict[str, type[_Strict]] = {
     "exact_match": ExactMatch, "contains": Contains, "regex": Regex,
     "not_contains": NotContains, "one_of": OneOf, "json_path": JsonPath,
-    "tool_called": ToolCalled, "custom": Custom,
+    "tool_called": ToolCalled, "custom": Custom, "judge": JudgeEval,
 }
 
 

@@ -69,6 +69,10 @@ def parse_latency(text: str | None) -> float | None:
                    "for run: the plan is priced in money too (needs a tokens-per-call).")
 @click.option("--price-model", default=None, metavar="NAME",
               help="The model of --price FILE to use (needed when it lists several).")
+@click.option("--judge-error", default=None, type=click.FloatRange(0.0, 0.49),
+              metavar="RATE",
+              help="Plan for a judge grading the answers (run --judge) that is wrong on this "
+                   "share of its calls: a row of its own calls (docs/judges.md).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]),
               default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
@@ -83,7 +87,7 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
              seeds: int, modal_share: float,
              tool_calls: bool, tokens_per_call: str | None, tokens_from: str | None,
              price: str | None, price_model: str | None,
-             fmt: str, output: str | None) -> int:
+             fmt: str, output: str | None, judge_error: float | None = None) -> int:
     """The calls each phase of `run` will need, at noise 0, 0.1 and 0.25 (and --noise), the
     budget that makes each decision reachable and the wall time, without calling any agent.
 
@@ -120,10 +124,13 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
                            profile=profile, edits_per_input=edits_value(edits_per_input),
                            engine=engine_config({"budget": budget, "max_workers": max_workers,
                                                  "seed": seed, "price": price,
-                                                 "price_model": price_model}))
+                                                 "price_model": price_model}),
+                           # the judge's consensus rule is what plan prices: no call is made
+                           judge=None if judge_error is None else _planned_judge)
         result = plan(inputs, rels, config=config, noises=noises, seeds=seeds,
                       latency_s=latency_s, modal_share=modal_share, tool_calls=tool_calls,
-                      tokens_per_call=per_call)
+                      tokens_per_call=per_call,
+                      judge_error=0.1 if judge_error is None else judge_error)
     except InvalidArgument as exc:
         raise BadInput(str(exc), "fix the option named") from None
     if warnings:
@@ -133,3 +140,7 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
     from ..report import render
     write_output(render(d, fmt), output)
     return 0
+
+
+def _planned_judge(prompt: str) -> str:  # plan never calls it: only its rule is priced
+    raise AssertionError("plan called the judge")

@@ -72,6 +72,18 @@ def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
 @click.option("--confirm-all", is_flag=True,
               help="Test every flagged input of a VIOLATED relation on its own (default: "
                    "stop at the first confirmed ones).")
+@click.option("--judge", "judge_ref", default=None, metavar="REF",
+              help="An agent grading each free-text answer (same references as --agent); "
+                   "its label is the verdict (docs/judges.md).")
+@click.option("--judge-labels", default=None, metavar="A,B,...",
+              help="The labels the judge may answer; any other answer is a no-decision.")
+@click.option("--judge-gold", default=None, type=click.Path(dir_okay=False), metavar="FILE",
+              help="Calibrate the judge first on a JSONL/CSV of prompt, answer, label rows.")
+@click.option("--judge-min-agreement", default=None, type=click.FloatRange(0, 1),
+              help="The least agreement with --judge-gold accepted (point estimate; "
+                   "default 0.8).")
+@click.option("--judge-low-agreement", default=None, type=click.Choice(["refuse", "warn"]),
+              help="Below it: refuse to run (exit 2, the default) or warn and go on.")
 @analysis_options
 @report_options
 @require_verdicts_option
@@ -84,7 +96,10 @@ def run_cmd(agent_ref: str, inputs_path: str | None, pairs_path: str | None,
             no_relations: bool, profile: str | None, edits_per_input: str | None,
             fmt: str, output: str | None, include_inputs: bool,
             suppress_health_check: tuple[str, ...], require_verdicts: str | None,
-            progress: bool, annotations: str, **eng: Any) -> int:
+            progress: bool, annotations: str, judge_ref: str | None = None,
+            judge_labels: str | None = None, judge_gold: str | None = None,
+            judge_min_agreement: float | None = None,
+            judge_low_agreement: str | None = None, **eng: Any) -> int:
     """Meter the verdict, check blindness, test noise-calibrated relations.
 
     Exit codes: 0 clean; 1 finding (blind probe set, confirmed violation, dependent draws,
@@ -111,7 +126,9 @@ def run_cmd(agent_ref: str, inputs_path: str | None, pairs_path: str | None,
                         include_inputs=include_inputs,
                         require_verdicts=required_verdicts(require_verdicts),
                         profile=profile, edits_per_input=edits_value(edits_per_input),
-                        confirm_all=confirm_all)
+                        confirm_all=confirm_all,
+                        **judge_settings(judge_ref, judge_labels, judge_gold,
+                                         judge_min_agreement, judge_low_agreement))
     agent = load_agent_ref(agent_ref)
     from ..diagnose import budget_note
     from ..relations import builtin_relations
@@ -139,11 +156,41 @@ def run_cmd(agent_ref: str, inputs_path: str | None, pairs_path: str | None,
     return code
 
 
+def judge_settings(ref: str | None, labels: str | None, gold: str | None,
+                   min_agreement: float | None, low: str | None) -> dict[str, Any]:
+    """``judge=`` for :class:`RunConfig` from the ``--judge*`` options ({} without a judge)."""
+    from ..errors import BadInput
+    if ref is None:
+        given = [name for name, v in (("--judge-labels", labels), ("--judge-gold", gold),
+                                      ("--judge-min-agreement", min_agreement),
+                                      ("--judge-low-agreement", low)) if v is not None]
+        if given:
+            raise BadInput(f"{', '.join(given)} given without --judge",
+                           "add --judge REF (the agent grading the answers)")
+        return {}
+    from ..errors import InvalidArgument
+    from ..judge import Judge, parse_labels
+    kw: dict[str, Any] = {"gold": gold}
+    if min_agreement is not None:
+        kw["min_agreement"] = min_agreement
+    if low is not None:
+        kw["on_low_agreement"] = low
+    try:
+        return {"judge": Judge(load_agent_ref(ref), labels=parse_labels(labels), **kw)}
+    except InvalidArgument as exc:
+        raise BadInput(str(exc)) from None
+
+
 def execute_run(agent: Any, inputs: list[str], rels: list[Any] | None, config: RunConfig, *,
                 progress: bool) -> RunResult:
     """Run with SIGINT/SIGTERM turned into a clean stop and an optional progress bar (the
     report itself says why the run stopped early, if it did)."""
     from ..diagnose import arun
+
+    if config.judge is not None:  # the run builds the judged agent's engines itself
+        return session([], config.engine, lambda engines, tick: arun(
+            agent, inputs, rels, config=config, progress=tick),
+            progress=progress, report_stop=False)
 
     return session([agent], config.engine, lambda engines, tick: arun(
         agent, inputs, rels, config=config, engine=engines[0], progress=tick),

@@ -65,7 +65,7 @@ from ._estimate import (
 )
 from ._fixed_effect import MIN_DRAWS, FixedEffect, Kernel, u_statistic
 from ._fixed_local import exact_split_p, holm
-from ._intervals import clopper_pearson, wilson
+from ._intervals import clopper_pearson, mean_interval, wilson
 from ._local import LocalTest
 from ._modal import modal
 from ._paired import (

@@ -12,7 +12,7 @@ from typing import Literal
 
 from ..errors import InvalidArgument
 
-__all__ = ["clopper_pearson", "wilson"]
+__all__ = ["clopper_pearson", "mean_interval", "wilson"]
 
 Side = Literal["two-sided", "upper", "lower"]
 
@@ -91,3 +91,24 @@ def clopper_pearson(k: int, n: int, *, alpha: float,
     lo = 0.0 if k == 0 or side == "upper" else float(betaincinv(k, n - k + 1, tail))
     hi = 1.0 if k == n or side == "lower" else float(betaincinv(k + 1, n - k, 1 - tail))
     return lo, hi
+
+
+def mean_interval(values: list[float], *, alpha: float) -> tuple[float, float] | None:
+    """Two-sided normal interval at ``1 - alpha`` for the mean of independent observations in
+    [0, 1] (clipped to [0, 1]); None when fewer than two or all equal (no spread to scale by:
+    use an exact interval then).
+
+    >>> lo, hi = mean_interval([0.0, 1.0] * 50, alpha=0.05)
+    >>> round(lo, 3), round(hi, 3)
+    (0.402, 0.598)
+    """
+    n = len(values)
+    if n < 2:
+        return None
+    mean = sum(values) / n
+    var = sum((x - mean) ** 2 for x in values) / (n - 1)
+    if var <= 0:
+        return None
+    from statistics import NormalDist
+    half = NormalDist().inv_cdf(1 - alpha / 2) * math.sqrt(var / n)
+    return max(0.0, mean - half), min(1.0, mean + half)

@@ -236,6 +236,8 @@ class PlanResult:
     tokens_per_call: TokensPerCall | None = None
     #: what the user should know before trusting the plan (a noise estimate too thin)
     warnings: tuple[str, ...] = ()
+    #: with a judge (``config.judge``): its assumed per-call error rate
+    judge_error: float | None = None
 
     @property
     def price(self) -> Any:
@@ -275,6 +277,13 @@ class PlanResult:
         if self.latency_s is not None:
             out.append(f"wall time = calls x {self.latency_s:g} s / {self.config.max_workers} "
                        "workers: every call takes that long and every worker is always busy")
+        if self.judge_error is not None:
+            out.append(f"judge calls = agent calls x the judge's calls per answer at a per-call "
+                       f"error rate of {self.judge_error:g} (its consensus rule simulated; "
+                       "every answer distinct, as free text usually is; the noise-measuring "
+                       "re-judging after the run not counted); the noise levels are the "
+                       "agent's own, the judge's left in its verdicts being negligible "
+                       "(docs/judges.md)")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -306,7 +315,7 @@ class PlanResult:
 
 
 def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
-           latency_s: float | None) -> dict[str, Any]:
+           latency_s: float | None, judge_per_answer: float | None = None) -> dict[str, Any]:
     from ._run import DEFAULT_HOLDS_ERROR as RUN_BETA
 
     calls = {k: _spread([r.phase_calls[k] for r in runs]) for k in PHASES}
@@ -325,6 +334,10 @@ def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
         out["wall_s"] = {k: calls["total"][k] * latency_s / w for k in ("mean", "low", "high")}
     if config.budget is not None:
         out["budget_enough"] = all(r.total <= config.budget for r in runs)
+    if judge_per_answer is not None:  # the judge's calls: their own row (docs/judges.md)
+        out["judge"] = {"per_answer": judge_per_answer,
+                        "calls": {k: calls["total"][k] * judge_per_answer
+                                  for k in ("mean", "low", "high")}}
     return out
 
 
@@ -358,7 +371,8 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
                 seeds: int = DEFAULT_SEEDS, latency_s: float | None = None,
                 modal_share: float = DEFAULT_MODAL_SHARE,
                 tool_calls: bool = False, default_noises: bool = True,
-                tokens_per_call: TokensPerCall | None = None) -> PlanResult:
+                tokens_per_call: TokensPerCall | None = None,
+                judge_error: float = 0.1) -> PlanResult:
     """Async core of :func:`plan`."""
     from ..relations import Relation, builtin_relations
     from ._run import RunConfig, min_relation_calls
@@ -388,20 +402,28 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
             raise InvalidArgument(f"noise={d!r} must be a pair disagreement in [0, 2/3) (as "
                                   "run prints it): beyond, the flipped answers outnumber the "
                                   "agent's own")
+    if not 0.0 <= judge_error < 0.5:
+        raise InvalidArgument(f"judge_error={judge_error!r} must be a per-call error rate in "
+                              "[0, 0.5)")
+    per_answer = None
+    if config.judge is not None:
+        from ..judge import judge_calls_per_answer
+        per_answer = judge_calls_per_answer(config.judge, judge_error, seed=config.seed)
     levels = []
     for d in levels_in:
         p = flip_share(d)
         runs = [await simulate_once(texts, rels, config, noise=p, seed=f"plan:{d}:{k}",
                                     modal_share=modal_share, tool_calls=tool_calls)
                 for k in range(1 if d == 0.0 else seeds)]
-        levels.append(_level(d, runs, config, latency_s))
+        levels.append(_level(d, runs, config, latency_s, per_answer))
     exercised = {r.name: sum(r.apply(t) != t for t in texts) for r in rels}
     live = [r for r in rels if tool_calls or r.layer != "tools"]
     return PlanResult(inputs=len(texts), relations=tuple(r.name for r in rels),
                       exercised=exercised, levels=tuple(levels),
                       floor=min_relation_calls(texts, live, config.tolerance), config=config,
                       seeds=seeds, latency_s=latency_s, modal_share=modal_share,
-                      tool_calls=tool_calls, tokens_per_call=tokens_per_call)
+                      tool_calls=tool_calls, tokens_per_call=tokens_per_call,
+                      judge_error=None if per_answer is None else judge_error)
 
 
 def plan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
@@ -409,15 +431,17 @@ def plan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
          seeds: int = DEFAULT_SEEDS, latency_s: float | None = None,
          modal_share: float = DEFAULT_MODAL_SHARE, tool_calls: bool = False,
          default_noises: bool = True,
-         tokens_per_call: TokensPerCall | None = None) -> PlanResult:
+         tokens_per_call: TokensPerCall | None = None,
+         judge_error: float = 0.1) -> PlanResult:
     """The calls ``run`` will need on ``inputs``, at noise 0, 0.1 and 0.25 (and each of
     ``noises``), without calling any agent: the real pipeline is run against a synthetic
     offline agent (module docstring), ``seeds`` times per noise level (once when
     noise-free: the synthetic agent is then deterministic). A noise level is a pair
     disagreement, the figure ``run``'s meter prints. ``default_noises=False`` plans for
-    ``noises`` only. With ``tokens_per_call`` (a :class:`TokensPerCall`: stated, or
-    measured on a store or an earlier report) every level is also priced in tokens, and in
-    money at ``config``'s ``price``.
+    ``noises`` only. With a judge (``config.judge``) every level has a ``judge`` row: the
+    judge's calls at a per-call error rate ``judge_error``. With ``tokens_per_call`` (a
+    :class:`TokensPerCall`: stated, or measured on a store or an earlier report) every level
+    is also priced in tokens, and in money at ``config``'s ``price``.
 
     Example:
         >>> from agentverity_props.diagnose import plan
@@ -429,4 +453,4 @@ def plan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
     return run_sync(aplan(inputs, relations, config=config, noises=noises, seeds=seeds,
                           latency_s=latency_s, modal_share=modal_share,
                           tool_calls=tool_calls, default_noises=default_noises,
-                          tokens_per_call=tokens_per_call))
+                          tokens_per_call=tokens_per_call, judge_error=judge_error))

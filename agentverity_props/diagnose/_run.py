@@ -163,6 +163,8 @@ class RunConfig(Configurable):
     profile: Profile
     edits_per_input: int | str | None
     confirm_all: bool
+    judge: Any
+    judge_labels: tuple[str, ...] | None
 
     def __init__(self, *, epsilon: float | None = None, precision: str | None = None,
                  alpha: float = DEFAULT_ALPHA, indifference: float = DEFAULT_INDIFFERENCE,
@@ -173,6 +175,7 @@ class RunConfig(Configurable):
                  tolerance: float | None = None, require_verdicts: Sequence[str] = (),
                  profile: str | Profile | None = None,
                  edits_per_input: int | str | None = None, confirm_all: bool = False,
+                 judge: Any = None, judge_labels: str | Sequence[str] | None = None,
                  **engine_fields: Any) -> None:
         from ..engine import engine_with
 
@@ -191,6 +194,15 @@ class RunConfig(Configurable):
                             ("edits_per_input", edits_per_input),
                             ("confirm_all", bool(confirm_all))):
             object.__setattr__(self, name, value)
+        # the judge grading a free-text agent's answers (docs/judges.md), checked now
+        object.__setattr__(self, "judge_labels", None)
+        object.__setattr__(self, "judge", None)
+        if judge_labels is not None and judge is None:
+            raise InvalidArgument("judge_labels= needs judge= (the agent grading the answers)")
+        if judge is not None:
+            from ..judge import as_judge, parse_labels
+            object.__setattr__(self, "judge_labels", parse_labels(judge_labels))
+            object.__setattr__(self, "judge", as_judge(judge, self.judge_labels))
         # each default resolved once, here: the layers below read ``eps`` / ``tolerance``
         eps = resolve_epsilon(self.epsilon, self.precision)
         object.__setattr__(self, "_eps", eps)
@@ -276,6 +288,7 @@ class RunResult:
     dependence: DependenceResult | None = None
     change: ChangeResult | None = None
     routes: Routes | None = None
+    judge: dict[str, Any] | None = None
 
     def guarantee(self) -> str:
         """The overall statement printed with every run."""
@@ -291,7 +304,28 @@ class RunResult:
                 f"probability <= {a:g}{self._meter_caveat()}; all assuming the draws of one "
                 "input are independent given the input (the dependence check tests it) and "
                 "that the agent does not change during the run ("
-                + self._change_note() + ")")
+                + self._change_note() + ")" + self._judge_note())
+
+    def _judge_note(self) -> str:
+        """With a judge: the verdicts are its consensus labels, and what that leaves of its
+        noise in every decision above."""
+        j = self.judge
+        if j is None:
+            return ""
+        noise = j.get("noise") or {}
+        wrong = noise.get("consensus_error")
+        margin = j.get("margin") or 1
+        if margin <= 1:
+            return ("; the verdicts are one judge call each, so every decision above is about "
+                    "the agent's answers as this judge grades them, its noise included")
+        bound = "" if wrong is None else (f" (wrong with probability <= {wrong:.4f} at the "
+                                          "judge's measured noise)")
+        lead = (f"a label leading by the judge's calls needed for an error below "
+                f"{j.get('consensus_error_target'):g}, {margin} at the end"
+                if j.get("adaptive_margin") else f"a label leading by {margin} of its calls")
+        return ("; the verdicts are the judge's consensus on each recorded answer "
+                f"({lead}){bound}: every decision above is about the agent's answers as "
+                "this judge grades them")
 
     def _fixed_caveat(self) -> str:
         """A recording's pooled effects are decided on a fixed sample: say the rates are
@@ -418,6 +452,9 @@ class RunResult:
                        f"({', '.join(r.relation.name for r in untested)}): give them evidence "
                        "(record their follow-ups) or leave them out with "
                        f"{setting('relations', '')}")
+        cal = (self.judge or {}).get("calibration")
+        if cal and not cal.get("passed"):  # warned, not refused: say it where advice is read
+            out.append(f"{cal['statement']}: every verdict of this run is that judge's")
         undecided = [r for r in self.relations if r.status == RelationStatus.UNDECIDED]
         if undecided and not out:
             out.append(f"{len(undecided)} relation(s) stayed undecided: the agent is too noisy "
@@ -492,7 +529,9 @@ class RunResult:
             "relations": [_on_dependent(r.to_dict(), self.on_dependent_draws)
                           for r in self.relations],
             "calls": {"total": self.ledger.get("calls", 0), "live": self.ledger.get("calls", 0),
-                      "replayed": self.ledger.get("replayed", 0), **self.phase_calls},
+                      "replayed": self.ledger.get("replayed", 0), **self.phase_calls,
+                      **({"judge": self.judge["calls"]["judge"]}
+                         if self.judge is not None else {})},
             "ledger": ledger_part(self.ledger),
             "tokens": self.ledger.get("tokens"),
             "privacy": ("this report keeps the inputs' text (printed to stdout, or written "
@@ -504,6 +543,7 @@ class RunResult:
             "inputs": dict(self.inputs) if inc else None,
             **({"routes": self.routes.to_dict()} if self.routes is not None else {}),
             **({"follow_ups": self.follow_up_texts()} if inc else {}),
+            **({"judge": self.judge} if self.judge is not None else {}),
         }
 
     def _audit_stood_in(self) -> dict[str, str]:
@@ -575,8 +615,25 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
             raise InvalidArgument(f"relations must be Relation objects, got {type(r).__name__}")
     suppressed = HealthCheck.parse(config.suppress_health_check)
     own_engine = engine is None
-    eng = engine or Engine(agent, config.engine_config())
+    judged: Any = None
+    if config.judge is not None:
+        # a free-text agent graded by a judge: one draw = a fresh answer + the judge's
+        # consensus on it (judge/); its calls, noise and calibration are their own section
+        from ..judge import prepare_judged
+        judged, outer = prepare_judged(agent, config.judge, config.engine_config(),
+                                       config.judge_labels)
+        if engine is not None and engine.agent is not judged:
+            judged.close()
+            raise InvalidArgument("run with a judge builds its own engine: pass engine=None")
+        # offline: the inner engines take the session's call slots and its 429 pause
+        eng = engine or Engine(judged, outer, offline=True)
+    else:
+        eng = engine or Engine(agent, config.engine_config())
     try:
+        calibration = None
+        if judged is not None:
+            from ..judge import calibrate_or_refuse
+            calibration = await calibrate_or_refuse(judged)
         probes = [Probe.make(t) for t in texts]
         pool = EvidencePool()
         calls0 = eng.ledger.calls
@@ -697,6 +754,15 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
         ledger = eng.ledger.to_dict()
         routes = route_breakdown(probes, pool, meter, rel_results, layer=config.layer,
                                  alpha=config.alpha, required=config.require_verdicts)
+        judge_part = None
+        if judged is not None:
+            from ..judge import judge_section
+            rejudged = 0
+            if not eng.stopping:  # recorded answers judged again until the noise is known
+                rejudged = await judged.measure_noise(seed=config.seed)
+            judge_part = judge_section(judged, agent_noise=meter.estimate if meter.pairs
+                                       else None, calibration=calibration,
+                                       rejudge_calls=rejudged, alpha=config.alpha)
         return RunResult(meter=meter, blindness=blind, relations=tuple(rel_results),
                          ledger=ledger, phase_calls={"meter": c_meter, "blindness": c_blind,
                                                      "dependence": c_dep, "relations": c_rel,
@@ -704,10 +770,12 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                          agent=eng.agent.identity, config=config, stop_reason=stop,
                          inputs={p.fp: p.text for p in probes},
                          dependence=dependence_result(dep, calls=c_dep, suppressed=dep_off),
-                         change=change, routes=routes)
+                         change=change, routes=routes, judge=judge_part)
     finally:
         if own_engine:
             await eng.aclose()
+        if judged is not None and own_engine:
+            judged.close()
 
 
 def run(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,

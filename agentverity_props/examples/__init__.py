@@ -3,6 +3,7 @@
 * :mod:`.moderation` — content-moderation gate, a real Strands agent (extra ``strands``);
 * :mod:`.support` — support agent routing requests to four tools (extra ``strands``);
 * :mod:`.plain` — the moderation gate as a plain function (no extra needed);
+* :mod:`.judged_qa` — a free-text QA agent and a simulated judge (docs/judges.md; no extra);
 * :mod:`._offline_model` — the rule-driven Strands ``Model`` both agents run on.
 
 Importing this package imports nothing optional; the Strands examples import Strands when

@@ -478,7 +478,7 @@ def _base_options(adapter: Any, conf: PropertyConfig) -> dict[str, Any]:
         "agent": adapter, "alpha": conf.alpha, "candidate_beta": conf.candidate_beta,
         "epsilon": conf.epsilon, "layer": conf.layer,
         "suppress_health_check": frozenset(conf.suppress_health_check),
-        "tolerance": conf.tolerance, "holds_error": conf.holds_error}
+        "tolerance": conf.tolerance, "holds_error": conf.holds_error, "judge": conf.judge}
 
 
 def _decorated(test: Callable[..., Any], adapter: Any, conf: PropertyConfig,
@@ -584,8 +584,14 @@ def _run_property_in(test: Any, wrapper: Any, inner: Any, adapter: Any, conf: Pr
     # so two tests sharing a prompt would otherwise claim (and, recording, replace) each
     # other's draws, and a replay would read draws this test never made
     scope = _plugin_option("test") or name
-    engine = Engine(base["agent"], cfg, store_scope=scope if mode != "off" else None)
-    opts = _Options(max_candidates=m, **base)
+    judged = None
+    if base["judge"] is not None:  # the judge's label is the verdict (docs/judges.md)
+        from ..judge import prepare_judged
+        judged, outer = prepare_judged(base["agent"], base["judge"], cfg)
+        engine = Engine(judged, outer, offline=True)
+    else:
+        engine = Engine(base["agent"], cfg, store_scope=scope if mode != "off" else None)
+    opts = _Options(max_candidates=m, **{k: v for k, v in base.items() if k != "judge"})
     check = AgentCheck(opts, record, loop, engine, inner)
     with _RECORDS_LOCK:
         RECORDS.append(record)
@@ -608,6 +614,8 @@ def _run_property_in(test: Any, wrapper: Any, inner: Any, adapter: Any, conf: Pr
         _RUNNING.reset(token)
         loop.run(engine.aclose())
         loop.close()
+        if judged is not None:
+            judged.close()
         led = engine.ledger
         record.calls, record.replayed = led.calls, led.replayed
 

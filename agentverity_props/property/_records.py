@@ -68,6 +68,9 @@ class PropertyConfig(Configurable):
     suppress_health_check: Sequence[HealthCheck | str] = ()
     engine: EngineConfig = field(default_factory=_property_engine)
     profile: str | None = None
+    #: a judge grading the agent's free-text answers (docs/judges.md): a
+    #: :class:`~agentverity_props.judge.Judge` or any agent; its label is the verdict
+    judge: Any = None
 
     @property
     def candidate_beta(self) -> float:

@@ -65,6 +65,15 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
         rows.append(["agent changed during the run", f"**{esc(ch.get('status'))}**",
                      f"e-value {num(ch.get('e_value'), '.3g', 'inf')}",
                      str(calls.get("stationarity", "–"))])
+    jd = d.get("judge")
+    if isinstance(jd, dict):  # the judge's noise beside the agent's, its own calls
+        noise = jd.get("noise") or {}
+        iv = [*(noise.get("interval") or ()), None, None]
+        rows.append(["judge (identical answers)", f"**{esc(jd.get('dominant') or 'n/a')}** "
+                     "dominates", f"disagreement {num(noise.get('disagreement'))}, CI "
+                     f"[{num(iv[0])}, {num(iv[1])}]; error rate "
+                     f"{num(noise.get('error_rate'))}",
+                     str((jd.get("calls") or {}).get("judge", "–"))])
     out += ["#### Diagnostics", "", *table(("check", "status", "estimate / interval", "calls"),
                                             rows, align="lllr"), ""]
     rels = d.get("relations") or []

@@ -110,6 +110,10 @@ def _phase_rows(levels: list[dict[str, Any]], heads: list[str]) -> list[str]:
             continue  # a file written before the phase had a row
         rows.append([title, *(_spread(lv["calls"][key], se=key == "total")
                              for lv in levels)])
+    if all(lv.get("judge") for lv in levels):  # the judge's calls: their own phase
+        rows.append(["judge (own calls)", *(
+            f"{lv['judge']['calls']['mean']:.0f} ({lv['judge']['per_answer']:.1f}/answer)"
+            for lv in levels)])
     return _table(rows)
 
 

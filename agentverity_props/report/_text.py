@@ -205,6 +205,8 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
         _dependence_lines(con, d["dependence"])
     if d.get("stationarity"):
         _change_lines(con, d["stationarity"])
+    if d.get("judge"):
+        _judge_lines(con, d["judge"])
     con.print()
     _relations_section(con, d)
     _print_routes(con, d)
@@ -218,6 +220,26 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
     _run_footer(con, d)
     out: str = con.file.getvalue()
     return out
+
+
+def _judge_lines(con: Any, j: dict[str, Any]) -> None:
+    """The judge: its noise beside the agent's (which dominates), its calibration, and its
+    calls, tokens and money as their own phase (docs/judges.md)."""
+    calls = j["calls"]
+    con.print(f"  Judge      {j['judge']} · labels {', '.join(j['labels'] or ['any'])} · "
+              f"{j['answers_judged']} answers judged")
+    con.print(f"             {j['statement']}")
+    cal = j.get("calibration")
+    if cal:
+        style = "green" if cal["passed"] else "red"
+        con.print(f"             [{style}]{cal['statement']}[/]")
+    cost = (j.get("tokens") or {}).get("cost_usd")
+    tokens = (j.get("tokens") or {}).get("total_tokens")
+    con.print(f"             judge calls {calls['judge']} (re-judging {calls['rejudge']}, "
+              f"replayed {calls['judge_replayed']}) · agent calls {calls['agent']} "
+              f"(replayed {calls['agent_replayed']})"
+              + (f" · judge tokens {tokens}" if tokens else "")
+              + (f" · judge cost ${cost:.4f}" if cost else ""))
 
 
 def _meter_lines(con: Any, m: dict[str, Any]) -> None:

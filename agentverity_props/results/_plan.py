@@ -88,6 +88,13 @@ class ScreenPrice(Model):
     not_screened_pct: Annotated[int, Field(ge=0, le=100)]
 
 
+class PlanJudge(Model):
+    per_answer: Annotated[float, Field(ge=0.0)]
+    """The judge's mean calls on one answer (its consensus rule, simulated)."""
+    calls: WallS
+    """The judge's calls at this level: mean, low and high."""
+
+
 class Level(Model):
     noise: Annotated[float, Field(ge=0.0, lt=1.0)]
     """The pair disagreement planned for: the figure run's meter prints."""
@@ -107,6 +114,9 @@ class Level(Model):
     wall_s: WallS | None = None
     budget_enough: bool | None = None
     screen: ScreenPrice | None = None
+    judge: PlanJudge | None = None
+    """With a judge (docs/judges.md): its calls per answer under its consensus rule and its
+    calls at this level (the agent's calls times that), their own phase."""
 
 
 class PlanDocument(Document):

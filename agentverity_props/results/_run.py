@@ -336,6 +336,83 @@ class RouteRelation(Model):
     mean_suspicion: float | None
 
 
+class JudgeNoise(Model):
+    """The judge's disagreement on identical answers (docs/judges.md)."""
+
+    answers: Annotated[int, Field(ge=0)]
+    """Answers with at least one pair of labels."""
+    pairs: Annotated[int, Field(ge=0)]
+    disagreement: Annotated[float, Field(ge=0.0, le=1.0)] | None
+    """Share of pairs of its calls on one answer that disagree (null: not measured)."""
+    interval: list[float]
+    error_rate: Annotated[float, Field(ge=0.0, le=1.0)] | None
+    """The per-call error rate that disagreement implies."""
+    error_interval: list[float]
+    consensus_error: Annotated[float, Field(ge=0.0, le=1.0)] | None
+    """The chance a verdict (a consensus) is wrong, averaged over the answers."""
+    worst_consensus_error: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+    margin: Annotated[int, Field(ge=1)]
+    labels: Annotated[int, Field(ge=2)]
+    alpha: float
+
+
+class JudgeCalibration(Model):
+    """The judge's agreement with gold labels."""
+
+    rows: Annotated[int, Field(ge=1)]
+    agreed: Annotated[int, Field(ge=0)]
+    agreement: Annotated[float, Field(ge=0.0, le=1.0)]
+    interval: list[float]
+    alpha: float
+    confusion: dict[str, dict[str, Annotated[int, Field(ge=0)]]]
+    """expected label -> {judged label or "(no decision)": rows}"""
+    min_agreement: Annotated[float, Field(ge=0.0, le=1.0)]
+    basis: Literal["point estimate"]
+    action: Literal["refuse", "warn"]
+    passed: bool
+    source: str
+    judge_calls: Annotated[int, Field(ge=0)]
+    statement: str
+
+
+class JudgeCalls(Model):
+    agent: Annotated[int, Field(ge=0)]
+    agent_replayed: Annotated[int, Field(ge=0)]
+    judge: Annotated[int, Field(ge=0)]
+    judge_replayed: Annotated[int, Field(ge=0)]
+    rejudge: Annotated[int, Field(ge=0)]
+    """Judge calls made after the run to measure its noise (never the agent)."""
+
+
+class JudgeTokens(Model):
+    input_tokens: Annotated[int, Field(ge=0)] | None
+    output_tokens: Annotated[int, Field(ge=0)] | None
+    total_tokens: Annotated[int, Field(ge=0)] | None
+    cost_usd: Annotated[float, Field(ge=0.0)] | None
+
+
+class Judge(Model):
+    """The judge grading a free-text agent (docs/judges.md)."""
+
+    judge: str
+    labels: list[str] | None
+    margin: Annotated[int, Field(ge=1)]
+    """The lead one verdict needed (at the end of the run when it adapts)."""
+    adaptive_margin: bool
+    consensus_error_target: float | None
+    min_votes: Annotated[int, Field(ge=1)]
+    max_calls: Annotated[int, Field(ge=1)]
+    answers_judged: Annotated[int, Field(ge=0)]
+    noise: JudgeNoise
+    agent_noise: Annotated[float, Field(ge=0.0, le=1.0)] | None
+    """The meter's pair disagreement on the judged verdicts."""
+    dominant: Literal["judge", "agent", "neither"] | None
+    statement: str
+    calibration: JudgeCalibration | None
+    calls: JudgeCalls
+    tokens: JudgeTokens
+
+
 class Routes(Model):
     """
     Per-route breakdown (optional): inputs grouped by the majority verdict of their draws in this
@@ -428,4 +505,11 @@ class RunDocument(Document):
     """
     The changed-agent health check (docs/statistics.md): the meter's pairs against later draws.
     Absent in files written before it.
+    """
+    judge: Judge | None = None
+    """
+    With a judge grading a free-text agent (docs/judges.md): the judge, its labels and
+    consensus margin, its disagreement on identical answers beside the agent's (and which
+    dominates), its calibration against gold labels, and its calls, tokens and money as their own
+    phase. Absent without a judge.
     """
