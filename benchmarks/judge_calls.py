@@ -24,7 +24,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentverity_props import RunConfig, run  # noqa: E402
+from agentverity_props import run  # noqa: E402
+from agentverity_props.diagnose import RunConfig  # noqa: E402
 from agentverity_props.examples.judged_qa import (  # noqa: E402
     PARAPHRASE,
     make_judge,

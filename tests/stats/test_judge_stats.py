@@ -9,7 +9,8 @@ import threading
 
 import pytest
 
-from agentverity_props import RunConfig, run
+from agentverity_props import run
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.engine import run_sync
 from agentverity_props.examples.judged_qa import (
     CAPITALS,

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agentverity_props import RunConfig, run
+from agentverity_props import run
+from agentverity_props.diagnose import RunConfig
 from agentverity_props.engine import EngineConfig, Probe, run_sync
 from agentverity_props.errors import BadInput, InvalidArgument
 from agentverity_props.examples.judged_qa import (
@@ -481,7 +482,8 @@ def test_agent_property_takes_a_judge() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from agentverity_props import PropertyConfig, PropertyViolation, agent_property
+    from agentverity_props import PropertyViolation, agent_property
+    from agentverity_props.property import PropertyConfig
 
     assert PropertyConfig(judge=make_judge(1)).judge is not None
 

@@ -18,8 +18,9 @@ from agentverity_props._internal.lazy import stub_exports
 ROOT = Path(__file__).parents[2]
 PKG_DIR = ROOT / "agentverity_props"
 API_DOC = ROOT / "docs" / "api.md"
-#: the goal of issue 31: a surface a reader can hold in mind
-MAX_PUBLIC_NAMES = 150
+#: the goal of issue 31: a surface a reader can hold in mind (150 then; the judge's six names
+#: for free-text agents took it to 156 once the top level moved its names into their homes)
+MAX_PUBLIC_NAMES = 160
 #: the front door (issue 48): the entry points, the building blocks and three errors
 MAX_TOP_LEVEL_NAMES = 25
 
