@@ -84,9 +84,11 @@ def main(argv: list[str] | None = None) -> int:
             print(lines[-1], flush=True)
     body = ("## Profiles: the price of a guarantee\n\n" + "\n".join(lines)
             + f"\n\n*{args.seeds} seeds per row, 4 workers, tolerance 0.1, alpha 0.05; "
-            "quick = the pooled effect only (the deterministic path on a certified "
-            "deterministic agent), standard = every pair screened at size 0.5 and beta 0.05, "
-            "thorough = every edit kind on every input at beta 0.01: "
+            "quick = the pooled effect only, standard = every pair screened at size 0.5 and "
+            "beta 0.05, both on the deterministic path (one follow-up draw a pair, audited) "
+            "when the meter certifies a deterministic verdict, which finds a coin-flip "
+            "follow-up with about its flip share (the quiet gate's row); thorough = every "
+            "edit kind on every input at beta 0.01, never on that path: "
             f"`python benchmarks/profiles.py --seeds {args.seeds} --write`.*")
     if args.write:
         write_section(DOC, SECTION, body)
