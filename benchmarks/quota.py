@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _docs import cpus, write_section  # noqa: E402
 
-from agentverity_props.engine import LEASE_S, RENEW_S, RedisStore  # noqa: E402
+from agentverity_props.store import LEASE_S, RENEW_S, RedisStore  # noqa: E402
 
 SECTION = "quota"
 HOLD_S = 0.05

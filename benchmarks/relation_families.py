@@ -98,8 +98,8 @@ def through_property(make, seeds: int):
 
 
 def planned(inputs, names: str | None, seeds: int) -> dict[float, tuple[float, float]]:
-    from agentverity_props.diagnose import plan
     from agentverity_props.relations import select_builtins
+    from agentverity_props.runner import plan
 
     rels = None if names is None else select_builtins(names.split(","))
     p = plan(inputs, rels, noises=(0.05, 0.15), seeds=seeds, default_noises=False)

@@ -21,7 +21,7 @@ from ._options import (
 )
 
 if TYPE_CHECKING:
-    from ..diagnose import RunConfig, RunResult
+    from ..runner import RunConfig, RunResult
 
 
 def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
@@ -113,8 +113,8 @@ def run_cmd(agent_ref: str, inputs_path: str | None, pairs_path: str | None,
                         profile=profile, edits_per_input=edits_value(edits_per_input),
                         confirm_all=confirm_all)
     agent = load_agent_ref(agent_ref)
-    from ..diagnose import budget_note
     from ..relations import builtin_relations
+    from ..runner import budget_note
     note = budget_note(inputs, builtin_relations() if rels is None else rels, config)
     if note:
         click.echo(f"note: {note}", err=True)
@@ -143,7 +143,7 @@ def execute_run(agent: Any, inputs: list[str], rels: list[Any] | None, config: R
                 progress: bool) -> RunResult:
     """Run with SIGINT/SIGTERM turned into a clean stop and an optional progress bar (the
     report itself says why the run stopped early, if it did)."""
-    from ..diagnose import arun
+    from ..runner import arun
 
     return session([agent], config.engine, lambda engines, tick: arun(
         agent, inputs, rels, config=config, engine=engines[0], progress=tick),

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agentverity_props import Price, RunConfig, run
-from agentverity_props.engine import Store
+from agentverity_props.store import Store
 
 
 def check_recorded_tokens(agent: Any, inputs: list[str], tmp_path: Path) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import pytest
 from agentverity_props import RunConfig, from_callable, run
 from agentverity_props.decide import DependenceTest, block_e_value, clopper_pearson
 from agentverity_props.diagnose._health import PAIRS
-from agentverity_props.diagnose._run import ALPHA_SHARES
+from agentverity_props.runner._run import ALPHA_SHARES
 from tests.support.noisy_agents import (
     binary_noise_agent,
     gate_replicas,

@@ -84,7 +84,7 @@ def test_the_page_shows_the_exit_code_the_command_exits_with():
     import random
 
     from agentverity_props.report._kinds import derived_exit
-    from agentverity_props.strategies import enlarge
+    from agentverity_props.search import enlarge
 
     rng = random.Random(1)
 

@@ -229,8 +229,8 @@ def test_relations_a_stop_left_out_are_not_tested_never_clean() -> None:
     import asyncio
 
     from agentverity_props import Relation
-    from agentverity_props.diagnose import arun
     from agentverity_props.engine import Engine
+    from agentverity_props.runner import arun
 
     gate = from_callable(lambda p: "allow", identity="allow-all")
     cfg = RunConfig(max_workers=1)

@@ -9,10 +9,10 @@ import textwrap
 
 import pytest
 
-from agentverity_props.engine import Store, StoreRow
-from agentverity_props.engine._store import APPLICATION_ID, SCHEMA_VERSION
 from agentverity_props.errors import BadInput
 from agentverity_props.observation import CallFailure, Observation, ToolCall, Usage
+from agentverity_props.store import Store, StoreRow
+from agentverity_props.store._store import APPLICATION_ID, SCHEMA_VERSION
 
 KEY = ("agent", "sha256:abc", "default", 0)
 
