@@ -61,16 +61,6 @@ class Token:
     start: int = field(default=0, compare=False)
 
     @property
-    def end(self) -> int:
-        """The offset just after ``text``."""
-        return self.start + len(self.text)
-
-    @property
-    def core(self) -> str:
-        """``text`` (the boundary search's name for it)."""
-        return self.text
-
-    @property
     def kind(self) -> str:
         """``word``, ``number``, ``symbol``, or ``end`` (the trailing whitespace)."""
         if not self.text:
@@ -81,11 +71,23 @@ class Token:
 
     @property
     def is_word(self) -> bool:
+        """A word (letters and digits; not a number)."""
         return self.kind == "word"
 
     @property
+    def end(self) -> int:
+        """The offset just after ``text``."""
+        return self.start + len(self.text)
+
+    @property
     def is_number(self) -> bool:
+        """A number, with its currency and percent signs if it has them."""
         return self.kind == "number"
+
+    @property
+    def core(self) -> str:
+        """``text`` (the boundary search's name for it)."""
+        return self.text
 
     def __str__(self) -> str:
         return self.space + self.text
