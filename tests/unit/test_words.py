@@ -33,7 +33,8 @@ TEXTS = st.lists(st.tuples(SPACES, PIECES), max_size=15).map(
 def test_joining_the_tokens_returns_the_text_exactly(text: str) -> None:
     toks = tokenize(text)
     assert "".join(map(str, toks)) == text
-    assert toks[-1].kind == "end" and toks[-1].space == text[len(text.rstrip()):]
+    assert toks[-1].kind == "end"
+    assert toks[-1].space == text[len(text.rstrip()):]
     for t in toks:
         assert text[t.start:t.end] == t.text  # offsets point at the text
         assert t.text == "" or not t.text[0].isspace()
@@ -47,9 +48,11 @@ def test_a_token_is_a_word_a_number_or_one_character(text: str) -> None:
     for t in tokenize(text, trailing=False):
         assert t.kind in ("word", "number", "symbol")
         if t.kind == "symbol":
-            assert len(t.text) == 1 and not t.text.isalnum()
+            assert len(t.text) == 1
+            assert not t.text.isalnum()
         if t.kind == "number":
-            assert is_number(t.text) and number_parts(t.text) is not None
+            assert is_number(t.text)
+            assert number_parts(t.text) is not None
 
 
 def test_the_example_sentence_splits_into_the_stated_units() -> None:
@@ -80,7 +83,8 @@ def test_the_grammar_the_boundary_search_and_the_edits_see_the_same_units() -> N
     # the grammar's number edits change the amount and keep its currency sign
     g = ProbeGrammar([SENTENCE, SENTENCE.replace("1,990.50", "2,400.00")])
     numbers = [e for e in g.edits(SENTENCE) if e.kind == "number"]
-    assert numbers and all(e.apply(SENTENCE).startswith("Refund $") for e in numbers)
+    assert numbers
+    assert all(e.apply(SENTENCE).startswith("Refund $") for e in numbers)
     assert {e.before for e in numbers} <= {"1,990.50", "45"}
 
 
