@@ -1,4 +1,4 @@
-"""Simulation tests of boundary location's error claims (``strategies._boundary``).
+"""Simulation tests of boundary location's error claims (``search._boundary``).
 
 1. A reported ``located`` pair is wrong (the threshold is not between its two values) at most
    ``alpha`` of the time at 5% noise — with the defaults, and with per-step tests made so weak
