@@ -57,6 +57,11 @@ def _split_trailing_ws(text: str) -> tuple[str, str]:
 
 # -- case -------------------------------------------------------------------------------------
 
+def _title(word: str) -> str:
+    """A word in title case, each part of a hyphenated word capitalised (``Pre-Approval``)."""
+    return "-".join(part[:1].upper() + part[1:].lower() for part in word.split("-"))
+
+
 _WORD_CASE: dict[str, Callable[[str], str]] = {
     "upper_word": str.upper,
     "lower_word": str.lower,
@@ -65,7 +70,7 @@ _WORD_CASE: dict[str, Callable[[str], str]] = {
 _TEXT_CASE: dict[str, Callable[[str], str]] = {
     "lower_all": str.lower,
     "upper_all": str.upper,
-    "title_all": lambda t: sub_words(t, lambda w: w[:1].upper() + w[1:].lower()),
+    "title_all": lambda t: sub_words(t, _title),
     "swapcase_all": str.swapcase,
 }
 CASE_KINDS: tuple[str, ...] = (*_WORD_CASE, *_TEXT_CASE)

@@ -74,7 +74,7 @@ def test_the_grammar_the_boundary_search_and_the_edits_see_the_same_units() -> N
     assert [t.text for t in path.tokens][:-1] == UNITS
     # the relation transforms: a word is a unit of the tokenizer ("e-mail" whole)
     title = Perturbation("case", {"kind": "title_all"}).apply(SENTENCE.lower())
-    assert title == "Refund $1,990.50 (45%) For My E-mail Order A12"
+    assert title == "Refund $1,990.50 (45%) For My E-Mail Order A12"
     upper = [Perturbation("case", {"kind": "upper_word", "at": at}).apply(SENTENCE)
              for at in range(0, 1000, 100)]
     changed = {next(w for w, o in zip(u.split(), SENTENCE.split(), strict=True) if w != o)
