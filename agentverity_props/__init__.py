@@ -31,8 +31,10 @@ _MOVED: dict[str, str] = {
                      "from_strands"), "agentverity_props.adapters"),
     **dict.fromkeys(("ConversationConfig", "run_conversation_test"),
                     "agentverity_props.conversation"),
-    **dict.fromkeys(("PRESETS", "BlindnessResult", "MeterConfig", "MeterResult", "RunConfig",
-                     "RunResult", "TokensPerCall", "arun"), "agentverity_props.diagnose"),
+    **dict.fromkeys(("PRESETS", "BlindnessResult", "MeterConfig", "MeterResult"),
+                    "agentverity_props.diagnose"),
+    **dict.fromkeys(("RunConfig", "RunResult", "TokensPerCall", "arun"),
+                    "agentverity_props.runner"),
     **dict.fromkeys(("EngineConfig", "Price"), "agentverity_props.engine"),
     **dict.fromkeys(("AgentCallError", "AgentHealthWarning", "BadInput", "BudgetExhausted",
                      "EvidenceExhausted", "InvalidArgument", "ReplayMiss"),
@@ -42,7 +44,7 @@ _MOVED: dict[str, str] = {
                     "agentverity_props.property"),
     **dict.fromkeys(("CheckResult", "SnapshotResult"), "agentverity_props.snapshot"),
     **dict.fromkeys(("BoundaryConfig", "BoundaryLocation", "EnlargeConfig", "EnlargeResult"),
-                    "agentverity_props.strategies"),
+                    "agentverity_props.search"),
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals(), _MOVED)

@@ -10,9 +10,6 @@ from .adapters import from_callable as from_callable
 from .conversation import AgentStateMachine as AgentStateMachine
 from .conversation import conversation_machine as conversation_machine
 from .diagnose import HealthCheck as HealthCheck
-from .diagnose import measure as measure
-from .diagnose import plan as plan
-from .diagnose import run as run
 from .errors import AgentVerityError as AgentVerityError
 from .errors import Inconclusive as Inconclusive
 from .errors import PropertyViolation as PropertyViolation
@@ -23,7 +20,10 @@ from .observation import by_regex as by_regex
 from .property import agent_property as agent_property
 from .relations import Relation as Relation
 from .relations import builtin_relations as builtin_relations
+from .runner import measure as measure
+from .runner import plan as plan
+from .runner import run as run
+from .search import enlarge as enlarge
+from .search import locate_boundary as locate_boundary
 from .snapshot import compare_snapshot as compare_snapshot
 from .snapshot import create_snapshot as create_snapshot
-from .strategies import enlarge as enlarge
-from .strategies import locate_boundary as locate_boundary

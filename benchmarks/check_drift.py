@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from agentverity_props import compare_snapshot, create_snapshot  # noqa: E402
 from agentverity_props.decide import clopper_pearson  # noqa: E402
-from agentverity_props.diagnose import RunConfig  # noqa: E402
+from agentverity_props.runner import RunConfig  # noqa: E402
 from benchmarks._docs import write_section  # noqa: E402
 from tests.support.drift_agents import INPUTS, FakeAgent  # noqa: E402
 

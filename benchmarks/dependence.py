@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from agentverity_props import from_callable, run  # noqa: E402
 from agentverity_props.decide import clopper_pearson  # noqa: E402
-from agentverity_props.diagnose import RunConfig  # noqa: E402
+from agentverity_props.runner import RunConfig  # noqa: E402
 from tests.support.noisy_agents import (  # noqa: E402
     binary_noise_agent,
     gate_replicas,

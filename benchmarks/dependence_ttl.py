@@ -29,7 +29,7 @@ from _docs import write_section  # noqa: E402
 
 from agentverity_props import from_callable, run  # noqa: E402
 from agentverity_props.decide import clopper_pearson  # noqa: E402
-from agentverity_props.diagnose import RunConfig  # noqa: E402
+from agentverity_props.runner import RunConfig  # noqa: E402
 from tests.support.noisy_agents import (  # noqa: E402
     binary_noise_agent,
     text_planted_agent,

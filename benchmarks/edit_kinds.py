@@ -25,8 +25,8 @@ from _docs import write_section
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root
 
 from agentverity_props import from_callable, run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import builtin_relations
+from agentverity_props.runner import RunConfig
 from tests.support.routers import BUGS, PROMPTS, router
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"

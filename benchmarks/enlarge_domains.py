@@ -48,7 +48,7 @@ BUDGET = 400
 
 def one(domain: str, seed: int, search: str) -> dict[str, Any]:
     from agentverity_props import from_callable
-    from agentverity_props.strategies import enlarge
+    from agentverity_props.search import enlarge
     from agentverity_props.strategies._grammar import shared_word_share
 
     d = DOMAINS[domain]

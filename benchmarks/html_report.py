@@ -63,8 +63,8 @@ print(json.dumps({"phases": [(name, marks[i][1] - marks[i - 1][1]) for i, (name,
 
 def make_result(where: Path) -> Path:
     from agentverity_props import builtin_relations, run
-    from agentverity_props.diagnose import RunConfig
     from agentverity_props.examples.plain import gate
+    from agentverity_props.runner import RunConfig
 
     inputs = (ROOT / "examples/inputs/moderation.txt").read_text().splitlines()[:15]
     res = run(gate, inputs, relations=builtin_relations(),

@@ -25,7 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agentverity_props import run  # noqa: E402
-from agentverity_props.diagnose import RunConfig  # noqa: E402
 from agentverity_props.examples.judged_qa import (  # noqa: E402
     PARAPHRASE,
     make_judge,
@@ -33,6 +32,7 @@ from agentverity_props.examples.judged_qa import (  # noqa: E402
     qa_inputs,
 )
 from agentverity_props.judge import Judge  # noqa: E402
+from agentverity_props.runner import RunConfig  # noqa: E402
 from benchmarks._docs import write_section  # noqa: E402
 
 ROWS = (("noise-free judge", 0.0, None), ("judge wrong on 15%, consensus (default)", 0.15, None),

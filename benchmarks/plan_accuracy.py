@@ -46,8 +46,8 @@ def _async(fn):
 def _real(agents, inputs, rels) -> tuple[list[int], float]:
     """The calls of each real run, and the mean pair disagreement the runs printed."""
     from agentverity_props import from_callable
-    from agentverity_props.diagnose import RunConfig, arun
     from agentverity_props.engine import run_sync
+    from agentverity_props.runner import RunConfig, arun
 
     results = [run_sync(arun(from_callable(_async(a)), inputs, rels, config=RunConfig()))
                for a in agents]
@@ -62,9 +62,9 @@ def main() -> None:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
-    from agentverity_props.diagnose import plan
     from agentverity_props.examples import moderation_inputs, plain
     from agentverity_props.relations import builtin_relations
+    from agentverity_props.runner import plan
     from tests.support.noisy_agents import noisy
 
     t0 = time.monotonic()

@@ -29,8 +29,8 @@ from relation_effects import (
 )
 
 from agentverity_props import from_callable, run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import select_builtins
+from agentverity_props.runner import RunConfig
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 SECTION = "profiles"

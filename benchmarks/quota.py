@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _docs import cpus, write_section  # noqa: E402
 
-from agentverity_props.engine import LEASE_S, RENEW_S, RedisStore  # noqa: E402
+from agentverity_props.store import LEASE_S, RENEW_S, RedisStore  # noqa: E402
 
 SECTION = "quota"
 HOLD_S = 0.05
@@ -80,7 +80,7 @@ asyncio.run(main())
 
 HOLDER = """
 import sys, time
-from agentverity_props.engine import RedisStore
+from agentverity_props.store import RedisStore
 s = RedisStore(sys.argv[1], runner="holder"); sl = s.call_slots(3)
 held = [sl.try_acquire() for _ in range(3)]
 print("held" if all(held) else "missed", flush=True)

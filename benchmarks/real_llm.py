@@ -86,8 +86,8 @@ def one_run(tok: Any, model: Any, prompts: tuple[str, ...], relations: list[str]
             verbose: bool = True) -> dict[str, Any]:
     """One ``run`` of one gate variant; its statuses, calls, seconds and exit code."""
     from agentverity_props import from_callable, run
-    from agentverity_props.diagnose import RunConfig
     from agentverity_props.relations import select_builtins
+    from agentverity_props.runner import RunConfig
 
     gate = SmolGate(tok, model, seed=1_000_003 * seed + VARIANTS.index(variant),
                     bug=variant == "bug")

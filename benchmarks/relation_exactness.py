@@ -30,9 +30,9 @@ from _docs import write_section
 from scipy.stats import binomtest
 
 from agentverity_props._internal.aio import run_sync
-from agentverity_props.diagnose._run import run_relations
 from agentverity_props.engine import Engine, EngineConfig, EvidencePool, Probe
 from agentverity_props.relations import Relation
+from agentverity_props.runner._run import run_relations
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 SECTION = "relation-exactness"

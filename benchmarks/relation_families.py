@@ -50,8 +50,8 @@ def share(k: int, n: int) -> str:
 
 def through_run(make, relation: str, seeds: int, *, layer: str = "verdict"):
     from agentverity_props import from_callable, run
-    from agentverity_props.diagnose import RunConfig
     from agentverity_props.relations import select_builtins
+    from agentverity_props.runner import RunConfig
     from tests.support.family_gates import PROBES
 
     statuses, calls, rel_calls = [], [], []
@@ -99,8 +99,8 @@ def through_property(make, seeds: int):
 
 
 def planned(inputs, names: str | None, seeds: int) -> dict[float, tuple[float, float]]:
-    from agentverity_props.diagnose import plan
     from agentverity_props.relations import select_builtins
+    from agentverity_props.runner import plan
 
     rels = None if names is None else select_builtins(names.split(","))
     p = plan(inputs, rels, noises=(0.05, 0.15), seeds=seeds, default_noises=False)

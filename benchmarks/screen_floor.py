@@ -34,8 +34,8 @@ from relation_effects import Keyed, _modal, prompts
 
 from agentverity_props import from_callable, run
 from agentverity_props.decide import Clearing
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import register_profile, select_builtins
+from agentverity_props.runner import RunConfig
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 SECTION = "screen-floor"

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from agentverity_props import by_key, create_snapshot, from_callable, measure, run  # noqa: E402
 from agentverity_props.decide import clopper_pearson  # noqa: E402
-from agentverity_props.diagnose import RunConfig  # noqa: E402
+from agentverity_props.runner import RunConfig  # noqa: E402
 from benchmarks._docs import write_section  # noqa: E402
 
 INPUTS = [f"attack plan {i}" for i in range(10)] + [f"hello friend {i}" for i in range(10)]

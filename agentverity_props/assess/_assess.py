@@ -43,10 +43,10 @@ from ..engine import Engine
 from ..errors import BadInput, EvidenceExhausted, InvalidArgument, ReplayMiss
 
 if TYPE_CHECKING:
-    from ..diagnose import RunConfig, RunResult
     from ..engine import Probe
     from ..observation import Observation
     from ..relations import Relation
+    from ..runner import RunConfig, RunResult
     from ._recording import Recording
 
 __all__ = ["AssessPlan", "aassess", "assess", "plan_assessment"]
@@ -215,7 +215,7 @@ async def aassess(recording: Recording, relations: Sequence[Relation] | None = N
                   progress: Callable[[str, int], None] | None = None,
                   plan: AssessPlan | None = None) -> RunResult:
     """Async core of :func:`assess`."""
-    from ..diagnose import RunConfig, arun
+    from ..runner import RunConfig, arun
 
     config = config or RunConfig()
     if config.error_policy != "record":
@@ -276,7 +276,8 @@ def assess(recording: Recording, relations: Sequence[Relation] | None = None, *,
 def _write_store(recording: Recording, path: str, extractor_id: str) -> dict[str, int]:
     """Every recorded draw into a fresh store, keyed as the engine reads it; returns the
     number of draws of each fingerprint."""
-    from ..engine import Probe, Store
+    from ..engine import Probe
+    from ..store import Store
 
     held: dict[str, int] = {}
     with Store(path) as store:

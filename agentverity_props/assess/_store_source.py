@@ -37,7 +37,8 @@ def load_store(path: str | Path, inputs: Sequence[str], *, extractor_id: str,
         BadInput: not a store, several agents and none chosen, or no draw of these inputs
             under this extraction.
     """
-    from ..engine import Probe, Store
+    from ..engine import Probe
+    from ..store import Store
 
     p = Path(path)
     with Store(p, create=False, read_only=True) as store:

@@ -65,8 +65,8 @@ def assess_cmd(promptfoo_path: str | None, jsonl_path: str | None, store_path: s
     recorded follow-up or pair), or bad input. A file's draws are used whole: every relation
     epoch visits every input until the recording runs out.
     """
-    from ..diagnose import RunConfig
     from ..errors import BadInput
+    from ..runner import RunConfig
     from ._run import load_relations, render
 
     given = [n for n, v in (("--promptfoo", promptfoo_path), ("--jsonl", jsonl_path),

@@ -48,7 +48,7 @@ def boundary_cmd(agent_ref: str, a: str, b: str, alpha: float, resolution: float
     """
     from ..errors import BadInput
     from ..report import dumps
-    from ..strategies import locate_boundary
+    from ..search import locate_boundary
 
     for name, text in (("--from", a), ("--to", b)):
         if not text.strip():

@@ -35,7 +35,7 @@ def demo_cmd(which: str, fmt: str, output: str | None, progress: bool) -> int:
     """
     from importlib import resources
 
-    from ..diagnose import RunConfig
+    from ..runner import RunConfig
     from ._options import load_agent_ref
     from ._run import execute_run, render
 

@@ -166,7 +166,7 @@ def enlarge_cmd(agent_ref: str, inputs_path: str, strategy: str | None,
     """
     from .._internal.inputs import load_inputs
     from ..report import dumps
-    from ..strategies import enlarge
+    from ..search import enlarge
 
     inputs = load_inputs(inputs_path)
     strategy, chosen_note, lexicon, generator = _search_sources(

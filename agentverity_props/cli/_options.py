@@ -10,8 +10,8 @@ import click
 from ..errors import BadInput
 
 if TYPE_CHECKING:
-    from ..diagnose import RunConfig
     from ..engine import Engine, EngineConfig
+    from ..runner import RunConfig
 
 T = TypeVar("T")
 
@@ -102,8 +102,8 @@ def store_mode(store_path: str | None, mode: str | None) -> StoreModeName:
 def _runner(name: str | None) -> str | None:
     if name is None:
         return None
-    from ..engine import runner_namespace
     from ..errors import InvalidArgument
+    from ..store import runner_namespace
     try:
         return runner_namespace(name)
     except InvalidArgument as exc:
@@ -159,7 +159,7 @@ def price_option(spec: str | None, model: str | None) -> Any:
 
 def run_config(eng: dict[str, Any], **kw: Any) -> RunConfig:
     """A :class:`RunConfig` from CLI engine options plus the command's own settings."""
-    from ..diagnose import RunConfig
+    from ..runner import RunConfig
 
     return RunConfig(engine=engine_config(eng), **kw)
 
@@ -342,7 +342,7 @@ def require_verdicts_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def required_verdicts(spec: str | None) -> tuple[str, ...]:
     """The labels of ``--require-verdicts`` (a one-line error for an empty or unreadable one)."""
-    from ..diagnose import parse_required_verdicts
+    from ..runner import parse_required_verdicts
     return parse_required_verdicts(spec)
 
 

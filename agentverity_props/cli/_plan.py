@@ -96,8 +96,8 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
     calls are flipped so that two calls of one input disagree that often.
     """
     from .._internal.inputs import load_inputs
-    from ..diagnose import RunConfig, TokensPerCall, plan
     from ..errors import BadInput, InvalidArgument
+    from ..runner import RunConfig, TokensPerCall, plan
 
     latency_s = parse_latency(latency)
     if tokens_per_call is not None and tokens_from is not None:
@@ -111,7 +111,7 @@ def plan_cmd(inputs_path: str, relations_ref: str | None, no_relations: bool,
     rels = load_relations(relations_ref, no_relations)
     warnings: list[str] = []
     if noise_from is not None:
-        from ..diagnose import NoiseEstimate
+        from ..runner import NoiseEstimate
         est = NoiseEstimate.read(noise_from)
         noises = (*noises, round(est.estimate, 4))
         if est.thin:

@@ -21,7 +21,7 @@ from ._options import (
 )
 
 if TYPE_CHECKING:
-    from ..diagnose import RunConfig, RunResult
+    from ..runner import RunConfig, RunResult
 
 
 def load_relations(ref: str | None, no_relations: bool) -> list[Any] | None:
@@ -130,8 +130,8 @@ def run_cmd(agent_ref: str, inputs_path: str | None, pairs_path: str | None,
                         **judge_settings(judge_ref, judge_labels, judge_gold,
                                          judge_min_agreement, judge_low_agreement))
     agent = load_agent_ref(agent_ref)
-    from ..diagnose import budget_note
     from ..relations import builtin_relations
+    from ..runner import budget_note
     note = budget_note(inputs, builtin_relations() if rels is None else rels, config)
     if note:
         click.echo(f"note: {note}", err=True)
@@ -185,7 +185,7 @@ def execute_run(agent: Any, inputs: list[str], rels: list[Any] | None, config: R
                 progress: bool) -> RunResult:
     """Run with SIGINT/SIGTERM turned into a clean stop and an optional progress bar (the
     report itself says why the run stopped early, if it did)."""
-    from ..diagnose import arun
+    from ..runner import arun
 
     if config.judge is not None:  # the run builds the judged agent's engines itself
         return session([], config.engine, lambda engines, tick: arun(

@@ -14,7 +14,7 @@ import click
 
 
 def _source(spec: str) -> Any:
-    from ..engine import open_store
+    from ..store import open_store
     return open_store(spec, mode="replay")
 
 
@@ -47,7 +47,7 @@ def export_cmd(store: str, out: str) -> None:
     """Write every draw of STORE to OUT: JSON Lines if OUT ends in .jsonl, else a new SQLite
     store. Either replays with `--store OUT --replay` (a CI artifact, for instance)."""
     from .._internal.shown import visible
-    from ..engine import export_store
+    from ..store import export_store
 
     with _source(store) as src:
         n = export_store(src, out)
@@ -62,7 +62,7 @@ def merge_cmd(dest: str, sources: tuple[str, ...]) -> None:
     redis:// URL). Draws already there are skipped; a runner namespace whose draws collide
     with different ones in DEST is copied under a new name, so no draw is lost."""
     from .._internal.shown import visible
-    from ..engine import merge_stores, open_store
+    from ..store import merge_stores, open_store
 
     if dest in sources:
         from ..errors import BadInput

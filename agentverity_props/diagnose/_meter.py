@@ -182,7 +182,7 @@ class MeterResult:
 
 @dataclass(frozen=True, kw_only=True)
 class MeterConfig(Configurable):
-    """Everything :func:`~agentverity_props.diagnose.measure` can be told.
+    """Everything :func:`~agentverity_props.runner.measure` can be told.
 
     ``epsilon`` (or a ``precision`` preset) is the meter's limit on the pair-disagreement rate,
     ``alpha`` the error rate of the call, ``indifference`` the SPRT's alternative ratio and

@@ -13,11 +13,11 @@ from .._internal.settings import setting
 from .._internal.unset import UNSET
 from ..errors import InvalidArgument
 from ..observation import DEFAULT_EXTRACTOR, VerdictExtractor
+from ..store import StoreMode
 from ._price import Price
-from ._store import StoreMode
 
 if TYPE_CHECKING:
-    from ._stores import StoreBackend
+    from ..store import StoreBackend
 
 __all__ = ["ENGINE_FIELDS", "UNSET", "Configurable", "EngineConfig", "configured",
            "engine_with"]
@@ -47,9 +47,9 @@ class EngineConfig:
             set; ``"raise"`` raises ``AgentCallError``.
         store_path: the record/replay store: a SQLite file path, a ``.jsonl`` export
             (replay only), a ``redis://host:port/db?namespace=team`` URL, or a
-            :class:`~agentverity_props.engine.StoreBackend` object.
+            :class:`~agentverity_props.store.StoreBackend` object.
         store_runner: the runner namespace draws are written to (default: see
-            :func:`~agentverity_props.engine.runner_namespace`).
+            :func:`~agentverity_props.store.runner_namespace`).
         store_mode: ``"off"``, ``"record"``, ``"replay"`` or ``"auto"`` (see ``StoreMode``).
         extractor: turns each observation into a verdict; its ``config_id`` is part of the
             store key.
@@ -144,7 +144,7 @@ class EngineConfig:
             raise InvalidArgument("store_path is set but store_mode is 'off'; pass "
                                   "store_mode='auto', 'record' or 'replay', or drop store_path")
         if self.store_runner is not None:
-            from ._runner import check_namespace
+            from ..store import check_namespace
             check_namespace(self.store_runner)
         if not isinstance(self.extractor, VerdictExtractor):
             raise InvalidArgument(

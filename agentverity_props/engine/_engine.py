@@ -27,6 +27,7 @@ from .._internal.signals import stop_on_signals
 from ..adapters import Adapter, as_adapter
 from ..errors import AgentCallError, BudgetExhausted, Interrupted, InvalidArgument, ReplayMiss
 from ..observation import CallFailure, Observation, coerce_output
+from ..store import ReplayView, ScopedStore, StoreBackend, open_store
 from ._config import EngineConfig
 from ._deadline import Deadlines
 from ._ledger import Ledger
@@ -34,7 +35,6 @@ from ._pause import shared_pause_from_env
 from ._probe import Probe
 from ._retry import Backoff, classify
 from ._slots import SLOT_DIR_ENV, SharedSlots, Slot, shared_slots_from_env
-from ._stores import ReplayView, ScopedStore, StoreBackend, open_store
 from ._workers import Job, Workers
 
 __all__ = ["Engine"]
@@ -81,7 +81,7 @@ class Engine:
             agent): its calls neither wait for the session's shared 429 pause nor take the
             session's shared call slots.
         store_scope: the draws of this engine are its own in the store: read and written
-            in the namespace ``runner|scope`` (:class:`~agentverity_props.engine.ScopedStore`).
+            in the namespace ``runner|scope`` (:class:`~agentverity_props.store.ScopedStore`).
             Each ``@agent_property`` test passes its test id, so two tests of one session
             that draw the same prompt never claim each other's draw indices; replay still
             pools every namespace, this one's first.
@@ -653,7 +653,7 @@ class Engine:
 def _redis_store(store: Any, depth: int = 0) -> Any:
     """The :class:`RedisStore` under ``store``'s wrappers (scoped, read-only; the first of a
     multiplexed store's that is one), else None."""
-    from ._redis_store import RedisStore
+    from ..store import RedisStore
     if isinstance(store, RedisStore):
         return store
     if store is None or depth > 8:

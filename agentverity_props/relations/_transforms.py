@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._internal.template import parse_template
+from .._internal.words import sub_words, words
 from ..errors import InvalidArgument
 
 __all__ = ["KEYBOARD_NEIGHBOURS", "PERTURBATION_NAMES", "POSITION_SPAN", "Perturbation",
@@ -30,7 +31,6 @@ KEYBOARD_NEIGHBOURS: dict[str, str] = {
     "z": "xas", "x": "zcsd", "c": "xvdf", "v": "cbfg", "b": "vngh", "n": "bmhj", "m": "njk",
 }
 
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _FINAL_PUNCT = re.compile(r"[.!?…]+$")
 _STRIPPABLE = str.maketrans("", "", ".,!?;:…")
 
@@ -57,6 +57,11 @@ def _split_trailing_ws(text: str) -> tuple[str, str]:
 
 # -- case -------------------------------------------------------------------------------------
 
+def _title(word: str) -> str:
+    """A word in title case, each part of a hyphenated word capitalised (``Pre-Approval``)."""
+    return "-".join(part[:1].upper() + part[1:].lower() for part in word.split("-"))
+
+
 _WORD_CASE: dict[str, Callable[[str], str]] = {
     "upper_word": str.upper,
     "lower_word": str.lower,
@@ -65,7 +70,7 @@ _WORD_CASE: dict[str, Callable[[str], str]] = {
 _TEXT_CASE: dict[str, Callable[[str], str]] = {
     "lower_all": str.lower,
     "upper_all": str.upper,
-    "title_all": lambda t: _WORD.sub(lambda m: m.group(0)[:1].upper() + m.group(0)[1:].lower(), t),
+    "title_all": lambda t: sub_words(t, _title),
     "swapcase_all": str.swapcase,
 }
 CASE_KINDS: tuple[str, ...] = (*_WORD_CASE, *_TEXT_CASE)
@@ -78,11 +83,11 @@ def _apply_case(text: str, p: Mapping[str, Any]) -> str:
     fn = _WORD_CASE[kind]
     # Only words the change alters are candidates, so the perturbation changes the text
     # whenever any word can change.
-    words = [m for m in _WORD.finditer(text) if fn(m.group(0)) != m.group(0)]
-    if not words:
+    changed = [w for w in words(text) if fn(w.text) != w.text]
+    if not changed:
         return text
-    m = _at(words, p["at"])
-    return text[: m.start()] + fn(m.group(0)) + text[m.end():]
+    w = _at(changed, p["at"])
+    return text[: w.start] + fn(w.text) + text[w.end:]
 
 
 # -- whitespace -------------------------------------------------------------------------------
@@ -228,25 +233,25 @@ _CONTRACTED_BE = re.compile(
 
 def negation_sites(text: str) -> list[tuple[int, str]]:
     """Where a negation can go: (character offset, word to insert), left to right."""
-    words = list(_WORD.finditer(text))
+    ws = words(text)
     sites: list[tuple[int, str]] = []
-    for i, m in enumerate(words):
-        word = m.group(0)
+    for i, w in enumerate(ws):
+        word = w.text
         low = word.lower()
-        nxt = words[i + 1].group(0) if i + 1 < len(words) else ""
-        prev = words[i - 1] if i else None
+        nxt = ws[i + 1].text if i + 1 < len(ws) else ""
+        prev = ws[i - 1] if i else None
         if low in _AUXILIARIES or _CONTRACTED_BE.match(word):
             if nxt and not _NEGATED.search(nxt) and nxt.lower() not in _INVERTED:
-                sites.append((m.end(), " not"))
+                sites.append((w.end, " not"))
             continue
-        if low not in _VERBS or (prev is not None and _NEGATED.search(prev.group(0))):
+        if low not in _VERBS or (prev is not None and _NEGATED.search(prev.text)):
             continue
-        starts_sentence = prev is None or re.search(r"[.!?]\s*$", text[prev.end(): m.start()])
+        starts_sentence = prev is None or re.search(r"[.!?]\s*$", text[prev.end: w.start])
         if starts_sentence:
-            sites.append((m.start(), "Don't " if word[:1].isupper() else "don't "))
-        elif (prev is not None and prev.group(0).lower() in _SUBJECTS
-              and (i < 2 or words[i - 2].group(0).lower() not in _AUXILIARIES)):
-            sites.append((m.start(), "don't "))
+            sites.append((w.start, "Don't " if word[:1].isupper() else "don't "))
+        elif (prev is not None and prev.text.lower() in _SUBJECTS
+              and (i < 2 or ws[i - 2].text.lower() not in _AUXILIARIES)):
+            sites.append((w.start, "don't "))
     return sites
 
 
@@ -409,20 +414,20 @@ def _obfuscate_word(word: str, kind: str) -> str:
 def _apply_obfuscation(text: str, p: Mapping[str, Any]) -> str:
     kind = p["kind"]
     if kind.endswith("_all"):
-        return _WORD.sub(lambda m: _obfuscate_word(m.group(0), kind), text)
+        return sub_words(text, lambda w: _obfuscate_word(w, kind))
     # as with case: only words the change alters are candidates; ``words`` lists positions
     # (per mille along them), ``at`` is one
-    words = [m for m in _WORD.finditer(text) if _obfuscate_word(m.group(0), kind) != m.group(0)]
-    if not words:
+    changed = [w for w in words(text) if _obfuscate_word(w.text, kind) != w.text]
+    if not changed:
         return text
     positions = p["words"] if "words" in p else [p.get("at", 0)]
     if not isinstance(positions, list) or not positions:
         raise ValueError("obfuscation 'words' must be a non-empty list of positions")
-    chosen = sorted({id(_at(words, at)): _at(words, at) for at in positions}.values(),
-                    key=lambda m: m.start(), reverse=True)
+    chosen = sorted({id(_at(changed, at)): _at(changed, at) for at in positions}.values(),
+                    key=lambda w: w.start, reverse=True)
     out = text
-    for m in chosen:  # right to left: earlier offsets stay valid
-        out = out[: m.start()] + _obfuscate_word(m.group(0), kind) + out[m.end():]
+    for w in chosen:  # right to left: earlier offsets stay valid
+        out = out[: w.start] + _obfuscate_word(w.text, kind) + out[w.end:]
     return out
 
 _APPLIERS: dict[str, Callable[[str, Mapping[str, Any]], str]] = {

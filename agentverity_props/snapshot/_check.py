@@ -74,10 +74,10 @@ from ..decide import (
     drift_p_value,
     modal,
 )
-from ..diagnose import RunConfig
 from ..engine import EvidencePool, ledger_part
 from ..errors import BudgetExhausted, DrawStopped, Interrupted, InvalidArgument
 from ..results import CheckDocument
+from ..runner import RunConfig
 from ._create import Refusal, reference_form
 from ._document import input_plan, load_snapshot, validate_snapshot
 

@@ -65,12 +65,13 @@ from typing import TYPE_CHECKING, Any
 from .._internal.fingerprint import fingerprint, salt_from_env, short
 from .._internal.inputs import clean_inputs
 from .._internal.settings import setting
-from ..diagnose import ChangeResult, RunConfig, RunResult, arun, change_result
+from ..diagnose import ChangeResult, change_result
 from ..errors import (
     BadInput,
     DrawStopped,
     InvalidArgument,
 )
+from ..runner import RunConfig, RunResult, arun
 
 # load_snapshot is re-exported (in __all__) for code that imported it from here
 from ._document import SCHEMA, input_note, input_plan, load_snapshot, write_snapshot

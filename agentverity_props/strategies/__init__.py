@@ -1,5 +1,8 @@
 """Hypothesis strategies for probing agents: probe texts, strategy packs and follow-ups.
 
+(The searches that use them, ``enlarge`` and ``locate_boundary``, are
+:mod:`agentverity_props.search`.)
+
 * :func:`from_probes` varies *your own* probes (numbers, slot values other probes hold,
   lexicon values, clauses), each :class:`Variant` keeping its parent and edits;
 * :func:`prompts` fills ``{slot}`` templates from lexicons;
@@ -20,12 +23,10 @@ Example:
 from __future__ import annotations
 
 from ..relations import KEYBOARD_NEIGHBOURS, PERTURBATION_NAMES, Perturbation
-from ._boundary import BoundaryConfig, BoundaryLocation, locate_boundary
 from ._choose import choose_pack
-from ._enlarge import EnlargeConfig, EnlargeResult, enlarge
 from ._from_probes import Variant, from_probes, variations_from
-from ._grammar import Edit, ProbeGrammar
-from ._lexicons import DEFAULT_LEXICONS, load_lexicon
+from ._grammar import Edit, ProbeGrammar, shared_word_share
+from ._lexicons import DEFAULT_LEXICONS, check_lexicons, load_lexicon
 from ._packs import available_packs, from_pack, load_pack, pack_perturbations
 from ._perturb import (
     DEFAULT_DISTRACTORS,
@@ -49,16 +50,11 @@ from ._perturb import (
 )
 from ._prompts import prompts
 from ._schema import StrategyPack, pack_json_schema
-from ._verify import BoundaryPair
 
 # the public names (docs/api.md); any other name imported here is this folder's interface
 # to the rest of the package, not a promise to users
 __all__ = [
-    "BoundaryConfig",
-    "BoundaryLocation",
     "Edit",
-    "EnlargeConfig",
-    "EnlargeResult",
     "Perturbation",
     "ProbeGrammar",
     "StrategyPack",
@@ -66,7 +62,6 @@ __all__ = [
     "available_packs",
     "case_changes",
     "distractors",
-    "enlarge",
     "entity_swaps",
     "follow_ups",
     "formatting_changes",
@@ -74,7 +69,6 @@ __all__ = [
     "from_probes",
     "injections",
     "load_pack",
-    "locate_boundary",
     "negations",
     "normalisations",
     "obfuscations",

@@ -13,20 +13,21 @@ score is at least :data:`MIN_SCORE` and :data:`LEAD` times the runner-up's.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from .._internal.words import words
 
 #: a pack is chosen only with at least this score ...
 MIN_SCORE = 0.05
 #: ... and this many times the runner-up's score
 LEAD = 1.5
 
-_WORD = re.compile(r"[a-z][a-z']{2,}")
-
-
 def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower().replace("{", " ").replace("}", " ")))
+    """The words of ``text`` that say what it is about: lower-cased, of three letters or more
+    and no digits (the package's one tokenizer; ``{slot}`` braces are no part of a word)."""
+    return {w.text.casefold() for w in words(text.replace("{", " ").replace("}", " "))
+            if len(w.text) >= 3 and not any(c.isdigit() for c in w.text)}
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._internal.words import Token, has_letter, is_number, number_parts, tokenize
 from ..decide import modal
 from ._lexicons import DEFAULT_LEXICONS
 from ._negation import NEGATION_CUES, negation_edits
@@ -42,11 +43,7 @@ from ._negation import NOVELTY as NEGATION_NOVELTY
 
 __all__ = ["Edit", "ProbeGrammar", "shared_word_share", "tokens"]
 
-_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[^\W\d_]+(?:['’-][^\W\d_]+)*|\S")
-_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
-_WORDLIKE = re.compile(r"[^\W\d_]")
 _CLAUSE_SPLIT = re.compile(r"(?<=[.!?;])\s+|,\s+|\s+(?:and|but|or|because|so)\s+")
-_WORD_SET = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 #: scale factors tried on a number, mildest first (|log factor| ascending)
 SCALES: tuple[float, ...] = (1.1, 0.9, 1.5, 0.5, 2.0, 3.0, 0.2, 5.0, 0.1, 10.0, 100.0)
@@ -58,31 +55,31 @@ MAX_PHRASE = 4
 MAX_PAIRS = 4000
 
 
-@dataclass(frozen=True)
-class Token:
-    text: str
-    start: int
-    end: int
-
-    @property
-    def is_number(self) -> bool:
-        return _NUMBER.fullmatch(self.text) is not None
-
-    @property
-    def is_word(self) -> bool:
-        return _WORDLIKE.match(self.text) is not None
-
-
 def tokens(text: str) -> list[Token]:
-    """Words, numbers and single symbols of ``text`` with their character spans."""
-    return [Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    """Words, numbers and single symbols of ``text`` with their character spans (the
+    package's one tokenizer, ``_internal/words.py``; no trailing-whitespace token)."""
+    return tokenize(text, trailing=False)
+
+
+def _word_set(text: str) -> set[str]:
+    return {t.text.casefold() for t in tokens(text) if t.is_word or t.is_number}
 
 
 def shared_word_share(text: str, other: str) -> float:
-    """The share of ``text``'s distinct words (case-folded) that ``other`` holds too."""
-    a = {w.casefold() for w in _WORD_SET.findall(text)}
-    b = {w.casefold() for w in _WORD_SET.findall(other)}
+    """The share of ``text``'s distinct words and numbers (case-folded) that ``other`` holds
+    too."""
+    a, b = _word_set(text), _word_set(other)
     return len(a & b) / len(a) if a else 0.0
+
+
+def _digits(t: Token) -> tuple[int, int, str]:
+    """A number token's digits without its currency and percent signs: ``(start, end,
+    digits)`` (the grammar edits the value and keeps the signs)."""
+    parts = number_parts(t.text)
+    assert parts is not None, t
+    currency, digits, _ = parts
+    start = t.start + len(currency)
+    return start, start + len(digits), digits
 
 
 @dataclass(frozen=True)
@@ -140,7 +137,13 @@ class Edit:
 # -- numbers ------------------------------------------------------------------------------
 
 def parse_number(text: str) -> float:
-    return float(text.replace(",", ""))
+    """The value of a number token, its currency and percent signs left out.
+
+    >>> parse_number("$1,990.50"), parse_number("45%")
+    (1990.5, 45.0)
+    """
+    parts = number_parts(text)
+    return float((parts[1] if parts else text).replace(",", ""))
 
 
 def format_like(value: float, like: str, *, commas: bool = False) -> str:
@@ -170,12 +173,15 @@ def _is_year(tok: str) -> bool:
 
 
 def _number_context(toks: Sequence[Token], i: int) -> str:
-    """The words around a number, as the slot's name: the nearest word before it (skipping
-    symbols such as ``$``), else the word after it."""
-    for j in range(i - 1, max(-1, i - 3), -1):
+    """The words around a number, as the slot's name: the nearest word before it (within
+    two tokens, skipping symbols; its currency sign counts as one), else the word after it
+    (likewise, its percent sign counting as one)."""
+    parts = number_parts(toks[i].text) or ("", "", "")
+    back, ahead = 2 - bool(parts[0]), 2 - bool(parts[2])
+    for j in range(i - 1, max(-1, i - 1 - back), -1):
         if toks[j].is_word:
             return f"after {toks[j].text.casefold()!r}"
-    for j in range(i + 1, min(len(toks), i + 3)):
+    for j in range(i + 1, min(len(toks), i + 1 + ahead)):
         if toks[j].is_word:
             return f"before {toks[j].text.casefold()!r}"
     return "alone"
@@ -288,7 +294,8 @@ class ProbeGrammar:
         for i, toks in enumerate(self._toks):
             for k, t in enumerate(toks):
                 if t.is_number:
-                    self.numbers[_number_context(toks, k)].append((parse_number(t.text), i))
+                    self.numbers[_number_context(toks, k)].append(
+                        (parse_number(_digits(t)[2]), i))
             for part in _CLAUSE_SPLIT.split(self.probes[i]):
                 end = part.strip()[-1:] if part.strip()[-1:] in ("?", "!", ".") else ""
                 clause = part.strip().rstrip(".!?;,")
@@ -312,9 +319,9 @@ class ProbeGrammar:
                 if op == "replace" and i2 - i1 <= MAX_PHRASE and j2 - j1 <= MAX_PHRASE:
                     pa = _phrase(a, self.probes[i], i1, i2)
                     pb = _phrase(b, self.probes[j], j1, j2)
-                    if _NUMBER.fullmatch(pa) and _NUMBER.fullmatch(pb):
+                    if is_number(pa) and is_number(pb):
                         continue  # numbers are their own slots
-                    if not (_WORDLIKE.search(pa) and _WORDLIKE.search(pb)):
+                    if not (has_letter(pa) and has_letter(pb)):
                         continue
                     fa, fb = pa.casefold(), pb.casefold()
                     surface.setdefault(fa, pa)
@@ -328,7 +335,7 @@ class ProbeGrammar:
                     if hi - lo > MAX_PHRASE:
                         continue
                     phrase = _phrase(toks, self.probes[idx], lo, hi)
-                    if not _WORDLIKE.search(phrase):
+                    if not has_letter(phrase):
                         continue
                     left = other[at - 1].text.casefold() if at > 0 else ""
                     right = other[at].text.casefold() if at < len(other) else ""
@@ -376,7 +383,8 @@ class ProbeGrammar:
             if not t.is_number:
                 continue
             ctx = _number_context(toks, k)
-            value = parse_number(t.text)
+            start, end, digits = _digits(t)
+            value = parse_number(digits)
             seen = self.numbers.get(ctx, [])
             modal_vals = [v for v, i in seen if self._modal_probe(i)] or [v for v, _ in seen]
             lo, hi = (min(modal_vals), max(modal_vals)) if modal_vals else (value, value)
@@ -385,32 +393,32 @@ class ProbeGrammar:
             slot = f"number {ctx}"
             cands: dict[str, tuple[float, str]] = {}
             day = ctx.removeprefix("after ").strip("'") in _MONTH_NAMES
-            if day and t.text.isdigit() and 1 <= value <= 31:
+            if day and digits.isdigit() and 1 <= value <= 31:
                 for v in (value + 1, value - 1, value + 7, value - 7, 1, 28):
                     if 1 <= v <= 31:
                         cands.setdefault(str(int(v)), (abs(v - value) / 10, f"day {v - value:+g}"))
-            elif _is_year(t.text):
+            elif _is_year(digits):
                 steps = [value + d for d in (1, -1, 2, -2, 5, -5, 10, -10)]
                 for v in steps:
                     cands.setdefault(str(int(v)), (abs(v - value) / 10, f"{v - value:+g} years"))
             else:
                 for f in SCALES:
                     v = value * f
-                    if t.text.isdigit() or "." not in t.text:
+                    if digits.isdigit() or "." not in digits:
                         v = round(v)
-                    cands.setdefault(format_like(v, t.text, commas=self._commas),
+                    cands.setdefault(format_like(v, digits, commas=self._commas),
                                      (abs(math.log(f)), f"x{f:g}"))
                 if modal_vals:
                     for v, why in ((hi * 2, "twice the largest seen"),
                                    (lo / 2, "half the smallest seen")):
-                        cands.setdefault(format_like(v, t.text, commas=self._commas),
+                        cands.setdefault(format_like(v, digits, commas=self._commas),
                                          (abs(math.log(max(v, 1e-9) / max(value, 1e-9))), why))
                 for v, i in seen:
-                    cands.setdefault(format_like(v, t.text, commas=self._commas),
+                    cands.setdefault(format_like(v, digits, commas=self._commas),
                                      (abs(math.log(max(v, 1e-9) / max(value, 1e-9))),
                                       f"probe {i + 1}"))
             for after, (dist, origin) in cands.items():
-                if after == t.text or (parse_number(after) == 0 and value != 0):
+                if after == digits or (parse_number(after) == 0 and value != 0):
                     continue
                 v = parse_number(after)
                 outside = v > hi * 1.0001 or v < lo * 0.9999
@@ -418,7 +426,7 @@ class ProbeGrammar:
                 if outside:  # how far outside the modal probes' range, in octaves
                     span = math.log2(max(v, 1e-9) / hi) if v > hi else math.log2(lo / max(v, 1e-9))
                     novelty += min(1.5, 0.5 * span)
-                yield Edit("number", t.start, t.end, t.text, after, slot=slot, origin=origin,
+                yield Edit("number", start, end, digits, after, slot=slot, origin=origin,
                            arm=f"number:{ctx}:{'up' if v > value else 'down'}",
                            mildness=1.0 + dist, novelty=novelty)
 

@@ -20,9 +20,13 @@ no doubled spaces or stray punctuation are left. Cues are English.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
+
+from .._internal.words import tokenize, word_at
+from .._internal.words import words as words_of
 
 __all__ = ["NEGATION_CUES", "negation_edits"]
 
@@ -44,7 +48,6 @@ _NEG_RE = re.compile(r"\b(" + "|".join(sorted((re.escape(c) for c in _NEGATORS),
                                               key=len, reverse=True)) + r")\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;!?:]|,\s+but\b|$")
 _CONJ = re.compile(r"\s+(or|and|nor)\s+")
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 #: the novelty prior of these edits (a cue is where a verdict often turns)
 NOVELTY = 3.0
@@ -69,12 +72,12 @@ def _removals(text: str, make: Callable[..., Any]) -> Iterable[Any]:
                        arm="negation:remove", slot=f"negation {cue!r}")
             continue
         # delete the cue and the space after it; a sentence's first word takes the capital
-        nxt = _WORD.match(text, m.end() + 1) if text[m.end():m.end() + 1] == " " else None
+        nxt = word_at(text, m.end() + 1) if text[m.end():m.end() + 1] == " " else None
         if nxt is None:
             continue
-        word = nxt.group(0)
+        word = nxt.text
         after = _case_like(word, cue) if _sentence_start(text, m.start()) else word
-        yield make("negate", m.start(), nxt.end(), text[m.start():nxt.end()], after,
+        yield make("negate", m.start(), nxt.end, text[m.start():nxt.end], after,
                    arm="negation:remove", slot=f"negation {cue!r}")
 
 
@@ -88,12 +91,15 @@ def _additions(text: str, make: Callable[..., Any]) -> Iterable[Any]:
                    arm="negation:add", slot=f"negating {word!r}")
     # "no" before a clause that starts with a lower-case word (a finding, not a verb phrase
     # the search cannot tell apart: the agent's draws decide)
-    for m in re.finditer(r"[,;]\s+([^\W\d_]+)", text):
-        word = m.group(1)
+    toks = tokenize(text, trailing=False)
+    for mark, nxt in itertools.pairwise(toks):
+        if mark.text not in (",", ";") or not nxt.space or not nxt.is_word:
+            continue
+        word = nxt.text
         if _CUE_RE.fullmatch(word) or _NEG_RE.fullmatch(word) or not word[:1].islower():
             continue
         after = "no " + word
-        yield make("negate", m.start(1), m.end(1), word, after, arm="negation:add",
+        yield make("negate", nxt.start, nxt.end, word, after, arm="negation:add",
                    slot="negating a clause")
 
 
@@ -120,7 +126,7 @@ def _lists(text: str) -> Iterable[tuple[re.Match[str], int, int, list[tuple[int,
             items.append((start + pos, start + pos + len(part)))
             pos += len(part) + 2
         items.append((start + c.end(), start + last_end))
-        if all(_WORD.search(text[a:b]) for a, b in items) and len(items) >= 2:
+        if all(words_of(text[a:b]) for a, b in items) and len(items) >= 2:
             yield m, start, start + last_end, items
 
 
@@ -138,7 +144,7 @@ def _scope(text: str, make: Callable[..., Any]) -> Iterable[Any]:
     parts = [(p.start(), p.end()) for p in re.finditer(r"[^,.;!?]+", text)]
     for a, b in parts:
         clause = text[a:b].strip()
-        if not clause or _CUE_RE.search(clause) or len(_WORD.findall(clause)) > 4:
+        if not clause or _CUE_RE.search(clause) or len(words_of(clause)) > 4:
             continue
         for c, d in parts:
             neg = text[c:d].strip()

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from agentverity_props import run
-from agentverity_props.diagnose import RunConfig
-from agentverity_props.engine import Price, Store
+from agentverity_props.engine import Price
+from agentverity_props.runner import RunConfig
+from agentverity_props.store import Store
 
 
 def check_recorded_tokens(agent: Any, inputs: list[str], tmp_path: Path) -> dict[str, Any]:

@@ -195,7 +195,7 @@ def test_collection_stays_light(pytester):
     pytester.makeconftest('''
 import sys
 def pytest_collection_finish(session):
-    heavy = [m for m in ("numpy", "scipy", "strands", "agentverity_props.diagnose._run")
+    heavy = [m for m in ("numpy", "scipy", "strands", "agentverity_props.runner._run")
              if m in sys.modules]
     print("HEAVY:", heavy)
 ''')

@@ -20,8 +20,8 @@ pytestmark = pytest.mark.e2e
 
 def test_python_names_the_keyword() -> None:
     from agentverity_props import run
-    from agentverity_props.diagnose import RunConfig
     from agentverity_props.examples.plain import gate
+    from agentverity_props.runner import RunConfig
 
     res = run(gate, INPUTS.read_text().splitlines(), config=RunConfig(budget=BUDGET))
     text = " ".join(res.advice)

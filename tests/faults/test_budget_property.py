@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentverity_props import agent_property, from_callable, run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import AgentCallError, Inconclusive, PropertyViolation
 from agentverity_props.relations import BUILTIN_NAMES, select_builtins
+from agentverity_props.runner import RunConfig
 
 from .conftest import record
 

@@ -215,7 +215,7 @@ def test_kill_9_during_an_atomic_write_keeps_the_previous_file(
 def test_kill_9_while_recording_keeps_the_store_consistent(tmp_path: Path) -> None:
     """Random kill -9 moments while draws are being committed: the store always opens,
     passes integrity_check, and every previously committed draw is still there."""
-    from agentverity_props.engine import Store
+    from agentverity_props.store import Store
 
     inputs = write_inputs(tmp_path / "inputs.txt")
     store = tmp_path / "s.db"

@@ -24,15 +24,9 @@ from typing import Any
 
 import pytest
 
-from agentverity_props.engine import (
-    LEASE_S,
-    Engine,
-    EngineConfig,
-    Probe,
-    RedisStore,
-    run_sync,
-)
+from agentverity_props.engine import Engine, EngineConfig, Probe, run_sync
 from agentverity_props.errors import AgentCallError
+from agentverity_props.store import LEASE_S, RedisStore
 
 from .conftest import ROOT, cli_env, cli_many, record
 from .test_store_redis import redis_server, url  # noqa: F401  (fixtures)
@@ -55,7 +49,7 @@ def agent(prompt):
 
 HOLDER = '''
 import sys, time
-from agentverity_props.engine import RedisStore
+from agentverity_props.store import RedisStore
 store = RedisStore(sys.argv[1], runner="holder")
 slots = store.call_slots(int(sys.argv[2]))
 held = [slots.try_acquire() for _ in range(int(sys.argv[2]))]
@@ -239,7 +233,7 @@ def test_the_pause_is_never_shortened_and_an_unreachable_server_is_no_pause(
         assert 59 < pa.remaining() <= 60
     import redis
 
-    from agentverity_props.engine import RedisPause
+    from agentverity_props.store import RedisPause
 
     from .conftest import free_port
     dead = redis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0", socket_timeout=1,

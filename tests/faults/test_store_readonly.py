@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from agentverity_props.adapters import from_callable
-from agentverity_props.engine import Engine, EngineConfig, Probe, Store, run_sync
-from agentverity_props.engine._store import APPLICATION_ID
+from agentverity_props.engine import Engine, EngineConfig, Probe, run_sync
 from agentverity_props.observation import Observation
+from agentverity_props.store import Store
+from agentverity_props.store._store import APPLICATION_ID
 
 from .conftest import assert_one_line_error, invoke, write_inputs
 

@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from agentverity_props.engine import RedisStore, Store, open_store
 from agentverity_props.errors import BadInput
 from agentverity_props.observation import CallFailure, Observation
+from agentverity_props.store import RedisStore, Store, open_store
 
 from .conftest import (
     agent_ref,

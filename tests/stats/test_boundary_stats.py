@@ -1,4 +1,4 @@
-"""Simulation tests of boundary location's error claims (``strategies._boundary``).
+"""Simulation tests of boundary location's error claims (``search._boundary``).
 
 1. A reported ``located`` pair is wrong (the threshold is not between its two values) at most
    ``alpha`` of the time at 5% noise — with the defaults, and with per-step tests made so weak
@@ -107,8 +107,8 @@ def _constant_noisy(verdict: str, other: str, noise: float, seed: int):
 def test_a_step_goes_the_wrong_way_at_most_its_stated_rate():
     """The per-step walk at exactly its stated noise: the bound r^k / (1 + r^k) is tight."""
     from agentverity_props.engine import Engine, EngineConfig, EvidencePool, run_sync
-    from agentverity_props.strategies import BoundaryConfig
-    from agentverity_props.strategies._boundary import _Locator, _Stop
+    from agentverity_props.search import BoundaryConfig
+    from agentverity_props.search._boundary import _Locator, _Stop
 
     conf = BoundaryConfig(step_noise=0.2, step_alpha=0.06)
     k = conf.lead
@@ -130,8 +130,8 @@ def test_a_step_goes_the_wrong_way_at_most_its_stated_rate():
 
 def test_no_crossing_is_wrong_at_most_its_stated_rate():
     from agentverity_props.engine import Engine, EngineConfig, EvidencePool, run_sync
-    from agentverity_props.strategies import BoundaryConfig
-    from agentverity_props.strategies._boundary import alocate
+    from agentverity_props.search import BoundaryConfig
+    from agentverity_props.search._boundary import alocate
 
     conf = BoundaryConfig(step_noise=0.3, step_alpha=0.45)  # k = 1, checked at a lead of 3
     r = 0.3 / 0.7

@@ -27,7 +27,7 @@ from agentverity_props.decide import (
     drift_p_value,
     drift_plan,
 )
-from agentverity_props.diagnose import RunConfig
+from agentverity_props.runner import RunConfig
 from tests.support.drift_agents import INPUTS, FakeAgent
 
 pytestmark = pytest.mark.stats

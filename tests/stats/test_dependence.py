@@ -13,9 +13,9 @@ import pytest
 
 from agentverity_props import from_callable, run
 from agentverity_props.decide import DependenceTest, block_e_value, clopper_pearson
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.diagnose._health import PAIRS
-from agentverity_props.diagnose._run import ALPHA_SHARES
+from agentverity_props.runner import RunConfig
+from agentverity_props.runner._run import ALPHA_SHARES
 from tests.support.noisy_agents import (
     binary_noise_agent,
     gate_replicas,

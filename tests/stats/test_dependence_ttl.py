@@ -17,8 +17,8 @@ import pytest
 from agentverity_props import from_callable, run
 from agentverity_props.decide import DependenceTest, clopper_pearson
 from agentverity_props.decide._dependence import paired_block_e_value, paired_block_reach
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.diagnose._health import PAIRS, SPACING
+from agentverity_props.runner import RunConfig
 from tests.support.noisy_agents import binary_noise_agent, text_planted_agent, ttl_cache
 
 from .test_dependence import INPUTS

@@ -15,8 +15,8 @@ from collections import deque
 import pytest
 
 from agentverity_props import from_callable, run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import builtin_relations
+from agentverity_props.runner import RunConfig
 
 pytestmark = pytest.mark.stats
 

@@ -9,8 +9,8 @@ import statistics
 import pytest
 
 from agentverity_props import from_callable
-from agentverity_props.strategies import enlarge
-from agentverity_props.strategies._enlarge import DEFAULT_BUDGET
+from agentverity_props.search import enlarge
+from agentverity_props.search._enlarge import DEFAULT_BUDGET
 from agentverity_props.strategies._grammar import shared_word_share
 from tests.support.domain_agents import DOMAINS
 

@@ -13,9 +13,9 @@ import random
 import pytest
 
 from agentverity_props import from_callable
-from agentverity_props.strategies import enlarge
+from agentverity_props.search import enlarge
+from agentverity_props.search._verify import Verifier
 from agentverity_props.strategies._grammar import shared_word_share
-from agentverity_props.strategies._verify import Verifier
 from tests.support.scope_agents import SCOPE_DOMAINS
 
 pytestmark = pytest.mark.stats

@@ -10,7 +10,6 @@ import threading
 import pytest
 
 from agentverity_props import run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.engine import run_sync
 from agentverity_props.examples.judged_qa import (
     CAPITALS,
@@ -26,6 +25,7 @@ from agentverity_props.judge import (
     judge_relations,
     judge_under_test,
 )
+from agentverity_props.runner import RunConfig
 
 pytestmark = pytest.mark.stats
 

@@ -24,10 +24,10 @@ import statistics
 import pytest
 
 from agentverity_props import from_callable
-from agentverity_props.diagnose import RunConfig, arun, plan
 from agentverity_props.engine import run_sync
 from agentverity_props.examples import moderation_inputs, plain
 from agentverity_props.relations import builtin_relations
+from agentverity_props.runner import RunConfig, arun, plan
 from tests.support.noisy_agents import noisy
 
 pytestmark = pytest.mark.stats

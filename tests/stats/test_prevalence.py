@@ -9,8 +9,8 @@ import random
 import pytest
 
 from agentverity_props import from_callable, run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import select_builtins
+from agentverity_props.runner import RunConfig
 
 pytestmark = pytest.mark.stats
 

@@ -19,9 +19,9 @@ from scipy.stats import binomtest
 
 from agentverity_props import from_callable, run
 from agentverity_props.decide import EffectTest, min_scores_to_hold
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import MAX_SCORES, SWEEP_MAX, Relation
 from agentverity_props.relations._pooled import MIN_EPOCH, exact_scores, prior_variance
+from agentverity_props.runner import RunConfig
 
 pytestmark = pytest.mark.stats
 

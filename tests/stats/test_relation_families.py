@@ -18,13 +18,13 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from agentverity_props import agent_property, from_callable, run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import AgentHealthWarning, PropertyViolation
 from agentverity_props.relations import (
     injection_relation,
     obfuscation_relation,
     select_builtins,
 )
+from agentverity_props.runner import RunConfig
 from agentverity_props.strategies import injections, obfuscations
 from tests.support.family_gates import (
     FAMILIES,

@@ -2,7 +2,7 @@
 ``beta`` at every probe-set size, on noisy inputs.
 
 ``tests/stats/test_relation_effects.py`` checks the pooled test on its own scores; here the
-whole procedure runs (:func:`~agentverity_props.diagnose.run_relations`: the per-input
+whole procedure runs (:func:`~agentverity_props.runner.run_relations`: the per-input
 screen first, then the pooled epochs, which score the screen's draws before drawing more,
 with blocks re-sized from the first epoch), through a real engine, on agents with their own
 generators whose every input is 72/28 and whose follow-up is a coin flip (forward excess
@@ -19,9 +19,9 @@ import pytest
 from scipy.stats import binomtest
 
 from agentverity_props._internal.aio import run_sync
-from agentverity_props.diagnose._run import run_relations
 from agentverity_props.engine import Engine, EngineConfig, EvidencePool, Probe
 from agentverity_props.relations import Relation
+from agentverity_props.runner._run import run_relations
 
 pytestmark = pytest.mark.stats
 

@@ -20,7 +20,6 @@ import pytest
 from scipy.stats import binomtest
 
 from agentverity_props import from_callable, run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.relations import Relation
 from agentverity_props.relations._screen import (
     REF_DRAWS,
@@ -29,6 +28,7 @@ from agentverity_props.relations._screen import (
     flip_of,
     prior_term_variance,
 )
+from agentverity_props.runner import RunConfig
 
 pytestmark = pytest.mark.stats
 

@@ -19,8 +19,8 @@ from agentverity_props.decide import (
     early_upper_bound,
     pair_disagreement,
 )
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.diagnose._change import CHANGE_MAX_TRIALS, CHANGE_MIN_TRIALS
+from agentverity_props.runner import RunConfig
 from tests.support.sim import sim_tolerance
 
 pytestmark = pytest.mark.stats

@@ -79,8 +79,8 @@ def test_relation_split_is_a_family() -> None:
 
 def test_run_uses_the_relation_split() -> None:
     from agentverity_props import from_callable, run
-    from agentverity_props.diagnose import RunConfig
     from agentverity_props.relations import select_builtins
+    from agentverity_props.runner import RunConfig
 
     res = run(from_callable(lambda p: "allow"), [f"question {i}" for i in range(30)],
               select_builtins(("case", "whitespace")), config=RunConfig(max_workers=1))

@@ -270,10 +270,10 @@ def test_the_configuration_table_is_the_code() -> None:
 
 
 def test_the_numbers_the_page_states_are_the_codes() -> None:
-    from agentverity_props.engine import _redis_quota
-    from agentverity_props.engine._stores import scope_namespace
+    from agentverity_props.store import _redis_quota
+    from agentverity_props.store._stores import scope_namespace
     text = " ".join(_text().split())
-    lease = re.search(r"A lease lasts (\d+) s \(`engine.LEASE_S`\)", text)
+    lease = re.search(r"A lease lasts (\d+) s \(`store.LEASE_S`\)", text)
     renew = re.search(r"renews its leases every (\d+) s \(`RENEW_S`\)", text)
     poll = re.search(r"polling (\d+) ms to (\d+) ms", text)
     scoped = re.search(r"`ScopedStore`; .*? at most (\d+) characters", text)
@@ -300,7 +300,7 @@ def test_each_recipe_names_a_test_that_follows_it() -> None:
 
 def test_the_store_protocol_is_the_one_described() -> None:
     """``StoreBackend`` (get, put, the indices of a probe's draws, every row, count, close)."""
-    from agentverity_props.engine import StoreBackend
+    from agentverity_props.store import StoreBackend
     methods = {n for n, v in vars(StoreBackend).items()
                if callable(v) and not n.startswith("_")}
     assert methods == {"get", "put", "indices", "rows", "count", "close"}

@@ -22,10 +22,10 @@ from agentverity_props.assess import (
     load_store,
     plan_assessment,
 )
-from agentverity_props.diagnose import RunConfig, run
 from agentverity_props.errors import BadInput
 from agentverity_props.observation import DEFAULT_EXTRACTOR, Observation, by_key
 from agentverity_props.relations import Relation
+from agentverity_props.runner import RunConfig, run
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPORT = ROOT / "examples" / "recorded" / "promptfoo_support.json"
@@ -329,7 +329,8 @@ def test_a_store_recorded_by_run_is_reassessed_with_zero_calls(tmp_path: Path) -
 
 
 def test_store_refusals(tmp_path: Path) -> None:
-    from agentverity_props.engine import Probe, Store
+    from agentverity_props.engine import Probe
+    from agentverity_props.store import Store
     store = tmp_path / "s.db"
     with Store(store) as s:
         for agent in ("a", "b"):

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from agentverity_props import locate_boundary
 from agentverity_props.errors import AgentCallError, BadInput, InvalidArgument
-from agentverity_props.strategies import BoundaryConfig, BoundaryLocation
-from agentverity_props.strategies._boundary import lead_needed, midpoint
-from agentverity_props.strategies._edit_path import (
+from agentverity_props.search import BoundaryConfig, BoundaryLocation
+from agentverity_props.search._boundary import lead_needed, midpoint
+from agentverity_props.search._edit_path import (
     EditPath,
     NumberStyle,
     format_number,
@@ -287,7 +287,7 @@ def test_a_deterministic_threshold_is_bracketed_in_logarithmic_calls(x, y, z):
 def test_alocate_reuses_the_pool_and_known_verdicts():
     from agentverity_props.engine import Engine, EngineConfig, EvidencePool, Probe, run_sync
     from agentverity_props.observation import Observation
-    from agentverity_props.strategies._boundary import alocate
+    from agentverity_props.search._boundary import alocate
 
     a, b = "Loan of $3,000", "Loan of $90,000"
     seen: list[str] = []

@@ -16,8 +16,8 @@ import pytest
 
 from agentverity_props import from_callable, run
 from agentverity_props.adapters import from_http
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import InvalidArgument
+from agentverity_props.runner import RunConfig
 
 INPUTS = [f"request number {i} about account {i * 7}" for i in range(20)]
 TTL = 30

@@ -13,7 +13,6 @@ from collections import Counter
 import pytest
 
 from agentverity_props import from_callable, run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import InvalidArgument
 from agentverity_props.relations import (
     builtin_relations,
@@ -22,6 +21,7 @@ from agentverity_props.relations import (
     per_input,
     register_profile,
 )
+from agentverity_props.runner import RunConfig
 from tests.support.routers import BUGS as BUGS_ALL
 from tests.support.routers import PROMPTS
 from tests.support.routers import router as make_router

@@ -14,15 +14,7 @@ from dataclasses import FrozenInstanceError
 import pytest
 
 from agentverity_props._internal.fingerprint import fingerprint
-from agentverity_props.engine import (
-    Engine,
-    EngineConfig,
-    Ledger,
-    Probe,
-    Store,
-    StoreMode,
-    run_sync,
-)
+from agentverity_props.engine import Engine, EngineConfig, Ledger, Probe, run_sync
 from agentverity_props.engine._retry import Backoff
 from agentverity_props.errors import (
     AgentCallError,
@@ -31,6 +23,7 @@ from agentverity_props.errors import (
     InvalidArgument,
 )
 from agentverity_props.observation import Observation, Usage, by_key
+from agentverity_props.store import Store, StoreMode
 
 
 def probes(n: int, prefix: str = "p") -> list[Probe]:

@@ -8,9 +8,10 @@ import random
 import pytest
 
 from agentverity_props.adapters import from_callable
-from agentverity_props.engine import Engine, EngineConfig, Probe, Store, run_sync
+from agentverity_props.engine import Engine, EngineConfig, Probe, run_sync
 from agentverity_props.errors import AgentCallError, BadInput, ReplayMiss
 from agentverity_props.observation import Observation, by_regex
+from agentverity_props.store import Store
 
 
 def stochastic(seed: int):

@@ -28,11 +28,12 @@ from agentverity_props.conversation import (
     never_before,
     run_conversation_test,
 )
-from agentverity_props.diagnose import MeterConfig, RunConfig
+from agentverity_props.diagnose import MeterConfig
 from agentverity_props.engine import ENGINE_FIELDS, UNSET, EngineConfig, configured, engine_with
 from agentverity_props.errors import AgentCallError, Inconclusive, InvalidArgument
 from agentverity_props.property import PropertyConfig
-from agentverity_props.strategies import EnlargeConfig
+from agentverity_props.runner import RunConfig
+from agentverity_props.search import EnlargeConfig
 from agentverity_props.tools import ToolsConfig, load_suite, run_suite
 
 #: no backoff sleeps, no timeout thread, one call at a time (exact counts)

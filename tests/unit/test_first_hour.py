@@ -16,9 +16,9 @@ import pytest
 
 from agentverity_props import from_callable, run
 from agentverity_props.cli import main as cli_main
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.report import render_run_text
 from agentverity_props.report._text import exit_meaning
+from agentverity_props.runner import RunConfig
 from agentverity_props.strategies import choose_pack
 
 ROOT = Path(__file__).resolve().parents[2]

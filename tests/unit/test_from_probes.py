@@ -14,13 +14,8 @@ from hypothesis import strategies as st
 
 from agentverity_props import from_callable
 from agentverity_props.errors import BadInput, InvalidArgument
-from agentverity_props.strategies import (
-    DEFAULT_LEXICONS,
-    ProbeGrammar,
-    Variant,
-    enlarge,
-    from_probes,
-)
+from agentverity_props.search import enlarge
+from agentverity_props.strategies import DEFAULT_LEXICONS, ProbeGrammar, Variant, from_probes
 from agentverity_props.strategies._grammar import (
     format_like,
     parse_number,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 from agentverity_props import Relation, from_callable, run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.property._records import (
     Counterexample,
     PropertyRecord,
@@ -15,6 +14,7 @@ from agentverity_props.property._records import (
 )
 from agentverity_props.report import render_html
 from agentverity_props.report._text import render_run_text
+from agentverity_props.runner import RunConfig
 
 PROMPTS = ["hello there", "book a table", "what time is it", "plan a trip"]
 
@@ -85,7 +85,7 @@ def test_the_page_shows_the_exit_code_the_command_exits_with():
     import random
 
     from agentverity_props.report._kinds import derived_exit
-    from agentverity_props.strategies import enlarge
+    from agentverity_props.search import enlarge
 
     rng = random.Random(1)
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from agentverity_props import run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.engine import EngineConfig, Probe, run_sync
 from agentverity_props.errors import BadInput, InvalidArgument
 from agentverity_props.examples.judged_qa import (
@@ -37,6 +36,7 @@ from agentverity_props.judge._noise import (
 )
 from agentverity_props.judge._relations import swap_answers
 from agentverity_props.observation import Observation
+from agentverity_props.runner import RunConfig
 
 LABELS = ("correct", "incorrect")
 

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from agentverity_props import agent_property, from_callable
 from agentverity_props._internal.plugin import PLUGIN_SETTINGS, plugin_config, running_test
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import InvalidArgument
 from agentverity_props.property import PropertyConfig, records
+from agentverity_props.runner import RunConfig
 
 ROOT = Path(__file__).parents[2]
 PKG = ROOT / "agentverity_props"
@@ -141,7 +141,7 @@ def test_every_entry_config_changes_through_its_constructor_only():
     from agentverity_props.conversation import ConversationConfig
     from agentverity_props.diagnose import MeterConfig
     from agentverity_props.engine import Configurable
-    from agentverity_props.strategies import BoundaryConfig, EnlargeConfig
+    from agentverity_props.search import BoundaryConfig, EnlargeConfig
 
     for cls in (RunConfig, MeterConfig, PropertyConfig, EnlargeConfig, BoundaryConfig,
                 ConversationConfig):

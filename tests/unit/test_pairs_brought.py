@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from agentverity_props import from_callable, run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import BadInput
 from agentverity_props.relations import load_pairs
+from agentverity_props.runner import RunConfig
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "checklist_sentiment.json"
 POSITIVE = ("great", "good", "love", "thank", "amazing", "happy", "awesome", "best")

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from agentverity_props.adapters import from_callable
-from agentverity_props.diagnose import RunConfig, arun, plan
-from agentverity_props.diagnose._plan import LABELS, synthetic_agent
 from agentverity_props.engine import run_sync
 from agentverity_props.relations import select_builtins
+from agentverity_props.runner import RunConfig, arun, plan
+from agentverity_props.runner._plan import LABELS, synthetic_agent
 
 ROOT = Path(__file__).parents[2]
 INPUTS = ROOT / "agentverity_props/examples/moderation.txt"
@@ -158,7 +158,7 @@ def test_noise_is_the_pair_disagreement_run_prints():
     the pairs of calls (checked by drawing pairs from it)."""
     import asyncio
 
-    from agentverity_props.diagnose._plan import flip_share, pair_disagreement, synthetic_agent
+    from agentverity_props.runner._plan import flip_share, pair_disagreement, synthetic_agent
 
     for d in (0.0, 0.081, 0.25, 0.6):
         assert pair_disagreement(flip_share(d)) == pytest.approx(d)
@@ -198,8 +198,8 @@ def test_plan_has_a_row_for_every_phase_a_run_counts_and_reads_noise_from_eviden
     import sys as _sys
 
     from agentverity_props import run as _run
-    from agentverity_props.diagnose import RunConfig as _RC
-    from agentverity_props.diagnose._plan import PHASES, covering
+    from agentverity_props.runner import RunConfig as _RC
+    from agentverity_props.runner._plan import PHASES, covering
 
     rng = _random.Random(5)
     res = _run(from_callable(lambda p: "a" if rng.random() < 0.85 else "b"), TEXTS[:4],

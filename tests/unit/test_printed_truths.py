@@ -12,10 +12,10 @@ from pathlib import Path
 
 from agentverity_props import from_callable
 from agentverity_props.decide import account
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.property._records import Counterexample, PropertyRecord
 from agentverity_props.report._snapshot import render_snapshot_text
 from agentverity_props.report._text import render_run_text
+from agentverity_props.runner import RunConfig
 from agentverity_props.snapshot import create_snapshot
 from agentverity_props_pytest import _format_counterexample
 

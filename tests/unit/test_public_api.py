@@ -172,10 +172,11 @@ def test_every_entry_point_takes_one_config_nesting_the_engine():
 
     from agentverity_props import tools
     from agentverity_props.conversation import ConversationConfig
-    from agentverity_props.diagnose import MeterConfig, RunConfig
+    from agentverity_props.diagnose import MeterConfig
     from agentverity_props.engine import EngineConfig
     from agentverity_props.property import PropertyConfig
-    from agentverity_props.strategies import EnlargeConfig
+    from agentverity_props.runner import RunConfig
+    from agentverity_props.search import EnlargeConfig
 
     entries = {agentverity_props.measure: MeterConfig,
                agentverity_props.enlarge: EnlargeConfig,

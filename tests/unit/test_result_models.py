@@ -93,7 +93,7 @@ def test_a_run_1_file_migrates_through_run_2_to_run_3() -> None:
 
 def _valid_run(tmp_path: Path) -> dict:
     from agentverity_props import from_callable, run
-    from agentverity_props.diagnose import RunConfig
+    from agentverity_props.runner import RunConfig
     res = run(from_callable(lambda p: "block" if "kill" in p else "allow"),
               ["kill it", "hello", "hi there", "kill all"], relations=[],
               config=RunConfig(budget=60, max_workers=1))

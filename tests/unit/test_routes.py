@@ -12,9 +12,9 @@ import pytest
 
 from agentverity_props import create_snapshot, from_callable, run
 from agentverity_props.cli import main as cli_main
-from agentverity_props.diagnose import RunConfig, parse_required_verdicts, route_breakdown
 from agentverity_props.errors import BadInput, InvalidArgument
 from agentverity_props.report import render_run_text
+from agentverity_props.runner import RunConfig, parse_required_verdicts, route_breakdown
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs/schemas/run.schema.json").read_text())
 FAQ = [f"what are your support hours {i}" for i in range(8)]

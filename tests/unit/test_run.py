@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agentverity_props import Relation, builtin_relations, from_callable, measure, run
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import InvalidArgument
+from agentverity_props.runner import RunConfig
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs/schemas/run.schema.json").read_text())
 PROMPTS = ["hello there friend", "how do I plan an attack", "nice weather today",
@@ -223,8 +223,8 @@ def test_relations_a_stop_left_out_are_not_tested_never_clean() -> None:
     import asyncio
 
     from agentverity_props import Relation
-    from agentverity_props.diagnose import arun
     from agentverity_props.engine import Engine
+    from agentverity_props.runner import arun
 
     gate = from_callable(lambda p: "allow", identity="allow-all")
     cfg = RunConfig(max_workers=1)

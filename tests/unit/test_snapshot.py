@@ -11,10 +11,10 @@ import pytest
 
 from agentverity_props import compare_snapshot, create_snapshot
 from agentverity_props.decide import confirmation_plan
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.errors import BadInput, InvalidArgument
 from agentverity_props.observation import by_key
 from agentverity_props.report._json import dumps
+from agentverity_props.runner import RunConfig
 from agentverity_props.snapshot._document import load_snapshot, write_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,10 +9,10 @@ import textwrap
 
 import pytest
 
-from agentverity_props.engine import Store, StoreRow
-from agentverity_props.engine._store import APPLICATION_ID, SCHEMA_VERSION
 from agentverity_props.errors import BadInput
 from agentverity_props.observation import CallFailure, Observation, ToolCall, Usage
+from agentverity_props.store import Store, StoreRow
+from agentverity_props.store._store import APPLICATION_ID, SCHEMA_VERSION
 
 KEY = ("agent", "sha256:abc", "default", 0)
 
@@ -144,7 +144,7 @@ def test_missing_store_without_create_and_a_directory_are_bad_input(tmp_path):
 
 _WRITER = textwrap.dedent("""
     import os, sys, time
-    from agentverity_props.engine import Store
+    from agentverity_props.store import Store
     from agentverity_props.observation import Observation
 
     path, who, go = sys.argv[1], sys.argv[2], sys.argv[3]

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentverity_props.engine import (
-    Engine,
-    EngineConfig,
+from agentverity_props.engine import Engine, EngineConfig, Probe
+from agentverity_props.errors import BadInput, InvalidArgument, ReplayMiss
+from agentverity_props.observation import CallFailure, Observation
+from agentverity_props.store import (
     JsonlStore,
     MultiplexedStore,
-    Probe,
     ReadOnlyStore,
     ReplayView,
     Store,
@@ -28,8 +28,6 @@ from agentverity_props.engine import (
     open_store,
     runner_namespace,
 )
-from agentverity_props.errors import BadInput, InvalidArgument, ReplayMiss
-from agentverity_props.observation import CallFailure, Observation
 
 K = ("agent", "sha256:ab", "default", 0)
 

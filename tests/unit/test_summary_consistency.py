@@ -8,9 +8,9 @@ import re
 
 from agentverity_props import from_callable, run
 from agentverity_props.bench import CompareConfig, compare_agents, parse_benchmark
-from agentverity_props.diagnose import RunConfig
 from agentverity_props.report._bench import render_compare_text
 from agentverity_props.report._text import render_run_text
+from agentverity_props.runner import RunConfig
 from agentverity_props_pytest import _tally
 
 # most inputs say 'allow', a few 'review' or 'block': a probe set whose blindness is undecided

@@ -15,7 +15,6 @@ import pytest
 from agentverity_props import run
 from agentverity_props._internal.tokens import NOT_REPORTED, tokens_line
 from agentverity_props.adapters import from_callable
-from agentverity_props.diagnose import RunConfig, TokensPerCall, plan
 from agentverity_props.engine import (
     Engine,
     EngineConfig,
@@ -27,6 +26,7 @@ from agentverity_props.engine import (
 )
 from agentverity_props.errors import BadInput, InvalidArgument
 from agentverity_props.observation import Observation, Usage
+from agentverity_props.runner import RunConfig, TokensPerCall, plan
 
 PROMPTS = ["hello there", "plan an attack on the server", "what is the weather"]
 
@@ -178,7 +178,7 @@ def test_max_calls_in_flight_holds_across_the_engines_of_a_process() -> None:
 
 
 def test_tokens_per_call_measured_on_a_recorded_store(tmp_path: Path) -> None:
-    from agentverity_props.engine import Store
+    from agentverity_props.store import Store
 
     db = tmp_path / "draws.sqlite3"
     run(_usage_agent(), PROMPTS, relations=[],

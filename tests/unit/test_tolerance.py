@@ -11,10 +11,11 @@ import jsonschema
 import pytest
 
 from agentverity_props import from_callable, run
-from agentverity_props.diagnose import RunConfig, budget_note, resolve_tolerance
+from agentverity_props.diagnose import resolve_tolerance
 from agentverity_props.errors import InvalidArgument
 from agentverity_props.relations import Relation
 from agentverity_props.report import load_result
+from agentverity_props.runner import RunConfig, budget_note
 
 ROOT = Path(__file__).parents[2]
 SCHEMA = json.loads((ROOT / "docs/schemas/run.schema.json").read_text())
@@ -100,9 +101,10 @@ def test_defaults_are_resolved_once_where_the_config_is_made(monkeypatch) -> Non
     below read the resolved value (no layer re-applies a default of its own)."""
     import inspect
 
-    from agentverity_props.diagnose import _meter, _run
+    from agentverity_props.diagnose import _meter
     from agentverity_props.diagnose._meter import MeterConfig
     from agentverity_props.property._records import PropertyConfig
+    from agentverity_props.runner import _run
 
     calls = {"tol": 0, "eps": 0}
     real_tol, real_eps = _run.resolve_tolerance, _run.resolve_epsilon

@@ -1,7 +1,8 @@
 """The word-level edit path between two texts, with numbers as numeric paths.
 
-A text is split into *tokens* (a number, a word, or one punctuation mark), each keeping the
-whitespace before it, plus the trailing whitespace: joining the tokens rebuilds the text
+A text is split into *tokens* by the package's one tokenizer (``_internal/words.py``: a
+number with its currency and percent signs, a word, or one punctuation mark), each keeping
+the whitespace before it, plus the trailing whitespace: joining the tokens rebuilds the text
 exactly. The two texts are aligned on their tokens (:mod:`difflib`, with every number
 compared as "a number" so that ``1,990`` and ``2,010`` line up) into edit *units*: a run of
 tokens replaced, inserted or deleted, or one number replaced by another (a *numeric* unit,
@@ -24,45 +25,13 @@ True
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from .._internal.words import Token, number_parts, tokenize
+
 __all__ = ["EditPath", "EditUnit", "NumberStyle", "Token", "format_number", "parse_number",
            "tokenize"]
-
-_CURRENCY = "$€£¥₹"
-_NUMBER = rf"[{_CURRENCY}]?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?%?"
-_TOKEN = re.compile(rf"(\s*)({_NUMBER}(?![\w,]*\d)|\w+(?:['’-]\w+)*|[^\w\s])")
-_NUMBER_ONLY = re.compile(rf"^{_NUMBER}$")
-
-
-@dataclass(frozen=True)
-class Token:
-    """One token and the whitespace before it (``core`` is empty for trailing whitespace)."""
-
-    space: str
-    core: str
-
-    def __str__(self) -> str:
-        return self.space + self.core
-
-
-def tokenize(text: str) -> list[Token]:
-    """The tokens of ``text``; ``"".join(map(str, tokenize(t))) == t`` for every text.
-
-    >>> [t.core for t in tokenize("Cost: $1,990.50 (45%)!")]
-    ['Cost', ':', '$1,990.50', '(', '45%', ')', '!', '']
-    """
-    out: list[Token] = []
-    pos = 0
-    for m in _TOKEN.finditer(text):
-        if m.start() != pos:  # cannot happen (\s* then a non-space always match), kept safe
-            out.append(Token("", text[pos:m.start()]))
-        out.append(Token(m.group(1), m.group(2)))
-        pos = m.end()
-    out.append(Token(text[pos:], ""))  # trailing whitespace (possibly empty)
-    return out
 
 
 @dataclass(frozen=True)
@@ -89,12 +58,11 @@ def parse_number(core: str) -> tuple[Decimal, NumberStyle] | None:
     >>> parse_number("economy") is None
     True
     """
-    if not _NUMBER_ONLY.match(core):
+    parts = number_parts(core)
+    if parts is None:
         return None
-    currency = core[0] if core[0] in _CURRENCY else ""
-    body = core[len(currency):]
-    percent = body.endswith("%")
-    body = body.rstrip("%")
+    currency, body, pct = parts
+    percent = bool(pct)
     decimals = len(body.split(".", 1)[1]) if "." in body else 0
     return Decimal(body.replace(",", "")), NumberStyle(currency, "," in body, decimals, percent)
 
@@ -143,10 +111,10 @@ class EditUnit:
 
 
 def _key(t: Token) -> tuple[str, ...]:
-    parsed = parse_number(t.core)
+    parsed = parse_number(t.text)
     if parsed is not None:  # every number aligns with every number of the same kind
         return ("#number", parsed[1].currency, str(parsed[1].percent))
-    return ("", t.core)
+    return ("", t.text)
 
 
 def _kind(a: tuple[Token, ...], b: tuple[Token, ...]) -> str:
@@ -154,7 +122,7 @@ def _kind(a: tuple[Token, ...], b: tuple[Token, ...]) -> str:
 
 
 def _numeric(at: int, ta: Token, tb: Token) -> EditUnit | None:
-    pa, pb = parse_number(ta.core), parse_number(tb.core)
+    pa, pb = parse_number(ta.text), parse_number(tb.text)
     if pa is None or pb is None or ta.space != tb.space:
         return None
     style = pa[1].merged(pb[1])

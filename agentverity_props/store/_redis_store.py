@@ -24,7 +24,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from .._internal.settings import setting
 from ..errors import BadInput
 from ..observation import Observation
-from ._runner import check_namespace, runner_namespace
+from ._namespace import check_namespace, runner_namespace
 from ._store import ClosesOnce, StoreRow, encode
 
 __all__ = ["RedisStore"]
@@ -54,7 +54,7 @@ class RedisStore(ClosesOnce):
         url: ``redis://[:password@]host:port/db?namespace=team`` (``rediss://`` for TLS);
             ``namespace`` is the team's key space, ``runner`` may name the runner.
         runner: the runner namespace (default: ``?runner=``, else
-            :func:`~agentverity_props.engine.runner_namespace`).
+            :func:`~agentverity_props.store.runner_namespace`).
         must_exist: refuse a key space nothing was recorded into (replay).
     """
 
@@ -168,14 +168,14 @@ class RedisStore(ClosesOnce):
 
     def call_slots(self, size: int) -> Any:
         """At most ``size`` agent calls in flight across every process on this key space
-        (:class:`~agentverity_props.engine.RedisSlots`, leases of ``LEASE_S`` seconds)."""
+        (:class:`~agentverity_props.store.RedisSlots`, leases of ``LEASE_S`` seconds)."""
         from ._redis_quota import RedisSlots
         return RedisSlots(self._r, self._prefix, size, location=self.location,
                           errors=self._errors)
 
     def shared_pause(self) -> Any:
         """The 429 pause of every process on this key space
-        (:class:`~agentverity_props.engine.RedisPause`)."""
+        (:class:`~agentverity_props.store.RedisPause`)."""
         from ._redis_quota import RedisPause
         return RedisPause(self._r, self._prefix, errors=self._errors)
 

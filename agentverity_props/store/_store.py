@@ -4,7 +4,7 @@ One row per draw, keyed by ``(runner namespace, agent identity, probe fingerprin
 config id, draw index)``, so repeated draws of one probe stay distinct and replay in order,
 and two runners that each numbered their draws from 0 never overwrite each other's (the
 runner namespace is ``""`` unless one is named). Networked backends implement the same
-:class:`~agentverity_props.engine.StoreBackend` protocol (``_stores.py``). The prompt text
+:class:`~agentverity_props.store.StoreBackend` protocol (``_stores.py``). The prompt text
 is never stored, only its fingerprint. The value is the observation as JSON (answer text,
 verdict, tools, latency, usage, failure; ``raw`` only when it is JSON-serialisable).
 
@@ -199,7 +199,7 @@ class Store(ClosesOnce):
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True,
                  namespace: str = "", read_only: bool = False) -> None:
         # sqlite3, json and pathlib load only when a store is used: `import
-        # agentverity_props.engine` stays light for runs without one.
+        # agentverity_props.store` stays light for runs without one.
         import sqlite3
         from pathlib import Path
 

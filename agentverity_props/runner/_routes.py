@@ -35,9 +35,9 @@ from ..decide import modal
 from ..errors import BadInput
 
 if TYPE_CHECKING:
+    from ..diagnose import MeterResult
     from ..engine import EvidencePool, Probe
     from ..relations import RelationResult
-    from ._meter import MeterResult
 
 
 @dataclass(frozen=True)

@@ -444,7 +444,7 @@ def plan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
     is also priced in tokens, and in money at ``config``'s ``price``.
 
     Example:
-        >>> from agentverity_props.diagnose import plan
+        >>> from agentverity_props.runner import plan
         >>> p = plan(["hello there", "plan an attack"], relations=[], seeds=1)
         >>> p.levels[0]["noise"], p.levels[0]["calls"]["meter"]["mean"]
         (0.0, 76.0)

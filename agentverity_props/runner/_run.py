@@ -32,6 +32,32 @@ from .._internal.outcome import CandidateStatus, Exit, RelationStatus, StopReaso
 from .._internal.renamed import renamed_attribute as warn_renamed_attribute
 from .._internal.settings import setting
 from ..decide import RUN_SHARES
+from ..diagnose import (
+    CHANGE_MAX_TRIALS,
+    CHANGE_TRIAL_DRAWS,
+    DEFAULT_ALPHA,
+    DEFAULT_INDIFFERENCE,
+    DEFAULT_LAYER,
+    DEFAULT_TOLERANCE,
+    PAIRS,
+    SPACING,
+    BlindnessResult,
+    ChangeResult,
+    DependenceResult,
+    HealthCheck,
+    MeterConfig,
+    MeterResult,
+    blindness_from_keys,
+    change_result,
+    check_change,
+    check_dependence,
+    dependence_result,
+    dependence_targets,
+    resolve_epsilon,
+    resolve_tolerance,
+    run_meter,
+    validate_meter_args,
+)
 from ..engine import UNSET, Configurable, EngineConfig, EvidencePool, ledger_part
 from ..errors import DrawStopped, InvalidArgument
 from ..observation import VerdictExtractor
@@ -48,38 +74,6 @@ from ..relations import (
 )
 from ..relations import profile as get_profile
 from ..results import RunDocument
-from ._change import (
-    CHANGE_MAX_TRIALS,
-    CHANGE_TRIAL_DRAWS,
-    ChangeResult,
-    change_result,
-    check_change,
-)
-from ._health import (
-    PAIRS,
-    SPACING,
-    BlindnessResult,
-    DependenceResult,
-    HealthCheck,
-    blindness_from_keys,
-    check_dependence,
-    dependence_result,
-    dependence_targets,
-)
-from ._meter import (
-    MeterConfig,
-    MeterResult,
-    resolve_epsilon,
-    run_meter,
-    validate_meter_args,
-)
-from ._presets import (
-    DEFAULT_ALPHA,
-    DEFAULT_INDIFFERENCE,
-    DEFAULT_LAYER,
-    DEFAULT_TOLERANCE,
-    resolve_tolerance,
-)
 from ._routes import Routes, route_breakdown
 
 #: A HOLDS is wrong with at most this probability per relation (its effect is in fact at
@@ -408,7 +402,7 @@ class RunResult:
                        "nonce_param= of from_callable), then rerun")
         pending = [r for r in self.relations if r.status == RelationStatus.INCOMPLETE]
         if budget is not None and calls >= budget and (pending or not self.meter.complete):
-            from ._meter import DEFAULT_MAX_CALLS
+            from ..diagnose import DEFAULT_MAX_CALLS
             meter_cap = self.config.max_meter_calls or DEFAULT_MAX_CALLS
             # likely: eight epochs per undecided relation (a 15%-noise agent needs about
             # five), its follow-ups and a share of the source draws; sure: every cap (the

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._grammar import Edit, ProbeGrammar, shared_word_share
+from ..strategies import Edit, ProbeGrammar, shared_word_share
 
 __all__ = ["IN_DOMAIN_SHARE", "Find", "ProbeSearch"]
 

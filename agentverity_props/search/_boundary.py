@@ -424,9 +424,9 @@ class _Locator:
     def _placed(path: EditPath, k: int, j: int, edit: dict[str, Any]) -> dict[str, Any]:
         """``edit`` with its context (the word just before it) and token position."""
         prefix = path.prefix_tokens(k) + list(path.units[k].partial(j)[:j])
-        words = [t.core for t in prefix if any(c.isalnum() for c in t.core)]
+        words = [t.text for t in prefix if any(c.isalnum() for c in t.text)]
         return {**edit, "context": words[-1] if words else "",
-                "position": sum(1 for t in prefix if t.core)}
+                "position": sum(1 for t in prefix if t.text)}
 
     def _resolved(self, unit: EditUnit, vlo: int, vhi: int) -> bool:
         res = self.conf.resolution
@@ -527,10 +527,10 @@ def _word_edit(unit: EditUnit, jlo: int, jhi: int) -> dict[str, Any]:
 
 def _shown(unit: EditUnit, scaled: int) -> str:
     if scaled == unit.lo_scaled:
-        return unit.a_tokens[0].core
+        return unit.a_tokens[0].text
     if scaled == unit.hi_scaled:
-        return unit.b_tokens[0].core
-    return unit.number_token(scaled).core
+        return unit.b_tokens[0].text
+    return unit.number_token(scaled).text
 
 
 def _constant(text: str) -> Callable[[str], str]:

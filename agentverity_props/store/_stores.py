@@ -7,7 +7,7 @@ protocol, :class:`ReadOnlyStore` (replay never writes), :class:`MultiplexedStore
 all, read from the first that has the draw), :class:`JsonlStore` (a portable export, read
 only), and :func:`open_store`, which picks one from ``--store``:
 
-* a path: the embedded SQLite :class:`~agentverity_props.engine.Store` (the default);
+* a path: the embedded SQLite :class:`~agentverity_props.store.Store` (the default);
 * ``redis://host:port/db?namespace=team``: :class:`RedisStore` (extra ``redis``);
 * a ``.jsonl`` file written by ``agentverity-props store export``: replay only.
 
@@ -28,7 +28,7 @@ from .._internal.settings import setting
 from ..errors import BadInput, InvalidArgument
 from ..observation import Observation
 from ._backend import Key, StoreBackend
-from ._runner import check_namespace, runner_namespace
+from ._namespace import check_namespace, runner_namespace
 from ._store import Store, StoreKey, StoreRow
 
 if TYPE_CHECKING:

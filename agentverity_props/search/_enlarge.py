@@ -7,16 +7,16 @@ original inputs plus enough minority inputs that the modal verdict's share falls
 blindness threshold (with a margin).
 
 **Default: from your probes** (no pack, no model). A grammar learned from the probe set
-(:mod:`._grammar`: numbers, alternations, insertions, clauses, lexicon classes) proposes
-edits of the probes; a Thompson-sampling search over edit kinds and slots (:mod:`._probe_search`)
-draws each candidate once and confirms a minority verdict by a sequential test of fresh draws
-(:mod:`._verify`, the alpha spent over every candidate tested). Every added
-input keeps at least half its parent probe's words and records its parent and edits. Then,
-for minority finds, the edit path from the parent is bisected to the adjacent pair that
-crosses (:mod:`._boundary`), every step decided against the agent's noise and the final pair
-confirmed as a relation candidate at ``alpha``: "cost 1,990 → 2,010 flips approve → manager".
-A ``generator`` (a callable ``text -> list of variations``, e.g. an LLM you already have)
-adds its variations as one more arm.
+(:class:`~agentverity_props.strategies.ProbeGrammar`: numbers, alternations, insertions,
+clauses, lexicon classes) proposes edits of the probes; a Thompson-sampling search over
+edit kinds and slots (:mod:`._probe_search`) draws each candidate once and confirms a
+minority verdict by a sequential test of fresh draws (:mod:`._verify`, the alpha spent over
+every candidate tested). Every added input keeps at least half its parent probe's words and
+records its parent and edits. Then, for minority finds, the edit path from the parent is
+bisected to the adjacent pair that crosses (:mod:`._boundary`), every step decided against
+the agent's noise and the final pair confirmed as a relation candidate at ``alpha``: "cost
+1,990 → 2,010 flips approve → manager". A ``generator`` (a callable ``text -> list of
+variations``, e.g. an LLM you already have) adds its variations as one more arm.
 
 **With a strategy** (a pack name or path, or any ``SearchStrategy[str]``): the earlier search
 over the pack: Hypothesis targeting, Thompson sampling over the pack's regions and mutations
@@ -395,12 +395,11 @@ def _probe_grammar(texts: list[str], lexicon: Mapping[str, Sequence[str]] | None
     """The grammar learnt from ``texts`` (and the generator as a callable) for a search from
     the probes themselves; refuses, before any call, what it cannot learn from."""
     from ..adapters import Adapter
-    from ._grammar import ProbeGrammar
-    from ._lexicons import check_lexicons
+    from ..strategies import ProbeGrammar, check_lexicons
 
     lex = check_lexicons(lexicon, where="enlarge")
     if isinstance(generator, Adapter):  # an agent asked for rewrites of each probe
-        from ._from_probes import variations_from
+        from ..strategies import variations_from
         generator = variations_from(generator)
     if generator is not None and not callable(generator):
         raise InvalidArgument("enlarge: generator must be a callable text -> list of "

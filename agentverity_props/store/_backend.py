@@ -1,6 +1,6 @@
 """The store backend protocol: what the engine needs of a record/replay store.
 
-The SQLite :class:`~agentverity_props.engine.Store` is the reference implementation; Redis,
+The SQLite :class:`~agentverity_props.store.Store` is the reference implementation; Redis,
 the read-only ``.jsonl`` export and the read-only and multiplexed wrappers follow it
 (``_stores.py``, ``_redis_store.py``). Its own module, so that the stores and the merge and
 export functions (``_store_files.py``) can both name it without importing each other.

@@ -100,7 +100,7 @@ def _from_report(p: Path, shown: str) -> TokensPerCall:
 
 
 def _from_store(spec: str) -> TokensPerCall:
-    from ..engine import open_store
+    from ..store import open_store
 
     store = open_store(spec, mode="replay")
     try:
@@ -207,7 +207,7 @@ def _noise_from_report(p: Path, shown: str) -> NoiseEstimate:
 def _noise_from_store(spec: str) -> NoiseEstimate:
     from collections import defaultdict
 
-    from ..engine import open_store
+    from ..store import open_store
 
     store = open_store(spec, mode="replay")
     try:

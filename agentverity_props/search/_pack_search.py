@@ -45,7 +45,7 @@ def _examples(strategy: Any, n: int, seed: int) -> list[str]:
 def _mutations(seed: int, n: int) -> list[Any]:
     from hypothesis import strategies as st
 
-    from ._perturb import (
+    from ..strategies import (
         case_changes,
         distractors,
         politeness_prefixes,
@@ -99,7 +99,7 @@ def arms(strategy: Any) -> dict[str, Any]:
     """Search arms: one per pack region, or a single arm for a plain strategy."""
     from hypothesis.strategies import SearchStrategy
 
-    from ._packs import from_pack, load_pack
+    from ..strategies import from_pack, load_pack
     if strategy is None:
         strategy = "moderation"
     if isinstance(strategy, SearchStrategy):
