@@ -86,7 +86,7 @@ async def my_order(steps):
 
 
 def test_run_and_agent_property_both_take_the_one_order() -> None:
-    run_src = (PACKAGE / "diagnose" / "_run.py").read_text(encoding="utf-8")
+    run_src = (PACKAGE / "runner" / "_run.py").read_text(encoding="utf-8")
     prop_src = (PACKAGE / "property" / "_decorator.py").read_text(encoding="utf-8")
     assert "decide_in_order(" in run_src
     assert "decide_in_order(" in prop_src
