@@ -83,7 +83,7 @@ FLAG_EVIDENCE = 20.0
 #: or the evidence against the relation holding reaches ``WEAK_EVIDENCE``.
 LOSING = 0.0
 #: A one-sample side flags when its disagreeing draws are this unlikely at the noise seen.
-HIT_LEVEL = 0.001
+HIT_LEVEL = 0.01
 #: Weight, in draws, of the agent's noise in an input's noise (that flag only).
 NOISE_WEIGHT = 4.0
 #: A pair that cannot clear is flagged when its follow-up disagrees more often than its
@@ -263,7 +263,10 @@ class PairScreen:
                 sum(v != self.ref_f for v in src), len(src),
                 sum(f != self.ref_f for f in fus), len(fus))))
         if (not (done_f and done_r) and (evidence >= math.log(FLAG_EVIDENCE) or stuck)) or (
-                not done_f and hit_f) or (self.rev is not None and not done_r and hit_r):
+                not done_f and (hit_f
+                                or ((futile or capped) and self.fwd.log_w <= LOSING))) or (
+                self.rev is not None and not done_r
+                and (hit_r or ((futile or capped) and self.rev.log_w <= LOSING))):
             # evidence for a violation: against the relation holding on the input (paired
             # terms), the clearing wealth fallen low, or disagreeing draws unlikely at the
             # noise seen (on a quiet agent, a single one)
