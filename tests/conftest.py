@@ -1,8 +1,23 @@
 import os
+import sys
+from pathlib import Path
 
 import pytest
 
 pytest_plugins = ["pytester"]
+
+# compiled bytecode: the suite starts several hundred Python subprocesses (the CLI, inner
+# pytest sessions, documented commands), each importing the package; with bytecode not
+# written (PYTHONDONTWRITEBYTECODE, as on many CI machines) every one of them compiled the
+# same modules again. They share one compiled copy instead, kept outside the source trees
+# (PYTHONPYCACHEPREFIX), so no __pycache__ appears in the checkout or the scratch copies.
+_PYCACHE = os.environ.get("PYTHONPYCACHEPREFIX") or str(
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "agentverity-props-tests" / "pycache")
+os.environ["PYTHONPYCACHEPREFIX"] = _PYCACHE
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.pycache_prefix = _PYCACHE
+sys.dont_write_bytecode = False
 
 # every result the code under test writes (in this process and in the CLI subprocesses the
 # tests start, which inherit the environment) is validated against its kind's model
