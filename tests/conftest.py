@@ -41,3 +41,13 @@ def _inner_sessions_are_their_own(request: pytest.FixtureRequest) -> None:
         for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT",
                      "PYTEST_XDIST_TESTRUNUID"):
             mp.delenv(name, raising=False)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``--dist loadfile`` (README's command 2) hands the test files out in collection order,
+    not largest-first by number of tests (pytest-xdist's default reorder): that default sent
+    the subprocess-heavy files of tests/e2e and tests/faults (a few slow tests each) last, so
+    one worker often ran a long file alone at the end. In collection order they come first,
+    and the many small unit files and the package's doctests fill the end evenly."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
