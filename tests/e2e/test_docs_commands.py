@@ -192,6 +192,8 @@ def test_every_documented_command_runs(doc: Path, tmp_path: Path,
             # example agent), never a refusal of the command line or its files
             assert proc.returncode in (0, 1, 2), where
             assert not any(ln.startswith("error:") for ln in proc.stderr.splitlines()), where
+            if argv[3:] == ["demo"]:
+                check_demo(proc, where)
     finally:
         for s in services:
             s.terminate()
@@ -201,6 +203,17 @@ def test_every_documented_command_runs(doc: Path, tmp_path: Path,
                 s.kill()
                 s.communicate(timeout=10)
     assert ran or not any("agentverity-props" in c for c in commands(doc))
+
+
+def check_demo(proc: subprocess.CompletedProcess[str], where: str = "") -> None:
+    """What README says the demo does: it finds the planted bug, ends with exit 1, and says
+    that this exit 1 is the expected result (checked here, on the run README's set-up
+    command makes in a fresh environment, rather than on a second demo run of its own)."""
+    assert proc.returncode == 1, where
+    assert "VIOLATED" in proc.stdout, where
+    # the last words a new user reads say that this exit 1 is the demo's expected result
+    assert proc.stderr.strip().splitlines()[-1].startswith(
+        "Exit 1 is this demo's expected result: its agent has a planted case bug"), where
 
 
 def _start(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
@@ -219,7 +232,7 @@ def _start(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[
 
 def test_the_harness_sees_the_commands_it_should() -> None:
     readme = commands(ROOT / "README.md")
-    assert any("agentverity-props demo" in c for c in readme)
+    assert "agentverity-props demo" in readme  # the run check_demo checks
     assert any(c.startswith("agentverity-props enlarge") for c in readme)
     assert _argv("A=1 B='x y' agentverity-props run --x 1 &") == (
         {"A": "1", "B": "x y"}, ["agentverity-props", "run", "--x", "1"])

@@ -59,7 +59,6 @@ def cli_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("FAULT_", "AGENTVERITY_PROPS_"))}
     env.pop("PYTEST_CURRENT_TEST", None)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(extra or {})
     return env
 
