@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,16 @@ EXIT_INCOMPLETE = Exit.INCOMPLETE
 
 DEBUG_ENV = "AGENTVERITY_PROPS_DEBUG"
 
+#: set by a SIGINT anywhere in a command: a ``KeyboardInterrupt`` raised where Python swallows
+#: it (a garbage-collection callback of a library prints "Exception ignored" and goes on) must
+#: still end the command as interrupted, before it writes any output file
+_INTERRUPTED = threading.Event()
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    _INTERRUPTED.set()
+    raise KeyboardInterrupt
+
 
 def run_cli(group: click.Group, argv: list[str]) -> Any:
     """Run the click group; any error becomes one line on stderr and exit code 2.
@@ -25,8 +37,13 @@ def run_cli(group: click.Group, argv: list[str]) -> Any:
     """
     debug = "--debug" in argv or os.environ.get(DEBUG_ENV) == "1"
     argv = [a for a in argv if a != "--debug"]
+    _INTERRUPTED.clear()
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, _on_sigint) if main_thread else None
     try:
         code = group.main(args=argv, prog_name="agentverity-props", standalone_mode=False)
+        if _INTERRUPTED.is_set():  # the interrupt was swallowed where it was raised
+            raise click.exceptions.Abort
     except click.exceptions.Abort:
         click.echo("error: interrupted", err=True)
         sys.exit(EXIT_INCOMPLETE)
@@ -54,6 +71,9 @@ def run_cli(group: click.Group, argv: list[str]) -> Any:
         from .._internal.shown import visible
         click.echo("error: " + visible(" ".join(msg.split())[:2000]), err=True)
         sys.exit(EXIT_INCOMPLETE)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 
@@ -70,7 +90,11 @@ def use_color(output: str | None) -> bool:
 
 def write_output(text: str | Iterable[str], output: str | None) -> None:
     """Write ``text`` (or its pieces, ending with a line break) to ``output`` atomically
-    (temp file, fsync, rename), or to stdout."""
+    (temp file, fsync, rename), or to stdout. Nothing is written once the command was
+    interrupted (a SIGINT whose ``KeyboardInterrupt`` was swallowed on its way): the file
+    the user had stays as it was."""
+    if _INTERRUPTED.is_set():
+        raise KeyboardInterrupt
     if output in (None, "-"):
         if not isinstance(text, str):
             for piece in text:
