@@ -39,9 +39,9 @@ def moved(package: str, name: str, home: str) -> None:
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as w:
     ...     warnings.simplefilter("always")
-    ...     moved("agentverity_props", "RunConfig", "agentverity_props.diagnose")
+    ...     moved("agentverity_props", "RunConfig", "agentverity_props.runner")
     >>> print(w[0].message)  # doctest: +NORMALIZE_WHITESPACE
-    agentverity_props.RunConfig has moved: write 'from agentverity_props.diagnose import
+    agentverity_props.RunConfig has moved: write 'from agentverity_props.runner import
     RunConfig' (the top-level name is removed in the next release)
     """
     warnings.warn(f"{package}.{name} has moved: write 'from {home} import {name}' (the "

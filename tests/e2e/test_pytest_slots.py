@@ -157,5 +157,6 @@ def test_a_bad_limit_is_one_usage_error_line(pytester: Any, value: str) -> None:
     res = pytester.runpytest(f"--agentverity-max-calls-in-flight={value}", *LEAN)
     assert res.ret == pytest.ExitCode.USAGE_ERROR
     err = res.stderr.str()
-    assert f"--agentverity-max-calls-in-flight={value} must be >= 1" in err
+    assert f"--agentverity-max-calls-in-flight={value} is refused" in err
+    assert "max_calls_in_flight must be an int >= 1" in err
     assert "Traceback" not in err + res.stdout.str()
