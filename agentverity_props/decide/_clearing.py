@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 __all__ = ["BET_CAP", "FLAG_WEALTH", "Clearing", "against_holding", "quiet_clearance"]
 
@@ -44,6 +45,13 @@ def quiet_clearance(beta: float, size: float = 0.5) -> int:
     """
     per = math.log1p(BET_CAP * size / (1.0 - size))
     return math.ceil(math.log(1.0 / beta) / per - 1e-9)
+
+
+@lru_cache(maxsize=65536)
+def _kelly_of(weights: tuple[tuple[float, float], ...], size: float, cap: float) -> float:
+    """:func:`kelly` of one weighting, remembered: a screen replays every pair's terms each
+    round, and the weightings repeat across pairs and rounds."""
+    return kelly(dict(weights), size, cap)
 
 
 def kelly(weights: dict[float, float], size: float, cap: float) -> float:
@@ -111,7 +119,7 @@ class Clearing:
             {-1.0: PRIOR_WEIGHT * v / 2, 1.0: PRIOR_WEIGHT * v / 2, 0.0: PRIOR_WEIGHT * (1 - v)}
             if self.prior is None else {d: PRIOR_WEIGHT * w for d, w in self.prior})
         for d in terms:
-            lam = kelly(weights, self.size, cap)
+            lam = _kelly_of(tuple(sorted(weights.items())), self.size, cap)
             self.log_w += math.log1p(lam * (self.size - d))
             self.low = min(self.low, self.log_w)
             self.trail.append(self.log_w)
