@@ -161,7 +161,9 @@ def test_demo_finds_the_planted_bug():
     check_demo), so the demo is run here."""
     from test_docs_commands import check_demo
 
-    check_demo(cli("demo", "--no-progress"))
+    # a hang limit, not a speed limit: 3,630 calls took over 300 s beside two CPU-bound
+    # processes (about 20 CPU-seconds)
+    check_demo(cli("demo", "--no-progress", timeout=900))
 
 
 def test_enlarge_writes_a_less_blind_probe_set(tmp_path):
