@@ -13,12 +13,12 @@ confusion matrix expected x judged. The run's threshold ``min_agreement`` applie
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._internal.files import loads_json
 from ..errors import BadInput
 
 __all__ = ["Calibration", "GoldRow", "acalibrate", "calibrate", "load_gold"]
@@ -66,11 +66,8 @@ def load_gold(path: str | Path) -> list[GoldRow]:
         for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise BadInput(f"gold file {p.name} line {n} is not JSON ({exc.msg})",
-                               "write one JSON object a line") from None
+            obj = loads_json(line, where=f"gold file {p.name} line {n}",
+                             fix="write one JSON object a line")
             if not isinstance(obj, dict):
                 raise BadInput(f"gold file {p.name} line {n} is not a JSON object",
                                "write one {\"prompt\", \"answer\", \"label\"} object a line")

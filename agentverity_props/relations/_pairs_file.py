@@ -18,11 +18,11 @@ installed.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
+from .._internal.files import loads_json
 from .._internal.inputs import read_text_file
 from ..errors import BadInput
 from ._family import pairs_relation
@@ -45,12 +45,8 @@ def load_pairs(path: str | Path) -> tuple[list[str], list[Relation]]:
     text = read_text_file(p, what="pairs file")
     if p.suffix.lower() == ".jsonl":
         return _jsonl(p, text)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"pairs file {p} is not valid JSON (line {exc.lineno}: {exc.msg})",
-                       "fix the JSON, or write one JSON object a line in a .jsonl file"
-                       ) from None
+    data = loads_json(text, where=f"pairs file {p}",
+                      fix="fix the JSON, or write one JSON object a line in a .jsonl file")
     if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
         raise BadInput(f"pairs file {p} has no 'tests' list",
                        f'write {{"format": "{CHECKLIST_FORMAT}", "tests": [...]}} or use '
@@ -82,11 +78,8 @@ def _jsonl(p: Path, text: str) -> tuple[list[str], list[Relation]]:
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"pairs file {p}, line {n}: not valid JSON ({exc.msg})",
-                           "write one JSON object a line") from None
+        obj = loads_json(line, where=f"pairs file {p}, line {n}",
+                         fix="write one JSON object a line")
         src, fus = _texts(p, f"line {n}", obj)
         rel = obj.get("relation", _name(p.stem))
         if not isinstance(rel, str) or not rel.strip():

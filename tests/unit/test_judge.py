@@ -264,7 +264,8 @@ def test_a_csv_gold_file_reads_like_jsonl(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    ('{"prompt": "q", "answer": "a"}\n', "no label"), ("not json\n", "not JSON"), ("", "no rows"),
+    ('{"prompt": "q", "answer": "a"}\n', "no label"), ("not json\n", "not valid JSON"),
+    ("", "no rows"),
 ])
 def test_a_bad_gold_file_is_one_line_bad_input(tmp_path: Path, content: str,
                                                 message: str) -> None:
