@@ -31,8 +31,6 @@ BET_CAP = 0.95
 FUTILE_AFTER = 16
 #: Terms of the recent pace a futility judgement also considers.
 FUTILE_WINDOW = 6
-#: Share of the plug-in Kelly fraction a clearing bet uses.
-KELLY = 1.0
 #: Weight, in terms, of the prior mean (zero) and of the prior variance in the bets.
 PRIOR_WEIGHT = 8.0
 
@@ -95,9 +93,6 @@ class Clearing:
     terms: int = 0
     low: float = 0.0   # lowest log wealth reached
     trail: list[float] = field(default_factory=list)   # log wealth after each term
-    #: the prior distribution of a term, as (value, probability) pairs (None: mean zero and
-    #: variance ``prior_var``, a paired term's; a one-sample term's is {1: r, 0: 1 - r})
-    prior: tuple[tuple[float, float], ...] | None = None
 
     def run(self, terms: Sequence[float]) -> Clearing:
         """Replay the process over ``terms``: each bet is the growth-optimal (Kelly) fraction
@@ -115,9 +110,8 @@ class Clearing:
         self.trail = []
         cap = BET_CAP / (1.0 - self.size)
         v = min(max(self.prior_var, 0.0), 1.0)
-        weights: dict[float, float] = (
-            {-1.0: PRIOR_WEIGHT * v / 2, 1.0: PRIOR_WEIGHT * v / 2, 0.0: PRIOR_WEIGHT * (1 - v)}
-            if self.prior is None else {d: PRIOR_WEIGHT * w for d, w in self.prior})
+        weights = {-1.0: PRIOR_WEIGHT * v / 2, 1.0: PRIOR_WEIGHT * v / 2,
+                   0.0: PRIOR_WEIGHT * (1 - v)}
         for d in terms:
             lam = _kelly_of(tuple(sorted(weights.items())), self.size, cap)
             self.log_w += math.log1p(lam * (self.size - d))

@@ -374,15 +374,11 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
                 tokens_per_call: TokensPerCall | None = None,
                 judge_error: float = 0.1) -> PlanResult:
     """Async core of :func:`plan`."""
-    from ..relations import Relation, builtin_relations
-    from ._run import RunConfig, min_relation_calls
+    from ._run import RunConfig, min_relation_calls, relations_given
 
     config = config or RunConfig()
     texts = clean_inputs(inputs)
-    rels = builtin_relations() if relations is None else list(relations)
-    for r in rels:
-        if not isinstance(r, Relation):
-            raise InvalidArgument(f"relations must be Relation objects, got {type(r).__name__}")
+    rels = relations_given(relations)
     if not isinstance(seeds, int) or seeds < 1:
         raise InvalidArgument(f"seeds={seeds!r} must be a positive integer")
     if latency_s is not None and not latency_s > 0:

@@ -593,6 +593,16 @@ def _remade(rel: Relation, text: str, edit: str | None) -> str | None:
 # ---------------------------------------------------------------------- orchestration
 
 
+def relations_given(relations: Sequence[Relation] | None) -> list[Relation]:
+    """The relations a ``run`` or ``plan`` tests: ``None`` the eight built-ins, else the
+    ``Relation`` objects given (anything else is an eager InvalidArgument)."""
+    rels = builtin_relations() if relations is None else list(relations)
+    for r in rels:
+        if not isinstance(r, Relation):
+            raise InvalidArgument(f"relations must be Relation objects, got {type(r).__name__}")
+    return rels
+
+
 async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] | None = None,
                *, config: RunConfig | None = None,
                progress: Callable[[str, int], None] | None = None,
@@ -603,10 +613,7 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
 
     config = config or RunConfig()
     texts = clean_inputs(inputs)
-    rels = builtin_relations() if relations is None else list(relations)
-    for r in rels:
-        if not isinstance(r, Relation):
-            raise InvalidArgument(f"relations must be Relation objects, got {type(r).__name__}")
+    rels = relations_given(relations)
     suppressed = HealthCheck.parse(config.suppress_health_check)
     own_engine = engine is None
     judged: Any = None
