@@ -44,13 +44,15 @@ def parse_latency(text: str | None) -> float | None:
 @click.option("--latency", default=None, metavar="DURATION",
               help="Seconds per agent call (2s, 500ms, 1.5): adds the wall time.")
 @click.option("--noise", "noises", type=click.FloatRange(0.0, 0.66), multiple=True,
-              help="Pair disagreement to plan for, the figure run's meter prints ('pair "
-                   "disagreement 0.081' -> --noise 0.081), besides 0, 0.1 and 0.25 "
+              help="Pair disagreement to plan for, the figure run prints under its meter "
+                   "('over the whole run: pair disagreement 0.081 ... the figure to plan "
+                   "with' -> --noise 0.081), besides 0, 0.1 and 0.25 "
                    "(repeatable). The synthetic agent flips each call with probability "
                    "(2 - sqrt(4 - 6 x noise)) / 3, which gives that pair disagreement.")
 @click.option("--noise-from", "noise_from", default=None, metavar="STORE|REPORT.json",
-              help="Read the noise to plan for from evidence: a run --format json report's "
-                   "meter, or a recorded store's repeated draws (warns when it rests on too "
+              help="Read the noise to plan for from evidence: a run --format json report "
+                   "(its whole-run figure; its meter's in reports written before it), or a "
+                   "recorded store's repeated draws (warns when it rests on too "
                    "few pairs, and plans at its interval's upper end too).")
 @click.option("--seeds", type=click.IntRange(1, 200), default=10, show_default=True,
               help="Simulated runs per noise level (the mean and range are over them).")

@@ -48,7 +48,8 @@ def run_lines(d: dict[str, Any], labels: dict[str, str] | None = None) -> list[s
         rows.append(["meter", f"**{esc(m.get('call'))}** at epsilon {num(m.get('epsilon'), 'g')}",
                      f"pair disagreement {num(m.get('estimate'))}, {level} CI "
                      f"[{num(m.get('ci_low'))}, {num(m.get('ci_high'))}] ({m.get('pairs')} "
-                     "pairs)", str(calls.get("meter", m.get("calls", "–")))])
+                     "pairs)" + _whole_run(d.get("noise")),
+                     str(calls.get("meter", m.get("calls", "–")))])
     if b:
         share = (f"{code(b.get('modal_verdict'))} {num(b.get('share'), '.0%')} of "
                  f"{b.get('sample')}, CI [{num(b.get('ci_low'))}, {num(b.get('ci_high'))}]"
@@ -337,3 +338,10 @@ def compare_lines(d: dict[str, Any], **_: Any) -> list[str]:
             + f"; warm-up {calls.get('warmup', 0)})", ""]
     return out
 
+
+def _whole_run(noise: Any) -> str:
+    """The pair disagreement over every source draw of the run (the figure to plan with)."""
+    if not isinstance(noise, dict) or noise.get("pair_disagreement") is None:
+        return ""
+    return (f"; over the whole run {num(noise.get('pair_disagreement'))} on "
+            f"{noise.get('inputs')} inputs ({noise.get('pairs')} pairs)")

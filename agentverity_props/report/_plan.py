@@ -24,7 +24,7 @@ def plan_exit(d: dict[str, Any]) -> int:
 
 
 def _pct(p: float) -> str:
-    """A noise level (a pair disagreement) as run's meter prints it."""
+    """A noise level (a pair disagreement) as run prints it over the whole run."""
     return f"{p:.3g}"
 
 
@@ -92,11 +92,11 @@ def _plan_header(d: dict[str, Any]) -> list[str]:
            *(f"warning: {for_text(w)}" for w in d.get("warnings") or ()),
            "no agent was called: every figure comes from the run pipeline on a synthetic "
            "agent (assumptions below)",
-           "noise = pair disagreement, as run's meter prints it (" + "; ".join(
+           "noise = pair disagreement, as run prints it over the whole run (" + "; ".join(
                f"{_pct(lv['noise'])}: each call flipped with probability "
                f"{lv.get('flip', lv['noise']):.3g}" for lv in levels if lv["noise"]) + ")"
-           if any(lv["noise"] for lv in levels) else "noise = pair disagreement, as run's "
-           "meter prints it", "",
+           if any(lv["noise"] for lv in levels) else "noise = pair disagreement, as run "
+           "prints it over the whole run", "",
            "calls per phase (mean over the seeds, ±2 standard errors on the total; the range "
            "low-high of single runs):"]
     return out

@@ -199,7 +199,7 @@ def render_run_text(d: dict[str, Any], *, color: bool = False, width: int = 100)
               f"inputs · {d['calls']['total']} agent calls")
     con.print()
     con.print("[bold]Diagnostics[/]")
-    _meter_lines(con, m)
+    _meter_lines(con, m, d.get("noise"))
     _blindness_lines(con, d["blindness"])
     if d.get("dependence"):
         _dependence_lines(con, d["dependence"])
@@ -242,9 +242,10 @@ def _judge_lines(con: Any, j: dict[str, Any]) -> None:
               + (f" · judge cost ${cost:.4f}" if cost else ""))
 
 
-def _meter_lines(con: Any, m: dict[str, Any]) -> None:
-    """The meter's call, its interval and error rate, the inputs that split, what is
-    incomplete and the meter's advice."""
+def _meter_lines(con: Any, m: dict[str, Any], noise: Any = None) -> None:
+    """The meter's call, its interval and error rate, the noise over the whole run (the
+    figure to plan with), the inputs that split, what is incomplete and the meter's
+    advice."""
     style = {"verdict-deterministic": "green", "verdict-stochastic": "yellow",
              "undecided": "red"}[m["call"]]
     est = "n/a" if m["estimate"] is None else f"{m['estimate']:.3f}"
@@ -255,6 +256,11 @@ def _meter_lines(con: Any, m: dict[str, Any]) -> None:
     con.print(f"             pair disagreement {est}, {level} anytime CI "
               f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}] from {m['pairs']} pairs, "
               f"{m['calls']} calls")
+    if isinstance(noise, dict) and noise.get("pair_disagreement") is not None:
+        con.print(f"             over the whole run: pair disagreement "
+                  f"{noise['pair_disagreement']:.3f} on {noise['inputs']} inputs "
+                  f"({noise['pairs']} pairs): the figure to plan with "
+                  f"({setting('noise', format(noise['pair_disagreement'], '.3f'))})")
     lo_b, hi_b = m["epsilon"] / m["indifference"], min(1.0, m["epsilon"] * m["indifference"])
     con.print(f"             [dim]P(wrong call) <= {m['alpha']:g}: 'deterministic' when theta >= "
               f"{hi_b:g}, 'stochastic' when theta <= {lo_b:g}; anytime-valid, assuming "

@@ -97,7 +97,7 @@ class PlanJudge(Model):
 
 class Level(Model):
     noise: Annotated[float, Field(ge=0.0, lt=1.0)]
-    """The pair disagreement planned for: the figure run's meter prints."""
+    """The pair disagreement planned for: the figure run prints over the whole run."""
     flip: Annotated[float, Field(ge=0.0, lt=1.0)]
     """The synthetic agent's per-call flip share that gives that pair disagreement."""
     seeds: Annotated[int, Field(ge=1)]

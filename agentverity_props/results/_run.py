@@ -28,6 +28,20 @@ class PerInputItem(Model):
     counts: dict[str, Annotated[int, Field(ge=0)]]
 
 
+class Noise(Model):
+    """The agent's pair disagreement over every source draw of the run: the mean, over the
+    inputs drawn twice or more, of the share of their pairs of draws that disagree (the figure
+    to give ``plan``; the meter's own estimate stops early on a run of disagreements and
+    overstates it). The interval is exact (95%) over disjoint pairs within each input;
+    descriptive, outside the run's family-wise alpha."""
+    pair_disagreement: Annotated[float, Field(ge=0.0, le=1.0)]
+    pairs: Annotated[int, Field(ge=0)]
+    inputs: Annotated[int, Field(ge=0)]
+    ci_low: Annotated[float, Field(ge=0.0, le=1.0)]
+    ci_high: Annotated[float, Field(ge=0.0, le=1.0)]
+    source: str
+
+
 class Meter(Model):
     call: Literal["verdict-deterministic", "verdict-stochastic", "undecided"]
     estimand: str
@@ -479,6 +493,9 @@ class RunDocument(Document):
     """The profile relations were decided under and its per-input guarantee (absent in files
     written before profiles)."""
     meter: Meter
+    noise: Noise | None = None
+    """The pair disagreement over every source draw of the run, the figure to plan with
+    (absent in files written before it)."""
     blindness: Blindness
     dependence: Dependence | None = None
     """The dependent-draws health check (docs/statistics.md)."""

@@ -5,9 +5,12 @@ same options: meter, blindness and its top-up, the dependence check, every relat
 effect and localisation) against a *synthetic* offline agent, and counts each phase's calls
 in the engine's ledger. The user's agent is never called.
 
-**Noise is the pair disagreement**, the figure ``run``'s meter prints ("pair disagreement
-0.081"): the probability that two calls of one input give different verdicts. A user copies it
-from a run into ``plan --noise``. The synthetic agent at pair disagreement ``d`` flips each call
+**Noise is the pair disagreement**: the probability that two calls of one input give
+different verdicts. ``run`` prints it under its meter over the whole run ("over the whole run:
+pair disagreement 0.081 ... the figure to plan with", JSON ``noise``: every source draw of the
+run, averaged input by input); a user copies it into ``plan --noise`` or reads it with
+``--noise-from`` the run's JSON report. (The meter's own figure rests on a few pairs and
+stops early on a run of disagreements: it overstates the noise.) The synthetic agent at pair disagreement ``d`` flips each call
 with probability ``p = flip_share(d) = (2 - sqrt(4 - 6 d)) / 3`` (the inverse of
 ``d = 2p - 1.5 p^2``: a call flipped to one of two other labels at random), so it prints the
 same pair disagreement as the agent it stands for. The synthetic agent, at flip share ``p``:
@@ -247,7 +250,8 @@ class PlanResult:
     def assumptions(self) -> list[str]:
         out = [
             "noise is the pair disagreement `run` prints (the probability that two calls of "
-            f"one input disagree; copy it from a run's meter line into {setting('noise', '')})",
+            f"one input disagree; copy the figure a run prints 'over the whole run' into "
+            f"{setting('noise', '')})",
             f"simulated: the real run pipeline against an offline agent that flips each call "
             f"to another of {len(LABELS)} labels with probability (2 - sqrt(4 - 6 x noise)) "
             f"/ 3, which gives that pair disagreement, equally on every input; "
@@ -433,7 +437,7 @@ def plan(inputs: Sequence[str], relations: Sequence[Relation] | None = None, *,
     ``noises``), without calling any agent: the real pipeline is run against a synthetic
     offline agent (module docstring), ``seeds`` times per noise level (once when
     noise-free: the synthetic agent is then deterministic). A noise level is a pair
-    disagreement, the figure ``run``'s meter prints. ``default_noises=False`` plans for
+    disagreement, the figure ``run`` prints over the whole run. ``default_noises=False`` plans for
     ``noises`` only. With a judge (``config.judge``) every level has a ``judge`` row: the
     judge's calls at a per-call error rate ``judge_error``. With ``tokens_per_call`` (a
     :class:`TokensPerCall`: stated, or measured on a store or an earlier report) every level

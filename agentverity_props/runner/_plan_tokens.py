@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,6 +156,12 @@ class NoiseEstimate:
     low: float
     high: float
     source: str
+    #: the inputs the estimate averages over (0: not known, a meter's pooled pairs)
+    inputs: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pair_disagreement": self.estimate, "pairs": self.pairs, "inputs": self.inputs,
+                "ci_low": self.low, "ci_high": self.high, "source": self.source}
 
     @property
     def thin(self) -> bool:
@@ -185,6 +193,36 @@ def _interval(k: int, n: int) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+def noise_of_draws(keys_by_input: Iterable[Sequence[str]], source: str
+                   ) -> NoiseEstimate | None:
+    """The pair disagreement of an agent from its verdict draws, input by input: the mean,
+    over the inputs drawn twice or more, of the share of their pairs of draws that disagree
+    (each input counts once, as in the synthetic agent ``plan`` simulates, however often a
+    run drew it); the interval is exact over disjoint consecutive pairs within each input
+    (independent given the input). None when no input was drawn twice.
+
+    >>> e = noise_of_draws([["a", "a", "b", "a"], ["b", "b"], ["a"]], "draws")
+    >>> round(e.estimate, 3), e.pairs, e.inputs
+    (0.25, 3, 2)
+    """
+    tot, inputs, pairs, dis = 0.0, 0, 0, 0
+    for keys in keys_by_input:
+        ks = [k for k in keys if k is not None]
+        m = len(ks)
+        if m < 2:
+            continue
+        same = sum(c * (c - 1) for c in Counter(ks).values())
+        tot += 1.0 - same / (m * (m - 1))
+        inputs += 1
+        for a, b in zip(ks[::2], ks[1::2], strict=False):
+            pairs += 1
+            dis += a != b
+    if not inputs:
+        return None
+    lo, hi = _interval(dis, pairs)
+    return NoiseEstimate(tot / inputs, pairs, lo, hi, source, inputs)
+
+
 def _noise_from_report(p: Path, shown: str) -> NoiseEstimate:
     try:
         doc = json.loads(p.read_text(encoding="utf-8"))
@@ -192,6 +230,16 @@ def _noise_from_report(p: Path, shown: str) -> NoiseEstimate:
         raise BadInput(f"{setting('noise_from', shown)}: not a readable JSON report "
                        f"({type(exc).__name__})", f"give a run {setting('format_json')} "
                        "report, or a recorded store") from None
+    whole = doc.get("noise") if isinstance(doc, dict) else None
+    if isinstance(whole, dict) and _number(whole.get("pair_disagreement")) \
+            and isinstance(whole.get("pairs"), int) and whole["pairs"] > 0 \
+            and _number(whole.get("ci_low")) and _number(whole.get("ci_high")):
+        # every source draw of the run: the figure to plan with (the meter's alone stops
+        # early on a run of disagreements and overstates the noise)
+        return NoiseEstimate(float(whole["pair_disagreement"]), whole["pairs"],
+                             float(whole["ci_low"]), float(whole["ci_high"]),
+                             f"report {p.name} (every source draw)",
+                             int(whole.get("inputs") or 0))
     meter = doc.get("meter") if isinstance(doc, dict) else None
     pairs = meter.get("pairs") if isinstance(meter, dict) else None
     dis = meter.get("disagreements") if isinstance(meter, dict) else None
@@ -201,7 +249,11 @@ def _noise_from_report(p: Path, shown: str) -> NoiseEstimate:
                        f"{setting('format_json')} report, a recorded store, or "
                        f"{setting('noise')}")
     lo, hi = _interval(dis, pairs)
-    return NoiseEstimate(dis / pairs, pairs, lo, hi, f"report {p.name}")
+    return NoiseEstimate(dis / pairs, pairs, lo, hi, f"report {p.name} (its meter)")
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0.0 <= x <= 1.0
 
 
 def _noise_from_store(spec: str) -> NoiseEstimate:
@@ -218,14 +270,8 @@ def _noise_from_store(spec: str) -> NoiseEstimate:
                 keys[(row.agent, row.fp)].append(k)
     finally:
         store.close()
-    # disjoint consecutive pairs within each probe (independent given the probe)
-    pairs = dis = 0
-    for ks in keys.values():
-        for a, b in zip(ks[::2], ks[1::2], strict=False):
-            pairs += 1
-            dis += a != b
-    if not pairs:
+    est = noise_of_draws(keys.values(), f"store {spec}")
+    if est is None:
         raise BadInput(f"{setting('noise_from', spec)}: the store holds no probe drawn twice",
                        f"record a run first, or give {setting('noise')}")
-    lo, hi = _interval(dis, pairs)
-    return NoiseEstimate(dis / pairs, pairs, lo, hi, f"store {spec}")
+    return est

@@ -74,6 +74,7 @@ from ..relations import (
 )
 from ..relations import profile as get_profile
 from ..results import RunDocument
+from ._plan_tokens import NoiseEstimate, noise_of_draws
 from ._routes import Routes, route_breakdown
 
 #: A HOLDS is wrong with at most this probability per relation (its effect is in fact at
@@ -283,6 +284,9 @@ class RunResult:
     change: ChangeResult | None = None
     routes: Routes | None = None
     judge: dict[str, Any] | None = None
+    #: the agent's pair disagreement over every source draw of the run (the figure to give
+    #: ``plan``: the meter's own stops early on a run of disagreements and overstates it)
+    noise: NoiseEstimate | None = None
 
     def guarantee(self) -> str:
         """The overall statement printed with every run."""
@@ -516,6 +520,7 @@ class RunResult:
                        "edits_per_input": cfg.edits_per_input},
             "profile": cfg.profile.to_dict(),
             "meter": self.meter.to_dict(),
+            "noise": None if self.noise is None else self.noise.to_dict(),
             "blindness": self.blindness.to_dict(),
             "dependence": None if self.dependence is None else {
                 **self.dependence.to_dict(), **self._audit_stood_in()},
@@ -591,6 +596,9 @@ def _remade(rel: Relation, text: str, edit: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------------- orchestration
+
+#: where a run's noise figure comes from (its JSON ``noise.source``)
+NOISE_SOURCE = "every source draw of the run (meter, screen, pooled rounds, health checks)"
 
 
 def relations_given(relations: Sequence[Relation] | None) -> list[Relation]:
@@ -771,7 +779,9 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                          agent=eng.agent.identity, config=config, stop_reason=stop,
                          inputs={p.fp: p.text for p in probes},
                          dependence=dependence_result(dep, calls=c_dep, suppressed=dep_off),
-                         change=change, routes=routes, judge=judge_part)
+                         change=change, routes=routes, judge=judge_part,
+                         noise=noise_of_draws((pool.get(p.fp).keys(config.layer)
+                                               for p in probes), NOISE_SOURCE))
     finally:
         if own_engine:
             await eng.aclose()

@@ -106,7 +106,7 @@ def test_cli_json_and_text(tmp_path):
     assert d["levels"][0]["budget_enough"] is True
     text = again.stdout
     assert "noise 0.25" in text
-    assert "noise = pair disagreement, as run's meter prints it" in text
+    assert "noise = pair disagreement, as run prints it over the whole run" in text
     assert "relation 'case'" in text
     assert "no agent was called" in text
     assert "wall time at 0.5 s per call and 4 worker(s)" in text
@@ -220,3 +220,49 @@ def test_plan_has_a_row_for_every_phase_a_run_counts_and_reads_noise_from_eviden
     assert d["config"]["profile"] == "standard"
     # the budget covers runs not simulated: never below mean + 3 sd
     assert covering([100, 120, 80]) >= 100 + 3 * 20
+
+
+def test_noise_from_a_report_reads_the_whole_run_figure_and_falls_back_to_the_meter(tmp_path):
+    import json as _json
+    import random as _random
+
+    from agentverity_props import run as _run
+    from agentverity_props.runner import NoiseEstimate
+    from agentverity_props.runner import RunConfig as _RC
+
+    rng = _random.Random(11)
+    res = _run(from_callable(lambda p: "a" if rng.random() < 0.8 else "b"), TEXTS[:6],
+               relations=[], config=_RC(max_workers=1))
+    doc = res.to_dict()
+    whole = doc["noise"]
+    # every source draw of the run, input by input: at least the meter's pairs
+    assert whole["inputs"] == 6 and whole["pairs"] >= doc["meter"]["pairs"]
+    assert whole["ci_low"] <= whole["pair_disagreement"] <= whole["ci_high"]
+    report = tmp_path / "run.json"
+    report.write_text(_json.dumps(doc))
+    est = NoiseEstimate.read(str(report))
+    assert est.estimate == pytest.approx(whole["pair_disagreement"])
+    assert "every source draw" in est.source and est.inputs == 6
+    # a report written before the whole-run figure: the meter's pairs, said so
+    del doc["noise"]
+    report.write_text(_json.dumps(doc))
+    old = NoiseEstimate.read(str(report))
+    assert old.estimate == pytest.approx(doc["meter"]["disagreements"] / doc["meter"]["pairs"])
+    assert "its meter" in old.source
+    # a malformed figure is not trusted: the meter's again
+    doc["noise"] = {**whole, "pair_disagreement": "high"}
+    report.write_text(_json.dumps(doc))
+    assert "its meter" in NoiseEstimate.read(str(report)).source
+
+
+def test_the_whole_run_noise_averages_inputs_not_draws():
+    from agentverity_props.runner._plan_tokens import noise_of_draws
+
+    # one input drawn 40 times that always splits, one quiet input drawn twice: each counts
+    # once (the synthetic agent plan simulates is noisy equally on every input)
+    noisy = ["a", "b"] * 20
+    est = noise_of_draws([noisy, ["a", "a"]], "test")
+    assert est is not None
+    assert est.estimate == pytest.approx((1 - 2 * 20 * 19 / (40 * 39)) / 2)
+    assert est.pairs == 21 and est.inputs == 2
+    assert noise_of_draws([["a"], []], "test") is None
