@@ -8,14 +8,14 @@ Run from the repository root::
 For each flip share ``q``: as many real ``run``\\ s as ``--seeds`` of the shipped moderation
 gate (``agentverity_props.examples.plain.gate``) made noisy on every call by
 ``tests/support/noisy_agents.noisy`` (a share ``q`` of calls flipped to another label), on the
-shipped moderation probe set with every built-in relation but ``typo`` (the gate truly
-violates it; ``plan`` costs relations that hold); each run prints its pair disagreement over
-the whole run ("the figure to plan with", JSON ``noise``), and ``plan --noise`` is given the
-mean of those printed figures, as a user copies it from a run (``--noise-from`` a report
-reads the same figure). The meter's own figure is shown beside it; the budget ``plan`` names
-is checked against the largest real run. A last row does the same with the shipped ``noisy_gate`` itself
-(``make_gate(noise=0.15)``: only inputs near a threshold flip). The table goes into the
-``plan-accuracy`` section of docs/benchmarks.md (see ``_docs.py``).
+shipped moderation probe set with every built-in relation but ``typo`` (the gate truly violates
+it; ``plan`` costs relations that hold); each run prints its pair disagreement over the whole
+run ("the figure to plan with", JSON ``noise``), and ``plan --noise`` is given the mean of
+those printed figures, as a user copies it from a run (``--noise-from`` a report reads the same
+figure). The meter's own figure is shown beside it; the budget ``plan`` names is checked
+against the largest real run. A last row does the same with the shipped ``noisy_gate`` itself
+(``make_gate(noise=0.15)``: only inputs near a threshold flip). The table goes into the ``plan-
+accuracy`` section of docs/benchmarks.md (see ``_docs.py``).
 """
 
 from __future__ import annotations

@@ -193,7 +193,7 @@ def _interval(k: int, n: int) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def noise_of_draws(keys_by_input: Iterable[Sequence[str]], source: str
+def noise_of_draws(keys_by_input: Iterable[Sequence[str | None]], source: str
                    ) -> NoiseEstimate | None:
     """The pair disagreement of an agent from its verdict draws, input by input: the mean,
     over the inputs drawn twice or more, of the share of their pairs of draws that disagree

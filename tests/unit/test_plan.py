@@ -236,13 +236,15 @@ def test_noise_from_a_report_reads_the_whole_run_figure_and_falls_back_to_the_me
     doc = res.to_dict()
     whole = doc["noise"]
     # every source draw of the run, input by input: at least the meter's pairs
-    assert whole["inputs"] == 6 and whole["pairs"] >= doc["meter"]["pairs"]
+    assert whole["inputs"] == 6
+    assert whole["pairs"] >= doc["meter"]["pairs"]
     assert whole["ci_low"] <= whole["pair_disagreement"] <= whole["ci_high"]
     report = tmp_path / "run.json"
     report.write_text(_json.dumps(doc))
     est = NoiseEstimate.read(str(report))
     assert est.estimate == pytest.approx(whole["pair_disagreement"])
-    assert "every source draw" in est.source and est.inputs == 6
+    assert "every source draw" in est.source
+    assert est.inputs == 6
     # a report written before the whole-run figure: the meter's pairs, said so
     del doc["noise"]
     report.write_text(_json.dumps(doc))
@@ -264,5 +266,6 @@ def test_the_whole_run_noise_averages_inputs_not_draws():
     est = noise_of_draws([noisy, ["a", "a"]], "test")
     assert est is not None
     assert est.estimate == pytest.approx((1 - 2 * 20 * 19 / (40 * 39)) / 2)
-    assert est.pairs == 21 and est.inputs == 2
+    assert est.pairs == 21
+    assert est.inputs == 2
     assert noise_of_draws([["a"], []], "test") is None
