@@ -11,9 +11,10 @@ disagreement 0.081 ... the figure to plan with", JSON ``noise``: every source dr
 averaged input by input); a user copies it into ``plan --noise`` or reads it with
 ``--noise-from`` the run's JSON report. (The meter's own figure rests on a few pairs and
 stops early on a run of disagreements: it overstates the noise.) The synthetic agent at pair
-disagreement ``d`` flips each call with probability ``p = flip_share(d) = (2 - sqrt(4 - 6 d))
-/ 3`` (the inverse of ``d = 2p - 1.5 p^2``: a call flipped to one of two other labels at random), so it prints the
-same pair disagreement as the agent it stands for. The synthetic agent, at flip share ``p``:
+disagreement ``d`` flips each call with probability ``p = flip_share(d)``, that is
+``(2 - sqrt(4 - 6 d)) / 3`` (the inverse of ``d = 2p - 1.5 p^2``: a call flipped to one of
+two other labels at random), so it prints the same pair disagreement as the agent it stands
+for. The synthetic agent, at flip share ``p``:
 
 * gives every input a base verdict (a share ``modal_share`` of the inputs get the same
   one, the others a second one) and every follow-up a relation makes the base verdict of its
