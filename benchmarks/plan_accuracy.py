@@ -64,14 +64,18 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--noises", default="0.05,0.10,0.15")
+    ap.add_argument("--plan-seeds", type=int, default=None,
+                    help="plan's simulated runs per level (default: plan's own default)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
     from agentverity_props.examples import moderation_inputs, plain
     from agentverity_props.relations import builtin_relations
     from agentverity_props.runner import plan
+    from agentverity_props.runner._plan import DEFAULT_SEEDS
     from tests.support.noisy_agents import noisy
 
+    plan_seeds = args.plan_seeds or DEFAULT_SEEDS
     t0 = time.monotonic()
     inputs = moderation_inputs()
     rels = [r for r in builtin_relations() if r.name != "typo"]
@@ -84,7 +88,7 @@ def main() -> None:
     rows = []
     for name, q, fleet in agents:
         real, printed, meter = _real(fleet, inputs, rels)
-        lv = plan(inputs, rels, noises=(printed,), seeds=args.seeds,
+        lv = plan(inputs, rels, noises=(printed,), seeds=plan_seeds,
                   default_noises=False).levels[0]
         tot = lv["calls"]["total"]
         budget = lv["reach"]["run"]["budget"]
@@ -105,11 +109,12 @@ def main() -> None:
         "the pair disagreement those runs printed over the whole run (their mean: what a "
         "user copies from a run's \"figure to plan with\", or what `--noise-from` reads from "
         "its JSON report), beside the meter's own figure; `plan --noise` at the whole-run "
-        "figure (the mean of "
-        f"{args.seeds} simulated runs, ±2 standard errors, and the range of single runs; "
-        "*flip*: the per-call flip share its synthetic agent used to match it). The agents: "
-        "the moderation gate made noisy on every call (a share q of calls flipped to another "
-        "label), and the shipped `noisy_gate`, whose noise sits on the few inputs near a "
+        "figure, as a user runs it (the mean of "
+        f"{plan_seeds} simulated runs, plan's default, ±2 standard errors, and the range of "
+        "single runs; *flip*: the per-call flip share its synthetic agent used to match it). "
+        "The agents: the moderation gate made noisy on every call (a share q of calls "
+        "flipped to another label), and the shipped `noisy_gate`, whose noise sits on the "
+        "few inputs near a "
         "threshold. Single runs spread widely: sequential tests stop at random times. *budget*: "
         "the budget `plan` names for the whole run, and whether it covers the largest of "
         "the real runs.",

@@ -3,17 +3,15 @@
 The real agent is the shipped moderation gate (:mod:`agentverity_props.examples.plain`) made
 noisy on every call by :func:`tests.support.noisy_agents.noisy` (a share q of calls flipped to
 another label), run on the shipped moderation probe set with every built-in relation but
-``typo`` (which the gate truly violates: ``plan`` costs relations that hold), at two noise
-levels, q = 0.05 and q = 0.15. Each real run prints its meter's pair disagreement; ``plan`` is
-asked at the mean of those printed figures (``plan --noise`` takes that unit), exactly what
-a user copying the figure from a run does. Single runs spread widely (sequential tests stop
-at random times: 600 to 3,100 calls here), so both sides are means over 30 seeds (the
-standard error of each is about 5-6%): a plan whose mean total is off by more than a quarter
-fails. It would fail if ``plan`` read the printed figure as a per-call flip share (the unit
-before plan/2): at q = 0.05 the runs print about 0.13 (the meter stops early on a run of
-disagreements, so the printed mean is above the true 0.096), and flipping 13% of calls costs
-about 45% more. The noise-free plan checked against the same runs fails too (433 calls against about
-1,700).
+``typo`` (which the gate truly violates: ``plan`` costs relations that hold), at q = 0.05,
+0.10 and 0.15. Each real run prints its pair disagreement over the whole run (JSON
+``noise``); ``plan`` is asked at the mean of those printed figures, with its default seeds,
+exactly what a user copying the figure from a run does. Single runs spread widely
+(sequential tests stop at random times), so the real side is a mean over 20 seeds: a plan
+whose mean total is off by more than a quarter fails, and so does a budget that does not
+cover the largest of the 20 real runs. It would fail if ``plan`` were given the meter's own
+figure read as a flip share, and the noise-free plan checked against the same runs fails
+too (about 430 calls against about 4,000).
 """
 
 from __future__ import annotations
@@ -32,8 +30,8 @@ from tests.support.noisy_agents import noisy
 
 pytestmark = pytest.mark.stats
 
-NOISES = (0.05, 0.15)  # per-call flip shares of the real agent
-SEEDS = 30
+NOISES = (0.05, 0.10, 0.15)  # per-call flip shares of the real agent
+SEEDS = 20
 LABELS = ("allow", "review", "block")
 
 
@@ -56,8 +54,8 @@ def runs():
     for q in NOISES:
         real = [run_sync(arun(_gate_agent(q, s), inputs, rels, config=RunConfig()))
                 for s in range(SEEDS)]
-        printed = _mean(r.to_dict()["meter"]["estimate"] for r in real)
-        planned = plan(inputs, rels, noises=(printed,), seeds=SEEDS, default_noises=False)
+        printed = _mean(r.to_dict()["noise"]["pair_disagreement"] for r in real)
+        planned = plan(inputs, rels, noises=(printed,), default_noises=False)
         out[q] = (real, printed, planned.levels[0])
     quiet = plan(inputs, rels, noises=(0.0,), seeds=1, default_noises=False).levels[0]
     return out, quiet
@@ -82,20 +80,23 @@ def test_plan_at_the_printed_noise_is_within_25_percent_of_real_runs(runs, q):
     # the runs it simulated decided what the real ones did: every relation HOLDS
     assert all(r.status == "HOLDS" for x in real for r in x.relations
                if r.relation.name != "tool-selection")
-    assert all(v["decisions"] == {"HOLDS": SEEDS} for k, v in lv["reach"].items()
+    assert all(set(v["decisions"]) == {"HOLDS"} for k, v in lv["reach"].items()
                if k.startswith("relation:") and k != "relation:tool-selection")
+    # the budget plan names covers every real run
+    assert lv["reach"]["run"]["budget"] >= max(r.ledger["calls"] for r in real)
 
 
 def test_the_comparison_tells_a_wrong_noise_apart(runs):
     by_q, quiet = runs
-    real, printed, _ = by_q[0.15]
+    real, _, _ = by_q[0.15]
     assert quiet["calls"]["total"]["mean"] < 0.8 * _mean(r.ledger["calls"] for r in real)
-    # the printed figure read as a flip share (plan/1's unit) is not within a quarter either
-    # (at q = 0.05: beyond about 0.15 pair disagreement the calls barely grow with noise)
-    real, printed, _ = by_q[0.05]
+    # the meter's own figure (it stops early on a run of disagreements) read as a flip
+    # share is not within a quarter either: the comparison tells a wrong noise apart
+    real, _, _ = by_q[0.10]
     real_total = _mean(r.ledger["calls"] for r in real)
+    meter = _mean(r.to_dict()["meter"]["estimate"] for r in real)
     inputs = moderation_inputs()
     rels = [r for r in builtin_relations() if r.name != "typo"]
-    wrong = plan(inputs, rels, noises=(2 * printed - 1.5 * printed ** 2,), seeds=SEEDS,
+    wrong = plan(inputs, rels, noises=(min(0.6, 2 * meter - 1.5 * meter ** 2),),
                  default_noises=False).levels[0]
     assert wrong["calls"]["total"]["mean"] > 1.25 * real_total
