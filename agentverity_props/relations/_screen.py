@@ -99,8 +99,8 @@ MAX_FAILED = 3
 REF_DRAWS = 3
 
 
-def clearance_cost(flip: float, beta: float, *, runs: int = 400, seed: int = 0
-                   ) -> dict[str, int | None]:
+def clearance_cost(flip: float, beta: float, *, runs: int = 400, seed: int = 0,
+                   size: float = SCREEN_SIZE) -> dict[str, int | None]:
     """What clearing one pair of a binary verdict costs at a per-draw flip rate ``flip``
     (source and follow-up alike: the relation holds), by simulation of the forward process
     (paired terms on a noisy input, one-sample on a quiet one): the median and 90th
@@ -112,13 +112,13 @@ def clearance_cost(flip: float, beta: float, *, runs: int = 400, seed: int = 0
     """
     import random
 
-    rng = random.Random(f"clearance:{seed}:{flip}")
+    rng = random.Random(f"clearance:{seed}:{flip}:{size}")
     pd = 2 * flip * (1 - flip)
     need: list[int] = []
     capped = 0
     for _ in range(runs):
         terms: list[float] = []
-        proc = Clearing(SCREEN_SIZE, prior_term_variance(pd))
+        proc = Clearing(size, prior_term_variance(pd))
         while len(terms) < SCREEN_MAX_DRAWS:
             y = float(rng.random() < flip)
             terms.append(y if flip == 0 else y - float(rng.random() < flip))

@@ -143,11 +143,14 @@ def _screen_lines(d: dict[str, Any]) -> list[str]:
     out: list[str] = []
     scr = [lv.get("screen") for lv in levels]
     if all(scr):
-        out.append("per-input screen (every input of every relation not VIOLATED; included "
-                   "above): follow-up draws per input and relation " + "; ".join(
+        first = scr[0]
+        out.append(f"per-input screen at size {first['size']:g}, power {first['power']:.2g} "
+                   "(every input of every relation not VIOLATED; included above): follow-up "
+                   "draws per input and relation " + "; ".join(
                        f"{_pct(lv['noise'])}: {s['follow_ups'] or 'beyond the cap'}"
                        + (f" (90%: {s['follow_ups_p90']}; {s['added_follow_ups']} beyond the "
-                          "5 a quiet input needs)" if s["added_follow_ups"] is not None else "")
+                          f"{s['follow_ups'] - s['added_follow_ups']} a quiet input needs)"
+                          if s["added_follow_ups"] is not None else "")
                        + (f", {s['not_screened_pct']}% not screened (noise)"
                           if s["not_screened_pct"] else "")
                        for lv, s in zip(levels, scr, strict=True)))

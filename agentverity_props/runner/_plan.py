@@ -278,7 +278,7 @@ class PlanResult:
             f"within it with probability about 0.97), plus {MODEL_MARGIN:.0%} at a noise above "
             "zero for an agent unlike the synthetic one (noisy on a few inputs, or spreading "
             "wider)",
-            f"profile {self.config.profile.name}: {self.config.profile.guarantee()}",
+            self.config.profile.guarantee(),
         ]
         t = self.tokens_per_call
         if t is not None:
@@ -329,8 +329,7 @@ class PlanResult:
 
 def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
            latency_s: float | None, judge_per_answer: float | None = None) -> dict[str, Any]:
-    from ._run import DEFAULT_HOLDS_ERROR as RUN_BETA
-
+    prof = config.profile  # the screen it prices: the profile's size and beta
     calls = {k: _spread([r.phase_calls[k] for r in runs]) for k in PHASES}
     calls["total"] = _spread([r.total for r in runs])
     reach: dict[str, Any] = {}
@@ -342,7 +341,8 @@ def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
                       "decisions": _count(r.decisions.get(key, "") for r in runs)}
     out: dict[str, Any] = {"noise": noise, "flip": flip_share(noise), "seeds": len(runs),
                            "calls": calls, "reach": reach,
-                           "screen": screen_price(flip_share(noise), RUN_BETA)}
+                           "screen": screen_price(flip_share(noise), prof.screen_beta,
+                                                  prof.screen_size) if prof.screen else None}
     if latency_s is not None:
         w = config.max_workers
         out["wall_s"] = {k: calls["total"][k] * latency_s / w for k in ("mean", "low", "high")}
@@ -355,19 +355,19 @@ def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
     return out
 
 
-def screen_price(flip: float, beta: float) -> dict[str, Any]:
+def screen_price(flip: float, beta: float, size: float = 0.5) -> dict[str, Any]:
     """What the per-input screen asks of every (input, relation) at this per-draw flip rate:
     the follow-up draws that clear a pair (median and 90th percentile, by simulation of the
     clearing process; a noisy input's pairs also take about as many source draws, shared by
     its relations), the draws the first sweep already gives, and the share of pairs the
     screen's cap leaves not screened."""
     from ..decide import quiet_clearance
-    from ..relations import SCREEN_SIZE, clearance_cost
+    from ..relations import clearance_cost
 
-    c = clearance_cost(flip, beta)
-    first = quiet_clearance(beta)
+    c = clearance_cost(flip, beta, size=size)
+    first = quiet_clearance(beta, size)
     med = c["median"]
-    return {"size": SCREEN_SIZE, "power": 1.0 - beta, "follow_ups": med,
+    return {"size": size, "power": 1.0 - beta, "follow_ups": med,
             "follow_ups_p90": c["p90"], "sources": med if flip > 0 else 0,
             "added_follow_ups": None if med is None else max(0, med - first),
             "not_screened_pct": c["not_screened_share_pct"]}

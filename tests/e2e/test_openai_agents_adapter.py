@@ -625,10 +625,17 @@ def _cli(args, tmp_path, timeout=240):
 
 
 def test_cli_run_on_the_example_factory_offline(tmp_path):
-    out = tmp_path / "run.json"
+    # six of the shipped inputs and two relations: every phase of a run (meter, blindness,
+    # dependence, screen, pooled effects, the change check) goes through the SDK offline;
+    # the whole probe set with every relation is docs/agents.md's command
+    # (tests/e2e/test_docs_commands.py runs it)
+    out, inputs = tmp_path / "run.json", tmp_path / "support6.txt"
+    lines = (ROOT / "examples" / "inputs" / "support.txt").read_text().splitlines()
+    inputs.write_text("\n".join([ln for ln in lines if ln.strip()
+                                  and not ln.startswith("#")][:6]) + "\n")
     proc = _cli(["run", "--agent", "examples/openai_agents_agent.py:make_agent",
-                 "--inputs", "examples/inputs/support.txt", "--format", "json", "-o", str(out),
-                 "--no-progress"], tmp_path)
+                 "--inputs", str(inputs), "--relations", "case,typo", "--format", "json",
+                 "-o", str(out), "--no-progress"], tmp_path)
     # 0 clean, 1 finding (the typo relation, usually), 2 undecided on a noisy input; the
     # ledger below rules out the other meaning of 2 (failed calls, a stop)
     assert proc.returncode in (0, 1, 2), proc.stderr

@@ -272,3 +272,17 @@ def test_the_whole_run_noise_averages_inputs_not_draws():
     assert est.pairs == 21
     assert est.inputs == 2
     assert noise_of_draws([["a"], []], "test") is None
+
+
+def test_plan_prices_the_screen_of_the_profile_it_plans_for():
+    rels = select_builtins(["case"])
+    std = plan(TEXTS, rels, seeds=1, noises=(0.1,), default_noises=False).levels[0]["screen"]
+    thorough = plan(TEXTS, rels, seeds=1, noises=(0.1,), default_noises=False,
+                    config=RunConfig(profile="thorough")).levels[0]["screen"]
+    quick = plan(TEXTS, rels, seeds=1, noises=(0.1,), default_noises=False,
+                 config=RunConfig(profile="quick")).levels[0]["screen"]
+    assert std["power"] == pytest.approx(0.95)
+    assert thorough["power"] == pytest.approx(0.99)
+    # a smaller beta takes more draws to clear a pair, quiet or not
+    assert thorough["follow_ups"] > std["follow_ups"]
+    assert quick is None  # quick screens no pair: no screen to price
