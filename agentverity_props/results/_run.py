@@ -32,8 +32,9 @@ class Noise(Model):
     """The agent's pair disagreement over every source draw of the run: the mean, over the
     inputs drawn twice or more, of the share of their pairs of draws that disagree (the figure
     to give ``plan``; the meter's own estimate stops early on a run of disagreements and
-    overstates it). The interval is exact (95%) over disjoint pairs within each input;
-    descriptive, outside the run's family-wise alpha."""
+    overstates it). The interval is exact (95%, Clopper-Pearson) at the effective number of
+    independent pairs of an input-averaged rate (``N^2 / sum 1/n_i``, ``n_i`` disjoint pairs
+    within input ``i``); descriptive, outside the run's family-wise alpha."""
     pair_disagreement: Annotated[float, Field(ge=0.0, le=1.0)]
     pairs: Annotated[int, Field(ge=0)]
     inputs: Annotated[int, Field(ge=0)]

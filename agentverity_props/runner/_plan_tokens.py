@@ -198,14 +198,18 @@ def noise_of_draws(keys_by_input: Iterable[Sequence[str | None]], source: str
     """The pair disagreement of an agent from its verdict draws, input by input: the mean,
     over the inputs drawn twice or more, of the share of their pairs of draws that disagree
     (each input counts once, as in the synthetic agent ``plan`` simulates, however often a
-    run drew it); the interval is exact over disjoint consecutive pairs within each input
-    (independent given the input). None when no input was drawn twice.
+    run drew it). Its interval is exact (Clopper-Pearson) at the effective number of
+    independent pairs of an input-averaged rate, ``N^2 / sum_i 1/n_i`` for ``n_i`` disjoint
+    pairs within input ``i`` (independent given the input): the estimate always lies inside
+    it. None when no input was drawn twice.
 
     >>> e = noise_of_draws([["a", "a", "b", "a"], ["b", "b"], ["a"]], "draws")
     >>> round(e.estimate, 3), e.pairs, e.inputs
     (0.25, 3, 2)
+    >>> e.low <= e.estimate <= e.high
+    True
     """
-    tot, inputs, pairs, dis = 0.0, 0, 0, 0
+    tot, inputs, pairs, inv = 0.0, 0, 0, 0.0
     for keys in keys_by_input:
         ks = [k for k in keys if k is not None]
         m = len(ks)
@@ -214,13 +218,14 @@ def noise_of_draws(keys_by_input: Iterable[Sequence[str | None]], source: str
         same = sum(c * (c - 1) for c in Counter(ks).values())
         tot += 1.0 - same / (m * (m - 1))
         inputs += 1
-        for a, b in zip(ks[::2], ks[1::2], strict=False):
-            pairs += 1
-            dis += a != b
+        pairs += m // 2
+        inv += 1.0 / (m // 2)
     if not inputs:
         return None
-    lo, hi = _interval(dis, pairs)
-    return NoiseEstimate(tot / inputs, pairs, lo, hi, source, inputs)
+    est = tot / inputs
+    n_eff = max(1, math.floor(inputs * inputs / inv + 1e-9))
+    lo, hi = _interval(min(n_eff, round(est * n_eff)), n_eff)
+    return NoiseEstimate(est, pairs, min(lo, est), max(hi, est), source, inputs)
 
 
 def _noise_from_report(p: Path, shown: str) -> NoiseEstimate:
