@@ -94,12 +94,15 @@ class Clearing:
     low: float = 0.0   # lowest log wealth reached
     trail: list[float] = field(default_factory=list)   # log wealth after each term
 
-    def run(self, terms: Sequence[float]) -> Clearing:
+    def run(self, terms: Sequence[float], priors: Sequence[float] | None = None) -> Clearing:
         """Replay the process over ``terms``: each bet is the growth-optimal (Kelly) fraction
         for the distribution of the earlier terms, mixed with a prior distribution of
-        ``PRIOR_WEIGHT`` terms (mean zero, variance ``prior_var``: ``-1`` and ``+1`` each with
-        probability ``prior_var / 2``), capped so that no factor is negative. The bet uses
-        earlier terms only, so the wealth stays a supermartingale under the violation.
+        ``PRIOR_WEIGHT`` terms (mean zero, variance ``v``: ``-1`` and ``+1`` each with
+        probability ``v / 2``), capped so that no factor is negative. ``v`` is ``prior_var``,
+        or term by term ``priors[i]``: the prior in effect when term ``i``'s draws were
+        asked for (the screen re-reads the agent's noise each round; a term is never bet on
+        with a prior read after it was drawn). Every bet uses what was known before its
+        term only, so the wealth stays a supermartingale under the violation.
 
         The exact maximiser of the expected log growth, not its second-order approximation
         ``gap / (var + gap^2)``: on paired terms of a binary verdict at 15% noise the
@@ -109,15 +112,18 @@ class Clearing:
         self.log_w, self.low = 0.0, 0.0
         self.trail = []
         cap = BET_CAP / (1.0 - self.size)
-        v = min(max(self.prior_var, 0.0), 1.0)
-        weights = {-1.0: PRIOR_WEIGHT * v / 2, 1.0: PRIOR_WEIGHT * v / 2,
-                   0.0: PRIOR_WEIGHT * (1 - v)}
-        for d in terms:
+        seen: dict[float, float] = {}
+        for i, d in enumerate(terms):
+            v = min(max(self.prior_var if priors is None else priors[i], 0.0), 1.0)
+            weights = dict(seen)
+            for x, w in ((-1.0, PRIOR_WEIGHT * v / 2), (1.0, PRIOR_WEIGHT * v / 2),
+                         (0.0, PRIOR_WEIGHT * (1 - v))):
+                weights[x] = weights.get(x, 0.0) + w
             lam = _kelly_of(tuple(sorted(weights.items())), self.size, cap)
             self.log_w += math.log1p(lam * (self.size - d))
             self.low = min(self.low, self.log_w)
             self.trail.append(self.log_w)
-            weights[d] = weights.get(d, 0.0) + 1.0
+            seen[d] = seen.get(d, 0.0) + 1.0
             n += 1
         self.terms = n
         return self

@@ -142,6 +142,8 @@ class Side:
     reference (at most ``ONE_SAMPLE_MAX`` such terms: then only paired ones)."""
 
     terms: list[float] = field(default_factory=list)
+    #: per term, the prior variance in effect when its draws were asked for
+    priors: list[float] = field(default_factory=list)
     fresh: list[float] = field(default_factory=list)   # paired terms of fresh draws only
     nxt: int = 0          # next primary draw to consume
     other: int = 0        # next other-stream draw to pair with
@@ -149,19 +151,22 @@ class Side:
     proc: Clearing | None = None
 
     def extend(self, primary: Sequence[float], other: Sequence[float], quiet: bool,
-               n_ref: int) -> bool:
+               n_ref: int, prior: float) -> bool:
         """Consume what has arrived; True when the side waits for an other-stream draw.
         ``primary`` / ``other`` are the violation indicators against the side's reference;
-        the first ``n_ref`` other-stream draws are the ones the reference was read from."""
+        the first ``n_ref`` other-stream draws are the ones the reference was read from;
+        ``prior`` the prior variance in effect when the new draws were asked for."""
         while self.nxt < len(primary):
             if self.other < len(other):
                 d = primary[self.nxt] - other[self.other]
                 self.terms.append(d)
+                self.priors.append(prior)
                 if self.other >= n_ref:
                     self.fresh.append(d)
                 self.other += 1
             elif quiet and self.one_sample < ONE_SAMPLE_MAX:
                 self.terms.append(primary[self.nxt])
+                self.priors.append(prior)
                 self.one_sample += 1
             else:
                 return True
@@ -187,6 +192,9 @@ class PairScreen:
     rside: Side = field(default_factory=Side)
     #: the violation ruled out (the profile's ``screen_size``)
     size: float = SCREEN_SIZE
+    #: the prior variance in effect when the pair last asked for draws (None: not yet): the
+    #: terms those draws make are bet on with it, never with one read later
+    asked: float | None = None
 
     def evaluate(self, pool: EvidencePool, beta: float, prior_var: float, noise: float = 0.0
                  ) -> tuple[bool, bool]:
@@ -217,8 +225,12 @@ class PairScreen:
         y = [float(not rel.holds(ref_s, f)) for f in fus]
         x = [float(rel.baseline_violates(ref_s, v)) for v in src]
         quiet_s = not any(x)
-        need_src = self.fside.extend(y, x, quiet_s, self.n_s0)
-        self.fwd = Clearing(self.size, prior_var).run(self.fside.terms)
+        # the draws that arrived since the last round were asked for under the prior then
+        # in effect (before the pair's first round: the prior of its first evaluation)
+        drawn_under = prior_var if self.asked is None else self.asked
+        self.asked = prior_var
+        need_src = self.fside.extend(y, x, quiet_s, self.n_s0, drawn_under)
+        self.fwd = Clearing(self.size, prior_var).run(self.fside.terms, self.fside.priors)
         evidence = against_holding(self.fside.fresh)
         done_f = self.fwd.cleared(beta)
         want_s = want_f = False
@@ -231,8 +243,8 @@ class PairScreen:
             xr = [float(v != ref_f) for v in src]
             yr = [float(f != ref_f) for f in fus]
             quiet_f = not any(yr)
-            need_fu = self.rside.extend(xr, yr, quiet_f, self.n_f0)
-            self.rev = Clearing(self.size, prior_var).run(self.rside.terms)
+            need_fu = self.rside.extend(xr, yr, quiet_f, self.n_f0, drawn_under)
+            self.rev = Clearing(self.size, prior_var).run(self.rside.terms, self.rside.priors)
             evidence = max(evidence, against_holding(self.rside.fresh))
             # both sides clear: each guards the other against a modal verdict misread from
             # few draws; and at least REVERSE_MIN_TERMS source draws, so that a minority
