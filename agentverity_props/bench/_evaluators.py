@@ -55,6 +55,8 @@ class CompiledEvaluator:
     kind: str
     describe: str
     check: Callable[[Observation, bool], tuple[bool, str]]
+    #: a judge evaluator: the calls its judge has made so far (the bench counts them)
+    judge_calls: Callable[[], int] | None = None
 
 
 def _preview(text: str) -> str:
@@ -268,7 +270,12 @@ def _judge(spec: JudgeEval, base_dir: Path, prompt: str) -> CompiledEvaluator:
         return passed, f"judge label {label!r}" + ("" if passed else
                                                     f", not one of {spec.passing}")
 
-    return CompiledEvaluator("judge", f"judge {spec.judge} passing {spec.passing}", check)
+    def calls() -> int:
+        with lock:
+            return made[0].judge_calls if made else 0
+
+    return CompiledEvaluator("judge", f"judge {spec.judge} passing {spec.passing}", check,
+                             judge_calls=calls)
 
 
 def _no_agent(prompt: str) -> str:  # the bench's engine calls the agent; the judge grades

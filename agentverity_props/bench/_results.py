@@ -336,6 +336,8 @@ class BenchResult:
     tasks: tuple[TaskResult, ...]
     ledger: dict[str, Any] = field(default_factory=dict)
     stop_reason: str = ""
+    #: calls to the judges of judge evaluators during this run (not agent calls)
+    judge_calls: int = 0
 
     @property
     def complete(self) -> bool:
@@ -406,7 +408,8 @@ class BenchResult:
                                  estimates=[t.estimates for t in self.tasks],
                                  planned=[t.planned_runs for t in self.tasks]),
             "calls": {"attempts": made, "planned": planned, "saved": planned - made,
-                      "ledger_calls": self.ledger.get("calls", 0)},
+                      "ledger_calls": self.ledger.get("calls", 0),
+                      "judge_calls": self.judge_calls},
             "tasks": [t.to_dict() for t in self.tasks],
             "ledger": ledger_part(self.ledger),
             "tokens": self.ledger.get("tokens"),

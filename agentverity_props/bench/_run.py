@@ -139,6 +139,7 @@ async def arun_benchmark(agent: Any, benchmark: Benchmark, *, config: BenchConfi
     bench = benchmark.with_runs(config.runs)
     own = engine is None
     eng = engine or Engine(agent, config.engine_config())
+    judged0 = _judge_calls(bench)
     try:
         alpha_task = bonferroni(config.alpha, len(bench.tasks))
         # indices reserved up front in task order: record and replay agree even when two
@@ -154,7 +155,7 @@ async def arun_benchmark(agent: Any, benchmark: Benchmark, *, config: BenchConfi
             stop = StopReason.INTERRUPTED
         return BenchResult(agent=eng.agent.identity, benchmark=bench, config=config,
                            tasks=tuple(results), ledger=eng.ledger.to_dict(),
-                           stop_reason=stop)
+                           stop_reason=stop, judge_calls=_judge_calls(bench) - judged0)
     finally:
         if own:
             await eng.aclose()
@@ -183,3 +184,9 @@ def run_benchmark(agent: Any, benchmark: Benchmark, *, config: BenchConfig | Non
     from ..engine import run_sync
     return run_sync(arun_benchmark(agent, benchmark, config=config, progress=progress))
 
+
+def _judge_calls(bench: Benchmark) -> int:
+    """The calls the benchmark's judge evaluators' judges have made so far (a judge grades
+    each identical answer once, through its own engine: not the agent's calls)."""
+    return sum(ev.judge_calls() for t in bench.tasks for ev in t.evaluators
+               if ev.judge_calls is not None)

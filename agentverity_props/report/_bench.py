@@ -97,7 +97,8 @@ def render_bench_text(d: dict[str, Any], *, color: bool = False, width: int = 12
         extra += f" · cost ${s['cost_usd']:.4f}"
     con.print(f"Latency p50 {_ms(s['latency_p50_s'])} · p95 {_ms(s['latency_p95_s'])}{extra}")
     con.print(f"Calls: {calls['attempts']} runs of {calls['planned']} planned "
-              f"(early stopping saved {calls['saved']}); {calls['ledger_calls']} live calls")
+              f"(early stopping saved {calls['saved']}); {calls['ledger_calls']} live calls"
+              + (f"; {calls['judge_calls']} judge calls" if calls.get("judge_calls") else ""))
     con.print(tokens_text(d.get("tokens")))
     code = d["exit_code"]
     con.print(f"Exit {code}: {BENCH_EXIT[code]}"

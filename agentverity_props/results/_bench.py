@@ -66,6 +66,8 @@ class Calls(Model):
     """planned - attempts (early stopping)"""
     ledger_calls: Annotated[int, Field(ge=0)]
     """live agent calls incl. retries"""
+    judge_calls: Annotated[int, Field(ge=0)] | None = None
+    """calls to the judges of judge evaluators (not agent calls; absent in files before it)"""
 
 
 class Attempt(Model):

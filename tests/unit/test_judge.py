@@ -454,10 +454,23 @@ def test_a_benchmark_task_graded_by_a_judge(tmp_path: Path) -> None:
         "    prompt: What is the capital of Peru?\n    evaluation:\n      type: judge\n"
         "      judge: agentverity_props.examples.judged_qa:noisy_judge\n"
         "      labels: [correct, incorrect]\n      passing: [correct]\n", encoding="utf-8")
-    good = run_benchmark(make_qa_agent(1), load_benchmark(path)).to_dict()
-    bad = run_benchmark(lambda p: "It is Atlantis.", load_benchmark(path)).to_dict()
+    bench = load_benchmark(path)
+    good = run_benchmark(make_qa_agent(1), bench).to_dict()
+    bad = run_benchmark(lambda p: "It is Atlantis.", bench).to_dict()
     assert good["tasks"][0]["status"] == "PASS"
     assert bad["tasks"][0]["status"] == "FAIL"
+    # the judge's calls are counted apart from the agent's, per run of the benchmark (the
+    # same loaded benchmark run twice: the second run counts only its own)
+    for d in (good, bad):
+        assert d["calls"]["judge_calls"] >= 1
+        assert d["calls"]["ledger_calls"] == d["calls"]["attempts"]
+    # counted per run, not summed over the benchmark's life: the same answer again is
+    # graded from the judge's cache, so a second run of the constant agent calls no judge
+    again = run_benchmark(lambda p: "It is Atlantis.", bench).to_dict()
+    assert again["calls"]["judge_calls"] == 0
+    assert again["tasks"][0]["status"] == "FAIL"
+    from agentverity_props.report import render_bench_text
+    assert f"{bad['calls']['judge_calls']} judge calls" in render_bench_text(bad, color=False)
 
 
 def test_a_benchmark_judge_passing_label_must_be_a_label(tmp_path: Path) -> None:
