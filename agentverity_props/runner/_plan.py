@@ -355,15 +355,16 @@ def _level(noise: float, runs: Sequence[SimulatedRun], config: RunConfig,
     return out
 
 
-def screen_price(flip: float, beta: float, size: float = 0.5) -> dict[str, Any]:
+def screen_price(flip: float, beta: float, size: float | None = None) -> dict[str, Any]:
     """What the per-input screen asks of every (input, relation) at this per-draw flip rate:
     the follow-up draws that clear a pair (median and 90th percentile, by simulation of the
     clearing process; a noisy input's pairs also take about as many source draws, shared by
     its relations), the draws the first sweep already gives, and the share of pairs the
     screen's cap leaves not screened."""
     from ..decide import quiet_clearance
-    from ..relations import clearance_cost
+    from ..relations import SCREEN_SIZE, clearance_cost
 
+    size = SCREEN_SIZE if size is None else size  # the screen's default size
     c = clearance_cost(flip, beta, size=size)
     first = quiet_clearance(beta, size)
     med = c["median"]
