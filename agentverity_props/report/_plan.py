@@ -70,7 +70,7 @@ def render_plan_text(d: dict[str, Any], *, color: bool = False) -> str:
     heads = [f"noise {_pct(lv['noise'])}" for lv in levels]
     out = _plan_header(d)
     out += _phase_rows(levels, heads)
-    out += _reach_rows(levels, heads)
+    out += _reach_rows(levels, heads, d["config"].get("budget_margin"))
     out += _screen_lines(d)
     out += _cost_lines(d)
     out += _budget_lines(d)
@@ -117,11 +117,14 @@ def _phase_rows(levels: list[dict[str, Any]], heads: list[str]) -> list[str]:
     return _table(rows)
 
 
-def _reach_rows(levels: list[dict[str, Any]], heads: list[str]) -> list[str]:
+def _reach_rows(levels: list[dict[str, Any]], heads: list[str],
+                margin: float | None = None) -> list[str]:
     """The budget that makes each decision reachable at each noise level."""
+    extra = (f", plus {margin:.0%} at a noise above zero for an agent unlike the synthetic "
+             "one" if margin else "")
     out = ["", "budget that makes each decision reachable (every simulated run took it "
             "within that many calls, and at least the mean plus 3 standard deviations, so "
-            "that runs not simulated fit too; '-' = not taken):"]
+            f"that runs not simulated fit too{extra}; '-' = not taken):"]
     rows = [["decision", *heads]]
     for key in levels[0]["reach"]:
         title = ("the whole run, complete" if key == "run"

@@ -24,6 +24,9 @@ class Config(Model):
     latency_s: float | None
     profile: str | None = None
     """The profile the run is planned under (absent in files written before profiles)."""
+    budget_margin: Annotated[float, Field(ge=0.0)] | None = None
+    """The share added to a budget at a noise above zero, for an agent unlike the synthetic
+    one (absent in files written before it)."""
 
 
 class Reach(Model):

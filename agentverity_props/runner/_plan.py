@@ -309,7 +309,7 @@ class PlanResult:
             "config": {"epsilon": cfg.eps, "alpha": cfg.alpha, "tolerance": cfg.tolerance,
                        "budget": cfg.budget, "max_workers": cfg.max_workers,
                        "layer": cfg.layer, "seed": cfg.seed, "latency_s": self.latency_s,
-                       "profile": cfg.profile.name},
+                       "profile": cfg.profile.name, "budget_margin": MODEL_MARGIN},
             "warnings": list(self.warnings),
             "hold_floor": self.floor,
             "tokens_per_call": (None if self.tokens_per_call is None
