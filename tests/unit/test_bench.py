@@ -239,7 +239,8 @@ def test_exact_early_stop_keeps_the_full_run_verdict_and_saves_calls():
     assert [t.status for t in off.tasks] == [t.status for t in ex.tasks] == \
         ["PASS", "FAIL", "PASS", "FAIL"]
     d = ex.to_dict()
-    assert d["calls"] == {"attempts": 22, "planned": 40, "saved": 18, "ledger_calls": 22}
+    assert d["calls"] == {"attempts": 22, "planned": 40, "saved": 18, "ledger_calls": 22,
+                          "judge_calls": 0}
     assert d["tasks"][1]["decided_by"] == "exact (curtailed)"
     assert "anytime-valid" in d["tasks"][1]["ci_method"]
     assert off.to_dict()["tasks"][0]["ci_method"] == "clopper-pearson (exact)"
