@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._internal.outcome import CandidateStatus
-from ..decide import Clearing, against_holding, modal
+from ..decide import Clearing, against_holding, modal, pair_disagreement
 from ._draws import draw_all, two_sided
 
 if TYPE_CHECKING:
@@ -357,11 +357,9 @@ def agent_noise(pool: EvidencePool, probes: Iterable[Probe], meter: float | None
     tot, n = 0.0, 0
     for p in probes:
         keys = _usable(pool, p.fp, "verdict")
-        m = len(keys)
-        if m < 2:
+        if len(keys) < 2:
             continue
-        same = sum(c * (c - 1) for c in Counter(keys).values())
-        tot += 1.0 - same / (m * (m - 1))
+        tot += pair_disagreement(keys)
         n += 1
     if meter is not None:
         tot, n = tot + weight * meter, n + weight

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,14 +208,15 @@ def noise_of_draws(keys_by_input: Iterable[Sequence[str | None]], source: str
     >>> e.low <= e.estimate <= e.high
     True
     """
+    from ..decide import pair_disagreement
+
     tot, inputs, pairs, inv = 0.0, 0, 0, 0.0
     for keys in keys_by_input:
         ks = [k for k in keys if k is not None]
         m = len(ks)
         if m < 2:
             continue
-        same = sum(c * (c - 1) for c in Counter(ks).values())
-        tot += 1.0 - same / (m * (m - 1))
+        tot += pair_disagreement(ks)
         inputs += 1
         pairs += m // 2
         inv += 1.0 / (m // 2)
