@@ -277,15 +277,21 @@ def build_graph(model: OfflineChatModel, *, checkpointer: Any = None) -> Any:
 
 def graph_factory(*, seed: int | None = 0, ambiguity: float = 0.2, planted_bug: bool = False,
                   multiturn_bug: bool = False) -> Callable[[], Any]:
-    """A zero-argument factory of compiled graphs sharing one ``random.Random(seed)``."""
+    """A zero-argument factory of the compiled graph around a model with one
+    ``random.Random(seed)``. The graph is compiled on the first call and returned on every
+    later one: compiled without a checkpointer it keeps nothing between runs (each call's
+    state starts from its input), and compiling it again per call cost as much as the run."""
     if not 0.0 <= ambiguity <= 1.0:
         raise ValueError(f"ambiguity must be in [0, 1], got {ambiguity}")
     rng = random.Random(seed)
+    built: list[Any] = []
 
     def make_agent() -> Any:
-        return build_graph(OfflineChatModel(rng=rng, ambiguity=ambiguity,
-                                            planted_bug=planted_bug,
-                                            multiturn_bug=multiturn_bug))
+        if not built:
+            built.append(build_graph(OfflineChatModel(rng=rng, ambiguity=ambiguity,
+                                                      planted_bug=planted_bug,
+                                                      multiturn_bug=multiturn_bug)))
+        return built[0]
 
     return make_agent
 

@@ -247,6 +247,10 @@ class PooledEffects:
     async def _anchor(self) -> None:
         """One source draw for every input that has none (the first epoch scores against it)."""
         need = [p for p in self.inputs if not self._keys(p.fp, self._layers(p))]
+        if not need or self.engine.stopping or not self.engine.can_afford(len(need)):
+            # the first epoch then finds what it still needs unaffordable and says so: no
+            # call spent on a source it could not score (nor 100,000 draws queued to fail)
+            return
         await self._draw_all([(p, self.engine.allocate(p, 1)[0]) for p in need])
 
     def _layers(self, probe: Probe) -> set[str]:

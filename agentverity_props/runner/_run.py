@@ -893,11 +893,14 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
         k = obs.key(config.layer) if obs is not None else None
         if k is not None:
             keys.append(k)
-    def census() -> list[list[str]]:
-        return [[k for k in pool.get(p.fp).keys(config.layer) if k is not None] for p in probes]
+    def drawn(p: Probe) -> list[str]:
+        return [k for k in pool.get(p.fp).keys(config.layer) if k is not None]
 
+    # every input's draws, kept up to date below by the inputs each wave drew (not re-read
+    # for every input each wave: a 100,000-input run tops up in a dozen waves)
+    per_input = [drawn(p) for p in probes]
     res = blindness_from_keys(keys, threshold=config.blindness_threshold, alpha=alpha,
-                              suppressed=suppressed, per_input=census())
+                              suppressed=suppressed, per_input=per_input)
     if suppressed or res.status != "undecided":
         return res
     rng = np.random.default_rng([config.seed, 1])
@@ -910,8 +913,8 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
             width = 1 if not eng.stopping and eng.can_afford(1) else 0
         if not width:
             break
-        picks = [probes[int(rng.integers(len(probes)))] for _ in range(width)]
-        plan = [(p, eng.allocate(p, 1)[0]) for p in picks]
+        at = [int(rng.integers(len(probes))) for _ in range(width)]
+        plan = [(probes[j], eng.allocate(probes[j], 1)[0]) for j in at]
 
         async def one(p: Probe, i: int) -> Observation | None:
             try:
@@ -932,8 +935,10 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
             k = obs.key(config.layer)
             if k is not None:
                 keys.append(k)
+        for j in set(at):
+            per_input[j] = drawn(probes[j])
         res = blindness_from_keys(keys, threshold=config.blindness_threshold,
-                                  alpha=alpha, per_input=census())
+                                  alpha=alpha, per_input=per_input)
         if stopped or res.status != "undecided":
             break
     return res

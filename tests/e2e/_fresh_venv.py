@@ -13,6 +13,7 @@ the screenshots.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
@@ -80,6 +81,14 @@ def build_setup_venvs() -> dict[str, Venv]:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     home = cache / "agentverity-props-tests" / key
     home.mkdir(parents=True, exist_ok=True)
-    setup = _build(home / "setup", [extras], None)
-    later = _build(home / "later", [LATER_EXTRAS], home / "setup")
+    # one builder at a time: two pytest-xdist workers asking at once (test_setup_env.py and
+    # test_docs_commands.py on different workers) would otherwise remove each other's
+    # half-built environment; the second waits, then finds both built
+    with (home / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            setup = _build(home / "setup", [extras], None)
+            later = _build(home / "later", [LATER_EXTRAS], home / "setup")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
     return {"setup": setup, "later": later}

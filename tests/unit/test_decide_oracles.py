@@ -149,3 +149,34 @@ def test_every_alpha_family_spends_at_most_alpha() -> None:
         spent = pairs * (sum(s[m] for m in COMPARE_METRICS) + s["equivalence"]
                          + len(COMPARE_METRICS) * tasks * s["per_task"])
         assert spent <= 0.05 + 1e-12
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.just((0, 0)), st.tuples(st.integers(0, 400), st.integers(0, 400))),
+                min_size=1, max_size=12),
+       st.lists(st.sampled_from("ab"), max_size=80),
+       st.sampled_from([0.3, 0.6, 0.75, 0.9, 0.95]))
+def test_the_census_shortcut_never_changes_a_blindness_call(
+        units: list[tuple[int, int]], keys: list[str], threshold: float) -> None:
+    """``blindness_call`` skips the census when too few units are drawn for it to call;
+    the call must be the one the census computed in full would give (units with hundreds
+    of draws, so that the census does call both ways)."""
+    per_input = [["a"] * na + ["b"] * nb for na, nb in units]
+    from dataclasses import replace
+
+    from agentverity_props.decide import blindness_call
+    from agentverity_props.decide._blindness import (
+        BLINDNESS_BOUND_SHARE,
+        census_call,
+        mixture_call,
+    )
+    alpha = 0.05
+    a = mixture_call(keys, threshold, alpha * BLINDNESS_BOUND_SHARE)
+    b = census_call(per_input, threshold, alpha * BLINDNESS_BOUND_SHARE)
+    if "undecided" not in (a.status, b.status) and a.status != b.status:
+        full = replace(a, status="undecided")
+    elif a.status != "undecided" or b.status == "undecided":
+        full = a
+    else:
+        full = b
+    assert blindness_call(keys, threshold=threshold, alpha=alpha, per_input=per_input) == full
