@@ -899,6 +899,9 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
     # every input's draws, kept up to date below by the inputs each wave drew (not re-read
     # for every input each wave: a 100,000-input run tops up in a dozen waves)
     per_input = [drawn(p) for p in probes]
+    where: dict[str, list[int]] = {}
+    for j, p in enumerate(probes):
+        where.setdefault(p.fp, []).append(j)
     res = blindness_from_keys(keys, threshold=config.blindness_threshold, alpha=alpha,
                               suppressed=suppressed, per_input=per_input)
     if suppressed or res.status != "undecided":
@@ -935,8 +938,9 @@ async def _blindness(eng: Engine, probes: list[Probe], pool: EvidencePool, meter
             k = obs.key(config.layer)
             if k is not None:
                 keys.append(k)
-        for j in set(at):
-            per_input[j] = drawn(probes[j])
+        for fp in {probes[j].fp for j in at}:
+            for j in where[fp]:  # every position of that input
+                per_input[j] = drawn(probes[j])
         res = blindness_from_keys(keys, threshold=config.blindness_threshold,
                                   alpha=alpha, per_input=per_input)
         if stopped or res.status != "undecided":
