@@ -37,7 +37,8 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "examp
 SHELL = ("bash", "sh", "shell", "console", "")
 PORT = re.compile(r"(?<![\d.])(4318|8080|8000)(?!\d)")
 
-pytestmark = pytest.mark.e2e
+# whole documented analyses in fresh environments built by pip: the second job
+pytestmark = [pytest.mark.e2e, pytest.mark.docs]
 
 
 def shell_lines(text: str) -> list[str]:

@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.e2e
+# the fresh environments are built by pip (about a minute): the second job, with the
+# documented commands that run in them
+pytestmark = [pytest.mark.e2e, pytest.mark.docs]
 
 
 def test_pip_check_is_clean_in_the_test_environment() -> None:

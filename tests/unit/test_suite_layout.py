@@ -1,5 +1,6 @@
-"""The test suite's own layout: the two CI jobs select by the ``stats`` marker, so the marker
-must sit where the simulations are, and shared helpers live in ``tests/support/``.
+"""The test suite's own layout: the two CI jobs select by the ``stats`` and ``docs`` markers, so
+each marker must sit where its tests are (the simulations; the tests that build README's fresh
+environments), and shared helpers live in ``tests/support/``.
 
 What counts as a simulation is read from the source, simply: a module that uses the shared
 simulation helpers (``tests.support.sim``'s tolerance, or the fake noisy agents of
@@ -82,6 +83,33 @@ def test_the_stats_marker_sits_only_under_tests_stats() -> None:
     marked = [str(p.relative_to(ROOT)) for p in _test_modules(TESTS)
               if (TESTS / "stats") not in p.parents and "stats" in _module_marks(_tree(p))]
     assert not marked
+
+
+def _uses_fresh_environments(tree: ast.Module) -> bool:
+    """Asks for the fresh environments README's set-up makes (the ``setup_venvs`` fixture,
+    built by pip on first use: about a minute): as a test's argument or by
+    ``request.getfixturevalue("setup_venvs")``."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.arg) and n.arg == "setup_venvs":
+            return True
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "getfixturevalue"
+                and any(isinstance(a, ast.Constant) and a.value == "setup_venvs"
+                        for a in n.args)):
+            return True
+    return False
+
+
+def test_the_docs_marker_sits_exactly_on_the_tests_of_fresh_environments() -> None:
+    """The fast job (``not stats and not docs``) never builds the fresh environments: every
+    module that asks for them is marked ``docs``, and only those are."""
+    wrong = []
+    for p in _test_modules(TESTS):
+        tree = _tree(p)
+        if _uses_fresh_environments(tree) != ("docs" in _module_marks(tree)):
+            wrong.append(str(p.relative_to(ROOT)))
+    assert not wrong, ("mark a module `docs` exactly when it asks for the fresh environments "
+                       f"(setup_venvs): {wrong}")
 
 
 def test_benchmarks_import_no_test_module() -> None:
