@@ -123,7 +123,11 @@ def _check_install(line: str) -> None:
                 f"{line!r}: the test environment ([dev]) does not install [{extra}]"
 
 
-DOCS_WITH_COMMANDS = [d for d in DOCS if commands(d)]
+def _test_environment_first(doc: Path) -> int:
+    """The documents run in the test environment come first: their worker starts at once,
+    while another (tests/e2e/test_setup_env.py) builds the fresh environments the others
+    need, instead of both waiting for one build."""
+    return 0 if environment_for(doc) == "dev" else 1
 
 
 def _doc_extras(doc: Path) -> set[str]:
@@ -154,6 +158,9 @@ def test_readme_and_regression_docs_run_in_the_setup_environment() -> None:
     assert environment_for(ROOT / "docs" / "regression.md") == "setup"
     assert environment_for(ROOT / "docs" / "reports.md") == "setup"
     assert environment_for(ROOT / "docs" / "tools.md") == "later"
+
+
+DOCS_WITH_COMMANDS = sorted((d for d in DOCS if commands(d)), key=_test_environment_first)
 
 
 @pytest.mark.parametrize("doc", DOCS_WITH_COMMANDS, ids=lambda d: str(d.relative_to(ROOT)))
