@@ -108,6 +108,11 @@ def test_compose(check, prompt, suffix, word):
 
 
 def test_distinct_relations_stay_distinct_bugs(pytester):
+    # every example violates one of the two relations, so Hypothesis stops generating about
+    # ten calls after its first failure (report_multiple_bugs keeps going only that long):
+    # half the words are "urgent" so that both kinds are among them, and derandomize fixes
+    # which examples those are (with `prompts`, one word in four, about 6% of runs saw
+    # no "urgent" and reported the bang bug alone)
     pytester.makepyfile(test_props=HEADER + '''
 def two_bugs(prompt):
     if "URGENT" in prompt:
@@ -116,9 +121,12 @@ def two_bugs(prompt):
         return "review"
     return "allow"
 
+either = st.builds(lambda n, w: " ".join(["hello"] * n + [w]), st.integers(0, 15),
+                   st.sampled_from(["urgent", "order"]))
+
 @agent_property(agent=from_callable(two_bugs, identity="two"))
-@settings(database=None, max_examples=40, report_multiple_bugs=True)
-@given(prompt=prompts)
+@settings(database=None, max_examples=40, report_multiple_bugs=True, derandomize=True)
+@given(prompt=either)
 def test_two(check, prompt):
     check.invariant(prompt, prompt.upper(), name="case")
     check.invariant(prompt, prompt + "!", name="bang")

@@ -32,6 +32,26 @@ def test_readme_has_the_two_setup_commands_and_ci_runs_the_second():
                     for m in ('"not stats and not docs"', '"stats or docs"')], jobs
 
 
+@pytest.mark.parametrize(("job", "linters", "expected"), [
+    ("true && false", "true", 1),   # the second job fails: CI fails
+    ("false && true", "true", 1),   # the first job fails (the second never runs): CI fails
+    ("true && true", "false", 1),   # a linter fails
+    ("true && true", "true", 0),
+])
+def test_ci_fails_when_a_test_job_fails(job: str, linters: str, expected: int) -> None:
+    """.ci/run from README's test command on, with each job and linter replaced by ``true``
+    or ``false``, under the script's own shell options: under ``set -e`` a failure inside an
+    && list does not stop a script, so the command's status must be kept and returned."""
+    ci = (ROOT / ".ci/run").read_text()
+    options = next(ln for ln in ci.splitlines() if ln.startswith("set -"))
+    command = re.findall(r"```bash\n(.*?)\n```", README.split("## Set-up")[1], re.S)[1]
+    tail = ci[ci.index(command):].replace(command, job, 1)
+    tail = tail.replace("ruff check .", linters).replace("mypy", linters)
+    got = subprocess.run(["bash", "-c", f"{options}\n{tail}"], capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert got.returncode == expected, (tail, got.stderr)
+
+
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_python_examples_without_a_shown_output_run(index, tmp_path):
     code = BLOCKS[index]
