@@ -61,7 +61,7 @@ def _test_modules(folder: Path) -> list[Path]:
 def test_every_module_under_tests_stats_is_marked_stats(path: Path) -> None:
     assert "stats" in _module_marks(_tree(path)), (
         f"{path.relative_to(ROOT)}: add `pytestmark = pytest.mark.stats` (the fast CI job "
-        "deselects it, the statistical job selects it)")
+        "deselects it, the full job selects it)")
 
 
 def test_no_simulation_outside_tests_stats() -> None:
@@ -79,7 +79,7 @@ def test_no_simulation_outside_tests_stats() -> None:
 
 
 def test_the_stats_marker_sits_only_under_tests_stats() -> None:
-    """So that one folder says which tests the statistical job runs."""
+    """So that one folder says which simulations the full job runs."""
     marked = [str(p.relative_to(ROOT)) for p in _test_modules(TESTS)
               if (TESTS / "stats") not in p.parents and "stats" in _module_marks(_tree(p))]
     assert not marked
