@@ -16,6 +16,8 @@ and no benchmark imports a test module.
   (``tests/unit/test_edit_families.py``, ``benchmarks/edit_kinds.py``);
 * :mod:`tests.support.scope_agents`: the negation-and-scope and two-number domains of
   ``enlarge`` (``tests/stats/test_enlarge_scope.py``);
+* :mod:`tests.support.exact_runs`: the whole relation procedure at the tolerance
+  (``tests/stats/test_relation_run_exact*.py``);
 * :mod:`tests.support.sim`: the tolerance of a simulated error rate (:func:`sim_tolerance`)
   and the vectorised meter simulation.
 
