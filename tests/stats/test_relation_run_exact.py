@@ -1,7 +1,7 @@
 """The relation procedure of ``run`` as a whole, at the tolerance: HOLDS is wrong at most
 ``beta`` at every probe-set size, on noisy inputs (forward side; the reverse side is
-``test_relation_run_exact_reverse.py``, a module of its own so that the two run on different
-workers).
+``test_relation_run_exact_reverse.py``, a module of its own so that ``--dist loadfile``
+can give the two to different workers).
 
 ``tests/stats/test_relation_effects.py`` checks the pooled test on its own scores; here the
 whole procedure runs (:func:`~agentverity_props.runner.run_relations`: the per-input
