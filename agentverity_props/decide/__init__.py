@@ -42,7 +42,12 @@ from ._alpha import (
     relation_alpha_split,
     spending_alpha,
 )
-from ._binomial import binomial_tail, confirmation_plan, confirmation_settled
+from ._binomial import (
+    binomial_quantile,
+    binomial_tail,
+    confirmation_plan,
+    confirmation_settled,
+)
 from ._blindness import (
     ShareCall,
     blindness_call,

@@ -59,7 +59,14 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.outcome import CandidateStatus
 from ..decide import MIN_DRAWS as FIXED_MIN_DRAWS
-from ..decide import EffectTest, LocalTest, bonferroni, modal, relation_alpha_split
+from ..decide import (
+    EffectTest,
+    LocalTest,
+    binomial_quantile,
+    bonferroni,
+    modal,
+    relation_alpha_split,
+)
 from ._draws import MAX_SCORES, EffectJob, draw_all, two_sided
 from ._model import Relation, RelationResult
 from ._procedure import Candidate, reference
@@ -887,8 +894,6 @@ def prevalence(job: EffectJob) -> dict[str, Any] | None:
       the share of the tested flagged inputs that were confirmed, over the inputs."""
     if job.screen is None:
         return None
-    from scipy.stats import binom
-
     inputs: dict[str, list[Any]] = {}
     for c in job.candidates:
         inputs.setdefault(c.source.fp, []).append(c)
@@ -906,7 +911,7 @@ def prevalence(job: EffectJob) -> dict[str, Any] | None:
             tested += 1
     if not n or not confirmed:
         return None
-    missed = int(binom.ppf(PREVALENCE_LEVEL, cleared, job.screen_beta)) if cleared else 0
+    missed = binomial_quantile(PREVALENCE_LEVEL, cleared, job.screen_beta)
     rate = confirmed / max(tested, confirmed)
     return {"estimand": ("share of the exercised inputs with a follow-up violating on a share "
                          f">= {job.screen_size:g} of its draws beyond the input's own noise"),

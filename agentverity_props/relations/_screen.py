@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._internal.outcome import CandidateStatus
-from ..decide import Clearing, against_holding, modal, pair_disagreement
+from ..decide import Clearing, against_holding, fisher_tail, modal, pair_disagreement
 from ._draws import draw_all, two_sided
 
 if TYPE_CHECKING:
@@ -317,10 +317,7 @@ def _more_often(k1: int, n1: int, k2: int, n2: int) -> bool:
     one-sided Fisher exact test at ``STUCK_LEVEL``)."""
     if not n1 or not n2 or k1 * n2 <= k2 * n1:
         return False
-    from scipy.stats import fisher_exact
-
-    p = fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative="greater")[1]
-    return bool(p <= STUCK_LEVEL)
+    return fisher_tail(k2, n2, k1, n1) <= STUCK_LEVEL
 
 
 def flip_of(pair_disagreement: float | None) -> float:

@@ -52,6 +52,7 @@ def test_ci_fails_when_a_test_job_fails(job: str, linters: str, expected: int) -
     assert got.returncode == expected, (tail, got.stderr)
 
 
+@pytest.mark.docs  # README's examples run as written: the full job's, with the other doc runs
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_python_examples_without_a_shown_output_run(index, tmp_path):
     code = BLOCKS[index]
@@ -68,6 +69,7 @@ def test_python_examples_without_a_shown_output_run(index, tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.docs
 def test_readme_regression_commands_run_as_written(tmp_path):
     """The CLI block of README runs line by line from a copy of the repository's examples:
     no command ends in a usage error or a traceback, and each exit code is as documented."""

@@ -18,6 +18,7 @@ def test_every_text_block_is_a_marked_output_or_says_it_is_not(document: Path) -
     assert so.check_markers(document) == []
 
 
+@pytest.mark.docs  # re-runs every shown command: the full job's, with the other doc runs
 @pytest.mark.parametrize("document", so.documents_with_outputs(),
                          ids=lambda d: str(d.relative_to(so.ROOT)))
 def test_shown_outputs_are_what_a_real_run_prints(document: Path) -> None:

@@ -16,6 +16,7 @@ from scipy import integrate, stats
 
 from agentverity_props.decide import (
     beta_cs_interval,
+    binomial_quantile,
     binomial_tail,
     clopper_pearson,
     difference_interval,
@@ -68,6 +69,17 @@ def test_binomial_tail_matches_scipy(kn: tuple[int, int], p: float) -> None:
     assert binomial_tail(c, n, p) == pytest.approx(float(stats.binom.sf(c - 1, n, p)),
                                                    rel=1e-7, abs=1e-15)
     assert binomial_tail(105, 123, 0.001) < 1e-290
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 400), st.floats(0.0, 1.0), st.floats(0.001, 0.999))
+def test_binomial_quantile_matches_scipy(n: int, p: float, q: float) -> None:
+    # (q = 1 is left out: scipy then returns n by convention, not the smallest such k)
+    k = binomial_quantile(q, n, p)
+    cdf = stats.binom.cdf
+    assert cdf(k, n, p) >= q - 1e-9 and (k == 0 or cdf(k - 1, n, p) < q + 1e-9)
+    if all(abs(cdf(j, n, p) - q) > 1e-9 for j in (k - 1, k)):  # no tie a rounding decides
+        assert k == max(0, int(stats.binom.ppf(q, n, p)))
 
 
 @settings(max_examples=200, deadline=None)
