@@ -77,7 +77,8 @@ def test_binomial_quantile_matches_scipy(n: int, p: float, q: float) -> None:
     # (q = 1 is left out: scipy then returns n by convention, not the smallest such k)
     k = binomial_quantile(q, n, p)
     cdf = stats.binom.cdf
-    assert cdf(k, n, p) >= q - 1e-9 and (k == 0 or cdf(k - 1, n, p) < q + 1e-9)
+    assert cdf(k, n, p) >= q - 1e-9
+    assert k == 0 or cdf(k - 1, n, p) < q + 1e-9
     if all(abs(cdf(j, n, p) - q) > 1e-9 for j in (k - 1, k)):  # no tie a rounding decides
         assert k == max(0, int(stats.binom.ppf(q, n, p)))
 
