@@ -385,11 +385,12 @@ class RelationResult:
             refused = str((self.effect or {}).get("deterministic_path") or "")
             if prof and refused.startswith("refused"):
                 return (f"Per input: not screened (profile {prof}: the deterministic path was "
-                        f"{refused}; the pooled effect only, the inputs most unlike their "
-                        "sources tested one by one)")
+                        f"{refused}; the pooled effect only, inputs whose draws differed "
+                        "beyond chance tested one by one)")
             if prof:
                 return (f"Per input: not screened (profile {prof}: the pooled effect only; "
-                        "the inputs most unlike their sources were tested one by one)")
+                        "inputs whose draws differed beyond chance were tested one by "
+                        "one)")
             return "Per input: not screened"
         size, power = pi["size"], pi["power"]
         cleared, flagged = pi.get("cleared", pi["screened"]), pi.get("flagged", 0)

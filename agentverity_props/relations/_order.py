@@ -18,7 +18,8 @@ caller's :class:`Steps`:
 
 A profile without a screen (``quick``) takes one pooled epoch in place of the screen (unless
 the deterministic path screened every pair), then tests the ``QUICK_LOCAL`` inputs of each
-relation most unlike their sources in it, then the pooled epochs. ``tests/unit/
+relation most unlike their sources in it among those whose draws differ beyond chance, then
+the pooled epochs. ``tests/unit/
 test_one_relation_procedure.py`` fails if a second copy of this order appears.
 """
 
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
     from ._pooled import PooledEffects
 
 #: Inputs of each relation tested one by one under a profile without a screen (``quick``):
-#: the most suspicious after the first pooled epoch.
+#: the most suspicious after the first pooled epoch of those whose draws differ beyond chance
+#: (relations/_pooled.py ``beyond_chance``).
 QUICK_LOCAL = 3
 
 

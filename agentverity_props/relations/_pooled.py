@@ -64,6 +64,7 @@ from ..decide import (
     LocalTest,
     binomial_quantile,
     bonferroni,
+    fisher_tail,
     modal,
     relation_alpha_split,
 )
@@ -83,6 +84,11 @@ MIN_EPOCH = 8
 #: The smallest suspicion (a share of verdicts) that admits an input of a relation VIOLATED
 #: by its pooled test (not screened) to its own test.
 ADMIT_SUSPICION = 0.25
+#: An input of a relation no screen ran on (profile ``quick``) and not VIOLATED is tested on
+#: its own only when its draws differ beyond chance (:func:`beyond_chance`, one-sided Fisher
+#: exact tests at this level): on a noisy agent a share of 0.25 is reached by chance on most
+#: inputs, and testing the most suspicious of them bought no guarantee for a fifth of the run.
+QUICK_ADMIT_LEVEL = 0.05
 #: A relation whose pooled effect is already VIOLATED needs counterexamples, not a verdict:
 #: at most this many of its inputs are tested one by one.
 VIOLATED_ADMITTED = 3
@@ -594,13 +600,43 @@ def _missing(obs: Observation | None, what: str, *, ran_out: bool = False) -> st
     return f"a {what} draw had no verdict ({reason})"
 
 
+def beyond_chance(rel: Relation, sources: Sequence[str], follow_ups: Sequence[str], *,
+                  level: float = QUICK_ADMIT_LEVEL) -> bool:
+    """Whether an input's follow-up draws violate against the source's modal verdict more
+    often than its source draws do, beyond chance (a one-sided Fisher exact test at
+    ``level``); for an invariant relation also the reverse (the source draws off the
+    follow-ups' modal verdict more often than the follow-ups are). A selection rule only:
+    the input's own test is valid whatever chose it.
+
+    >>> r = Relation("shout", "invariant", str.upper)
+    >>> beyond_chance(r, ["allow"] * 5, ["block"] * 3)
+    True
+    >>> beyond_chance(r, ["allow", "allow", "block", "allow"], ["allow", "block", "allow"])
+    False
+    """
+    if not sources or not follow_ups:
+        return False
+    ref = reference_of(sources)
+    f_v = sum(not rel.holds(ref, f) for f in follow_ups)
+    s_v = sum(rel.baseline_violates(ref, x) for x in sources)
+    if fisher_tail(s_v, len(sources), f_v, len(follow_ups)) <= level:
+        return True
+    if not two_sided(rel):
+        return False
+    ref_f = reference_of(follow_ups)
+    s_off = sum(x != ref_f for x in sources)
+    f_off = sum(f != ref_f for f in follow_ups)
+    return fisher_tail(f_off, len(follow_ups), s_off, len(sources)) <= level
+
+
 def admitted(jobs: Sequence[EffectJob], pool: EvidencePool, *, most: int | None = None
              ) -> list[tuple[float, Candidate]]:
     """The candidates to test one by one, most suspicious first: every input the per-input
     screen flagged (relations/_screen.py); of a relation VIOLATED by its pooled test (it
     needs counterexamples, not a verdict) at most the ``VIOLATED_ADMITTED`` most suspicious
-    of them (of all its inputs, by suspicion, if it was not screened); ``most``: at most
-    that many of each relation otherwise."""
+    of them (of all its inputs, by suspicion, if it was not screened); of a relation neither
+    screened nor VIOLATED, the inputs whose draws differ beyond chance
+    (:func:`beyond_chance`); ``most``: at most that many of each relation otherwise."""
     scored = []
     for j in jobs:
         layer = j.result.relation.layer
@@ -612,12 +648,18 @@ def admitted(jobs: Sequence[EffectJob], pool: EvidencePool, *, most: int | None 
             if j.screen is not None:
                 if j.screen.get(id(c)) == "flagged":
                     mine.append((s, c))
-            elif s >= ADMIT_SUSPICION:
+            elif j.test.status == "violated":
+                if s >= ADMIT_SUSPICION:
+                    mine.append((s, c))
+            elif s >= ADMIT_SUSPICION and beyond_chance(
+                    j.result.relation, _usable(pool, c.source.fp, layer),
+                    _usable(pool, c.follow_up.fp, layer)):
                 mine.append((s, c))
         if j.test.status == "violated":
             mine = sorted(mine, key=lambda t: -t[0])[:VIOLATED_ADMITTED]
         elif most is not None and j.screen is None:
-            # no screen ran (profile quick): only the most suspicious of each relation
+            # no screen ran (profile quick): only the most suspicious of each relation of
+            # those whose draws differ beyond chance
             mine = sorted(mine, key=lambda t: -t[0])[:most]
         scored += mine
     scored.sort(key=lambda t: -t[0])

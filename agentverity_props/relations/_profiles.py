@@ -5,9 +5,10 @@ Every profile decides each relation's pooled effect with the same error rates (a
 with probability at most ``beta``, a VIOLATED at most the relation's share of ``alpha``);
 they differ in what they guarantee *per input*, which is where most agent calls go:
 
-* ``quick`` — the pooled effect only. No input is screened on its own; the inputs whose
-  follow-ups look most unlike their sources in the pooled draws are tested one by one (so a
-  strong bug is still confirmed and shown), but a HOLDS says nothing about any single input.
+* ``quick`` — the pooled effect only. No input is screened on its own; of the inputs whose
+  draws in the first pooled epoch differ beyond chance, the most unlike their sources are
+  tested one by one (so a strong bug is still confirmed and shown), but a HOLDS says nothing
+  about any single input.
   On an agent the meter certifies deterministic it takes the *deterministic path*: one
   follow-up draw a pair, audited by re-draws, finds every deterministic flip with
   probability at least ``1 - 2 r`` (``r``: the meter's bound on a draw's flip rate).
@@ -39,7 +40,8 @@ class Profile:
     Args:
         name: how users choose it.
         screen: screen every (input, follow-up) pair on its own (False: the pooled effect
-            only, plus local tests of the most suspicious inputs).
+            only, plus local tests of the most suspicious inputs whose draws differ beyond
+            chance).
         screen_size: the violation a screened pair rules out: a follow-up violating on this
             share of its draws beyond the input's own noise, in (0, 1].
         screen_beta: the chance a violation of that size on a pair is cleared anyway.
@@ -88,7 +90,8 @@ class Profile:
         """What the profile guarantees per input, in words (printed in every report)."""
         if not self.screen:
             return (f"profile {self.name}: the pooled effect only; no input was screened on "
-                    "its own (the most suspicious were tested one by one)")
+                    "its own (inputs whose draws differed beyond chance were tested one by "
+                    "one)")
         return (f"profile {self.name}: every (input, follow-up) pair screened: a follow-up "
                 f"violating on a share {self.screen_size:g} of its draws beyond the input's "
                 f"own noise is found with probability >= {1 - self.screen_beta:.2g}")

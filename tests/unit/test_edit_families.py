@@ -6,6 +6,7 @@ Profiles choose the per-input evidence and say so in the report."""
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from collections import Counter
@@ -13,6 +14,7 @@ from collections import Counter
 import pytest
 
 from agentverity_props import from_callable, run
+from agentverity_props._internal.outcome import CandidateStatus
 from agentverity_props.errors import InvalidArgument
 from agentverity_props.relations import (
     builtin_relations,
@@ -23,7 +25,7 @@ from agentverity_props.relations import (
 )
 from agentverity_props.runner import RunConfig
 from tests.support.routers import BUGS as BUGS_ALL
-from tests.support.routers import PROMPTS
+from tests.support.routers import PROMPTS, ROUTES, topic
 from tests.support.routers import router as make_router
 
 INPUTS = PROMPTS[:20]
@@ -119,6 +121,46 @@ def test_quick_profile_screens_nothing_and_says_so() -> None:
     std = run(router(None, 0.1, 1), INPUTS, builtin_relations("case"),
               config=RunConfig(max_workers=1))
     assert std.to_dict()["relations"][0]["effect"]["per_input"]["screened"] > 0
+
+
+def _case_bug_on_one_input(noise: float, seed: int, bugged: str | None):
+    """A noisy router whose case variants of ``bugged`` (one input) all go to technical."""
+    rng = random.Random(f"quick-admit:{seed}")
+
+    def route(p: str) -> str:
+        hit = bugged is not None and p != bugged and p.lower() == bugged.lower()
+        v = "technical" if hit else topic(p)
+        if rng.random() < noise:
+            v = rng.choice(ROUTES)
+        return v
+    return from_callable(route, identity=f"quick-admit-{bugged}-{noise}-{seed}")
+
+
+def _tested_alone(r) -> list:
+    return [o for o in r.outcomes if o.decision and "betting" in str(o.decision.get("test"))]
+
+
+def test_quick_tests_on_its_own_only_an_input_whose_draws_differ_beyond_chance() -> None:
+    # clean at 15% noise: a share of 0.25 is reached by chance on most inputs, but few
+    # inputs' draws differ beyond chance (the three most suspicious of each relation were
+    # tested before, about a fifth of the run's calls)
+    tested = 0
+    for seed in range(3):
+        res = run(_case_bug_on_one_input(0.15, seed, None), INPUTS,
+                  builtin_relations("case", "whitespace"),
+                  config=RunConfig(max_workers=1, profile="quick", seed=seed))
+        assert all(r.status == "HOLDS" for r in res.relations)
+        tested += sum(len(_tested_alone(r)) for r in res.relations)
+    assert tested <= 9, tested  # 18 before (3 a relation and seed): 7 here
+    # a strong bug on one input is still tested on its own and confirmed
+    res = run(_case_bug_on_one_input(0.15, 0, INPUTS[0]), INPUTS, builtin_relations("case"),
+              config=RunConfig(max_workers=1, profile="quick"))
+    (r,) = res.relations
+    assert r.status == "VIOLATED"
+    confirmed = [o for o in r.outcomes if o.status == CandidateStatus.CONFIRMED]
+    assert confirmed
+    texts = res.follow_up_texts()
+    assert {texts[o.follow_up_fp].lower() for o in confirmed} == {INPUTS[0].lower()}
 
 
 def test_quick_profile_on_a_deterministic_agent_takes_the_deterministic_path() -> None:
