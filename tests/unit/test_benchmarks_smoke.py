@@ -19,7 +19,7 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 def bench():
     # the scripts put their own directory (and the repository) on sys.path when imported:
     # restore both sys.path and sys.modules afterwards so nothing leaks into other tests
-    names = ("_docs", "meter_calls", "shrink_calls")
+    names = ("_docs", "meter_calls", "shrink_calls", "pooled_floor")
     saved = list(sys.path)
     sys.path.insert(0, str(BENCH))
     try:
@@ -146,3 +146,23 @@ def test_relation_effect_agents_map_every_builtin_follow_up_to_its_source():
         sys.path[:] = saved
         for name in ("relation_effects", "_docs"):
             sys.modules.pop(name, None)
+
+
+@given(st.integers(2, 9), st.integers(2, 9), st.randoms(use_true_random=False))
+def test_the_pooled_floor_scores_what_the_pooled_test_scores(bench, n, m, rnd):
+    # benchmarks/pooled_floor.py's vectorised U-statistics are relations/_pooled.py's
+    # exact_scores of the same draws (an invariant relation, a binary verdict)
+    import numpy as np
+
+    from agentverity_props.relations import Relation
+    from agentverity_props.relations._pooled import exact_scores
+
+    floor = bench["pooled_floor"]
+    src = [rnd.random() < 0.7 for _ in range(n)]
+    fu = [rnd.random() < 0.7 for _ in range(m)]
+    fwd, rev = floor.u_scores(np.asarray([src], dtype=np.int64), np.asarray([fu], dtype=np.int64))
+    rel = Relation("same", "invariant", lambda s: s)
+    want = exact_scores(rel, ["allow" if x else "block" for x in src],
+                        ["allow" if x else "block" for x in fu])
+    assert math.isclose(float(fwd[0]), want[0], abs_tol=1e-12)
+    assert math.isclose(float(rev[0]), want[1], abs_tol=1e-12)
