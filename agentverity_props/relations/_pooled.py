@@ -87,7 +87,7 @@ ADMIT_SUSPICION = 0.25
 #: An input of a relation no screen ran on (profile ``quick``) and not VIOLATED is tested on
 #: its own only when its draws differ beyond chance (:func:`beyond_chance`, one-sided Fisher
 #: exact tests at this level): on a noisy agent a share of 0.25 is reached by chance on most
-#: inputs, and testing the most suspicious of them bought no guarantee for a fifth of the run.
+#: inputs, and testing the most suspicious of them on every run bought no guarantee.
 QUICK_ADMIT_LEVEL = 0.05
 #: A relation whose pooled effect is already VIOLATED needs counterexamples, not a verdict:
 #: at most this many of its inputs are tested one by one.
