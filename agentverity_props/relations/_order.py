@@ -108,8 +108,10 @@ class RunSteps:
                 "refused: an audited re-draw differed from its probe's first draw (the "
                 "meter's certificate does not hold for these draws)")
         if ok:
-            # every pair is screened: the first epoch needs no quiet screen's follow-ups
+            # every pair is screened: the first epoch needs no quiet screen's follow-ups,
+            # and every pair already shows a verdict (no first look)
             self.pooled_test.first_follow_ups = 0
+            self.pooled_test.first_look = False
         return ok
 
     async def screen(self) -> None:
@@ -126,7 +128,8 @@ class RunSteps:
         if jobs and not self.engine.stopping:
             await localise(self.engine, self.pool, jobs, alpha=self.local_alpha,
                            max_rounds=self.max_rounds, seed=self.seed, progress=self.progress,
-                           most=most, confirm_all=self.confirm_all)
+                           most=most, confirm_all=self.confirm_all,
+                           top_up=not self.pooled_test.first_look)
 
     async def pooled(self, *, max_epochs: int | None) -> None:
         if max_epochs is None:

@@ -62,6 +62,7 @@ from ..engine import UNSET, Configurable, EngineConfig, EvidencePool, ledger_par
 from ..errors import DrawStopped, InvalidArgument
 from ..observation import VerdictExtractor
 from ..relations import (
+    SWEEP_MAX,
     Candidate,
     Profile,
     Relation,
@@ -1028,7 +1029,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                            first_follow_ups=quiet_clearance(prof.screen_beta,
                                                             prof.screen_size)
                            if screened else 0,
-                           block=block_size(pair), adapt_block=True)
+                           block=block_size(pair), adapt_block=True,
+                           first_look=not screened and len(probes) > SWEEP_MAX)
     await pooled.prepare()
     seq_local, local_alpha = list(jobs), split["local"]
     if eng.finite_evidence:

@@ -17,6 +17,7 @@ from agentverity_props import from_callable, run
 from agentverity_props._internal.outcome import CandidateStatus
 from agentverity_props.errors import InvalidArgument
 from agentverity_props.relations import (
+    SWEEP_MAX,
     builtin_relations,
     follow_ups,
     pairs_relation,
@@ -161,6 +162,23 @@ def test_quick_tests_on_its_own_only_an_input_whose_draws_differ_beyond_chance()
     assert confirmed
     texts = res.follow_up_texts()
     assert {texts[o.follow_up_fp].lower() for o in confirmed} == {INPUTS[0].lower()}
+
+
+def test_quick_on_many_inputs_looks_at_every_pair_once_and_samples_its_scored_epochs() -> None:
+    # past SWEEP_MAX inputs, quick's first epoch is a first look (one follow-up draw a
+    # candidate, not scored) and its scored epochs sample the inputs: every pair still shows
+    # a follow-up verdict, but most get no more draws (a census of scored rounds gave every
+    # candidate about eleven); the relations still HOLD
+    inputs = [f"{p} (ticket {i})" for i in range(4) for p in PROMPTS]
+    assert len(inputs) > SWEEP_MAX
+    res = run(_case_bug_on_one_input(0.15, 0, None), inputs,
+              builtin_relations("case", "whitespace"),
+              config=RunConfig(max_workers=1, profile="quick"))
+    for r in res.relations:
+        assert r.status == "HOLDS"
+        pairs = [o for o in r.outcomes if o.status != CandidateStatus.SKIPPED]
+        assert all(o.follow_up is not None for o in pairs)
+        assert sum(o.draws == 1 for o in pairs) >= 0.3 * len(pairs)
 
 
 def test_quick_profile_on_a_deterministic_agent_takes_the_deterministic_path() -> None:
