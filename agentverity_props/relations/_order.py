@@ -18,9 +18,9 @@ caller's :class:`Steps`:
 
 A profile without a screen (``quick``) takes one pooled epoch in place of the screen (unless
 the deterministic path screened every pair; past ``SWEEP_MAX`` inputs that epoch is a first
-look, one unscored follow-up draw a pair: relations/_pooled.py), then tests the ``QUICK_LOCAL`` inputs of each
-relation most unlike their sources in it among those whose draws differ beyond chance, then
-the pooled epochs. ``tests/unit/
+look, one unscored follow-up draw a pair: relations/_pooled.py), then tests the
+``QUICK_LOCAL`` inputs of each relation most unlike their sources in it among those whose
+draws differ beyond chance, then the pooled epochs. ``tests/unit/
 test_one_relation_procedure.py`` fails if a second copy of this order appears.
 """
 
