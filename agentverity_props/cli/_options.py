@@ -285,7 +285,7 @@ def analysis_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="Largest relation effect (excess share of verdicts a transform "
                      f"changes) a HOLDS allows, in (0, 1); default {DEFAULT_TOLERANCE:g} "
                      f"(precision cheap {TOLERANCE_PRESETS['cheap']:g}, strict "
-                     f"{TOLERANCE_PRESETS['strict']:g})."),
+                     f"{TOLERANCE_PRESETS['strict']:g}; profile quick 0.2)."),
         click.option("--indifference", type=click.FloatRange(1.05, 10.0),
                      default=DEFAULT_INDIFFERENCE, show_default=True,
                      help="The meter's guarantees hold at epsilon/r and epsilon*r."),

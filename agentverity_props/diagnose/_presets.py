@@ -19,13 +19,15 @@ TOLERANCE_PRESETS: dict[str, float] = {"cheap": 0.2, "balanced": 0.1, "strict": 
 DEFAULT_TOLERANCE = TOLERANCE_PRESETS["balanced"]
 
 
-def resolve_tolerance(tolerance: float | None, precision: str | None) -> float:
-    """The relation tolerance: explicit, else the precision preset's, else the default."""
+def resolve_tolerance(tolerance: float | None, precision: str | None,
+                      profile_default: float | None = None) -> float:
+    """The relation tolerance: explicit, else the precision preset's, else the profile's
+    (``quick``: 0.2), else the default."""
     from ..errors import InvalidArgument
 
     if tolerance is None:
         if precision is None:
-            return DEFAULT_TOLERANCE
+            return DEFAULT_TOLERANCE if profile_default is None else profile_default
         if precision not in TOLERANCE_PRESETS:
             raise InvalidArgument(f"unknown precision {precision!r}; use one of "
                                   + ", ".join(TOLERANCE_PRESETS))

@@ -114,7 +114,8 @@ class PropertyConfig(Configurable):
             raise bad("engine error_policy must be 'record' (a failed call is incomplete "
                       "evidence, never a verdict); drop error_policy='raise'")
         try:  # the tolerance resolved once, here: the property reads ``tolerance``
-            object.__setattr__(self, "tolerance", resolve_tolerance(self.tolerance, None))
+            object.__setattr__(self, "tolerance", resolve_tolerance(
+                self.tolerance, None, get_profile(self.profile).tolerance))
             names = self.suppress_health_check
             checks = HealthCheck.parse((names,) if isinstance(names, str) else names)
             object.__setattr__(self, "suppress_health_check",

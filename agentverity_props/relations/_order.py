@@ -17,10 +17,10 @@ caller's :class:`Steps`:
    draws before drawing more (relations/_pooled.py).
 
 A profile without a screen (``quick``) takes one pooled epoch in place of the screen (unless
-the deterministic path screened every pair; past ``SWEEP_MAX`` inputs that epoch is a first
-look, one unscored follow-up draw a pair: relations/_pooled.py), then tests the
-``QUICK_LOCAL`` inputs of each relation most unlike their sources in it among those whose
-draws differ beyond chance, then the pooled epochs. ``tests/unit/
+the deterministic path screened every pair; that epoch, like every later one, is a uniform
+sample of the inputs: relations/_pooled.py), then tests the ``QUICK_LOCAL`` inputs of each
+relation most unlike their sources in it among the drawn ones whose draws differ beyond
+chance, then the pooled epochs. ``tests/unit/
 test_one_relation_procedure.py`` fails if a second copy of this order appears.
 """
 
@@ -110,9 +110,9 @@ class RunSteps:
                 "meter's certificate does not hold for these draws)")
         if ok:
             # every pair is screened: the first epoch needs no quiet screen's follow-ups,
-            # and every pair already shows a verdict (no first look)
+            # and visits every input, as before any profile had sampled epochs
             self.pooled_test.first_follow_ups = 0
-            self.pooled_test.first_look = False
+            self.pooled_test.sampled = False
         return ok
 
     async def screen(self) -> None:
@@ -130,7 +130,7 @@ class RunSteps:
             await localise(self.engine, self.pool, jobs, alpha=self.local_alpha,
                            max_rounds=self.max_rounds, seed=self.seed, progress=self.progress,
                            most=most, confirm_all=self.confirm_all,
-                           top_up=not self.pooled_test.first_look)
+                           sampled=self.pooled_test.sampled)
 
     async def pooled(self, *, max_epochs: int | None) -> None:
         if max_epochs is None:

@@ -30,11 +30,12 @@ together only when the two verdict distributions are equal.
 **Epochs.** Rounds are made in epochs: the first visits every input once, later ones a uniform
 sample with replacement of ``max(MIN_EPOCH, ceil(min(inputs, SWEEP_MAX) / 4))`` inputs, so
 the cost of the pooled test does not grow with the probe set and a decided relation stops
-soon after. Under a profile without a screen on more than ``SWEEP_MAX`` inputs the first
-epoch is a *first look* (``first_look``): one follow-up draw of every candidate, read against
-its source's verdict and never scored, so that every pair shows a verdict while only the
-sampled epochs are paid for in scored rounds. The scores of one epoch are independent given
-the past, which is what :class:`~agentverity_props.decide.EffectTest` needs. A relation stops
+soon after. Under a profile without a screen (``quick``) the first epoch is such a sample
+too (``sampled``): the pooled effect is a mean over the probe set, and a uniform sample
+estimates it without visiting every input, so quick's cost does not grow with the probe set
+at all; a pair whose input no epoch drew ends ``skipped`` ("not drawn"). The scores of one
+epoch are independent given the past, which is what
+:class:`~agentverity_props.decide.EffectTest` needs. A relation stops
 when its effect is decided; the others go on.
 
 **Order in ``run``.** First every (relation, input) pair is screened (:mod:`._screen`: a
@@ -182,7 +183,7 @@ class PooledEffects:
                  inputs: Sequence[Probe], *, seed: int = 0,
                  progress: Callable[[int], None] | None = None,
                  max_scores: int = MAX_SCORES, first_follow_ups: int = 0,
-                 block: int = 2, adapt_block: bool = False, first_look: bool = False) -> None:
+                 block: int = 2, adapt_block: bool = False, sampled: bool = False) -> None:
         self.engine, self.pool, self.jobs = engine, pool, list(jobs)
         #: draws per round of an input: ``block`` sources (shared by its relations) and
         #: ``block`` follow-ups per candidate (a larger block makes each exact score less
@@ -194,11 +195,10 @@ class PooledEffects:
         #: asks for what the per-input screen needs on a quiet input, so that a quiet probe
         #: set is screened by its first epoch
         self.first_follow_ups = first_follow_ups
-        #: the first epoch is a *first look* (``run`` under a profile without a screen, on
-        #: more than ``SWEEP_MAX`` inputs): one follow-up draw per candidate, read against
-        #: its source's verdict and not scored, so every pair shows a verdict while the
-        #: scored epochs, uniform samples of the inputs, cost what they cost on ``SWEEP_MAX``
-        self.first_look = first_look
+        #: every epoch, the first too, is a uniform sample of the inputs (``run`` under a
+        #: profile without a screen): the pooled effect's cost does not grow with the probe
+        #: set, and an input no epoch drew is not drawn at all
+        self.sampled = sampled
         self.inputs = [p for p in inputs if any(p.fp in j.by_input for j in self.jobs)]
         self.rng = random.Random(f"pooled:{seed}")
         self.progress = progress
@@ -282,7 +282,7 @@ class PooledEffects:
         return all(any(k is not None for k in ev.keys(layer)) for layer in layers)
 
     def _epoch_inputs(self) -> list[Probe]:
-        if self.epochs == 0:
+        if self.epochs == 0 and not self.sampled:
             order = list(self.inputs)
             self.rng.shuffle(order)
             return order
@@ -311,9 +311,8 @@ class PooledEffects:
             toolless = self.epochs == 0 and all(
                 j.result.relation.layer == "tools" and not _any_tool(self.pool, x.fp)
                 for j, _ in cands)
-            look = self.epochs == 0 and self.first_look
             n_src, n_fu = round_sizes(self.block, len({id(j) for j, _ in cands}))
-            s_idx, new = ([], []) if toolless or look else self._take(x, n_src)
+            s_idx, new = ([], []) if toolless else self._take(x, n_src)
             plan += [(x, i) for i in new]
             fus = []
             for j, c in cands:
@@ -323,10 +322,9 @@ class PooledEffects:
                 k = max(2, math.ceil(n_fu / siblings))
                 if self.epochs == 0:
                     # a tools relation on an agent whose source draws called no tool: one
-                    # follow-up shows whether the transform makes it call one (a first
-                    # look: one follow-up of every candidate)
-                    k = (1 if look or (j.result.relation.layer == "tools" and not _any_tool(
-                        self.pool, x.fp)) else max(k, self.first_follow_ups))
+                    # follow-up shows whether the transform makes it call one
+                    k = (1 if j.result.relation.layer == "tools" and not _any_tool(
+                        self.pool, x.fp) else max(k, self.first_follow_ups))
                 f_idx, new = self._take(c.follow_up, k)
                 plan += [(c.follow_up, i) for i in new]
                 fus.append((j, c, f_idx))
@@ -394,7 +392,7 @@ class PooledEffects:
                     ref_draws = past or sk
                     c.outcome.raw = bool(ref_draws) and not rel.holds(
                         reference_of(ref_draws), fk[0])
-                if not sk:  # a first look (above): nothing to score
+                if not sk:  # a toolless first look (above): nothing to score
                     continue
                 fwd, rev = exact_scores(rel, sk, fk)
                 acc = mine.setdefault(id(j), [[] for _ in range(j.test.sides)])
@@ -405,12 +403,10 @@ class PooledEffects:
                 for k, vals in enumerate(acc):
                     if vals:
                         batch[jid][k].append(sum(vals) / len(vals))
-        if self.epochs == 1 + self.first_look and self.adapt_block:
+        if self.epochs == 1 and self.adapt_block:
             self._adapt(rounds, got)
         for j in live:
-            if self.epochs == 1 and self.first_look:
-                pass  # nothing was scored
-            elif not j.incomplete and isinstance(j.test, EffectTest):
+            if not j.incomplete and isinstance(j.test, EffectTest):
                 j.test.feed(batch[id(j)])
                 if j.test.status != "undecided" and j.decided_at is None:
                     led = self.engine.ledger
@@ -682,29 +678,31 @@ async def localise(engine: Engine, pool: EvidencePool, jobs: Sequence[EffectJob]
                    alpha: float, max_rounds: int = 60, seed: int = 0,
                    progress: Callable[[int], None] | None = None,
                    most: int | None = None, confirm_all: bool = False,
-                   top_up: bool = True) -> int:
+                   sampled: bool = False) -> int:
     """Test the admitted candidates one by one (:func:`admitted`), each at ``alpha / m``
     where ``m`` is how many were admitted (a :class:`LocalTest` on the same scores as the
     pooled test, against every earlier draw of the input and of its follow-up); the rest end
     ``clean``. ``m`` is known before any local draw and each test is valid given the draws
     that chose it, so the family-wise error is at most ``alpha`` whatever ``m`` turns out to
     be. Rounds of every admitted candidate run together, one fresh source draw per input
-    shared by its candidates. ``top_up``: bring every input of a relation admitted by
-    suspicion to ``LOCAL_MIN_SOURCES`` source draws first (not after a first look, whose
-    inputs the scored epochs only sample). Returns the family size."""
+    shared by its candidates. Every input of a relation admitted by suspicion is first
+    brought to ``LOCAL_MIN_SOURCES`` source draws, unless the pooled epochs ``sampled`` the
+    inputs: then only the drawn ones are judged, and a candidate never drawn stays pending
+    (a later epoch may draw it). Returns the family size."""
     # suspicion admits the inputs of a relation without a screen, or of one VIOLATED by its
     # pooled test: their sources need enough draws first; a screen's flags need none
     from ._screen import _toolless
     by_suspicion = [j for j in jobs if (j.screen is None and not _toolless(j, pool))
                     or j.test.status == "violated"]
-    if by_suspicion and top_up:
+    if by_suspicion and not sampled:
         await _top_up_sources(engine, pool, by_suspicion, seed)
     chosen = [c for _, c in admitted(jobs, pool, most=most)]
     m = max(1, len(chosen))
     picked = {id(c) for c in chosen}
     for j in jobs:
         for c in j.candidates:
-            if id(c) not in picked and c.outcome.status == CandidateStatus.PENDING:
+            if id(c) not in picked and c.outcome.status == CandidateStatus.PENDING and not (
+                    sampled and c.outcome.follow_up is None):
                 c.outcome.status = CandidateStatus.CLEAN
                 c.outcome.source = reference(pool, c.source.fp, j.result.relation.layer)
     tests = {id(c): LocalTest(bonferroni(alpha, m), 2 if two_sided(c.relation) else 1)

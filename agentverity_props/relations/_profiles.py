@@ -3,12 +3,15 @@ settings profiles choose how many examples a test runs).
 
 Every profile decides each relation's pooled effect with the same error rates (a HOLDS wrong
 with probability at most ``beta``, a VIOLATED at most the relation's share of ``alpha``);
-they differ in what they guarantee *per input*, which is where most agent calls go:
+they differ in what they guarantee *per input*, which is where most agent calls go, and
+``quick`` also in the tolerance its HOLDS rules out:
 
-* ``quick`` — the pooled effect only. No input is screened on its own; of the inputs whose
-  draws in the first pooled epoch differ beyond chance, the most unlike their sources are
-  tested one by one (so a strong bug is still confirmed and shown), but a HOLDS says nothing
-  about any single input.
+* ``quick`` — the pooled effect only, at tolerance 0.2 (the ``cheap`` precision's: a
+  transform that changes one verdict in five) unless ``--tolerance`` or ``--precision`` says
+  otherwise. No input is screened on its own, and the pooled epochs draw a uniform sample of
+  the inputs, so its cost does not grow with the probe set; of the drawn inputs whose draws
+  differ beyond chance, the most unlike their sources are tested one by one (so a strong bug
+  is still confirmed and shown), but a HOLDS says nothing about any single input.
   On an agent the meter certifies deterministic it takes the *deterministic path*: one
   follow-up draw a pair, audited by re-draws, finds every deterministic flip with
   probability at least ``1 - 2 r`` (``r``: the meter's bound on a draw's flip rate).
@@ -58,6 +61,8 @@ class Profile:
             share. With ``screen`` off it is the only per-input evidence.
         candidate_beta: ``@agent_property``'s per-input evidence: the chance a generated
             example that violates (as reliably as the stated alternative) is passed.
+        tolerance: the pooled effect a HOLDS rules out when neither ``tolerance`` nor
+            ``precision`` is given (None: the default, 0.1).
     """
 
     name: str
@@ -68,6 +73,7 @@ class Profile:
     description: str = ""
     deterministic_path: bool = False
     candidate_beta: float = 0.01
+    tolerance: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip() or "," in self.name:
@@ -80,6 +86,11 @@ class Profile:
             if not 0.0 < value < 0.5:
                 raise InvalidArgument(f"profile {self.name!r}: {name}={value!r} must be in "
                                       "(0, 0.5)")
+        t = self.tolerance
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float))
+                              or not 0.0 < t < 1.0):
+            raise InvalidArgument(f"profile {self.name!r}: tolerance={t!r} must be in (0, 1) "
+                                  "or None (the default)")
         e = self.edits_per_input
         if not (e in ("auto", "all") or (isinstance(e, int) and not isinstance(e, bool)
                                          and e >= 1)):
@@ -89,9 +100,9 @@ class Profile:
     def guarantee(self) -> str:
         """What the profile guarantees per input, in words (printed in every report)."""
         if not self.screen:
-            return (f"profile {self.name}: the pooled effect only; no input was screened on "
-                    "its own (inputs whose draws differed beyond chance were tested one by "
-                    "one)")
+            return (f"profile {self.name}: the pooled effect only, from a uniform sample of "
+                    "the inputs; no input was screened on its own (drawn inputs whose draws "
+                    "differed beyond chance were tested one by one)")
         return (f"profile {self.name}: every (input, follow-up) pair screened: a follow-up "
                 f"violating on a share {self.screen_size:g} of its draws beyond the input's "
                 f"own noise is found with probability >= {1 - self.screen_beta:.2g}")
@@ -100,14 +111,16 @@ class Profile:
         return {"name": self.name, "screen": self.screen, "screen_size": self.screen_size,
                 "screen_beta": self.screen_beta, "edits_per_input": self.edits_per_input,
                 "deterministic_path": self.deterministic_path,
-                "candidate_beta": self.candidate_beta, "guarantee": self.guarantee()}
+                "candidate_beta": self.candidate_beta, "tolerance": self.tolerance,
+                "guarantee": self.guarantee()}
 
 
 DEFAULT_PROFILE = "standard"
 _BUILT_IN = (
-    Profile("quick", screen=False, deterministic_path=True, candidate_beta=0.05,
-            description="the pooled effect only (on a certified deterministic agent, one "
-                        "follow-up draw a pair): cheapest"),
+    Profile("quick", screen=False, deterministic_path=True, candidate_beta=0.05, tolerance=0.2,
+            description="the pooled effect only, tolerance 0.2, from a sample of the inputs "
+                        "(on a certified deterministic agent, one follow-up draw a pair): "
+                        "cheapest"),
     Profile("standard", deterministic_path=True,
             description="every pair screened at size 0.5, beta 0.05 (one draw a pair on a "
                         "certified deterministic agent) (default)"),
@@ -130,11 +143,12 @@ def register_profile(name: str, *, parent: str = DEFAULT_PROFILE, **changes: Any
         raise InvalidArgument(f"profile {name!r} is built in; register yours under a new name")
     base = profile(parent)
     unknown = set(changes) - {"screen", "screen_size", "screen_beta", "edits_per_input",
-                              "description", "deterministic_path", "candidate_beta"}
+                              "description", "deterministic_path", "candidate_beta",
+                              "tolerance"}
     if unknown:
         raise InvalidArgument(f"unknown profile setting(s) {', '.join(sorted(unknown))}; "
                               "use screen, screen_size, screen_beta, edits_per_input, "
-                              "deterministic_path, candidate_beta, description")
+                              "deterministic_path, candidate_beta, tolerance, description")
     new = replace(base, name=name, **changes)
     with _LOCK:
         _PROFILES[name] = new

@@ -461,6 +461,8 @@ class RunProfile(Model):
     deterministic_path: bool = False
     candidate_beta: float | None = None
     """``@agent_property``'s per-example false-pass rate under this profile."""
+    tolerance: Annotated[float, Field(gt=0.0, lt=1.0)] | None = None
+    """The pooled tolerance the profile sets when none is given (None: the default)."""
     guarantee: str
 
 

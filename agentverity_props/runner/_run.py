@@ -62,7 +62,6 @@ from ..engine import UNSET, Configurable, EngineConfig, EvidencePool, ledger_par
 from ..errors import DrawStopped, InvalidArgument
 from ..observation import VerdictExtractor
 from ..relations import (
-    SWEEP_MAX,
     Candidate,
     Profile,
     Relation,
@@ -137,8 +136,8 @@ class RunConfig(Configurable):
     and read back as attributes. With a
     ``store_path`` and no ``store_mode`` the store mode is ``auto``. ``tolerance`` (the
     largest relation effect a HOLDS allows) reads back resolved: as given, else the
-    ``precision`` preset's, else 0.1. Change settings with :meth:`with_fields`, which
-    rebuilds the config through this constructor.
+    ``precision`` preset's, else the profile's (``quick``: 0.2), else 0.1. Change settings
+    with :meth:`with_fields`, which rebuilds the config through this constructor.
 
     >>> RunConfig(budget=200, max_workers=1).engine.budget
     200
@@ -202,7 +201,8 @@ class RunConfig(Configurable):
         # each default resolved once, here: the layers below read ``eps`` / ``tolerance``
         eps = resolve_epsilon(self.epsilon, self.precision)
         object.__setattr__(self, "_eps", eps)
-        object.__setattr__(self, "tolerance", resolve_tolerance(tolerance, self.precision))
+        object.__setattr__(self, "tolerance", resolve_tolerance(tolerance, self.precision,
+                                                                self.profile.tolerance))
         # the as-given value of a field resolved here: ``with_fields`` rebuilds from it
         object.__setattr__(self, "_given", {"tolerance": tolerance})
         if edits_per_input is not None:
@@ -1030,7 +1030,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                                                             prof.screen_size)
                            if screened else 0,
                            block=block_size(pair), adapt_block=True,
-                           first_look=not screened and len(probes) > SWEEP_MAX)
+                           sampled=not screened)
     await pooled.prepare()
     seq_local, local_alpha = list(jobs), split["local"]
     if eng.finite_evidence:
@@ -1060,9 +1060,19 @@ def _finish(jobs: Sequence[EffectJob], results: list[RelationResult], prof: Prof
         if j.deterministic_path:
             j.result.effect["deterministic_path"] = j.deterministic_path
         for c in j.candidates:
-            if c.outcome.status == CandidateStatus.PENDING:
+            if c.outcome.status == CandidateStatus.PENDING and c.outcome.follow_up is None \
+                    and not prof.screen:
+                # quick's epochs sample the inputs: this pair's input was never drawn
+                c.outcome.status = CandidateStatus.UNDECIDED
+                c.outcome.note = NOT_DRAWN
+            elif c.outcome.status == CandidateStatus.PENDING:
                 c.outcome.status = CandidateStatus.CLEAN
     return results
+
+
+#: The note of a pair whose input no epoch of a profile without a screen drew.
+NOT_DRAWN = ("not drawn: without a screen the pooled effect is estimated from a uniform sample "
+             "of the inputs, and this one was not in it")
 
 
 def measure(agent: Any, inputs: Sequence[str], *, config: MeterConfig | None = None,

@@ -164,21 +164,30 @@ def test_quick_tests_on_its_own_only_an_input_whose_draws_differ_beyond_chance()
     assert {texts[o.follow_up_fp].lower() for o in confirmed} == {INPUTS[0].lower()}
 
 
-def test_quick_on_many_inputs_looks_at_every_pair_once_and_samples_its_scored_epochs() -> None:
-    # past SWEEP_MAX inputs, quick's first epoch is a first look (one follow-up draw a
-    # candidate, not scored) and its scored epochs sample the inputs: every pair still shows
-    # a follow-up verdict, but most get no more draws (a census of scored rounds gave every
-    # candidate about eleven); the relations still HOLD
+def test_quick_samples_the_inputs_so_its_cost_does_not_grow_with_the_probe_set() -> None:
+    # every epoch of quick, the first too, is a uniform sample of the inputs: on four times
+    # the probe set it spends about what it spends on one (a sweep of every input, or a first
+    # look of one draw a pair, made it grow with the set), and a pair whose input was never
+    # drawn reads undecided "not drawn", never clean
+    from agentverity_props.runner._run import NOT_DRAWN
+
     inputs = [f"{p} (ticket {i})" for i in range(4) for p in PROMPTS]
     assert len(inputs) > SWEEP_MAX
-    res = run(_case_bug_on_one_input(0.15, 0, None), inputs,
-              builtin_relations("case", "whitespace"),
+    rels = builtin_relations("case", "whitespace")
+    big = run(_case_bug_on_one_input(0.15, 0, None), inputs, rels,
               config=RunConfig(max_workers=1, profile="quick"))
-    for r in res.relations:
+    small = run(_case_bug_on_one_input(0.15, 0, None), PROMPTS, rels,
+                config=RunConfig(max_workers=1, profile="quick"))
+    assert big.to_dict()["calls"]["relations"] <= 2 * small.to_dict()["calls"]["relations"]
+    for r in big.relations:
         assert r.status == "HOLDS"
         pairs = [o for o in r.outcomes if o.status != CandidateStatus.SKIPPED]
-        assert all(o.follow_up is not None for o in pairs)
-        assert sum(o.draws == 1 for o in pairs) >= 0.3 * len(pairs)
+        undrawn = [o for o in pairs if o.follow_up is None]
+        assert undrawn and len(undrawn) < len(pairs)
+        assert all(o.status == CandidateStatus.UNDECIDED and o.note == NOT_DRAWN
+                   and o.draws == 0 for o in undrawn)
+        assert all(o.status != CandidateStatus.CLEAN or o.draws > 0 for o in pairs)
+    assert big.to_dict()["profile"]["tolerance"] == 0.2
 
 
 def test_quick_profile_on_a_deterministic_agent_takes_the_deterministic_path() -> None:
