@@ -183,7 +183,8 @@ def test_quick_samples_the_inputs_so_its_cost_does_not_grow_with_the_probe_set()
         assert r.status == "HOLDS"
         pairs = [o for o in r.outcomes if o.status != CandidateStatus.SKIPPED]
         undrawn = [o for o in pairs if o.follow_up is None]
-        assert undrawn and len(undrawn) < len(pairs)
+        assert undrawn
+        assert len(undrawn) < len(pairs)
         assert all(o.status == CandidateStatus.UNDECIDED and o.note == NOT_DRAWN
                    and o.draws == 0 for o in undrawn)
         assert all(o.status != CandidateStatus.CLEAN or o.draws > 0 for o in pairs)
@@ -212,6 +213,23 @@ def test_registered_profiles_and_unknown_names() -> None:
         register_profile("quick")
     with pytest.raises(InvalidArgument):
         register_profile("odd", screen_size=0.0)
+
+
+def test_a_profiles_tolerance_applies_only_when_none_is_given() -> None:
+    from agentverity_props.property import PropertyConfig
+
+    # explicit, else the precision's, else the profile's (quick: 0.2), else 0.1
+    assert RunConfig(profile="quick").tolerance == 0.2
+    assert RunConfig().tolerance == 0.1
+    assert RunConfig(profile="quick", tolerance=0.05).tolerance == 0.05
+    assert RunConfig(profile="quick", precision="strict").tolerance == 0.05
+    assert PropertyConfig(profile="quick").tolerance == 0.2
+    assert PropertyConfig(profile="quick", tolerance=0.3).tolerance == 0.3
+    mine = register_profile("test-coarse", parent="standard", tolerance=0.15)
+    assert RunConfig(profile=mine.name).tolerance == 0.15
+    assert mine.to_dict()["tolerance"] == 0.15
+    with pytest.raises(InvalidArgument, match="tolerance"):
+        register_profile("test-bad-tol", tolerance=1.0)
 
 
 def test_cli_profile_reaches_the_json_and_a_bad_one_is_one_line(tmp_path) -> None:
