@@ -1,5 +1,7 @@
 """The floor of a pooled HOLDS: the fewest agent calls any test of a relation's pooled effect
-needs for every relation of a run to HOLD, against what `run --profile quick` spends.
+needs for every relation of a run to HOLD at tolerance 0.1, against what `run --profile quick
+--tolerance 0.1` spends (the profiles table's row "quick, tolerance 0.1"; quick's own default
+tolerance is 0.2).
 
 An idealised test, better than any real one: every input gets ``n`` source draws (shared by
 the run's relations) and ``m`` follow-up draws per relation; each side's effect estimate is the
