@@ -4,6 +4,7 @@ Run from the repository root::
 
     python benchmarks/plan_accuracy.py                 # 30 seeds, flip share 0.05 / 0.10 / 0.15
     python benchmarks/plan_accuracy.py --seeds 10 --no-write
+    python benchmarks/plan_accuracy.py --profile quick   # its own section, plan-accuracy-quick
 
 For each flip share ``q``: as many real ``run``\\ s as ``--seeds`` of the shipped moderation
 gate (``agentverity_props.examples.plain.gate``) made noisy on every call by
@@ -45,14 +46,15 @@ def _async(fn):
     return agent
 
 
-def _real(agents, inputs, rels) -> tuple[list[int], float, float]:
+def _real(agents, inputs, rels, profile: str | None = None) -> tuple[list[int], float, float]:
     """The calls of each real run, the mean whole-run pair disagreement the runs printed
     (the figure to plan with) and the mean of their meters' own figures."""
     from agentverity_props import from_callable
     from agentverity_props.engine import run_sync
     from agentverity_props.runner import RunConfig, arun
 
-    results = [run_sync(arun(from_callable(_async(a)), inputs, rels, config=RunConfig()))
+    results = [run_sync(arun(from_callable(_async(a)), inputs, rels,
+                             config=RunConfig(profile=profile)))
                for a in agents]
     docs = [r.to_dict() for r in results]
     printed = statistics.fmean(d["noise"]["pair_disagreement"] for d in docs)
@@ -67,11 +69,14 @@ def main() -> None:
     ap.add_argument("--plan-seeds", type=int, default=None,
                     help="plan's simulated runs per level (default: plan's own default)")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--profile", default=None,
+                    help="the runs' and plan's profile (default standard: section "
+                    "plan-accuracy; another: plan-accuracy-NAME)")
     args = ap.parse_args()
 
     from agentverity_props.examples import moderation_inputs, plain
     from agentverity_props.relations import builtin_relations
-    from agentverity_props.runner import plan
+    from agentverity_props.runner import RunConfig, plan
     from agentverity_props.runner._plan import DEFAULT_SEEDS
     from tests.support.noisy_agents import noisy
 
@@ -87,9 +92,9 @@ def main() -> None:
                    [plain.make_gate(seed=s, noise=0.15) for s in range(args.seeds)]))
     rows = []
     for name, q, fleet in agents:
-        real, printed, meter = _real(fleet, inputs, rels)
-        lv = plan(inputs, rels, noises=(printed,), seeds=plan_seeds,
-                  default_noises=False).levels[0]
+        real, printed, meter = _real(fleet, inputs, rels, args.profile)
+        lv = plan(inputs, rels, noises=(printed,), seeds=plan_seeds, default_noises=False,
+                  config=RunConfig(profile=args.profile)).levels[0]
         tot = lv["calls"]["total"]
         budget = lv["reach"]["run"]["budget"]
         rows.append((name, q, meter, printed, lv["flip"], tot["mean"], 2 * tot["se"],
@@ -98,10 +103,12 @@ def main() -> None:
                      f"{min(real)}-{max(real)}", budget, max(real)))
         print(rows[-1], flush=True)
     wall = time.monotonic() - t0
+    flag = f" --profile {args.profile}" if args.profile else ""
     lines = [
-        "## plan against real runs",
+        "## plan against real runs" + (f" (profile {args.profile})" if args.profile else ""),
         "",
-        f"Measured by `python benchmarks/plan_accuracy.py` on {os.cpu_count()} CPU(s), Python "
+        f"Measured by `python benchmarks/plan_accuracy.py{flag}` on {os.cpu_count()} CPU(s), "
+        "Python "
         f"{platform.python_version()} ({platform.python_implementation()}, "
         f"{platform.system()} {platform.machine()}) in {wall:.0f} s. Each row: "
         f"{args.seeds} real `run`s of an agent on `examples/inputs/moderation.txt` with every "
@@ -138,7 +145,8 @@ def main() -> None:
     body = "\n".join(lines) + "\n"
     print(body)
     if not args.no_write:
-        write_section(DOC, "plan-accuracy", body)
+        write_section(DOC, "plan-accuracy" + (f"-{args.profile}" if args.profile else ""),
+                      body)
 
 
 if __name__ == "__main__":

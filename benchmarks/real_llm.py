@@ -11,6 +11,9 @@ environment's interpreter::
     /work/llm/venv/bin/python benchmarks/real_llm.py --quick      # 1 seed, 9 prompts; prints,
                                                                    # writes nothing
     /work/llm/venv/bin/python benchmarks/real_llm.py --seeds 3 --relations case --check
+    /work/llm/venv/bin/python benchmarks/real_llm.py --profile quick --profile-samples 0
+                                                                   # another profile; prints,
+                                                                   # writes nothing
 
 Per seed and per variant of the gate, one ``run(agent, prompts, relations=select_builtins(
 [...]), config=RunConfig(seed=seed, max_workers=2))``:
@@ -83,7 +86,7 @@ VIOLATED_BY_DESIGN = {"clean": frozenset(), "bug": frozenset({"case"})}
 
 def one_run(tok: Any, model: Any, prompts: tuple[str, ...], relations: list[str], *,
             seed: int, variant: str, budget: int | None = None,
-            verbose: bool = True) -> dict[str, Any]:
+            profile: str | None = None, verbose: bool = True) -> dict[str, Any]:
     """One ``run`` of one gate variant; its statuses, calls, seconds and exit code."""
     from agentverity_props import from_callable, run
     from agentverity_props.relations import select_builtins
@@ -102,7 +105,8 @@ def one_run(tok: Any, model: Any, prompts: tuple[str, ...], relations: list[str]
 
     t0 = time.perf_counter()
     result = run(agent, list(prompts), relations=select_builtins(relations),
-                 config=RunConfig(seed=seed, max_workers=2, budget=budget), progress=progress)
+                 config=RunConfig(seed=seed, max_workers=2, budget=budget, profile=profile),
+                 progress=progress)
     seconds = time.perf_counter() - t0
     d = result.to_dict()
     rels = {r["name"]: r for r in d["relations"]}
@@ -218,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"1 seed, {len(QUICK_PROMPTS)} prompts; prints, writes nothing")
     ap.add_argument("--variants", default=",".join(VARIANTS), help="clean,bug")
     ap.add_argument("--budget", type=int, default=None, help="call budget per run")
+    ap.add_argument("--profile", default=None,
+                    help="the run's profile (default: standard); another one writes nothing")
     ap.add_argument("--profile-samples", type=int, default=None,
                     help="samples per prompt for the noise profile (default 20; 0 = none; "
                     "--quick: 0)")
@@ -251,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"seed {seed}, {v} gate: run on {len(prompts)} prompts, relations "
                   f"{', '.join(relations)}", flush=True)
             r = one_run(tok, model, prompts, relations, seed=seed, variant=v,
-                        budget=args.budget)
+                        budget=args.budget, profile=args.profile)
             print(f"  {r['status']} meter={r['meter']} exit={r['exit']} calls={r['calls']} "
                   f"{r['phase_calls']} model calls={r['model_calls']} "
                   f"({r['model_s_per_call']:.3f} s each) {r['seconds']:.0f} s", flush=True)
@@ -261,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(rows, relations, prompts, prof, seconds=time.perf_counter() - t0)
     print()
     print(text)
-    full = (not args.quick and seeds >= 1 and args.budget is None
+    full = (not args.quick and seeds >= 1 and args.budget is None and args.profile is None
             and relations == list(DEFAULT_RELATIONS) and variants == list(VARIANTS))
     if full and not args.no_write:
         write_section(args.output, SECTION, text)

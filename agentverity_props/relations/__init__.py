@@ -37,6 +37,7 @@ from ._pooled import (
     PooledEffects,
     block_size,
     effect_jobs,
+    end_pending,
     summarise,
     suspicion,
     two_sided,

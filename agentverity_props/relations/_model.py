@@ -19,6 +19,11 @@ from .._internal.settings import setting
 from ..errors import InvalidArgument
 from ..observation import LAYERS
 
+#: The note of a pair whose input no pooled epoch drew (under a profile without a screen the
+#: epochs sample the inputs): it is ``undecided``, never ``clean``, and no edit was tried on it.
+NOT_DRAWN = ("not drawn: without a screen the pooled effect is estimated from uniform samples "
+             "of the inputs, and this one was in none")
+
 RType = Literal["invariant", "monotone", "directional"]
 RTYPES = ("invariant", "monotone", "directional")
 
@@ -267,7 +272,7 @@ class RelationResult:
         confirmed violating (empty for a relation of one transform)."""
         out: dict[str, dict[str, int]] = {}
         for o in self.outcomes:
-            if o.edit is None or o.status == CandidateStatus.SKIPPED:
+            if o.edit is None or o.status == CandidateStatus.SKIPPED or o.note == NOT_DRAWN:
                 continue
             row = out.setdefault(o.edit, {"pairs": 0, "confirmed": 0})
             row["pairs"] += 1
@@ -298,7 +303,13 @@ class RelationResult:
     @property
     def undecided(self) -> int:
         """Candidates tested on their own that stayed undecided."""
-        return sum(1 for o in self.outcomes if o.status == CandidateStatus.UNDECIDED)
+        return sum(1 for o in self.outcomes
+                   if o.status == CandidateStatus.UNDECIDED and o.note != NOT_DRAWN)
+
+    @property
+    def not_drawn(self) -> int:
+        """Pairs whose input no pooled epoch drew (the epochs sampled the inputs)."""
+        return sum(1 for o in self.outcomes if o.note == NOT_DRAWN)
 
     @property
     def effect_status(self) -> str | None:
@@ -388,9 +399,11 @@ class RelationResult:
                         f"{refused}; the pooled effect only, inputs whose draws differed "
                         "beyond chance tested one by one)")
             if prof:
-                return (f"Per input: not screened (profile {prof}: the pooled effect only; "
-                        "inputs whose draws differed beyond chance were tested one by "
-                        "one)")
+                drawn = (f"; {self.exercised - self.not_drawn} of {self.exercised} pairs drawn, "
+                         "the inputs sampled uniformly" if self.not_drawn else "")
+                return (f"Per input: not screened (profile {prof}: the pooled effect only"
+                        f"{drawn}; inputs whose draws differed beyond chance were tested one "
+                        "by one)")
             return "Per input: not screened"
         size, power = pi["size"], pi["power"]
         cleared, flagged = pi.get("cleared", pi["screened"]), pi.get("flagged", 0)

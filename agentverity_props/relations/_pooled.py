@@ -33,7 +33,8 @@ the cost of the pooled test does not grow with the probe set and a decided relat
 soon after. Under a profile without a screen (``quick``) the first epoch is such a sample
 too (``sampled``): the pooled effect is a mean over the probe set, and a uniform sample
 estimates it without visiting every input, so quick's cost does not grow with the probe set
-at all; a pair whose input no epoch drew ends ``skipped`` ("not drawn"). The scores of one
+at all; a pair whose input no epoch drew ends ``undecided`` ("not drawn"), never
+``clean``. The scores of one
 epoch are independent given the past, which is what
 :class:`~agentverity_props.decide.EffectTest` needs. A relation stops
 when its effect is decided; the others go on.
@@ -73,7 +74,7 @@ from ..decide import (
     relation_alpha_split,
 )
 from ._draws import MAX_SCORES, EffectJob, draw_all, two_sided
-from ._model import Relation, RelationResult
+from ._model import NOT_DRAWN, Relation, RelationResult
 from ._procedure import Candidate, reference
 
 if TYPE_CHECKING:
@@ -606,6 +607,21 @@ def _missing(obs: Observation | None, what: str, *, ran_out: bool = False) -> st
         return f"a {what} draw failed: {obs.error.kind}"
     reason = obs.no_decision.reason if obs.no_decision else "?"
     return f"a {what} draw had no verdict ({reason})"
+
+
+def end_pending(jobs: Sequence[EffectJob], *, sampled: bool) -> None:
+    """The end of a relation decision: every candidate still pending was scored in the
+    pooled rounds with no sign of a localised violation (``clean``), except, when the epochs
+    ``sampled`` the inputs, one whose input no epoch drew (``undecided``, ``NOT_DRAWN``)."""
+    for j in jobs:
+        for c in j.candidates:
+            if c.outcome.status != CandidateStatus.PENDING:
+                continue
+            if sampled and c.outcome.follow_up is None:
+                c.outcome.status = CandidateStatus.UNDECIDED
+                c.outcome.note = NOT_DRAWN
+            else:
+                c.outcome.status = CandidateStatus.CLEAN
 
 
 def beyond_chance(rel: Relation, sources: Sequence[str], follow_ups: Sequence[str], *,

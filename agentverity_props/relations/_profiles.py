@@ -100,9 +100,9 @@ class Profile:
     def guarantee(self) -> str:
         """What the profile guarantees per input, in words (printed in every report)."""
         if not self.screen:
-            return (f"profile {self.name}: the pooled effect only, from a uniform sample of "
-                    "the inputs; no input was screened on its own (drawn inputs whose draws "
-                    "differed beyond chance were tested one by one)")
+            return (f"profile {self.name}: the pooled effect only, estimated from uniform "
+                    "samples of the inputs; no input was screened on its own (drawn inputs "
+                    "whose draws differed beyond chance were tested one by one)")
         return (f"profile {self.name}: every (input, follow-up) pair screened: a follow-up "
                 f"violating on a share {self.screen_size:g} of its draws beyond the input's "
                 f"own noise is found with probability >= {1 - self.screen_beta:.2g}")

@@ -416,8 +416,9 @@ def _relations_section(con: Any, d: dict[str, Any]) -> None:
         else:
             con.print(f"  [dim]HOLDS rules out an effect at or above the tolerance over these "
                       f"inputs, in either direction; profile {prof.get('name')}: no input was "
-                      "screened on its own (the pooled effect only); inputs whose draws "
-                      "differed beyond chance were tested one by one (✗ lines)[/]")
+                      "screened on its own (the pooled effect only, estimated from uniform "
+                      "samples of the inputs); drawn inputs whose draws differed beyond chance "
+                      "were tested one by one (✗ lines)[/]")
         inputs = d.get("inputs") or {}
         for r in rels:
             if r.get("statement"):

@@ -68,6 +68,7 @@ from ..relations import (
     RelationOutcome,
     RelationResult,
     builtin_relations,
+    end_pending,
     flip_of,
     summarise,
     two_sided,
@@ -1047,11 +1048,11 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                      max_rounds=RUN_MAX_ROUNDS, seed=seed, progress=progress,
                      confirm_all=confirm_all)
     await decide_in_order(steps, screened=screened, deterministic=det)
-    return _finish(jobs, results, prof)
+    return _finish(jobs, results, prof, sampled=pooled.sampled)
 
 
-def _finish(jobs: Sequence[EffectJob], results: list[RelationResult], prof: Profile
-            ) -> list[RelationResult]:
+def _finish(jobs: Sequence[EffectJob], results: list[RelationResult], prof: Profile, *,
+            sampled: bool) -> list[RelationResult]:
     for j in jobs:
         j.result.unexercised = j.unexercised
     for j in jobs:
@@ -1059,20 +1060,8 @@ def _finish(jobs: Sequence[EffectJob], results: list[RelationResult], prof: Prof
         j.result.effect["profile"] = prof.name
         if j.deterministic_path:
             j.result.effect["deterministic_path"] = j.deterministic_path
-        for c in j.candidates:
-            if c.outcome.status == CandidateStatus.PENDING and c.outcome.follow_up is None \
-                    and not prof.screen:
-                # quick's epochs sample the inputs: this pair's input was never drawn
-                c.outcome.status = CandidateStatus.UNDECIDED
-                c.outcome.note = NOT_DRAWN
-            elif c.outcome.status == CandidateStatus.PENDING:
-                c.outcome.status = CandidateStatus.CLEAN
+    end_pending(jobs, sampled=sampled)
     return results
-
-
-#: The note of a pair whose input no epoch of a profile without a screen drew.
-NOT_DRAWN = ("not drawn: without a screen the pooled effect is estimated from a uniform sample "
-             "of the inputs, and this one was not in it")
 
 
 def measure(agent: Any, inputs: Sequence[str], *, config: MeterConfig | None = None,

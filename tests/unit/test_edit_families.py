@@ -169,7 +169,7 @@ def test_quick_samples_the_inputs_so_its_cost_does_not_grow_with_the_probe_set()
     # the probe set it spends about what it spends on one (a sweep of every input, or a first
     # look of one draw a pair, made it grow with the set), and a pair whose input was never
     # drawn reads undecided "not drawn", never clean
-    from agentverity_props.runner._run import NOT_DRAWN
+    from agentverity_props.relations._model import NOT_DRAWN
 
     inputs = [f"{p} (ticket {i})" for i in range(4) for p in PROMPTS]
     assert len(inputs) > SWEEP_MAX
@@ -188,6 +188,11 @@ def test_quick_samples_the_inputs_so_its_cost_does_not_grow_with_the_probe_set()
         assert all(o.status == CandidateStatus.UNDECIDED and o.note == NOT_DRAWN
                    and o.draws == 0 for o in undrawn)
         assert all(o.status != CandidateStatus.CLEAN or o.draws > 0 for o in pairs)
+        # what the report says adds up: the pairs drawn, and only they count as edits tried
+        drawn = len(pairs) - len(undrawn)
+        assert f"{drawn} of {len(pairs)} pairs drawn" in r.per_input_statement()
+        assert sum(v["pairs"] for v in r.edits_tried().values()) == drawn
+        assert r.undecided == 0
     assert big.to_dict()["profile"]["tolerance"] == 0.2
 
 
