@@ -33,6 +33,7 @@ from ._order import RunSteps, decide_in_order
 from ._pairs_file import load_pairs
 from ._pooled import (
     MAX_SCORES,
+    MIN_EPOCH,
     SWEEP_MAX,
     PooledEffects,
     block_size,

@@ -431,7 +431,9 @@ async def aplan(inputs: Sequence[str], relations: Sequence[Relation] | None = No
     live = [r for r in rels if tool_calls or r.layer != "tools"]
     return PlanResult(inputs=len(texts), relations=tuple(r.name for r in rels),
                       exercised=exercised, levels=tuple(levels),
-                      floor=min_relation_calls(texts, live, config.tolerance), config=config,
+                      floor=min_relation_calls(texts, live, config.tolerance,
+                                               sampled=not config.profile.screen),
+                      config=config,
                       seeds=seeds, latency_s=latency_s, modal_share=modal_share,
                       tool_calls=tool_calls, tokens_per_call=tokens_per_call,
                       judge_error=None if per_answer is None else judge_error)

@@ -821,7 +821,8 @@ def budget_note(texts: Sequence[str], relations: Sequence[Relation], config: Run
     ``per_input``: how many relations move each input, when already known."""
     if config.budget is None or not relations:
         return ""
-    need = min_relation_calls(texts, relations, config.tolerance, per_input=per_input)
+    need = min_relation_calls(texts, relations, config.tolerance, per_input=per_input,
+                              sampled=not config.profile.screen)
     if need <= config.budget:
         return ""
     return (f"{setting('budget', config.budget)} cannot reach HOLDS on any relation at "
@@ -831,15 +832,19 @@ def budget_note(texts: Sequence[str], relations: Sequence[Relation], config: Run
 
 
 def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
-                       tolerance: float, *, per_input: Sequence[int] | None = None) -> int:
+                       tolerance: float, *, per_input: Sequence[int] | None = None,
+                       sampled: bool = False) -> int:
     """The fewest calls any run of these relations needs before a HOLDS is possible: every
     exercised relation needs ``min_scores_to_hold`` scores, one follow-up draw each, made in
     whole epochs with one shared source draw per input (the meter's calls not counted).
-    ``per_input`` (how many of the relations change each text) is computed when not given."""
+    ``per_input`` (how many of the relations change each text) is computed when not given.
+    ``sampled``: the epochs may be uniform samples of the inputs (a profile without a
+    screen, off the deterministic path), each of ``max(MIN_EPOCH, ceil(min(inputs,
+    SWEEP_MAX) / 4))`` inputs, which may all be inputs that the fewest relations change."""
     import math
 
     from ..decide import min_scores_to_hold
-    from ..relations import SWEEP_MAX
+    from ..relations import MIN_EPOCH, SWEEP_MAX
 
     n_min = min_scores_to_hold(tolerance, DEFAULT_HOLDS_ERROR)
     if per_input is None:
@@ -850,7 +855,12 @@ def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
     width = min(len(exercised), SWEEP_MAX)
     epochs = math.ceil(n_min / width)
     mean_rel = sum(exercised) / len(exercised)
-    return int(epochs * width * (1 + mean_rel))
+    swept = int(epochs * width * (1 + mean_rel))
+    if not sampled:
+        return swept
+    # the deterministic path still sweeps every input first: the smaller of the two
+    width = max(MIN_EPOCH, math.ceil(min(len(exercised), SWEEP_MAX) / 4))
+    return min(swept, math.ceil(n_min / width) * width * (1 + min(exercised)))
 
 
 #: What a violation reported beside dependent draws says, on every line that states it.

@@ -286,3 +286,29 @@ def test_plan_prices_the_screen_of_the_profile_it_plans_for():
     # a smaller beta takes more draws to clear a pair, quiet or not
     assert thorough["follow_ups"] > std["follow_ups"]
     assert quick is None  # quick screens no pair: no screen to price
+
+
+def test_the_floor_under_sampled_epochs_is_below_every_quick_run() -> None:
+    # quick's epochs sample the inputs (10 of these 40 an epoch): the floor a plan and a
+    # budget note print is a sampled run's, below a full sweep's, and still below what a
+    # quick run spends
+    import random
+
+    from agentverity_props import run
+    from agentverity_props.runner._run import min_relation_calls
+
+    rels = select_builtins(["case", "whitespace", "punctuation"])
+    texts = [f"{t} (note {i})" for i in range(7) for t in TEXTS][:40]
+    rng = random.Random("floor-quick")
+
+    def agent(p: str) -> str:  # 10% noise: not the deterministic path, whose epochs sweep
+        v = "block" if "egg" in p.lower() else "allow"
+        return ("allow" if v == "block" else "block") if rng.random() < 0.1 else v
+
+    for tol in (0.2, 0.3):
+        floor = min_relation_calls(texts, rels, tol, sampled=True)
+        res = run(from_callable(agent, identity=f"floor-{tol}"), texts, rels,
+                  config=RunConfig(max_workers=1, profile="quick", tolerance=tol, seed=3))
+        assert floor <= res.to_dict()["calls"]["relations"]
+    assert min_relation_calls(texts, rels, 0.3, sampled=True) < min_relation_calls(
+        texts, rels, 0.3)
