@@ -31,8 +31,11 @@ Decisions at the tolerance ``tolerance``; the effect is the *largest* of the sid
   If some side's mean is at least ``tolerance``, that side's ``U(tolerance)`` crosses with
   probability at most ``beta``, so a HOLDS is wrong with probability at most ``beta`` (no
   split over the sides is needed: one false rejection is necessary for the error);
-* **violated** — on some side ``L(tolerance) >= 1/alpha_side``: the effect exceeds ``tolerance``,
-  wrong with probability at most ``alpha`` (``alpha_side = alpha / sides``);
+* **violated** — on some side ``L(v) >= 1/alpha_side``: the effect exceeds ``v``, wrong with
+  probability at most ``alpha`` (``alpha_side = alpha / sides``); ``v`` is ``violation``,
+  the tolerance unless a smaller one is given. Between ``v`` and the tolerance either
+  decision may come (an indifference zone): each keeps its own error rate, since each rests
+  on its own process;
 * **shown** — on some side ``L(0) >= 1/alpha_side``: an effect above zero is shown (reported
   with either of the other two, or alone, never a finding on its own).
 
@@ -91,24 +94,32 @@ class EffectTest:
         beta: the false-holds rate.
         sides: how many score streams (the effect is the largest of their means).
         prior_var: the scores' variance assumed before any batch (sizes the first bets).
+        violation: the effect a VIOLATED shows exceeded, at most ``tolerance`` (None: the
+            tolerance): ``quick`` holds at 0.2 but finds an effect above 0.1.
     """
 
     def __init__(self, *, tolerance: float, alpha: float, beta: float, sides: int = 1,
-                 prior_var: float = 0.25) -> None:
+                 prior_var: float = 0.25, violation: float | None = None) -> None:
         import numpy as np
         if not (0.0 < tolerance < 1.0):
             raise InvalidArgument(f"tolerance={tolerance!r} must be in (0, 1)")
+        if violation is None:
+            violation = tolerance
+        if not (0.0 < violation <= tolerance):
+            raise InvalidArgument(f"violation={violation!r} must be in (0, tolerance]")
         for name, val in (("alpha", alpha), ("beta", beta)):
             if not (0.0 < val < 1.0):
                 raise InvalidArgument(f"EffectTest: {name}={val!r} must be in (0, 1)")
         if sides < 1:
             raise InvalidArgument("EffectTest: sides must be >= 1")
         self.tolerance, self.alpha, self.beta, self.sides = tolerance, alpha, beta, sides
+        self.violation = violation
         self.alpha_side = alpha / sides
         self.prior_var = min(max(prior_var, 1e-4), 1.0)
-        points = np.unique(np.concatenate([grid(), [0.0, tolerance]]))
+        points = np.unique(np.concatenate([grid(), [0.0, tolerance, violation]]))
         self.grid = points
         self._i_tolerance = int(np.searchsorted(points, tolerance))
+        self._i_violation = int(np.searchsorted(points, violation))
         self._i_zero = int(np.searchsorted(points, 0.0))
         shape = (sides, points.size)
         self.log_up = np.zeros(shape)      # log U(m), per side
@@ -203,7 +214,8 @@ class EffectTest:
 
     @property
     def violated(self) -> bool:
-        return bool(self.rej_lo[:, self._i_tolerance].any())
+        """Some side's mean is shown above ``violation`` (see the module docstring)."""
+        return bool(self.rej_lo[:, self._i_violation].any())
 
     @property
     def shown(self) -> bool:
@@ -261,7 +273,8 @@ class EffectTest:
     def state(self) -> dict[str, Any]:
         est = self.estimate()
         return {"estimand": "largest side effect (mean over the probe set)",
-                "tolerance": self.tolerance, "alpha": self.alpha, "beta": self.beta,
+                "tolerance": self.tolerance, "violation": self.violation,
+                "alpha": self.alpha, "beta": self.beta,
                 "sides": self.sides, "estimate": est, "lower": self.lower(),
                 "upper": self.upper(), "shown_above_zero": self.shown,
                 "status": self.status, "scores": [int(n) for n in self.n],

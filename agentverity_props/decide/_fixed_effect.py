@@ -117,9 +117,14 @@ class FixedEffect:
     :class:`~agentverity_props.decide.EffectTest` (``status``, ``upper``, ``lower``,
     ``estimate``, ``state``)."""
 
-    def __init__(self, *, tolerance: float, alpha: float, beta: float, sides: int = 1) -> None:
+    def __init__(self, *, tolerance: float, alpha: float, beta: float, sides: int = 1,
+                 violation: float | None = None) -> None:
         if not (0.0 < tolerance < 1.0):
             raise InvalidArgument(f"tolerance={tolerance!r} must be in (0, 1)")
+        #: the effect a VIOLATED shows exceeded (at most the tolerance; EffectTest's)
+        self.violation = tolerance if violation is None else violation
+        if not (0.0 < self.violation <= tolerance):
+            raise InvalidArgument(f"violation={violation!r} must be in (0, tolerance]")
         for name, val in (("alpha", alpha), ("beta", beta)):
             if not (0.0 < val < 1.0):
                 raise InvalidArgument(f"FixedEffect: {name}={val!r} must be in (0, 1)")
@@ -173,7 +178,7 @@ class FixedEffect:
             self._est[side] = d
             self._up[side] = min(1.0, d + _half_width(z_up, var, k))
             self._lo[side] = max(-1.0, d - _half_width(z_lo, var, k))
-        if any(lo > self.tolerance for lo in self._lo):
+        if any(lo > self.violation for lo in self._lo):
             self.status = "violated"
         elif all(up < self.tolerance for up in self._up):
             self.status = "holds"
@@ -213,7 +218,8 @@ class FixedEffect:
         return {"estimand": "largest side effect (mean over the probe set)",
                 "test": "fixed sample: every recorded draw (normal bound on the mean of the "
                         "inputs' U-statistics, jackknife variance)",
-                "tolerance": self.tolerance, "alpha": self.alpha, "beta": self.beta,
+                "tolerance": self.tolerance, "violation": self.violation,
+                "alpha": self.alpha, "beta": self.beta,
                 "sides": self.sides, "estimate": self.estimate(), "lower": self.lower(),
                 "upper": self.upper(), "shown_above_zero": self.shown,
                 "status": self.status, "scores": [self._n] * self.sides,

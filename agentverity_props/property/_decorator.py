@@ -64,7 +64,8 @@ from ..errors import (
     PropertyViolation,
     violation_class,
 )
-from ..relations import Relation, RelationOutcome
+from ..relations import Relation, RelationOutcome, violation_threshold
+from ..relations import profile as get_profile
 from ._records import (
     _RECORDS_LOCK,
     RECORDS,
@@ -106,6 +107,8 @@ class _Options:
     suppress_health_check: frozenset[HealthCheck]
     tolerance: float = 0.1
     holds_error: float = 0.05
+    #: the effect a pooled VIOLATED shows exceeded (the profile's, relations/_profiles.py)
+    violation: float = 0.1
 
 
 # ------------------------------------------------------------------------------- check
@@ -474,11 +477,14 @@ def _property_config(config: PropertyConfig | None, given: dict[str, Any]
 def _base_options(adapter: Any, conf: PropertyConfig) -> dict[str, Any]:
     """The settings of one run of the test (:class:`_Options`), read from its config: the
     test's own, with the pytest plugin's options already applied (:func:`plugin_config`)."""
+    tolerance = conf.tolerance
+    assert tolerance is not None  # resolved by PropertyConfig
     return {
         "agent": adapter, "alpha": conf.alpha, "candidate_beta": conf.candidate_beta,
         "epsilon": conf.epsilon, "layer": conf.layer,
         "suppress_health_check": frozenset(conf.suppress_health_check),
-        "tolerance": conf.tolerance, "holds_error": conf.holds_error, "judge": conf.judge}
+        "tolerance": tolerance, "holds_error": conf.holds_error, "judge": conf.judge,
+        "violation": violation_threshold(get_profile(conf.profile), tolerance)}
 
 
 def _decorated(test: Callable[..., Any], adapter: Any, conf: PropertyConfig,
@@ -830,7 +836,8 @@ class _PropertySteps:
         # the noise behind `pair` is the learner's, measured on every layer the test checks
         jobs = effect_jobs(groups, tolerance=base["tolerance"], alpha=record.alpha,
                            holds_error=base["holds_error"], pair_disagreement=pair,
-                           verdict_prior_only=False, family=len(self.rels))
+                           verdict_prior_only=False, family=len(self.rels),
+                           violation=base["violation"])
         if not jobs:
             return
         check._loop.run(PooledEffects(check._engine, check._pool, jobs, list(probes.values()),

@@ -44,7 +44,7 @@ from ._pooled import (
     two_sided,
 )
 from ._procedure import Candidate, RelationDecider, own_settled, reference
-from ._profiles import Profile, profile, register_profile
+from ._profiles import Profile, profile, register_profile, violation_threshold
 from ._records import CandidateRecord
 from ._screen import (
     SCREEN_MAX_DRAWS,

@@ -340,6 +340,11 @@ class RelationResult:
         """What the status says, in words, with the hypothesis rejected and its error."""
         e = self.effect or {}
         tolerance, st = e.get("tolerance"), self.status
+        # the effect a VIOLATED shows exceeded: the tolerance, or a profile's smaller one
+        # (quick: holds at 0.2, finds an effect above 0.1)
+        v = e.get("violation") or tolerance
+        above = (f"the tolerance {tolerance:g}" if v == tolerance else
+                 f"{v:g} (a HOLDS needs the tolerance {tolerance:g})")
         if st == RelationStatus.NOT_TESTED:
             return f"not tested: {self.not_tested}"
         if st == RelationStatus.NOT_EXERCISED:
@@ -365,8 +370,8 @@ class RelationResult:
                          f"{prev['upper_level']:.0%})" if prev else "")
                 return (f"{self.confirmed_inputs} input(s){pairs} confirmed violating{by} "
                         f"beyond the agent's noise (family-wise alpha){more}{share}; {rng}")
-            return (f"{rng}: above the tolerance {tolerance:g} (rejects effect <= "
-                    f"{tolerance:g}, error <= {e.get('alpha', 0):.2g})")
+            return (f"{rng}: above {above} (rejects effect <= {v:g}, error <= "
+                    f"{e.get('alpha', 0):.2g})")
         fixed = (f" (fixed sample: all {e['draws']} recorded draws, normal-approximation "
                  "bounds)" if e.get("test") and e.get("draws") is not None else "")
         if st == RelationStatus.HOLDS:
@@ -384,7 +389,9 @@ class RelationResult:
                     "the recording ran out; record more repeats of each input and its "
                     "follow-ups")
         if e.get("shown_above_zero"):
-            return f"{rng}: above 0, not yet known whether above the tolerance {tolerance:g}"
+            return (f"{rng}: above 0, not yet known whether above {v:g} or below the tolerance "
+                    f"{tolerance:g}" if v != tolerance else
+                    f"{rng}: above 0, not yet known whether above the tolerance {tolerance:g}")
         return f"{rng}: neither below nor above the tolerance {tolerance:g} yet" + (
             f" ({e.get('note')})" if e.get("note") else "")
 

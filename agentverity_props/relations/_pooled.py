@@ -463,7 +463,8 @@ class PooledEffects:
             rel = j.result.relation
             layer = rel.layer
             fx = FixedEffect(tolerance=j.test.tolerance, alpha=j.test.alpha,
-                             beta=j.test.beta, sides=j.test.sides)
+                             beta=j.test.beta, sides=j.test.sides,
+                             violation=j.test.violation)
             sources, follow_ups, missing = [], [], 0
             for c in j.candidates:
                 sk = list(self.pool.get(c.source.fp).keys(layer))
@@ -910,7 +911,8 @@ def prior_variance(pair_disagreement: float | None, block: int = 2) -> float:
 
 def effect_jobs(groups: Sequence[tuple[RelationResult, list[Candidate]]], *, tolerance: float,
                 alpha: float, holds_error: float, pair_disagreement: float | None,
-                verdict_prior_only: bool = True, family: int | None = None) -> list[EffectJob]:
+                verdict_prior_only: bool = True, family: int | None = None,
+                violation: float | None = None) -> list[EffectJob]:
     """One pooled job per relation with candidates, as ``run`` and ``@agent_property`` both
     decide them: each relation's :class:`~agentverity_props.decide.EffectTest` at its share
     of ``alpha`` (:func:`~agentverity_props.decide.relation_alpha_split` over the relations
@@ -918,7 +920,8 @@ def effect_jobs(groups: Sequence[tuple[RelationResult, list[Candidate]]], *, tol
     relation, and a prior variance from
     the agent's pair disagreement (``verdict_prior_only``: only for a verdict-layer relation,
     the layer that disagreement was measured on); candidates grouped by input. ``family``:
-    the relations ``alpha`` is split over (default: those with candidates)."""
+    the relations ``alpha`` is split over (default: those with candidates). ``violation``:
+    the effect a VIOLATED shows exceeded (None: the tolerance)."""
     kept = [(res, cands) for res, cands in groups if cands]
     alpha_each = relation_alpha_split(alpha, len(kept) if family is None else family)["pooled"]
     jobs = []
@@ -927,7 +930,8 @@ def effect_jobs(groups: Sequence[tuple[RelationResult, list[Candidate]]], *, tol
         pair = pair_disagreement if rel.layer == "verdict" or not verdict_prior_only else None
         test = EffectTest(tolerance=tolerance, alpha=alpha_each, beta=holds_error,
                           sides=2 if two_sided(rel) else 1,
-                          prior_var=prior_variance(pair, block_size(pair_disagreement)))
+                          prior_var=prior_variance(pair, block_size(pair_disagreement)),
+                          violation=violation)
         job = EffectJob(res, cands, test)
         for c in cands:
             job.by_input.setdefault(c.source.fp, []).append(c)

@@ -241,6 +241,8 @@ class Effect(Model):
 
     estimand: str
     tolerance: Annotated[float, Field(gt=0.0, lt=1.0)]
+    violation: Annotated[float, Field(gt=0.0, lt=1.0)] | None = None
+    """The effect a VIOLATED shows exceeded: the tolerance, or a profile's smaller one."""
     alpha: float
     beta: float
     sides: Annotated[int, Field(ge=1, le=2)]
@@ -463,6 +465,8 @@ class RunProfile(Model):
     """``@agent_property``'s per-example false-pass rate under this profile."""
     tolerance: Annotated[float, Field(gt=0.0, lt=1.0)] | None = None
     """The pooled tolerance the profile sets when none is given (None: the default)."""
+    violation: Annotated[float, Field(gt=0.0, lt=1.0)] | None = None
+    """With the profile's tolerance in force, the effect a VIOLATED shows exceeded."""
     guarantee: str
 
 

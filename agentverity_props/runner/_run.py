@@ -72,6 +72,7 @@ from ..relations import (
     flip_of,
     summarise,
     two_sided,
+    violation_threshold,
 )
 from ..relations import profile as get_profile
 from ..results import RunDocument
@@ -1016,9 +1017,11 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                 cands.append(Candidate(res.relation, p, fu, out))
         groups.append((res, cands))
     pair = (meter.disagreements / meter.pairs) if meter is not None and meter.pairs else None
-    # tolerance: resolved by the caller (RunConfig.tolerance)
+    # tolerance: resolved by the caller (RunConfig.tolerance); a VIOLATED at the profile's
+    # violation threshold while its own tolerance is in force (quick: holds at 0.2, finds 0.1)
     jobs = effect_jobs(groups, tolerance=tolerance, alpha=alpha, holds_error=holds_error,
-                       pair_disagreement=pair)
+                       pair_disagreement=pair,
+                       violation=violation_threshold(prof, tolerance))
     if not jobs:
         return results
     for j in jobs:

@@ -42,17 +42,19 @@ def binary_scores(s: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 def simulate(p: np.ndarray, q: np.ndarray, rng: np.random.Generator, *,
-             max_scores: int = MAX_SCORES) -> str:
+             max_scores: int = MAX_SCORES, tolerance: float = TOL,
+             violation: float | None = None, sampled: bool = False) -> str:
     """One pooled test over inputs with source P(block) = p[i] and follow-up q[i]; binary
-    verdicts, both score sides, the relation procedure's epochs and scores."""
+    verdicts, both score sides, the relation procedure's epochs and scores (``sampled``:
+    the first epoch a uniform sample too, as under ``quick``)."""
     k = len(p)
     d = float(np.mean([2 * pi * (1 - pi) for pi in p]))
-    t = EffectTest(tolerance=TOL, alpha=ALPHA, beta=BETA, sides=2,
-                   prior_var=prior_variance(d))
+    t = EffectTest(tolerance=tolerance, alpha=ALPHA, beta=BETA, sides=2,
+                   prior_var=prior_variance(d), violation=violation)
     later = max(MIN_EPOCH, math.ceil(min(k, SWEEP_MAX) / 4))
     epoch = 0
     while t.scores() < max_scores:
-        idx = np.arange(k) if epoch == 0 else rng.integers(k, size=later)
+        idx = np.arange(k) if epoch == 0 and not sampled else rng.integers(k, size=later)
         epoch += 1
         s = rng.random((len(idx), 2)) < p[idx, None]
         f = rng.random((len(idx), 2)) < q[idx, None]
@@ -156,6 +158,24 @@ def test_violated_is_wrong_at_most_alpha_at_the_tolerance() -> None:
         q = np.full(30, TOL)  # a 10% flip everywhere: effect exactly the tolerance
         wrong += simulate(p, q, rng) == "violated"
     assert upper_bound(wrong, n) <= ALPHA + 0.03, wrong
+
+
+def test_quicks_two_thresholds_keep_their_error_rates() -> None:
+    """``quick``: a HOLDS rules out 0.2 (wrong at most beta when the effect is 0.2), a
+    VIOLATED shows an effect above 0.1 (wrong at most alpha when it is 0.1), every epoch a
+    uniform sample of the inputs; in between either may come, and a 0.2 effect is found."""
+    rng = np.random.default_rng(14)
+    n = 300
+    p = np.full(30, 0.0)
+    at_v = [simulate(p, np.full(30, 0.1), rng, tolerance=0.2, violation=0.1, sampled=True)
+            for _ in range(n)]
+    assert upper_bound(at_v.count("violated"), n) <= ALPHA + 0.03, at_v.count("violated")
+    at_t = [simulate(p, np.full(30, 0.2), rng, tolerance=0.2, violation=0.1, sampled=True)
+            for _ in range(n)]
+    assert beta_claim_holds(at_t.count("holds"), n), at_t.count("holds")
+    # what the second threshold buys: at tolerance 0.2 alone an effect of 0.2 is found in
+    # only part of the runs; with 0.1 it is found in nearly all of them
+    assert at_t.count("violated") >= 0.9 * n, at_t.count("violated")
 
 
 @pytest.mark.parametrize("flip", [0.5, 0.3])
