@@ -343,8 +343,8 @@ class RelationResult:
         # the effect a VIOLATED shows exceeded: the tolerance, or a profile's smaller one
         # (quick: holds at 0.2, finds an effect above 0.1)
         v = e.get("violation") or tolerance
-        above = (f"the tolerance {tolerance:g}" if v == tolerance else
-                 f"{v:g} (a HOLDS needs the tolerance {tolerance:g})")
+        above = ("" if tolerance is None else f"the tolerance {tolerance:g}" if v == tolerance
+                 else f"{v:g} (a HOLDS needs the tolerance {tolerance:g})")
         if st == RelationStatus.NOT_TESTED:
             return f"not tested: {self.not_tested}"
         if st == RelationStatus.NOT_EXERCISED:
