@@ -58,7 +58,7 @@ from ._candidate import Alternative, CandidateTest, EvidenceLearner, round_bets
 from ._clearing import Clearing, against_holding, quiet_clearance
 from ._dependence import DependenceTest, block_e_value
 from ._drift import curtailed_reject_probability, drift_p_value, drift_plan, fisher_tail
-from ._effect import EffectTest, min_scores_to_hold
+from ._effect import EffectTest, holds_bet, min_scores_to_hold
 from ._estimate import (
     UNBIASED,
     Estimates,

@@ -84,6 +84,21 @@ KELLY_SHARE = 0.8
 EffectStatus = Literal["holds", "violated", "undecided"]
 
 
+def holds_bet(tolerance: float, variance: float, mean: float = 0.0) -> float:
+    """The bet of a HOLDS process ``U(tolerance)`` for scores of this plug-in mean and
+    variance (the aGRAPA rule of :class:`EffectTest`): ``KELLY_SHARE`` of the growth-optimal
+    fraction ``gap / (variance + gap^2)``, capped so a worst score loses at most ``BET_CAP``.
+
+    >>> round(holds_bet(0.2, 0.04), 3), round(holds_bet(0.2, 0.0), 3)
+    (1.187, 1.187)
+    >>> round(holds_bet(0.1, 0.5), 3)
+    0.157
+    """
+    gap = tolerance - mean
+    frac = KELLY_SHARE * gap / (max(variance, 1e-4) + gap * gap)
+    return min(max(frac, 0.0), BET_CAP / (1.0 - tolerance + 1e-12))
+
+
 class EffectTest:
     """The pooled effect of one relation (module docstring).
 

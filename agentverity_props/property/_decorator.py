@@ -80,6 +80,14 @@ if TYPE_CHECKING:
 
 #: Draws a candidate may spend before the first confirmation (then the pooled effect decides).
 SCREEN_MAX_DRAWS = 40
+#: Spaced blocks of the dependent-draws check on a confirmed violation, and on a diffuse
+#: one (no example confirmed): a response cache or a sticky session makes every input's
+#: draws agree more than independent ones, which the pooled scores read as a small effect
+#: spread over the examples, so a diffuse violation is checked harder (on a sticky cache
+#: in front of a clean 15%-noise gate, 8 blocks missed it in 1 run of 40;
+#: tests/stats/test_dependence.py).
+DEPENDENCE_BLOCKS = 8
+DIFFUSE_DEPENDENCE_BLOCKS = 16
 #: Times the dependent-draws check may be fed again while its pairs could not be spaced far
 #: enough apart (too few inputs seen when the first violation came).
 DEPENDENCE_RUNS = 3
@@ -249,10 +257,11 @@ class AgentCheck:
             f"\n  source:    {source!r}\n  follow-up: {follow_up!r}"
             f"\n  reproduce: {ce.example_literal()}" + (f"\n  {note}" if note else ""))
 
-    def _dependence_warning(self, rel: Relation, src: Probe, fu: Probe) -> str:
-        """The dependent-draws check on a violation (spaced blocks on its follow-up and
-        source and on inputs seen to flip, the examples' other inputs spacing the pairs
-        apart; counted in the budget): its warning, a note when the pairs could not be
+    def _dependence_warning(self, rel: Relation, src: Probe, fu: Probe, *,
+                            blocks: int = DEPENDENCE_BLOCKS) -> str:
+        """The dependent-draws check on a violation (``blocks`` spaced blocks on its
+        follow-up and source and on inputs seen to flip, the examples' other inputs spacing
+        the pairs apart; counted in the budget): its warning, a note when the pairs could not be
         spaced SPACING calls apart (too few inputs seen yet: fed again, up to
         DEPENDENCE_RUNS times, as more are seen), or '' (also when suppressed)."""
         if HealthCheck.dependent_draws in self._opts.suppress_health_check:
@@ -277,7 +286,7 @@ class AgentCheck:
                                       random.Random(f"dependence:{self._record.seed}"))
             spacers = sorted(seen.values(), key=lambda p: p.fp)
             self._loop.run(check_dependence(self._engine, [fu, src, *more[:4]], self._pool,
-                                            test, layer=rel.layer, blocks=8,
+                                            test, layer=rel.layer, blocks=blocks,
                                             spacers=spacers))
             self._dep_runs += 1
             self._dep_inputs = len(seen) + 2
@@ -812,7 +821,6 @@ class _PropertySteps:
             Candidate,
             PooledEffects,
             RelationResult,
-            block_size,
             effect_jobs,
             summarise,
         )
@@ -841,8 +849,8 @@ class _PropertySteps:
         if not jobs:
             return
         check._loop.run(PooledEffects(check._engine, check._pool, jobs, list(probes.values()),
-                                      seed=record.seed or 0, block=block_size(pair),
-                                      adapt_block=True).run(max_epochs=max_epochs))
+                                      seed=record.seed or 0, noise=pair,
+                                      adapt_noise=True).run(max_epochs=max_epochs))
         led = check._engine.ledger
         record.calls, record.replayed = led.calls, led.replayed
         failing = None
@@ -879,8 +887,8 @@ class _PropertySteps:
         # the dependent-draws check, as for a confirmed example: a cache or a sticky session
         # makes draws of one input agree more than independent ones would, which the pooled
         # scores read as an effect
-        warning = check._dependence_warning(rel, worst[0].source, worst[0].follow_up) \
-            if worst else ""
+        warning = check._dependence_warning(rel, worst[0].source, worst[0].follow_up,
+                                            blocks=DIFFUSE_DEPENDENCE_BLOCKS) if worst else ""
         raise violation_class(rel.name)(
             (f"{warning}\n  " if warning else "") +
             f"relation '{rel.name}' ({rel.rtype}) violated over the generated examples: "

@@ -36,7 +36,6 @@ from ._pooled import (
     MIN_EPOCH,
     SWEEP_MAX,
     PooledEffects,
-    block_size,
     effect_jobs,
     end_pending,
     summarise,

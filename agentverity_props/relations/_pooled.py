@@ -5,12 +5,11 @@ the agent's own noise, over the probe set. ``run`` decides it with this module; 
 ``@agent_property`` test uses :class:`PooledEffects` over the examples it generated, after its
 per-example decisions (docs/statistics.md, "Relation effects"):
 
-**Scores.** A round on an input ``x`` takes a *block*: ``b`` source draws (shared by every
-relation of ``x``) and, per relation, ``b`` follow-up draws (``b`` from the agent's noise,
-:func:`block_size`; with four or more relations on the input, two more sources and one
-follow-up fewer, :func:`round_sizes`; the first epoch takes at least what the per-input
-screen needs), and scores the round from these draws alone (:func:`exact_scores`,
-U-statistics):
+**Scores.** A round on an input ``x`` takes ``S`` source draws (shared by every relation of
+``x``) and, per relation, ``F`` follow-up draws (a shape chosen for price from the agent's
+noise, the tolerance and the relations sharing the round: relations/_rounds.py; the first
+epoch takes at least what the per-input screen needs), and scores the round from these
+draws alone (:func:`exact_scores`, U-statistics):
 
 * forward: ``Z = mean_ij V(s_i, f_j) - mean_{i != i'} V0(s_i, s_i')``, where ``V`` is "the
   relation fails between a source verdict and a follow-up" and ``V0`` the same for a source
@@ -76,6 +75,7 @@ from ..decide import (
 from ._draws import MAX_SCORES, EffectJob, draw_all, two_sided
 from ._model import NOT_DRAWN, Relation, RelationResult
 from ._procedure import Candidate, reference
+from ._rounds import round_sizes, score_variance
 
 if TYPE_CHECKING:
     from ..decide import Kernel
@@ -184,14 +184,17 @@ class PooledEffects:
                  inputs: Sequence[Probe], *, seed: int = 0,
                  progress: Callable[[int], None] | None = None,
                  max_scores: int = MAX_SCORES, first_follow_ups: int = 0,
-                 block: int = 2, adapt_block: bool = False, sampled: bool = False) -> None:
+                 noise: float | None = None, adapt_noise: bool = False,
+                 sampled: bool = False) -> None:
         self.engine, self.pool, self.jobs = engine, pool, list(jobs)
-        #: draws per round of an input: ``block`` sources (shared by its relations) and
-        #: ``block`` follow-ups per candidate (a larger block makes each exact score less
-        #: noisy on a noisy agent: ``run`` chooses it from the meter's pair disagreement)
-        self.block = max(2, block)
-        #: re-choose the block from the first epoch's source draws (``run``)
-        self.adapt_block = adapt_block
+        #: the agent's pair disagreement the rounds are shaped for (relations/_rounds.py:
+        #: the source draws a round takes, shared by an input's relations, and the
+        #: follow-ups per candidate): the meter's, then (``adapt_noise``) re-read after
+        #: every epoch from the source draws the epochs scored
+        self.noise = noise
+        self.adapt_noise = adapt_noise
+        #: the scored source draws' disagreement so far: (sum over inputs, inputs)
+        self._dis = (0.0, 0)
         #: follow-up draws per candidate in the first epoch (at least the sides): ``run``
         #: asks for what the per-input screen needs on a quiet input, so that a quiet probe
         #: set is screened by its first epoch
@@ -295,11 +298,14 @@ class PooledEffects:
     async def _epoch(self, live: list[EffectJob]) -> bool:
         """One epoch for the live jobs; False when it could not be made (budget, stop).
 
-        Each round of an input takes a block of ``self.block`` source draws (shared by its
-        relations) and, per relation, as many follow-up draws (:func:`round_sizes`: with
-        many relations on the input, more sources and fewer follow-ups; the first epoch: at
-        least ``first_follow_ups``), scored by :func:`exact_scores` of these draws alone."""
+        Each round of an input takes the source draws (shared by its relations) and, per
+        relation, the follow-up draws of the shape ``round_sizes`` prices for the agent's
+        noise so far (relations/_rounds.py; the first epoch: at least ``first_follow_ups``
+        follow-ups), scored by :func:`exact_scores` of these draws alone."""
         inputs = self._epoch_inputs()
+        tol = min(j.test.tolerance for j in live)
+        beta = min(j.test.beta for j in live)
+        sides = max(j.test.sides for j in live)
         plan: list[tuple[Probe, int]] = []
         rounds: list[tuple[Probe, list[int], list[tuple[EffectJob, Candidate, list[int]]]]] = []
         for x in inputs:
@@ -312,13 +318,14 @@ class PooledEffects:
             toolless = self.epochs == 0 and all(
                 j.result.relation.layer == "tools" and not _any_tool(self.pool, x.fp)
                 for j, _ in cands)
-            n_src, n_fu = round_sizes(self.block, len({id(j) for j, _ in cands}))
+            n_src, n_fu = round_sizes(self.noise, len({id(j) for j, _ in cands}),
+                                      tolerance=tol, sides=sides, beta=beta)
             s_idx, new = ([], []) if toolless else self._take(x, n_src)
             plan += [(x, i) for i in new]
             fus = []
             for j, c in cands:
                 # an input's follow-ups of one relation are averaged into one score: each
-                # takes its share of the block (at least 2 draws, for the reverse side)
+                # takes its share of the round's follow-ups (at least 2, for the reverse side)
                 siblings = len(j.by_input.get(x.fp, ())) or 1
                 k = max(2, math.ceil(n_fu / siblings))
                 if self.epochs == 0:
@@ -404,7 +411,7 @@ class PooledEffects:
                 for k, vals in enumerate(acc):
                     if vals:
                         batch[jid][k].append(sum(vals) / len(vals))
-        if self.epochs == 1 and self.adapt_block:
+        if self.adapt_noise:
             self._adapt(rounds, got)
         for j in live:
             if not j.incomplete and isinstance(j.test, EffectTest):
@@ -417,9 +424,11 @@ class PooledEffects:
         return True
 
     def _adapt(self, rounds: Sequence[Any], got: dict[tuple[str, int], Observation]) -> None:
-        """After the first epoch: the block of the later epochs from the agent's noise on it
-        (the mean disagreement of two source draws of one input, over the inputs): a
-        prediction from earlier draws only, so every later score stays exact."""
+        """After an epoch: the noise the later rounds are shaped for, from the source draws
+        the epochs scored (the mean disagreement of two source draws of one input, over the
+        inputs of every epoch so far, the meter's figure weighing as ``NOISE_PRIOR_INPUTS``
+        inputs): a prediction from draws already scored, so every later score stays exact
+        (a round's shape never reads a draw it takes)."""
         dis: list[float] = []
         for x, s_idx, _ in rounds:
             obs = [got.get((x.fp, i)) for i in s_idx]
@@ -429,7 +438,11 @@ class PooledEffects:
             if pairs:
                 dis.append(sum(a != b for a, b in pairs) / len(pairs))
         if dis:
-            self.block = block_size(sum(dis) / len(dis))
+            tot, n = self._dis[0] + sum(dis), self._dis[1] + len(dis)
+            self._dis = (tot, n)
+            if self.noise is not None:
+                tot, n = tot + NOISE_PRIOR_INPUTS * self.noise, n + NOISE_PRIOR_INPUTS
+            self.noise = tot / n
 
     async def _fixed_sample(self) -> None:
         """A recording's pooled decision (``assess`` of a file): every draw it holds is read
@@ -861,52 +874,23 @@ def _end(c: Candidate, status: CandidateStatus, note: str, t: LocalTest, pool: E
         "source_draws": len(src)}
 
 
-#: Relations sharing an input's round from which the round takes more source draws (shared)
-#: and fewer follow-ups (each relation's own): see :func:`round_sizes`.
-SHARED_ROUND = 4
+#: Weight, in inputs, of the meter's pair disagreement in the noise the rounds are shaped for.
+NOISE_PRIOR_INPUTS = 10
 
 
-def round_sizes(block: int, relations: int) -> tuple[int, int]:
-    """Source draws and follow-up draws (per relation) of one round of an input that
-    ``relations`` relations share. The source draws serve every relation, the follow-ups one:
-    with ``SHARED_ROUND`` or more relations a round takes two more sources and one follow-up
-    fewer (at 15% noise and 7 relations, 6 and 3 in place of 4 and 4 decide with about as
-    many scores, for 9-16% fewer calls; with 3 relations the two cost the same). Both are
-    U-statistics of any sizes from 2 sources and 2 follow-ups up (``exact_scores``), so every
-    score stays exact.
+def prior_variance(pair_disagreement: float | None, sources: int = 2,
+                   follow_ups: int = 2) -> float:
+    """The exact scores' variance to assume before any epoch: the larger side's variance of
+    a score of this shape when the relation holds, for a binary verdict of the meter's pair
+    disagreement (relations/_rounds.py ``score_variance``), a little above it; unknown: the
+    largest plausible, 0.25.
 
-    >>> round_sizes(2, 8), round_sizes(4, 8), round_sizes(4, 3), round_sizes(6, 7)
-    ((2, 2), (6, 3), (4, 4), (8, 5))
+    >>> prior_variance(None), round(prior_variance(0.255), 3), round(prior_variance(0.255, 6, 3), 3)
+    (0.25, 0.146, 0.059)
     """
-    if relations < SHARED_ROUND or block < 3:
-        return block, block
-    return block + 2, block - 1
-
-
-def block_size(pair_disagreement: float | None) -> int:
-    """Draws per round of an input (sources, and follow-ups per candidate) for an agent of
-    this pair disagreement: an exact score from ``b`` draws a side has about ``1 / b^2`` of
-    the variance of one from two when the relation holds, so a noisier agent pays less per
-    decision with larger rounds (benchmarks/relation_effects.py); a quiet agent needs none.
-
-    >>> block_size(0.0), block_size(0.05), block_size(0.25), block_size(0.4)
-    (2, 3, 4, 6)
-    """
-    if pair_disagreement is None or pair_disagreement < 0.02:
-        return 2
-    if pair_disagreement < 0.08:
-        return 3
-    return 4 if pair_disagreement < 0.3 else 6
-
-
-def prior_variance(pair_disagreement: float | None, block: int = 2) -> float:
-    """The exact scores' variance to assume before any epoch, from the meter's pair
-    disagreement ``d``: when the relation holds, a score from ``b`` draws a side has a
-    variance of about ``2.2 d / b^2`` (simulated for binary verdicts at 5-30% noise;
-    a little above it here); unknown: the largest plausible, 0.25."""
     if pair_disagreement is None:
         return 0.25
-    return min(0.25, 2.4 * pair_disagreement / block ** 2 + 0.002)
+    return min(0.25, score_variance(pair_disagreement, sources, follow_ups) + 0.002)
 
 
 def effect_jobs(groups: Sequence[tuple[RelationResult, list[Candidate]]], *, tolerance: float,
@@ -930,7 +914,9 @@ def effect_jobs(groups: Sequence[tuple[RelationResult, list[Candidate]]], *, tol
         pair = pair_disagreement if rel.layer == "verdict" or not verdict_prior_only else None
         test = EffectTest(tolerance=tolerance, alpha=alpha_each, beta=holds_error,
                           sides=2 if two_sided(rel) else 1,
-                          prior_var=prior_variance(pair, block_size(pair_disagreement)),
+                          prior_var=prior_variance(pair, *round_sizes(
+                              pair_disagreement, len(kept), tolerance=tolerance,
+                              beta=holds_error)),
                           violation=violation)
         job = EffectJob(res, cands, test)
         for c in cands:

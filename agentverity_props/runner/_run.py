@@ -991,7 +991,6 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
     from ..relations import (
         PooledEffects,
         RunSteps,
-        block_size,
         decide_in_order,
         effect_jobs,
         follow_ups,
@@ -1043,7 +1042,7 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                            first_follow_ups=quiet_clearance(prof.screen_beta,
                                                             prof.screen_size)
                            if screened else 0,
-                           block=block_size(pair), adapt_block=True,
+                           noise=pair, adapt_noise=True,
                            sampled=not screened)
     await pooled.prepare()
     seq_local, local_alpha = list(jobs), split["local"]
