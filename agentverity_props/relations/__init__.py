@@ -32,12 +32,13 @@ from ._model import Edit, Relation, RelationOutcome, RelationResult
 from ._order import RunSteps, decide_in_order
 from ._pairs_file import load_pairs
 from ._pooled import (
+    LATER_EPOCH,
     MAX_SCORES,
-    MIN_EPOCH,
     SWEEP_MAX,
     PooledEffects,
     effect_jobs,
     end_pending,
+    first_sample,
     summarise,
     suspicion,
     two_sided,

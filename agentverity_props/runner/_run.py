@@ -840,12 +840,13 @@ def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
     whole epochs with one shared source draw per input (the meter's calls not counted).
     ``per_input`` (how many of the relations change each text) is computed when not given.
     ``sampled``: the epochs may be uniform samples of the inputs (a profile without a
-    screen, off the deterministic path), each of ``max(MIN_EPOCH, ceil(min(inputs,
-    SWEEP_MAX) / 4))`` inputs, which may all be inputs that the fewest relations change."""
+    screen, off the deterministic path), the first of ``first_sample(inputs)`` inputs, which
+    may all be inputs that the fewest relations change. Every epoch after the first draws
+    ``LATER_EPOCH`` inputs (relations/_pooled.py)."""
     import math
 
     from ..decide import min_scores_to_hold
-    from ..relations import MIN_EPOCH, SWEEP_MAX
+    from ..relations import LATER_EPOCH, SWEEP_MAX, first_sample
 
     n_min = min_scores_to_hold(tolerance, DEFAULT_HOLDS_ERROR)
     if per_input is None:
@@ -853,15 +854,20 @@ def min_relation_calls(texts: Sequence[str], relations: Sequence[Relation],
     exercised = [k for k in per_input if k]
     if not exercised:
         return 0
+
+    def later(first: int) -> int:
+        # the input visits after a first epoch of ``first``, in whole later epochs
+        return math.ceil(max(0, n_min - first) / LATER_EPOCH) * LATER_EPOCH
+
+    fewest = 1 + min(exercised)
     width = min(len(exercised), SWEEP_MAX)
-    epochs = math.ceil(n_min / width)
     mean_rel = sum(exercised) / len(exercised)
-    swept = int(epochs * width * (1 + mean_rel))
+    swept = int(width * (1 + mean_rel) + later(width) * fewest)
     if not sampled:
         return swept
     # the deterministic path still sweeps every input first: the smaller of the two
-    width = max(MIN_EPOCH, math.ceil(min(len(exercised), SWEEP_MAX) / 4))
-    return min(swept, math.ceil(n_min / width) * width * (1 + min(exercised)))
+    first = first_sample(len(exercised))
+    return min(swept, (first + later(first)) * fewest)
 
 
 #: What a violation reported beside dependent draws says, on every line that states it.

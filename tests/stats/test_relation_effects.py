@@ -19,8 +19,13 @@ from scipy.stats import binomtest
 
 from agentverity_props import from_callable, run
 from agentverity_props.decide import EffectTest, min_scores_to_hold
-from agentverity_props.relations import MAX_SCORES, SWEEP_MAX, Relation
-from agentverity_props.relations._pooled import MIN_EPOCH, exact_scores, prior_variance
+from agentverity_props.relations import MAX_SCORES, Relation
+from agentverity_props.relations._pooled import (
+    LATER_EPOCH,
+    exact_scores,
+    first_sample,
+    prior_variance,
+)
 from agentverity_props.runner import RunConfig
 
 pytestmark = pytest.mark.stats
@@ -51,10 +56,10 @@ def simulate(p: np.ndarray, q: np.ndarray, rng: np.random.Generator, *,
     d = float(np.mean([2 * pi * (1 - pi) for pi in p]))
     t = EffectTest(tolerance=tolerance, alpha=ALPHA, beta=BETA, sides=2,
                    prior_var=prior_variance(d), violation=violation)
-    later = max(MIN_EPOCH, math.ceil(min(k, SWEEP_MAX) / 4))
     epoch = 0
     while t.scores() < max_scores:
-        idx = np.arange(k) if epoch == 0 and not sampled else rng.integers(k, size=later)
+        size = first_sample(k) if epoch == 0 else LATER_EPOCH
+        idx = np.arange(k) if epoch == 0 and not sampled else rng.integers(k, size=size)
         epoch += 1
         s = rng.random((len(idx), 2)) < p[idx, None]
         f = rng.random((len(idx), 2)) < q[idx, None]

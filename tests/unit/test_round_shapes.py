@@ -102,6 +102,7 @@ def test_a_run_takes_the_shape_it_prices(monkeypatch: pytest.MonkeyPatch) -> Non
               config=RunConfig(seed=3, max_workers=1, profile="quick"))
     assert all(str(r.status) in ("HOLDS", "NOT EXERCISED") for r in res.relations)
     noises = [n for _, _, n in asked if n is not None]
-    assert noises and all(0.15 < n < 0.4 for n in noises[-10:])
+    assert noises
+    assert all(0.15 < n < 0.4 for n in noises[-10:])
     # 15% noise (d = 0.255) at quick's tolerance: more than the quiet agent's two and two
     assert all(s + f >= 6 for s, f, _ in asked[-10:])
