@@ -1,7 +1,7 @@
-"""What the pooled test's rounds and epochs cost: the shaped rounds and small later epochs
-against the rules they replaced, on the same agents and seeds.
+"""What the pooled test's rounds and epochs cost: the shaped rounds, small later epochs and
+scored health-check draws against the rules they replaced, on the same agents and seeds.
 
-Three designs of the pooled epochs (relations/_pooled.py, relations/_rounds.py), everything
+Four designs of the pooled epochs (relations/_pooled.py, relations/_rounds.py), everything
 else the same:
 
 * **fixed blocks, quarter epochs** (the rule before): a round takes ``b`` sources and ``b``
@@ -9,7 +9,10 @@ else the same:
   more sources and one follow-up fewer when four or more relations share the round; every
   epoch after the first draws a quarter of ``min(inputs, 64)`` inputs, at least 8;
 * **shaped rounds, quarter epochs**: the round's shape priced by relations/_rounds.py;
-* **shaped rounds, epochs of 2** (now): later epochs draw 2 inputs.
+* **shaped rounds, epochs of 2**: later epochs draw 2 inputs;
+* **... and the checks' draws scored** (now): the draws the health checks made after the
+  meter (blindness top-up, dependence blocks) are scored by the epochs too; in the three
+  designs above only the relation phase's own draws are.
 
 The agents are `relation_effects.py`'s (nothing violated): calls are the unit of cost, and
 every row states how many runs had every exercised relation HOLD.
@@ -42,7 +45,7 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 SECTION = "pooled-rounds"
 
 DESIGNS = ("fixed blocks, quarter epochs", "shaped rounds, quarter epochs",
-           "shaped rounds, epochs of 2")
+           "shaped rounds, epochs of 2", "... and the checks' draws scored")
 #: (agent, inputs, relations (None: every built-in), agent maker, profile, seeds share)
 CASES = [
     ("15% noise, 8 relations", 30, None, noisy_clean, "quick", 1.0),
@@ -71,8 +74,14 @@ def fixed_round(noise: float | None, relations: int, **_: float) -> tuple[int, i
 @contextmanager
 def design(name: str) -> Iterator[None]:
     """Patch the pooled test to one design for the runs inside."""
-    saved = (pooled.round_sizes, pooled.LATER_EPOCH, pooled.PooledEffects._epoch_inputs)
+    saved = (pooled.round_sizes, pooled.LATER_EPOCH, pooled.PooledEffects._epoch_inputs,
+             pooled.PooledEffects.prepare)
     real_inputs = pooled.PooledEffects._epoch_inputs
+    real_prepare = pooled.PooledEffects.prepare
+
+    async def own_draws_only(self: pooled.PooledEffects) -> None:
+        self.scorable_from = None  # every draw made before the relation phase unscored
+        await real_prepare(self)
 
     def quarter_epochs(self: pooled.PooledEffects, live: list) -> list:
         if self.epochs == 0:
@@ -89,9 +98,12 @@ def design(name: str) -> Iterator[None]:
             pooled.round_sizes = fixed_round  # type: ignore[assignment]
         if name.endswith("quarter epochs"):
             pooled.PooledEffects._epoch_inputs = quarter_epochs  # type: ignore[method-assign]
+        if not name.endswith("scored"):
+            pooled.PooledEffects.prepare = own_draws_only  # type: ignore[method-assign]
         yield
     finally:
-        pooled.round_sizes, pooled.LATER_EPOCH, pooled.PooledEffects._epoch_inputs = saved
+        (pooled.round_sizes, pooled.LATER_EPOCH, pooled.PooledEffects._epoch_inputs,
+         pooled.PooledEffects.prepare) = saved
 
 
 def run_one(n: int, rels: tuple[str, ...] | None, make: Callable, profile: str,
@@ -127,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
             "side by thresholds on the noise (four or more relations: two more sources, one "
             "follow-up fewer), quarter epochs = every later epoch a quarter of min(inputs, "
             "64) inputs, at least 8; shaped rounds = relations/_rounds.py; epochs of 2 = "
-            "every later epoch 2 inputs: "
+            "every later epoch 2 inputs; the checks' draws scored = the blindness top-up's and "
+            "the dependence blocks' draws scored by the epochs (the meter's never are): "
             f"`python benchmarks/pooled_rounds.py --seeds {args.seeds} --write`.*")
     if args.write:
         write_section(DOC, SECTION, body)

@@ -86,10 +86,8 @@ if TYPE_CHECKING:
 
 #: A first epoch that samples the inputs (``quick``) draws a quarter of ``min(inputs,
 #: SWEEP_MAX)`` of them, at least ``MIN_EPOCH``; every later epoch draws ``LATER_EPOCH``
-#: (uniformly, with replacement). Later epochs are small because each shares one bet: on
-#: 200 ``quick`` runs of a 15%-noise agent (30 inputs, 8 relations) epochs of 2 inputs cost
-#: 977 calls on average against 1,072 with epochs of 8, and 1,190 against 1,419 at 300
-#: inputs (epochs of 16), every relation HOLDS in each.
+#: (uniformly, with replacement). Later epochs are small because each shares one bet
+#: (docs/benchmarks.md, "Pooled rounds and epochs": ``benchmarks/pooled_rounds.py``).
 SWEEP_MAX = 64
 MIN_EPOCH = 8
 LATER_EPOCH = 2
@@ -203,7 +201,7 @@ class PooledEffects:
                  progress: Callable[[int], None] | None = None,
                  max_scores: int = MAX_SCORES, first_follow_ups: int = 0,
                  noise: float | None = None, adapt_noise: bool = False,
-                 sampled: bool = False) -> None:
+                 sampled: bool = False, scorable_from: dict[str, int] | None = None) -> None:
         self.engine, self.pool, self.jobs = engine, pool, list(jobs)
         #: the agent's pair disagreement the rounds are shaped for (relations/_rounds.py:
         #: the source draws a round takes, shared by an input's relations, and the
@@ -230,8 +228,13 @@ class PooledEffects:
         self.epochs = 0
         #: draws wanted that the recording does not hold (``assess``)
         self.exhausted: set[tuple[str, int]] = set()
-        #: per probe: the first draw index of the relation phase, and the indices scored
+        #: per probe: the first draw index this test may score, and the indices scored
         self.floor: dict[str, int] = {}
+        #: per probe, the first draw index the test may score (``run``: the draws after the
+        #: meter's, so the health checks' draws, which chose nothing this test reads, are
+        #: scored too; a probe not named: every draw); None: the draws made before
+        #: :meth:`prepare` are never scored
+        self.scorable_from = scorable_from
         self.used: dict[str, set[int]] = {}
         self.prepared = False
         #: on a recording: the jobs (by id) whose inputs are tested one by one on every
@@ -240,14 +243,17 @@ class PooledEffects:
 
     async def prepare(self) -> None:
         """Before any epoch (and before the per-input screen, which ``run`` makes first):
-        note the draws made so far (the meter's, whose values chose the bets' priors: the
-        epochs never score them), anchor every input, begin each pair's screen."""
+        note the draws the epochs may not score (the meter's, whose values chose the bets'
+        priors and the first rounds' shape; without ``scorable_from``, every draw made so
+        far), anchor every input, begin each pair's screen."""
         if self.prepared:
             return
         self.prepared = True
         for x in self.inputs:
             for p in [x] + [c.follow_up for j in self.jobs for c in j.by_input.get(x.fp, ())]:
-                self.floor[p.fp] = max(self.pool.get(p.fp).draws, default=-1) + 1
+                self.floor[p.fp] = (max(self.pool.get(p.fp).draws, default=-1) + 1
+                                    if self.scorable_from is None
+                                    else self.scorable_from.get(p.fp, 0))
         await self._anchor()
         from ._screen import begin
         for j in self.jobs:

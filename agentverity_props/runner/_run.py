@@ -659,6 +659,9 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                                 max_calls=config.max_meter_calls, seed=config.seed,
                                 progress=tick("meter"))
         c_meter = eng.ledger.calls - calls0
+        # the draws after the meter's (the health checks') may be scored by the relations'
+        # pooled test: their values choose nothing that test reads (relations/_pooled.py)
+        after_meter = {ev.fp: max(ev.draws, default=-1) + 1 for ev in pool}
         eng.ledger.phase = "blindness"
         blind = await _blindness(eng, probes, pool, meter, config,
                                  HealthCheck.blind_probe_set in suppressed,
@@ -693,7 +696,8 @@ async def arun(agent: Any, inputs: Sequence[str], relations: Sequence[Relation] 
                                               tolerance=config.tolerance, profile=config.profile,
                                               edits_per_input=config.edits_per_input,
                                               dependence_fired=dep_off or dep.fired,
-                                              confirm_all=config.confirm_all)
+                                              confirm_all=config.confirm_all,
+                                              scorable_from=after_meter)
         elif rels:
             rel_results = [RelationResult(r, not_tested="left out: the run stopped before "
                                           "the relations were tested") for r in rels]
@@ -976,7 +980,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                         profile: Profile | None = None,
                         edits_per_input: int | str | None = None,
                         dependence_fired: bool = True,
-                        confirm_all: bool = False) -> list[RelationResult]:
+                        confirm_all: bool = False,
+                        scorable_from: dict[str, int] | None = None) -> list[RelationResult]:
     """Screen every (relation, input) pair, test the flagged inputs one by one, then decide
     every relation's pooled effect over the probe set (``relations/_pooled.py``, "Order").
     Under a profile without a screen (``quick``): the pooled effect first, then the inputs
@@ -1049,7 +1054,8 @@ async def run_relations(eng: Engine, probes: list[Probe], pool: EvidencePool,
                                                             prof.screen_size)
                            if screened else 0,
                            noise=pair, adapt_noise=True,
-                           sampled=not screened)
+                           sampled=not screened,
+                           scorable_from=None if eng.finite_evidence else scorable_from)
     await pooled.prepare()
     seq_local, local_alpha = list(jobs), split["local"]
     if eng.finite_evidence:
