@@ -91,6 +91,11 @@ if TYPE_CHECKING:
 SWEEP_MAX = 64
 MIN_EPOCH = 8
 LATER_EPOCH = 2
+#: A later epoch draws at least one input per this many workers, so that a wide worker pool
+#: is not left idle between epochs (an epoch's draws are made together, the next epoch's
+#: after them): with 32 workers and a latency-bound agent, epochs of 2 inputs made a
+#: standard run about a fifth slower in wall time (docs/benchmarks.md, "relation-effects").
+WORKERS_PER_INPUT = 4
 
 
 def first_sample(inputs: int) -> int:
@@ -330,7 +335,8 @@ class PooledEffects:
         inputs = self._live_inputs[1]
         if not inputs:
             return []
-        n = (first_sample(len(self.inputs)) if self.epochs == 0 else LATER_EPOCH)
+        n = (first_sample(len(self.inputs)) if self.epochs == 0 else max(
+            LATER_EPOCH, math.ceil(self.engine.config.max_workers / WORKERS_PER_INPUT)))
         return [inputs[self.rng.randrange(len(inputs))] for _ in range(n)]
 
     async def _epoch(self, live: list[EffectJob]) -> bool:
