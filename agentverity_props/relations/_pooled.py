@@ -27,7 +27,8 @@ both sides below the tolerance; forward plus reverse is ``||p - q||^2``, so the 
 together only when the two verdict distributions are equal.
 
 **Epochs.** Rounds are made in epochs: the first visits every input once, later ones a uniform
-sample with replacement of ``LATER_EPOCH`` inputs, so the cost of the pooled test does not
+sample with replacement of ``LATER_EPOCH`` inputs (at least one per ``WORKERS_PER_INPUT``
+workers, so a wide worker pool is not left idle), so the cost of the pooled test does not
 grow with the probe set, each bet (one an epoch) learns from every earlier score, and a
 decided relation stops within an input or two of its decision. Under a profile without a
 screen (``quick``) the first epoch is a uniform sample too (``sampled``), of
@@ -233,13 +234,14 @@ class PooledEffects:
         self.epochs = 0
         #: draws wanted that the recording does not hold (``assess``)
         self.exhausted: set[tuple[str, int]] = set()
-        #: per probe: the first draw index this test may score, and the indices scored
-        self.floor: dict[str, int] = {}
-        #: per probe, the first draw index the test may score (``run``: the draws after the
-        #: meter's, so the health checks' draws, which chose nothing this test reads, are
-        #: scored too; a probe not named: every draw); None: the draws made before
+        #: per probe, the first draw index the test may score, as given (``run``: the draws
+        #: after the meter's, so the health checks' draws, which chose nothing this test
+        #: reads, are scored too; a probe not named: every draw); None: the draws made before
         #: :meth:`prepare` are never scored
         self.scorable_from = scorable_from
+        #: per probe: the first draw index this test scores (set by :meth:`prepare`), and
+        #: the indices scored
+        self.floor: dict[str, int] = {}
         self.used: dict[str, set[int]] = {}
         self.prepared = False
         #: on a recording: the jobs (by id) whose inputs are tested one by one on every
