@@ -30,6 +30,22 @@ def _on_sigint(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _quiet_unraisable(previous: Any) -> Any:
+    """An unraisable-exception hook that drops the ``KeyboardInterrupt`` of our own SIGINT.
+
+    Python reports an exception it cannot raise (one from a garbage-collection callback, a
+    ``__del__``) through ``sys.unraisablehook``, whose default prints "Exception ignored" and a
+    traceback. The interrupt is not lost - ``_INTERRUPTED`` holds it and the command ends as
+    interrupted - so the user sees one line, never that traceback. Anything else still goes to
+    the hook that was there.
+    """
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _INTERRUPTED.is_set():
+            return
+        previous(unraisable)
+    return hook
+
+
 def run_cli(group: click.Group, argv: list[str]) -> Any:
     """Run the click group; any error becomes one line on stderr and exit code 2.
 
@@ -40,6 +56,8 @@ def run_cli(group: click.Group, argv: list[str]) -> Any:
     _INTERRUPTED.clear()
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, _on_sigint) if main_thread else None
+    previous_unraisable = sys.unraisablehook
+    sys.unraisablehook = _quiet_unraisable(previous_unraisable)
     try:
         code = group.main(args=argv, prog_name="agentverity-props", standalone_mode=False)
         if _INTERRUPTED.is_set():  # the interrupt was swallowed where it was raised
@@ -72,6 +90,7 @@ def run_cli(group: click.Group, argv: list[str]) -> Any:
         click.echo("error: " + visible(" ".join(msg.split())[:2000]), err=True)
         sys.exit(EXIT_INCOMPLETE)
     finally:
+        sys.unraisablehook = previous_unraisable
         if main_thread:
             signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
