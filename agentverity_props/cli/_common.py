@@ -31,16 +31,19 @@ def _on_sigint(signum: int, frame: Any) -> None:
 
 
 def _quiet_unraisable(previous: Any) -> Any:
-    """An unraisable-exception hook that drops the ``KeyboardInterrupt`` of our own SIGINT.
+    """An unraisable-exception hook that turns a swallowed ``KeyboardInterrupt`` into the
+    command's interrupt.
 
     Python reports an exception it cannot raise (one from a garbage-collection callback, a
     ``__del__``) through ``sys.unraisablehook``, whose default prints "Exception ignored" and a
-    traceback. The interrupt is not lost - ``_INTERRUPTED`` holds it and the command ends as
-    interrupted - so the user sees one line, never that traceback. Anything else still goes to
-    the hook that was there.
+    traceback. A ``KeyboardInterrupt`` there comes from a SIGINT (``_on_sigint``, or the
+    engine's handler when the user presses Ctrl-C a second time): it is noted in
+    ``_INTERRUPTED``, so the command still ends as interrupted, one line and no traceback.
+    Anything else goes to the hook that was there.
     """
     def hook(unraisable: Any) -> None:
-        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _INTERRUPTED.is_set():
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            _INTERRUPTED.set()
             return
         previous(unraisable)
     return hook
