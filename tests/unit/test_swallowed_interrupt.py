@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -18,15 +19,21 @@ import pytest
 from agentverity_props.cli._common import run_cli, write_output
 
 
-def _group(out: Path) -> click.Group:
+def _interrupt_in_a_suppressing_block() -> None:
+    with contextlib.suppress(KeyboardInterrupt):  # swallowed, as in a gc callback
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def _group(out: Path, interrupt: Callable[[], object] = _interrupt_in_a_suppressing_block
+           ) -> click.Group:
+    """A command that is interrupted by ``interrupt`` and then writes ``out``."""
     @click.group()
     def cli() -> None:
         pass
 
     @cli.command()
     def work() -> None:
-        with contextlib.suppress(KeyboardInterrupt):  # swallowed, as in a gc callback
-            os.kill(os.getpid(), signal.SIGINT)
+        interrupt()
         write_output("the new set\n", str(out))
 
     return cli
@@ -57,19 +64,6 @@ class _KillsOnCollect:
         os.kill(os.getpid(), signal.SIGINT)
 
 
-def _unraisable_group(out: Path) -> click.Group:
-    @click.group()
-    def cli() -> None:
-        pass
-
-    @cli.command()
-    def work() -> None:
-        _KillsOnCollect()  # collected at once: the interrupt is unraisable
-        write_output("the new set\n", str(out))
-
-    return cli
-
-
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
                     reason="signal handlers need the main thread")
 def test_an_unraisable_interrupt_shows_one_line_and_no_traceback(
@@ -78,7 +72,7 @@ def test_an_unraisable_interrupt_shows_one_line_and_no_traceback(
     out.write_text("the previous set\n")
     hook = sys.unraisablehook
     with pytest.raises(SystemExit) as exc:
-        run_cli(_unraisable_group(out), ["work"])
+        run_cli(_group(out, _KillsOnCollect), ["work"])  # collected at once
     assert exc.value.code == 2
     assert out.read_text() == "the previous set\n"
     err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
