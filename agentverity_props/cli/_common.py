@@ -19,9 +19,9 @@ EXIT_INCOMPLETE = Exit.INCOMPLETE
 
 DEBUG_ENV = "AGENTVERITY_PROPS_DEBUG"
 
-#: set by a SIGINT anywhere in a command: a ``KeyboardInterrupt`` raised where Python swallows
-#: it (a garbage-collection callback of a library prints "Exception ignored" and goes on) must
-#: still end the command as interrupted, before it writes any output file
+#: set by a SIGINT anywhere in a command, and by a ``KeyboardInterrupt`` Python swallowed where
+#: it was raised (a garbage-collection callback of a library: ``_quiet_unraisable``): the
+#: command must still end as interrupted, before it writes any output file
 _INTERRUPTED = threading.Event()
 
 
@@ -59,8 +59,10 @@ def run_cli(group: click.Group, argv: list[str]) -> Any:
     _INTERRUPTED.clear()
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, _on_sigint) if main_thread else None
+    # the hook is process-wide: set only where the signal handlers are (the main thread)
     previous_unraisable = sys.unraisablehook
-    sys.unraisablehook = _quiet_unraisable(previous_unraisable)
+    if main_thread:
+        sys.unraisablehook = _quiet_unraisable(previous_unraisable)
     try:
         code = group.main(args=argv, prog_name="agentverity-props", standalone_mode=False)
         if _INTERRUPTED.is_set():  # the interrupt was swallowed where it was raised
